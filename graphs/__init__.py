@@ -1,0 +1,1 @@
+"""LangGraph graphs (planner, executor, replanner) and the networkx task DAG."""

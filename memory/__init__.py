@@ -1,0 +1,1 @@
+"""Markdown memory (the truth), its Qdrant index, ReHarness and WikiTrace."""

@@ -1,0 +1,1 @@
+"""CLI, config, model providers, task runner, trust ledger, journal and reports."""

@@ -1,0 +1,30 @@
+"""The `tether` command: a typer app assembled from one sub-module per area."""
+
+from __future__ import annotations
+
+import logging
+
+import typer
+
+from runtime import cli_guard, cli_memory, cli_run, cli_sandbox, cli_trust
+
+app = typer.Typer(
+    name="tether",
+    help="Agent runtime with guarded execution and a memory that learns without rotting.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+for module in (cli_run, cli_guard, cli_sandbox, cli_memory, cli_trust):
+    module.register(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""Pieces every CLI sub-app shares: the --home option, consoles, config, errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from runtime.config import TetherConfig, load_config
+from sandbox.errors import TetherError
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+HomeOption = Annotated[
+    Path | None,
+    typer.Option("--home", help="Tether home (runs, memory, checkpoints, ledger). Env: TETHER_HOME."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+
+
+def config(home: Path | None) -> TetherConfig:
+    """Load config or exit 2 with the one-line reason."""
+    try:
+        return load_config(home)
+    except TetherError as e:
+        fail(str(e))
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print `error: message` on stderr and exit with `code`."""
+    err.print(f"[bold red]error:[/] {message}", markup=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def errors_exit(code: int = 2) -> Iterator[None]:
+    """Turn TetherError into a one-line message and a non-zero exit."""
+    try:
+        yield
+    except TetherError as e:
+        fail(str(e), code)
+
+
+def print_json(obj: Any) -> None:
+    """One JSON object on stdout."""
+    sys.stdout.write(json.dumps(obj, default=str) + "\n")
+    sys.stdout.flush()
+
+
+Register = Callable[[typer.Typer], None]

@@ -1,0 +1,7 @@
+"""CLI commands for run (being written)."""
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this area's commands to the main app."""

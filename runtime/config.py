@@ -1,0 +1,195 @@
+"""Tether's configuration: one validated object, read once, here.
+
+Sources, later wins: built-in defaults, `tether.toml` in the user config
+folder, `tether.toml` in the working folder, `TETHER_*` environment variables,
+then `--home` on the command line. A nested key `[sandbox] image` is
+`TETHER_SANDBOX__IMAGE` in the environment; values are parsed as TOML
+literals when they parse (`true`, `3`, `"x"`, `[1, 2]`), else taken as text.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from guardian.config import GuardianConfig
+from memory.config import MemoryConfig
+from sandbox.config import DockerSandboxConfig
+from sandbox.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+ENV_PREFIX = "TETHER_"
+CONFIG_NAME = "tether.toml"
+
+
+class ModelConfig(BaseModel):
+    """Which chat model plans, acts and revises memory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    spec: str = "scripted:examples/verified-success.yaml"
+    """`scripted:PATH`, `openai:MODEL`, `ollama:MODEL` or `anthropic:MODEL`."""
+    base_url: str | None = None
+    """Endpoint of an OpenAI-compatible or Ollama server."""
+    api_key_env: str | None = None
+    """Name of the environment variable that holds the API key (never the key itself)."""
+    temperature: float = 0.0
+    """Sampling temperature."""
+    max_tokens: int = Field(default=4096, gt=0)
+    """Completion token cap (sent as both max_tokens and max_completion_tokens)."""
+    timeout_s: float = Field(default=120.0, gt=0)
+    """Per-call timeout."""
+
+
+class RunConfig(BaseModel):
+    """Budgets and bounds of one task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_steps: int = Field(default=20, gt=0)
+    """Steps a plan may hold, repairs included."""
+    max_commands_per_step: int = Field(default=12, gt=0)
+    """Actor turns within one step."""
+    max_plan_attempts: int = Field(default=3, gt=0)
+    """Times the planner is asked again after an invalid plan."""
+    max_replans: int = Field(default=2, ge=0)
+    """Repair rounds after failed steps."""
+    max_seconds: float = Field(default=1800.0, gt=0)
+    """Wall-clock budget of the whole run."""
+    max_tokens: int = Field(default=500_000, gt=0)
+    """Model token budget of the whole run."""
+    parallel_steps: int = Field(default=2, gt=0)
+    """Independent ready steps executed at once."""
+
+
+class TrustConfig(BaseModel):
+    """How approvals turn into standing permissions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    promote_after: int = Field(default=5, gt=0)
+    """Approvals needed before an action kind is auto-approved."""
+    promote_rate: float = Field(default=0.90, gt=0, le=1)
+    """Minimum approval rate for promotion."""
+    min_shadow_agreement: float | None = None
+    """If set, promotion also needs this auto-approver/person agreement in shadow audits."""
+
+
+class TetherConfig(BaseModel):
+    """Everything Tether reads from files and environment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    home: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("tether")))
+    """Holds runs, memory, checkpoints and the trust ledger (TETHER_HOME)."""
+    model: ModelConfig = Field(default_factory=ModelConfig)
+    run: RunConfig = Field(default_factory=RunConfig)
+    sandbox: DockerSandboxConfig = Field(default_factory=DockerSandboxConfig)
+    guardian: GuardianConfig = Field(default_factory=GuardianConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
+    trust: TrustConfig = Field(default_factory=TrustConfig)
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.home / "runs"
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.home / "memory"
+
+    @property
+    def checkpoint_db(self) -> Path:
+        return self.home / "checkpoints.sqlite"
+
+    @property
+    def ledger_path(self) -> Path:
+        return self.home / "trust.toml"
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as e:
+        msg = f"{path}: invalid TOML ({e}); fix the file or remove it"
+        raise ConfigError(msg) from e
+
+
+def _env_value(raw: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+
+
+def _from_env(environ: dict[str, str]) -> dict[str, Any]:
+    tree: dict[str, Any] = {}
+    for name, raw in environ.items():
+        if not name.startswith(ENV_PREFIX) or name.startswith(f"{ENV_PREFIX}TEST"):
+            continue
+        parts = name[len(ENV_PREFIX):].lower().split("__")
+        node = tree
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = raw if parts == ["home"] else _env_value(raw)
+    return tree
+
+
+def config_files(cwd: Path | None = None) -> list[Path]:
+    """Config files in the order they are applied (later wins)."""
+    user = Path(platformdirs.user_config_dir("tether")) / CONFIG_NAME
+    local = (cwd or Path.cwd()) / CONFIG_NAME
+    return [p for p in (user, local) if p.is_file()]
+
+
+def load_config(
+    home: Path | None = None,
+    *,
+    cwd: Path | None = None,
+    environ: dict[str, str] | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> TetherConfig:
+    """Read, merge and validate the configuration; raise ConfigError naming the fix."""
+    data: dict[str, Any] = {}
+    for path in config_files(cwd):
+        data = _merge(data, _read_toml(path))
+    data = _merge(data, _from_env(dict(os.environ if environ is None else environ)))
+    data = _merge(data, overrides or {})
+    if home is not None:
+        data["home"] = str(home)
+    try:
+        config = TetherConfig.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        env = ENV_PREFIX + "__".join(str(p) for p in first["loc"]).upper()
+        msg = f"config key '{where}' (env {env}): {first['msg']}; see docs/config.md"
+        raise ConfigError(msg) from e
+    config = config.model_copy(update={"home": config.home.expanduser().resolve()})
+    _log_weakened(config)
+    return config
+
+
+def _log_weakened(config: TetherConfig) -> None:
+    defaults = DockerSandboxConfig()
+    for field in DockerSandboxConfig.model_fields:
+        value, default = getattr(config.sandbox, field), getattr(defaults, field)
+        if value != default:
+            log.warning("sandbox.%s overridden: %r (default %r)", field, value, default)

@@ -1,0 +1,1 @@
+"""Docker sandbox: image provisioning, hardened containers, exec with limits."""
