@@ -34,8 +34,8 @@ class ModelConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    spec: str = "scripted:examples/verified-success.yaml"
-    """`scripted:PATH`, `openai:MODEL`, `ollama:MODEL` or `anthropic:MODEL`."""
+    spec: str | None = None
+    """`scripted:PATH`, `openai:MODEL`, `ollama:MODEL` or `anthropic:MODEL` (`--model` overrides)."""
     base_url: str | None = None
     """Endpoint of an OpenAI-compatible or Ollama server."""
     api_key_env: str | None = None
