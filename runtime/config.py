@@ -26,6 +26,8 @@ from sandbox.errors import ConfigError
 log = logging.getLogger(__name__)
 
 ENV_PREFIX = "TETHER_"
+NOT_CONFIG = frozenset({"TETHER_REQUIRE_DOCKER"})
+"""TETHER_* variables read by the test suite and scripts, not by the config."""
 CONFIG_NAME = "tether.toml"
 
 
@@ -142,7 +144,7 @@ def _env_value(raw: str) -> Any:
 def _from_env(environ: dict[str, str]) -> dict[str, Any]:
     tree: dict[str, Any] = {}
     for name, raw in environ.items():
-        if not name.startswith(ENV_PREFIX) or name.startswith(f"{ENV_PREFIX}TEST"):
+        if not name.startswith(ENV_PREFIX) or name in NOT_CONFIG or name.startswith(f"{ENV_PREFIX}TEST_"):
             continue
         parts = name[len(ENV_PREFIX):].lower().split("__")
         node = tree

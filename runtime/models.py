@@ -17,8 +17,11 @@ from sandbox.errors import ConfigError
 PROVIDERS = ("scripted", "openai", "ollama", "anthropic")
 
 
-def _missing_extra(provider: str, package: str, e: ImportError) -> ConfigError:
-    msg = f"model provider '{provider}' needs {package}: pip install 'tether[{provider}]'"
+EXTRAS = {"openai": "langchain-openai", "ollama": "langchain-ollama", "anthropic": "langchain-anthropic"}
+
+
+def _missing_extra(provider: str) -> ConfigError:
+    msg = f"model provider '{provider}' needs {EXTRAS[provider]}: pip install 'tether[{provider}]'"
     return ConfigError(msg)
 
 
@@ -48,7 +51,7 @@ def build_chat_model(config: ModelConfig, environ: dict[str, str] | None = None)
         try:
             from langchain_openai import ChatOpenAI
         except ImportError as e:
-            raise _missing_extra("openai", "langchain-openai", e) from e
+            raise _missing_extra(provider) from e
         # Some servers (llama.cpp, older vLLM) ignore max_completion_tokens: send both.
         return ChatOpenAI(
             model=name,
@@ -63,7 +66,7 @@ def build_chat_model(config: ModelConfig, environ: dict[str, str] | None = None)
         try:
             from langchain_ollama import ChatOllama
         except ImportError as e:
-            raise _missing_extra("ollama", "langchain-ollama", e) from e
+            raise _missing_extra(provider) from e
         return ChatOllama(
             model=name,
             base_url=config.base_url,
@@ -73,7 +76,7 @@ def build_chat_model(config: ModelConfig, environ: dict[str, str] | None = None)
     try:
         from langchain_anthropic import ChatAnthropic
     except ImportError as e:
-        raise _missing_extra("anthropic", "langchain-anthropic", e) from e
+        raise _missing_extra(provider) from e
     return ChatAnthropic(
         model=name,
         api_key=_api_key(config, env),
