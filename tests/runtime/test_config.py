@@ -83,3 +83,18 @@ def test_missing_provider_extra_names_the_extra(tmp_path):
 def test_test_suite_variables_are_not_config(tmp_path):
     cfg = load_config(tmp_path, cwd=tmp_path, environ={"TETHER_REQUIRE_DOCKER": "1", "TETHER_TEST_X": "y"})
     assert cfg.home == tmp_path.resolve()
+
+
+def test_config_doc_is_current_and_every_key_documented():
+    from pydantic import BaseModel
+
+    from runtime.config import TetherConfig
+    from runtime.config_docs import _field_docs, render
+
+    doc = Path(__file__).parents[2] / "docs" / "config.md"
+    assert doc.read_text() == render(), "regenerate: python -m runtime.config_docs > docs/config.md"
+    for field in TetherConfig.model_fields.values():
+        model = field.annotation
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            missing = set(model.model_fields) - set(_field_docs(model))
+            assert not missing, f"{model.__name__} fields without a docstring: {missing}"
