@@ -1,0 +1,400 @@
+"""Trust ledger: approvals per action kind turn into standing permissions.
+
+Parts: `KindRecord` (the counters of one action kind), `Change` (one entry of
+the change log), `TrustLedger` (load, decide, record, demote, revoke, save),
+`NEVER_PROMOTED` (categories no number of approvals can promote) and
+`approved_kinds` (what a run approved, so a rollback can demote it). The
+ledger is a TOML file a person can read and edit (see docs/trust.md); the
+promotion rule is SPEC section 5: `promote_after` approvals at a
+`promote_rate` approval rate promote a kind, one rollback demotes it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import tomllib
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from filelock import FileLock
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from guardian.verdict import Decision, Verdict
+from runtime.config import TrustConfig
+from sandbox.errors import TetherError
+
+log = logging.getLogger(__name__)
+
+_OWN_NEVER_PROMOTED = frozenset({
+    "filesystem-destruction", "device-write", "credential-access", "privilege-escalation",
+    "reverse-shell", "resource-exhaustion", "container-escape", "exfiltration", "guardian-failure",
+})
+try:  # the guardian owns the list; ours stays as a floor so the union can only grow
+    from guardian import DESTRUCTIVE_CATEGORIES as _GUARDIAN_SET  # type: ignore[attr-defined]
+except ImportError:
+    _GUARDIAN_SET = frozenset()
+NEVER_PROMOTED: frozenset[str] = _OWN_NEVER_PROMOTED | frozenset(_GUARDIAN_SET)
+"""Categories whose kinds are never auto-approved, however many approvals."""
+
+Source = Literal["person", "auto", "shadow"]
+MAX_CHANGES = 1000
+APPROVALS_FILE = "approvals.jsonl"
+
+
+class LedgerCorruptError(TetherError, ValueError):
+    """The ledger file cannot be read; nothing is auto-approved until it is fixed."""
+
+
+class UnknownKindError(TetherError, KeyError):
+    """The action kind has no entry in the ledger."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+def category_of(kind: str) -> str:
+    """`package-install:pip` -> `package-install`."""
+    return kind.split(":", 1)[0]
+
+
+def never_promoted(kind: str) -> bool:
+    """True when the kind's category is destructive."""
+    return category_of(kind) in NEVER_PROMOTED
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def _rate(yes: int, no: int) -> float | None:
+    return yes / (yes + no) if yes + no else None
+
+
+class KindRecord(BaseModel):
+    """Counters of one action kind (`category:program`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    approvals: int = Field(default=0, ge=0)
+    """Asks a person approved, all time."""
+    refusals: int = Field(default=0, ge=0)
+    """Asks a person refused, all time."""
+    auto_approvals: int = Field(default=0, ge=0)
+    """Asks the ledger approved on its own; they never count toward promotion."""
+    auto_refusals: int = Field(default=0, ge=0)
+    """Asks refused because nobody answered; not a judgment, so promotion ignores them."""
+    rollbacks: int = Field(default=0, ge=0)
+    """Runs that approved this kind and were rolled back."""
+    streak_approvals: int = Field(default=0, ge=0)
+    """Approvals since the last demotion or revocation; promotion counts these."""
+    streak_refusals: int = Field(default=0, ge=0)
+    """Refusals since the last demotion or revocation."""
+    promoted: bool = False
+    """Auto-approve this kind's asks (a person may set it by hand; destructive kinds ignore it)."""
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
+    promoted_at: datetime | None = None
+    demoted_at: datetime | None = None
+
+    @property
+    def rate(self) -> float | None:
+        """All-time approval rate of a person's answers."""
+        return _rate(self.approvals, self.refusals)
+
+    @property
+    def streak_rate(self) -> float | None:
+        """Approval rate since the last demotion, which the promotion rule uses."""
+        return _rate(self.streak_approvals, self.streak_refusals)
+
+
+class Change(BaseModel):
+    """One status change of a kind, kept in the ledger's `[[changes]]` log."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    at: datetime
+    kind: str
+    event: Literal["promoted", "demoted", "revoked"]
+    reason: str = ""
+    run_id: str | None = None
+
+
+class LedgerFile(BaseModel):
+    """What `trust.toml` holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = 1
+    kinds: dict[str, KindRecord] = Field(default_factory=dict)
+    changes: list[Change] = Field(default_factory=list)
+
+
+class _Op(BaseModel):
+    """A pending mutation, replayed onto the file's latest content at save time."""
+
+    op: Literal["record", "demote", "revoke"]
+    kind: str
+    at: datetime
+    approved: bool = False
+    source: Source = "person"
+    run_id: str | None = None
+    reason: str = ""
+
+
+def _read(path: Path) -> LedgerFile:
+    if not path.exists():
+        return LedgerFile()
+    try:
+        return LedgerFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+    except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError, OSError) as e:
+        detail = str(e).splitlines()[0] if not isinstance(e, ValidationError) else (
+            ".".join(str(p) for p in e.errors()[0]["loc"]) + ": " + e.errors()[0]["msg"])
+        msg = (f"trust ledger {path} is corrupt ({detail}); nothing is auto-approved until "
+               f"you fix it or move it aside (a missing ledger starts empty)")
+        raise LedgerCorruptError(msg) from e
+
+
+_HEADER = """\
+# Tether trust ledger: approvals per action kind (category:program).
+# Safe to edit by hand (docs/trust.md): set `promoted = false` to withdraw a
+# permission. Destructive categories are never auto-approved, whatever this says.
+"""
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    # JSON's string escapes are valid TOML basic-string escapes, except DEL.
+    return json.dumps(str(value), ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _table(values: Mapping[str, Any]) -> list[str]:
+    return [f"{key} = {_toml_value(value)}" for key, value in values.items()]
+
+
+def dump_ledger(data: LedgerFile) -> str:
+    """The ledger as TOML: kinds sorted by name, then the change log, oldest first."""
+    lines = [_HEADER, f"version = {data.version}", ""]
+    for kind in sorted(data.kinds):
+        lines += [f"[kinds.{_toml_value(kind)}]",
+                  *_table(data.kinds[kind].model_dump(exclude_none=True)), ""]
+    for change in data.changes:
+        lines += ["[[changes]]", *_table(change.model_dump(exclude_none=True)), ""]
+    return "\n".join(lines)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class TrustLedger:
+    """Approval counters per action kind, the promotion rule, and the file they live in.
+
+    Every mutation is saved at once (re-read, merged and written under a file
+    lock), so concurrent runs never lose each other's records. A ledger loaded
+    with `load_or_closed` from a corrupt file is *closed*: it auto-approves
+    nothing and leaves the file alone.
+    """
+
+    def __init__(self, path: Path, config: TrustConfig, *, runs_dir: Path | None = None,
+                 data: LedgerFile | None = None, closed_reason: str | None = None) -> None:
+        self.path = path
+        self.config = config
+        self.runs_dir = runs_dir
+        self.data = data or LedgerFile()
+        self.closed_reason = closed_reason
+        """Why this ledger is closed (corrupt file); None when it works."""
+        self._pending: list[_Op] = []
+        self._agreement: dict[str, float | None] | None = None
+
+    @classmethod
+    def load(cls, path: Path, config: TrustConfig, *, runs_dir: Path | None = None) -> TrustLedger:
+        """Read the ledger (a missing file is an empty ledger); raise LedgerCorruptError."""
+        return cls(path, config, runs_dir=runs_dir, data=_read(path))
+
+    @classmethod
+    def load_or_closed(cls, path: Path, config: TrustConfig, *,
+                       runs_dir: Path | None = None) -> TrustLedger:
+        """Like `load`, but a corrupt file gives a closed ledger carrying the message to print."""
+        try:
+            return cls.load(path, config, runs_dir=runs_dir)
+        except LedgerCorruptError as e:
+            return cls(path, config, runs_dir=runs_dir, closed_reason=str(e))
+
+    # ---- decisions -------------------------------------------------------
+    def is_promoted(self, kind: str) -> bool:
+        """Whether asks of this kind are auto-approved now."""
+        rec = self.data.kinds.get(kind)
+        return bool(self.closed_reason is None and rec and rec.promoted and not never_promoted(kind))
+
+    def effective_decision(self, verdict: Verdict) -> Decision:
+        """The decision to enforce: an ask becomes allow only if every asking kind is promoted.
+
+        `deny` and `allow` pass through untouched; so does everything when closed.
+        """
+        kinds = verdict.kinds
+        if verdict.decision != "ask" or not kinds:
+            return verdict.decision
+        return "allow" if all(self.is_promoted(k) for k in kinds) else "ask"
+
+    def shadow_decision(self, verdict: Verdict) -> Decision:
+        """What the auto-approver would do with the shadow-agreement gate lifted.
+
+        Shadow runs record this, so the gate has auto-approvals to measure;
+        without it a kind could never earn the agreement it needs.
+        """
+        kinds = verdict.kinds
+        if verdict.decision != "ask" or not kinds or self.closed_reason is not None:
+            return verdict.decision
+        ok = all(self.is_promoted(k) or self._eligible(k, gate=False)[0] for k in kinds)
+        return "allow" if ok else "ask"
+
+    def _eligible(self, kind: str, *, gate: bool = True) -> tuple[bool, str]:
+        rec = self.data.kinds.get(kind) or KindRecord()
+        if never_promoted(kind):
+            return False, f"category {category_of(kind)} is never promoted"
+        rate, need = rec.streak_rate or 0.0, self.config.promote_after
+        if rec.streak_approvals < need or rate < self.config.promote_rate - 1e-9:
+            return False, f"{rec.streak_approvals} approvals at {rate:.0%} (needs {need} at {self.config.promote_rate:.0%})"
+        why = f"{rec.streak_approvals} approvals at {rate:.0%}"
+        floor = self.config.min_shadow_agreement
+        if gate and floor is not None:
+            agreement = self.shadow_agreement().get(kind)
+            if agreement is None or agreement < floor - 1e-9:
+                return False, f"shadow agreement {agreement} below {floor:.0%}"
+            why += f", shadow agreement {agreement:.0%}"
+        return True, why
+
+    def shadow_agreement(self) -> dict[str, float | None]:
+        """Auto-approver agreement per kind over all runs' shadow audits (read once)."""
+        if self._agreement is None:
+            from runtime.audit import ShadowLogError, agreement_by_kind
+
+            try:
+                found = agreement_by_kind(self.runs_dir) if self.runs_dir else {}
+            except ShadowLogError as e:  # fail closed: no agreement, no gated promotion
+                log.warning("%s", e)
+                found = {}
+            self._agreement = {k: a.auto_agreement for k, a in found.items()}
+        return self._agreement
+
+    # ---- mutations -------------------------------------------------------
+    def record(self, kind_or_verdict: str | Verdict, approved: bool, run_id: str | None = None,
+               source: Source = "person") -> list[str]:
+        """Count one answer to an ask for each kind involved, log it for the run, and save.
+
+        Returns the kinds recorded (a verdict contributes all its asking kinds).
+        """
+        kinds = (kind_or_verdict.kinds if isinstance(kind_or_verdict, Verdict)
+                 else [kind_or_verdict])
+        at = _now()
+        self._log_run(run_id, [{"at": at.isoformat(), "run_id": run_id, "kind": k,
+                                "approved": approved, "source": source} for k in kinds])
+        self._commit([_Op(op="record", kind=k, at=at, approved=approved, source=source,
+                          run_id=run_id) for k in kinds])
+        return kinds
+
+    def demote(self, kind: str, reason: str, run_id: str | None = None) -> None:
+        """Count a rollback: the kind loses its promotion and its streak starts over."""
+        self._commit([_Op(op="demote", kind=kind, at=_now(), reason=reason, run_id=run_id)])
+
+    def revoke(self, kind: str, reason: str = "revoked by a person") -> None:
+        """Withdraw a kind's promotion and streak without counting a rollback."""
+        if kind not in self.data.kinds:
+            msg = f"unknown action kind {kind!r}; see `tether trust list` for the kinds on record"
+            raise UnknownKindError(msg)
+        self._commit([_Op(op="revoke", kind=kind, at=_now(), reason=reason)])
+
+    def save(self) -> None:
+        """Merge pending mutations into the file's latest content, atomically, under a lock.
+
+        A closed ledger keeps its pending mutations and leaves the file alone.
+        """
+        if not self._pending or self.closed_reason is not None:
+            return
+        with FileLock(str(self.path) + ".lock", timeout=60):
+            try:
+                fresh = _read(self.path)
+            except LedgerCorruptError as e:
+                self.closed_reason = str(e)
+                raise
+            self.data = fresh
+            for op in self._pending:
+                self._apply(op)
+            self.data.changes = self.data.changes[-MAX_CHANGES:]
+            _write_atomic(self.path, dump_ledger(self.data))
+        self._pending.clear()
+
+    def _commit(self, ops: Iterable[_Op]) -> None:
+        self._pending.extend(ops)
+        self.save()
+
+    def _log_run(self, run_id: str | None, rows: list[dict[str, Any]]) -> None:
+        if not run_id or not self.runs_dir or not rows:
+            return
+        run_dir = self.runs_dir / run_id
+        run_dir.mkdir(parents=True, exist_ok=True)
+        text = "".join(json.dumps(r) + "\n" for r in rows)
+        fd = os.open(run_dir / APPROVALS_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+    def _apply(self, op: _Op) -> None:
+        rec = self.data.kinds.setdefault(op.kind, KindRecord())
+        if op.op == "demote":
+            rec.rollbacks += 1
+            self._reset(op, "demoted")
+            return
+        if op.op == "revoke":
+            self._reset(op, "revoked")
+            return
+        rec.first_seen = rec.first_seen or op.at
+        rec.last_seen = op.at
+        if op.source == "auto":
+            rec.auto_approvals += op.approved
+            rec.auto_refusals += not op.approved
+            return
+        rec.approvals += op.approved
+        rec.refusals += not op.approved
+        rec.streak_approvals += op.approved
+        rec.streak_refusals += not op.approved
+        if not rec.promoted:
+            ok, why = self._eligible(op.kind)
+            if ok:
+                rec.promoted, rec.promoted_at = True, op.at
+                self._log(op, "promoted", why)
+        elif (rec.streak_rate or 0.0) < self.config.promote_rate - 1e-9:
+            rate = rec.streak_rate or 0.0
+            self._reset(op, "demoted", f"approval rate fell to {rate:.0%}")
+
+    def _reset(self, op: _Op, event: Literal["demoted", "revoked"], reason: str = "") -> None:
+        rec = self.data.kinds[op.kind]
+        rec.promoted, rec.demoted_at = False, op.at
+        rec.streak_approvals = rec.streak_refusals = 0
+        self._log(op, event, reason or op.reason)
+
+    def _log(self, op: _Op, event: Literal["promoted", "demoted", "revoked"], reason: str) -> None:
+        self.data.changes.append(Change(at=op.at, kind=op.kind, event=event, reason=reason,
+                                        run_id=op.run_id))
+
