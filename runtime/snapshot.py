@@ -103,9 +103,16 @@ def _clone(src: Path, dst: Path, try_reflink: bool) -> bool:
     return False
 
 
+def _raise(e: OSError) -> None:
+    raise e  # os.walk would otherwise skip unreadable folders, and restore delete them
+
+
 def snapshot(workspace: Path, dest_run_dir: Path) -> SnapshotManifest:
     """Copy `workspace` (everything, `.git` included) into `dest_run_dir/snapshot/`."""
     workspace = workspace.resolve()
+    if dest_run_dir.resolve().is_relative_to(workspace):
+        msg = f"run folder {dest_run_dir} is inside the workspace {workspace}; set TETHER_HOME outside it"
+        raise SnapshotError(msg)
     root = dest_run_dir / SNAPSHOT_DIR
     files = root / "files"
     if root.exists():
@@ -115,7 +122,7 @@ def snapshot(workspace: Path, dest_run_dir: Path) -> SnapshotManifest:
                            root_mode=stat.S_IMODE(workspace.stat().st_mode))
     reflink = True
     try:
-        for dirpath, dirnames, filenames in os.walk(workspace):
+        for dirpath, dirnames, filenames in os.walk(workspace, onerror=_raise):
             base = Path(dirpath)
             for name in sorted([*dirnames, *filenames]):
                 path = base / name
@@ -156,7 +163,7 @@ def _kind_of(st: os.stat_result) -> str:
 
 
 def _same_file(a: Path, b: Path) -> bool:
-    if a.stat().st_size != b.stat().st_size:
+    if a.stat().st_size != b.stat().st_size or not os.access(b, os.R_OK):
         return False
     with a.open("rb") as fa, b.open("rb") as fb:
         while True:
@@ -198,9 +205,11 @@ def restore(runs_dir: Path, run_id: str) -> RestoreResult:
     ws = man.workspace
     added, modified, deleted = set(), set(), set()
     try:
+        if ws.is_symlink() or (ws.exists() and not ws.is_dir()):
+            ws.unlink()
         ws.mkdir(parents=True, exist_ok=True)
         os.chmod(ws, stat.S_IMODE(ws.stat().st_mode) | 0o700)
-        for dirpath, dirnames, filenames in os.walk(ws):  # top-down: drop what does not belong
+        for dirpath, dirnames, filenames in os.walk(ws, onerror=_raise):  # top-down: drop what does not belong
             base = Path(dirpath)
             keep = []
             for name in [*dirnames, *filenames]:

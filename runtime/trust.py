@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from guardian.verdict import Decision, Verdict
@@ -48,6 +48,10 @@ APPROVALS_FILE = "approvals.jsonl"
 
 class LedgerCorruptError(TetherError, ValueError):
     """The ledger file cannot be read; nothing is auto-approved until it is fixed."""
+
+
+class LedgerBusyError(TetherError, TimeoutError):
+    """Another process held the ledger lock for too long."""
 
 
 class UnknownKindError(TetherError, KeyError):
@@ -331,6 +335,14 @@ class TrustLedger:
         """
         if not self._pending or self.closed_reason is not None:
             return
+        try:
+            self._merge_and_write()
+        except Timeout as e:
+            msg = f"trust ledger {self.path} stayed locked for 60 s; retry, or remove {e.lock_file} if no run is active"
+            raise LedgerBusyError(msg) from e
+        self._pending.clear()
+
+    def _merge_and_write(self) -> None:
         with FileLock(str(self.path) + ".lock", timeout=60):
             try:
                 fresh = _read(self.path)
@@ -342,7 +354,6 @@ class TrustLedger:
                 self._apply(op)
             self.data.changes = self.data.changes[-MAX_CHANGES:]
             _write_atomic(self.path, dump_ledger(self.data))
-        self._pending.clear()
 
     def _commit(self, ops: Iterable[_Op]) -> None:
         self._pending.extend(ops)

@@ -60,6 +60,13 @@ def test_corrupt_ledger_is_reported(home):
     (home / "trust.toml").write_text("[[[ nope")
     code, _, err = tether(home, "trust", "list")
     assert code == 2 and "corrupt" in err and "nothing is auto-approved" in err
+    ws = home.parent / "ws"
+    ws.mkdir()
+    snapshot(ws, home / "runs" / "r1")
+    (ws / "new").write_text("x")
+    code, _, err = tether(home, "rollback", "r1")
+    assert code == 2 and "workspace restored but nothing demoted" in err
+    assert not (ws / "new").exists()
 
 
 def test_rollback_and_audit_json(home, tmp_path):

@@ -8,6 +8,7 @@ import pytest
 
 from runtime.config import load_config
 from runtime.snapshot import (
+    SnapshotError,
     UnknownRunError,
     approved_kinds,
     restore,
@@ -83,6 +84,18 @@ def test_restore_is_byte_for_byte(tmp_path):
     assert {"src/b.bin", "empty/"} <= set(d.deleted)
     assert not restore(runs, "r1").diff.changed  # a second restore finds nothing to do
     os.chmod(ws / "ro", 0o755)  # let tmp_path cleanup work
+
+
+def test_unreadable_file_is_restored_and_home_inside_workspace_refused(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "f").write_text("x")
+    snapshot(ws, tmp_path / "runs" / "r1")
+    os.chmod(ws / "f", 0)
+    restore(tmp_path / "runs", "r1")
+    assert (ws / "f").read_text() == "x"
+    with pytest.raises(SnapshotError, match="inside the workspace"):
+        snapshot(ws, ws / "home" / "runs" / "r2")
 
 
 def test_unknown_and_invalid_runs(tmp_path):
