@@ -1,0 +1,234 @@
+"""The task runner: build the parts of one run, drive the graph, always clean up.
+
+Parts: `RunOptions`, `start_run()`, `resume_run()` (after a crash, Ctrl-C or
+a pause; with `approved=` it answers the pending ask), `load_meta()`, and
+`_drive()`, which builds model, sandbox, journal, checkpointer and graph,
+runs until the end or a pause, and closes the sandbox and saves the run's
+metadata in `finally`. Hooks (runtime.hooks) are the seams for memory and
+trust.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Command
+from pydantic import BaseModel
+
+from graphs.build import build_graph
+from graphs.state import ApprovalMode, Deps
+from guardian.gate import check_gate
+from runtime.config import TetherConfig
+from runtime.evidence import build_evidence, list_processes
+from runtime.hooks import MemoryContext, NoHooks, RunHooks, RunInfo, RunRecord
+from runtime.journal import Journal, LessonsUsed, RunEnded, RunStarted, read_events
+from runtime.report import record_from
+from runtime.workspace import FileState, diff, manifest
+from sandbox.base import Sandbox
+from sandbox.errors import ConfigError, TetherError
+
+SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
+AskPerson = Callable[[dict[str, Any]], bool | None]
+"""Shown a pending ask; returns approved, or None to leave the run paused."""
+RECURSION_LIMIT = 100_000
+
+
+class NotPausedError(ConfigError):
+    """`approve`/`deny` was asked of a run that waits for no approval."""
+
+
+class RunOptions(BaseModel):
+    goal: str
+    workspace: Path
+    model_spec: str
+    approval: ApprovalMode = "refuse"
+    shadow: bool = False
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_dir: Path | None) -> Sandbox:
+    """The default factory: a started DockerSandbox for this run."""
+    from sandbox.docker import DockerSandbox
+
+    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id).start()
+
+
+def load_meta(config: TetherConfig, run_id: str) -> dict[str, Any]:
+    path = config.runs_dir / run_id / "run.json"
+    if not path.is_file():
+        msg = f"no run '{run_id}' under {config.runs_dir}; list runs with `ls {config.runs_dir}`"
+        raise ConfigError(msg)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _save_meta(run_dir: Path, meta: dict[str, Any]) -> None:
+    tmp = run_dir / "run.json.tmp"
+    tmp.write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
+    tmp.replace(run_dir / "run.json")
+
+
+def start_run(
+    config: TetherConfig,
+    options: RunOptions,
+    *,
+    hooks: RunHooks | None = None,
+    model: Any = None,
+    sandbox_factory: SandboxFactory = docker_sandbox,
+    ask_person: AskPerson | None = None,
+) -> RunRecord:
+    """Run a goal to a final status or a pause."""
+    hooks = hooks or NoHooks()
+    run_id = new_run_id()
+    run_dir = config.runs_dir / run_id
+    run_dir.mkdir(parents=True)
+    workspace = options.workspace.resolve()
+    info = RunInfo(run_id=run_id, goal=options.goal, workspace=workspace, run_dir=run_dir, shadow=options.shadow)
+    context = hooks.before_run(info) or MemoryContext()
+    start = manifest(workspace)
+    (run_dir / "start_manifest.json").write_text(json.dumps({k: v.model_dump() for k, v in start.items()}), encoding="utf-8")
+    meta = {**options.model_dump(mode="json"), "run_id": run_id, "workspace": str(workspace), "status": "running",
+            "memory_context": context.text, "lesson_ids": context.lesson_ids}
+    _save_meta(run_dir, meta)
+    journal = Journal(run_dir / "journal.jsonl")
+    journal.append(RunStarted(key="run_start", run_id=run_id, goal=options.goal, workspace=str(workspace), model=options.model_spec, shadow=options.shadow))
+    if context.lesson_ids:
+        journal.append(LessonsUsed(key="lessons", ids=context.lesson_ids))
+    state = {"run_id": run_id, "goal": options.goal, "memory_context": context.text, "shadow": options.shadow, "started_at": time.time(), "tokens": 0}
+    return _drive(config, meta, state, journal, hooks=hooks, model=model, sandbox_factory=sandbox_factory, ask_person=ask_person)
+
+
+def resume_run(
+    config: TetherConfig,
+    run_id: str,
+    *,
+    approved: bool | None = None,
+    approval: ApprovalMode | None = None,
+    hooks: RunHooks | None = None,
+    model: Any = None,
+    sandbox_factory: SandboxFactory = docker_sandbox,
+    ask_person: AskPerson | None = None,
+) -> RunRecord:
+    """Continue a run from its last checkpoint; `approved` answers the ask it paused on."""
+    meta = load_meta(config, run_id)
+    if approval is not None:
+        meta["approval"] = approval
+    journal = Journal(config.runs_dir / run_id / "journal.jsonl")
+    journal.append(RunStarted(key=f"resume:{time.time()}", run_id=run_id, goal=meta["goal"], workspace=meta["workspace"], model=meta["model_spec"], shadow=meta.get("shadow", False), resumed=True))
+    command = None if approved is None else Command(resume={"approved": approved})
+    return _drive(config, meta, command, journal, hooks=hooks or NoHooks(), model=model, sandbox_factory=sandbox_factory, ask_person=ask_person, require_pause=approved is not None)
+
+
+def _drive(
+    config: TetherConfig,
+    meta: dict[str, Any],
+    graph_input: Any,
+    journal: Journal,
+    *,
+    hooks: RunHooks,
+    model: Any,
+    sandbox_factory: SandboxFactory,
+    ask_person: AskPerson | None,
+    require_pause: bool = False,
+) -> RunRecord:
+    run_id, workspace = meta["run_id"], Path(meta["workspace"])
+    run_dir = config.runs_dir / run_id
+    if not workspace.is_dir():
+        msg = f"workspace {workspace} of run {run_id} is gone; restore it to resume"
+        raise ConfigError(msg)
+    if model is None:
+        from runtime.models import build_chat_model
+
+        model = build_chat_model(config.model.model_copy(update={"spec": meta["model_spec"]}))
+    start = {k: FileState.model_validate(v) for k, v in json.loads((run_dir / "start_manifest.json").read_text()).items()}
+    conn = sqlite3.connect(str(config.checkpoint_db), check_same_thread=False)
+    graph_config: Any = {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
+    sandbox: Sandbox | None = None
+    record: RunRecord | None = None
+    graph: Any = None
+    try:
+        saver = SqliteSaver(conn)
+        memory_dir = config.memory_dir if config.memory.enabled and config.memory_dir.is_dir() else None
+        sandbox = sandbox_factory(workspace, config, run_id, memory_dir)
+        baseline = list_processes(sandbox)
+        box = sandbox
+
+        def gate(state: dict[str, Any]) -> dict[str, Any]:
+            evidence = build_evidence(
+                state, read_events(journal.path), workspace=workspace, start_manifest=start,
+                processes=list_processes(box), baseline=baseline, limits=config.run,
+                lessons_used=meta.get("lesson_ids", []), mount=config.sandbox.workspace_mount,
+            )
+            report = check_gate(evidence)
+            return {"passed": report.passed, "results": [r.model_dump() for r in report.results]}
+
+        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, workspace)
+        graph = build_graph(deps, saver)
+        if require_pause and not graph.get_state(graph_config).interrupts:
+            msg = f"run {run_id} is not waiting for an approval; use `tether resume {run_id}`"
+            raise NotPausedError(msg)
+        while True:
+            graph.invoke(graph_input, graph_config, durability="sync")
+            snap = graph.get_state(graph_config)
+            pending = snap.interrupts[0].value if snap.interrupts else None
+            if pending is None or ask_person is None:
+                break
+            answer = ask_person(pending)
+            if answer is None:
+                break
+            graph_input = Command(resume={"approved": answer})
+        record = record_from(meta, snap.values, journal.events, run_dir, pending if snap.next else None)
+    except KeyboardInterrupt:
+        record = _stopped(meta, run_dir, journal, graph, graph_config, "interrupted by Ctrl-C; continue with `tether resume`", "interrupted")
+    except NotPausedError:
+        raise
+    except TetherError as e:
+        record = _stopped(meta, run_dir, journal, graph, graph_config, f"stopped: {e}", "failed")
+    finally:
+        try:
+            if sandbox is not None:
+                sandbox.close()
+        finally:
+            conn.close()
+            if record is not None:
+                _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason})
+    journal.append(RunEnded(key=f"run_end:{time.time()}", status=record.status, reason=record.reason))
+    if record.status != "interrupted":
+        hooks.after_run(record)
+    return record
+
+
+def _stopped(meta: dict[str, Any], run_dir: Path, journal: Journal, graph: Any, graph_config: Any, reason: str, status: str) -> RunRecord:
+    """The record of a run stopped early, from its last checkpoint when there is one."""
+    values = graph.get_state(graph_config).values if graph is not None else {}
+    rec = record_from(meta, values, journal.events, run_dir, None)
+    return rec.model_copy(update={"status": status, "reason": reason})
+
+
+def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, workspace: Path) -> Deps:
+    from guardian import check
+
+    guardian_config = config.guardian
+
+    def guard(command: str, context: Any) -> Any:
+        return check(command, context, guardian_config)
+
+    run = config.run
+    return Deps(
+        model=model, sandbox=sandbox, journal=journal, guard=guard, gate=gate,
+        max_steps=run.max_steps, max_commands_per_step=run.max_commands_per_step,
+        max_plan_attempts=run.max_plan_attempts, max_replans=run.max_replans,
+        max_seconds=run.max_seconds, max_tokens=run.max_tokens,
+        approval=meta.get("approval", "refuse"), decide_ask=hooks.decide_ask, record_approval=hooks.record_approval,
+        workspace_mount=config.sandbox.workspace_mount,
+        snapshot=lambda: manifest(workspace), changed=lambda a, b: diff(a, b).changed,
+    )
