@@ -117,6 +117,7 @@ def _print_report(report: AuditReport) -> None:
               f"{report.auto_approvals} would be auto-approved; agreement {_pct(report.agreement)} "
               f"over {report.compared} answered asks")
     table = Table("kind", "deny", "ask", "auto", "approved", "refused", "agreement", "auto agreement")
+    table.columns[0].no_wrap = True
     for kind, k in sorted(report.kinds.items()):
         table.add_row(kind, str(k.denies), str(k.asks), str(k.auto_approvals), str(k.person_approved),
                       str(k.person_refused), _pct(k.agreement), _pct(k.auto_agreement))
