@@ -1,0 +1,97 @@
+"""Measure the guardian against labelled shell-command corpora.
+
+Usage: python bench/guardian_eval.py FILE.jsonl [FILE.jsonl ...] [--misses N]
+
+Each line is {"command", "expected": "allow"|"deny", "source", "note"}. A
+corpus "deny" is met by our `ask` or `deny`. Prints, per file and per source
+prefix (`dcg:`, `dcg-packs:`, `safety-net`, `redcode`), recall on expected
+deny, false-positive rate on expected allow, counts, and the misses. Rows
+marked in POLICY (docs/guardian.md, "Deliberate policy differences") are
+listed separately with their reason instead of being hidden.
+
+The corpora are read where they lie; nothing is copied into the project.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from guardian import CheckContext, check
+
+WORKSPACE = "/home/tether/project"
+POLICY: dict[str, str] = {
+    "rm -rf ./build": "workspace build dirs are deletable without asking",
+    "find . -name \"*.pyc\" -delete": "filtered find -delete inside the workspace is ordinary cleanup",
+    "git add -A": "staging is reversible (safety-net labels it both ways)",
+    "git add .": "staging is reversible (safety-net labels it both ways)",
+    "find . | xargs grep pattern": "a safety-net custom-rule test, not a risk",
+    "parallel curl ::: url1 url2": "plain downloads are allowed; a safety-net custom-rule test",
+    "rm -rf 7 > /dev/null": "deletes ./7 in the workspace; the label assumes an unknown cwd",
+    "rm -rf 123 >/dev/null": "deletes ./123 in the workspace; the label assumes an unknown cwd",
+    "sudo git status": "every sudo asks (privilege-escalation), whatever it runs",
+    "sudo env VAR=1 git status": "every sudo asks (privilege-escalation), whatever it runs",
+    "echo ok | xargs sudo --": "every sudo asks (privilege-escalation), whatever it runs",
+    "rm -r /some/path": "deletes outside the workspace ask (confinement)",
+    "rm -R /some/path": "deletes outside the workspace ask (confinement)",
+    "rm -f /some/path": "deletes outside the workspace ask (confinement)",
+    "rm -rf /tmp": "the scratch folder itself is shallower than the minimum write depth",
+    "rm -rf $TMPDIR": "$TMPDIR resolves to /tmp: the scratch folder itself is refused",
+    "kubectl delete namespace prod": "cloud-destructive verbs ask (the label is a future dcg pack)",
+    "kubectl delete all --all": "cloud-destructive verbs ask (the label is a future dcg pack)",
+    "npm install": "",
+}
+
+
+def _prefix(source: str) -> str:
+    head = source.split(":", 1)[0] if ":" in source else source
+    return head + ":" if head in ("dcg", "dcg-packs") else head.split("/")[0].split("-core")[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="+", type=Path)
+    ap.add_argument("--misses", type=int, default=60, help="misses to list per group")
+    ap.add_argument("--workspace", default=WORKSPACE)
+    args = ap.parse_args(argv)
+    ctx = CheckContext(workspace=args.workspace)
+    for path in args.files:
+        groups: dict[str, list[tuple[dict, str, list[str]]]] = defaultdict(list)
+        for line in path.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                v = check(row["command"], ctx)
+                groups[_prefix(row["source"])].append((row, v.decision, v.rules))
+        print(f"== {path.name}")
+        for name, rows in sorted(groups.items()):
+            _report(name, rows, args.misses)
+    return 0
+
+
+def _report(name: str, rows: list[tuple[dict, str, list[str]]], limit: int) -> None:
+    deny = [r for r in rows if r[0]["expected"] == "deny"]
+    allow = [r for r in rows if r[0]["expected"] == "allow"]
+    missed = [r for r in deny if r[1] == "allow"]
+    false_pos = [r for r in allow if r[1] != "allow"]
+    recall = 1 - len(missed) / len(deny) if deny else float("nan")
+    fpr = len(false_pos) / len(allow) if allow else float("nan")
+    print(f"  {name:<12} n={len(rows):4d}  deny={len(deny):4d} recall={recall:.3f} "
+          f"({len(deny) - len(missed)}/{len(deny)})  allow={len(allow):4d} FPR={fpr:.3f} "
+          f"({len(false_pos)}/{len(allow)})")
+    for label, bad in (("missed (expected deny, got allow)", missed),
+                       ("false positive (expected allow)", false_pos)):
+        if not bad:
+            continue
+        print(f"    {label}: {len(bad)}")
+        for row, decision, rules in bad[:limit]:
+            cmd = row["command"].replace("\n", "\\n")
+            why = POLICY.get(row["command"])
+            tag = f"  [policy: {why}]" if why else ""
+            print(f"      {decision:5} {','.join(rules) or '-':<22} {cmd[:110]}{tag}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""One analysis of one command line: walk, unwrap, decode, apply every rule.
+
+Parts:
+    BudgetError: the time budget ran out (a deny, like every other failure).
+    Analyser: runs a line and, recursively, every payload found in it
+        (bash -c, eval, decoded pipes, interpreter code), collecting RuleHits
+        and the decoded forms it analysed.
+
+Exceptions propagate: `checker.check` turns each into a GUARD-FAIL deny.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+
+import bashlex
+
+from guardian.config import GuardianConfig
+from guardian.decode import static_output
+from guardian.interp import DOWNLOADERS, payloads
+from guardian.parse import DepthError, Simple, parse_line
+from guardian.paths import Verb, judge_write, normalise, resolve
+from guardian.rules import RULES, Inv, get, load, rules_for
+from guardian.rules_paths import path_hits
+from guardian.unwrap import unwrap
+from guardian.verdict import CheckContext, RuleHit, Verdict, strictest
+from guardian.words import UNKNOWN
+
+
+class BudgetError(TimeoutError):
+    """The check ran past `GuardianConfig.time_budget_ms`."""
+
+
+_GUESS_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, AttributeError,
+                 TypeError, ValueError, KeyError)
+
+
+class Analyser:
+    """Collects the hits for one command line and everything it would run."""
+
+    def __init__(self, ctx: CheckContext, config: GuardianConfig, deadline: float) -> None:
+        load()
+        self.ctx, self.config, self.deadline = ctx, config, deadline
+        self.home = str(ctx.home)
+        self.ws = normalise(str(ctx.workspace), "/", self.home)
+        self.cwd = normalise(str(ctx.working_dir), self.ws, self.home)
+        self.hits: dict[tuple[str, str], RuleHit] = {}
+        self.decoded: list[str] = []
+        self.files: dict[str, str | None] = {}
+        self.env = {"HOME": self.home, "PWD": self.cwd, "TMPDIR": "/tmp", "IFS": " \t\n",
+                    "USER": "tether", "SHELL": "/bin/bash", "PATH": "/usr/local/bin:/usr/bin:/bin"}
+
+    def verdict(self, command: str) -> Verdict:
+        hits = list(self.hits.values())
+        decision = strictest(*(h.decision for h in hits))
+        risky = [h for h in hits if h.decision != "allow"]
+        reason = "; ".join(f"{h.id}: {h.reason}" for h in risky) or "no risk pattern matched"
+        return Verdict(decision=decision, hits=hits, reason=reason,
+                       decoded=[command, *[d for d in self.decoded if d != command][:16]])
+
+    def _tick(self) -> None:
+        if time.perf_counter() > self.deadline:
+            msg = f"time budget of {self.config.time_budget_ms} ms exceeded"
+            raise BudgetError(msg)
+
+    def _hit(self, rule_id: str, program: str = "", detail: str = "") -> None:
+        rule = RULES[rule_id]
+        key = (rule_id, program or rule.program)
+        if key not in self.hits:
+            self.hits[key] = rule.hit(program, detail)
+
+    def run(self, text: str, depth: int, env: dict[str, str] | None = None,
+            cwd: str | None = None) -> None:
+        """Analyse shell text (raises on anything unparseable: fail closed)."""
+        if depth > self.config.max_depth:
+            msg = f"payload nesting deeper than max_depth={self.config.max_depth}"
+            raise DepthError(msg)
+        self._tick()
+        if depth:
+            self.decoded.append(text)
+        simples, _ = parse_line(text, env or self.env, cwd or self.cwd, self.home,
+                                self._subst(env or self.env, cwd or self.cwd))
+        for s in simples:
+            self._simple(s, depth)
+
+    def _guess(self, text: str, depth: int, env: dict[str, str], cwd: str) -> None:
+        """Analyse foreign code as if it were shell, when it parses as shell."""
+        if len(text) > 2000 or depth + 1 > self.config.max_depth:
+            return
+        try:
+            simples, _ = parse_line(text, env, cwd, self.home, self._subst(env, cwd))
+        except _GUESS_ERRORS:
+            return
+        for s in simples:
+            self._simple(s, depth + 1)
+
+    def _subst(self, env: dict[str, str], cwd: str):  # type: ignore[no-untyped-def]
+        def evaluate(body: str) -> str | None:
+            if len(body) > 500:
+                return None
+            try:
+                simples, _ = parse_line(body, env, cwd, self.home, lambda _b: None)
+            except _GUESS_ERRORS:
+                return None
+            if not simples:
+                return ""
+            out = static_output([simples[-1]])
+            return None if out is None else out.rstrip("\n")
+
+        return evaluate
+
+    def _simple(self, s: Simple, depth: int) -> None:
+        self._tick()
+        for p in s.payloads:
+            self.run(p, depth + 1, s.env, s.cwd)
+        prog0 = s.argv[0].rsplit("/", 1)[-1] if s.argv else ""
+        for r in s.redirects:
+            if r.op.startswith("<<") and r.op != "<<<" or r.target.isdigit():
+                continue
+            if r.writes:
+                self._target(r.target, "write", prog0, s.cwd)
+                self._remember(r.target, s, prog0)
+            t = resolve(r.target, s.cwd, self.home)
+            if not t.unknown:
+                for rule in path_hits(t.path, "read"):
+                    self._hit(rule.id, prog0)
+        if not s.argv:
+            return
+        if s.in_function and s.argv[0] == s.in_function:
+            self._hit("RES-001")
+        for argv in self._names(s.argv):
+            for inner, sudo, via in unwrap(argv, lambda s=s: self._stdin(s)):
+                if not inner:
+                    continue
+                if UNKNOWN in inner[0]:
+                    self._hit("NET-004", "", "program name unknown until run time")
+                    continue
+                self._inv(Inv(inner, s, sudo, via), depth)
+        if depth == 0 or len(self.decoded) < 16:
+            joined = " ".join(s.argv).replace(UNKNOWN, "$?")
+            if joined not in self.decoded:
+                self.decoded.append(joined)
+
+    def _stdin(self, s: Simple) -> str | None:
+        if s.stdin is not None:
+            return s.stdin
+        return static_output(s.upstream) if s.upstream else None
+
+    def _names(self, argv: list[str]) -> list[list[str]]:
+        """argv variants for a globbed program name (`/bin/r?` -> rm, rmdir, ...)."""
+        name = argv[0]
+        base = name.rsplit("/", 1)[-1]
+        if not any(c in base for c in "*?["):
+            return [argv]
+        from guardian.rules import _BY_PROGRAM
+
+        known = sorted(p for p in _BY_PROGRAM if fnmatch.fnmatchcase(p, base))
+        known += [p for p in ("rm", "bash", "sh", "dd", "mv", "chmod", "python3") if
+                  fnmatch.fnmatchcase(p, base) and p not in known]
+        return [[k, *argv[1:]] for k in known[:8]] or [argv]
+
+    def _remember(self, raw: str, s: Simple, prog: str) -> None:
+        t = resolve(raw, s.cwd, self.home)
+        if t.unknown:
+            return
+        if prog in DOWNLOADERS:
+            self.files[t.path] = None
+        else:
+            out = static_output([s]) if prog in ("echo", "printf", "cat") else None
+            if out is not None or t.path not in self.files:
+                self.files[t.path] = out if out is not None else ""
+
+    def _target(self, raw: str, verb: Verb, prog: str, cwd: str) -> None:
+        t = resolve(raw, cwd, self.home)
+        for rid in judge_write(t, verb, self.ws, self.config.min_write_depth):
+            self._hit(rid, prog, raw.replace(UNKNOWN, "$?") if t.unknown else t.path)
+        if not t.unknown:
+            for rule in path_hits(t.path + ("/" if t.glob else ""), "write"):
+                self._hit(rule.id, prog)
+
+    def _inv(self, inv: Inv, depth: int) -> None:
+        prog = inv.prog
+        for rule in rules_for(prog):
+            if rule.test is not None and rule.test(inv):
+                self._hit(rule.id, prog)
+        from guardian.targets import write_targets
+
+        for raw, verb in write_targets(inv):
+            self._target(raw, verb, prog, inv.simple.cwd)
+        for a in inv.args:
+            for cand in (a, a.lstrip("@<"), a.split("=", 1)[-1]):
+                if "/" in cand and UNKNOWN not in cand:
+                    for rule in path_hits(normalise(cand, inv.simple.cwd, self.home), "read"):
+                        self._hit(rule.id, prog)
+        if prog in ("curl", "wget"):
+            self._downloads(inv)
+        if inv.argv[0].startswith(("./", "/", "~")) or "/" in inv.argv[0]:
+            path = normalise(inv.argv[0], inv.simple.cwd, self.home)
+            if path in self.files:
+                content = self.files[path]
+                if content is None:
+                    self._hit("NET-002", prog, inv.argv[0])
+                elif content:
+                    self.run(content, depth + 1, inv.simple.env, inv.simple.cwd)
+        env, cwd = inv.simple.env, inv.simple.cwd
+        for action in payloads(inv, self.files, lambda p: normalise(p, cwd, self.home)):
+            if action.kind == "shell":
+                self.run(action.text, depth + 1, env, cwd)
+            elif action.kind == "guess":
+                self._guess(action.text, depth, env, cwd)
+            else:
+                self._hit(get(action.text).id, prog, action.detail)
+
+    def _downloads(self, inv: Inv) -> None:
+        args = inv.args
+        urls = [a for a in inv.positional if "/" in a]
+        for i, a in enumerate(args):
+            nxt = args[i + 1] if i + 1 < len(args) else ""
+            if a in ("-o", "--output", "-O", "--output-document") and nxt and (
+                    inv.prog == "wget" or a in ("-o", "--output")):
+                self.files[normalise(nxt, inv.simple.cwd, self.home)] = None
+            elif a.startswith(("--output=", "--output-document=")):
+                self.files[normalise(a.split("=", 1)[1], inv.simple.cwd, self.home)] = None
+        if inv.prog == "wget" or inv.has("O", "--remote-name"):
+            for u in urls:
+                name = u.rstrip("/").rsplit("/", 1)[-1].split("?")[0]
+                if name:
+                    self.files[normalise(name, inv.simple.cwd, self.home)] = None

@@ -1,0 +1,125 @@
+"""Decode what a pipeline stage would print, when that is knowable statically.
+
+Parts:
+    static_output: the stdout of a list of Simple commands (echo, printf, cat
+        of a heredoc, and base64/base32/hex (`xxd -r -p`)/rev/printf-escape
+        decoders applied to such output), or None when it cannot be known.
+    printf_format: what `printf FMT ARGS` prints for the common directives.
+
+This is how `echo cm0gLXJmIC8K | base64 -d | sh` is judged as `rm -rf /`: the
+shell's stdin is decoded here and analysed like any other command line.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from guardian.parse import Simple
+from guardian.words import UNKNOWN, ansi_c
+
+_DIRECTIVE = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([sbdqc%])")
+_MAX = 100_000
+
+
+def printf_format(fmt: str, args: list[str]) -> str:
+    """Render `printf` output: escapes in the format, `%s`/`%b`/`%d` directives."""
+    fmt = ansi_c(fmt)
+    if "%" not in fmt:
+        return fmt
+    out, queue = [], list(args)
+    while True:
+        consumed = False
+
+        def one(m: re.Match[str], q: list[str] = queue) -> str:
+            nonlocal consumed
+            kind = m.group(2)
+            if kind == "%":
+                return "%"
+            consumed = True
+            value = q.pop(0) if q else ""
+            return ansi_c(value) if kind == "b" else value
+
+        out.append(_DIRECTIVE.sub(one, fmt))
+        if not queue or not consumed:
+            return "".join(out)
+
+
+def _echo(args: list[str]) -> str:
+    newline, escapes = True, False
+    while args and re.fullmatch(r"-[neE]+", args[0]):
+        newline = newline and "n" not in args[0]
+        escapes = "e" in args[0] or escapes
+        args = args[1:]
+    text = " ".join(args)
+    return (ansi_c(text) if escapes else text) + ("\n" if newline else "")
+
+
+def _b64(data: str, alphabet: str) -> str | None:
+    compact = re.sub(r"\s+", "", data)
+    try:
+        if alphabet == "32":
+            raw = base64.b32decode(compact + "=" * (-len(compact) % 8), casefold=True)
+        else:
+            raw = base64.b64decode(compact + "=" * (-len(compact) % 4), validate=False)
+    except (binascii.Error, ValueError):
+        return None
+    return raw.decode("latin-1")
+
+
+def _hex(data: str) -> str | None:
+    compact = re.sub(r"[^0-9a-fA-F]", "", data)
+    try:
+        return bytes.fromhex(compact[: len(compact) // 2 * 2]).decode("latin-1")
+    except ValueError:
+        return None
+
+
+def _stdin_of(s: Simple) -> str | None:
+    if s.stdin is not None:
+        return s.stdin + "\n"
+    if s.upstream:
+        return static_output(s.upstream)
+    return None
+
+
+def _one(s: Simple) -> str | None:
+    if not s.argv:
+        return ""
+    prog, args = s.argv[0].rsplit("/", 1)[-1], s.argv[1:]
+    if prog == "echo":
+        return _echo(args)
+    if prog == "printf":
+        return printf_format(args[0], args[1:]) if args else ""
+    if prog in ("true", ":", "cd", "export"):
+        return ""
+    data = _stdin_of(s) if not [a for a in args if not a.startswith("-")] else None
+    if prog in ("cat", "tee"):
+        return data
+    if data is None:
+        return None
+    flags = "".join(a.lstrip("-") for a in args if a.startswith("-"))
+    decoding = "d" in flags or "decode" in flags or "D" in flags
+    if prog in ("base64", "gbase64") and decoding:
+        return _b64(data, "64")
+    if prog == "base32" and decoding:
+        return _b64(data, "32")
+    if prog == "openssl" and "base64" in args and "-d" in args:
+        return _b64(data, "64")
+    if prog == "xxd" and "r" in flags:
+        return _hex(data)
+    if prog == "rev":
+        return "\n".join(line[::-1] for line in data.split("\n"))
+    return None
+
+
+def static_output(stage: list[Simple]) -> str | None:
+    """What the stage prints, or None when any part of it is unknowable."""
+    parts = []
+    for s in stage:
+        out = _one(s)
+        if out is None or UNKNOWN in out or len(out) > _MAX:
+            return None
+        parts.append(out)
+    return "".join(parts)

@@ -1,0 +1,116 @@
+"""Path resolution and the write-target policy (minimum depth, confinement).
+
+Parts:
+    normalise: a shell path -> absolute, `.`/`..` folded (never touches disk).
+    Target: where a write lands (resolved path, glob prefix, or unknown).
+    resolve: raw target text -> Target.
+    judge_write: Target + verb -> the path-policy rule ids that apply, with
+        their decisions (the rule table in `rules_paths` gives them reasons).
+
+Nothing here reads the filesystem: the guardian judges text, so a symlink is
+judged by its name. Scratch space (/tmp/x, /var/tmp/x) is exempt; the scratch
+folders themselves are not.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from typing import Literal
+
+from guardian.words import UNKNOWN
+
+Verb = Literal["delete", "rdelete", "write", "move", "chmod", "truncate"]
+SCRATCH = ("/tmp", "/var/tmp")
+SYSTEM = ("/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", "/libx32",
+          "/var", "/sys", "/proc", "/root", "/srv", "/opt", "/snap")
+HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
+_GLOB = frozenset("*?[")
+
+
+def normalise(path: str, cwd: str, home: str) -> str:
+    """Absolute, normalised form of `path` seen from `cwd` (`~` is `home`)."""
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    if not path.startswith("/"):
+        if UNKNOWN in cwd:
+            return UNKNOWN + "/" + path
+        path = cwd.rstrip("/") + "/" + path
+    norm = posixpath.normpath(path)
+    return "/" + norm.lstrip("/")
+
+
+def depth(path: str) -> int:
+    """Number of components: `/` has 0, `/etc` 1, `/home/user` 2."""
+    return len([p for p in path.split("/") if p])
+
+
+def under(path: str, root: str) -> bool:
+    """Whether `path` is `root` or inside it."""
+    root = root.rstrip("/") or "/"
+    return path == root or path.startswith(root + "/") or root == "/"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A resolved write target."""
+
+    path: str
+    """Normalised absolute path; for a glob, its fixed prefix."""
+    glob: bool = False
+    unknown: bool = False
+
+
+def resolve(raw: str, cwd: str, home: str) -> Target:
+    """Resolve raw target text; globs resolve to their fixed prefix."""
+    if not raw:
+        return Target("", unknown=True)
+    full = normalise(raw, cwd, home) if UNKNOWN not in raw else raw
+    if UNKNOWN in full:
+        return Target(full, unknown=True)
+    if not any(c in _GLOB for c in full):
+        return Target(full)
+    parts = full.split("/")
+    fixed = []
+    for p in parts:
+        if any(c in _GLOB for c in p):
+            break
+        fixed.append(p)
+    prefix = "/".join(fixed) or "/"
+    return Target(posixpath.normpath(prefix) if prefix != "/" else "/", glob=True)
+
+
+def is_scratch(t: Target) -> bool:
+    """Strictly inside /tmp or /var/tmp (a glob directly under them counts)."""
+    for root in SCRATCH:
+        if t.path.startswith(root + "/") or (t.glob and t.path == root):
+            return True
+    return False
+
+
+def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[str]:
+    """Rule ids of the path policy that `verb` on `t` triggers (empty: fine).
+
+    FS-001 recursive delete of a shallow path; FS-002 any other write to a
+    shallow path; FS-003 recursive delete of the whole workspace; FS-004 delete
+    of an unknown path; CONF-002 write to an unknown path; SYS-001 write into
+    a system directory; CONF-001 write outside workspace and scratch.
+    """
+    if t.unknown:
+        return ["FS-004"] if verb in ("delete", "rdelete") else ["CONF-002"]
+    if t.path in HARMLESS or t.path.startswith("/dev/fd/"):
+        return []
+    if is_scratch(t):
+        return []
+    eff = depth(t.path) + (1 if t.glob and t.path in ("/tmp", "/var/tmp") else 0)
+    if eff < min_depth:
+        return ["FS-001"] if verb == "rdelete" else ["FS-002"]
+    if under(t.path, workspace):
+        if verb == "rdelete" and t.path.rstrip("/") == workspace.rstrip("/"):
+            return ["FS-003"]
+        return []
+    if t.path.startswith("/dev/"):
+        return []  # device writes are judged by the DISK- rules
+    if any(under(t.path, s) for s in SYSTEM):
+        return ["SYS-001"]
+    return ["CONF-001"]

@@ -1,0 +1,163 @@
+"""Argv rules: devices and disks, privilege, processes, resources, packages, logs.
+
+Each function is one rule, registered by the `rule` decorator with its id,
+category, decision, the programs it looks at, a reason and an example.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guardian.rules import Inv, rule, static_rule
+
+_BLOCK = re.compile(r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper/|loop)")
+
+static_rule("GUARD-FAIL", "guardian-failure", "deny",
+            "the guardian could not analyse the command (fails closed)", "case x in a) ;; esac")
+
+
+@rule("FS-005", "filesystem-destruction", "ask", "rsync",
+      "rsync that deletes files at the destination or the source", "rsync -a --delete src/ dst/")
+def _rsync_delete(inv: Inv) -> bool:
+    return any(a.startswith(("--delete", "--remove-source-files")) for a in inv.long) \
+        and "--dry-run" not in inv.long and "n" not in inv.short
+
+
+@rule("DISK-001", "device-write", "deny", "dd", "dd writing to a block device",
+      "dd if=/dev/zero of=/dev/sda bs=1M")
+def _dd_device(inv: Inv) -> bool:
+    return any(a.startswith("of=") and _BLOCK.match(a[3:]) for a in inv.args)
+
+
+@rule("DISK-002", "device-write", "deny",
+      ("mkfs", "mke2fs", "mkswap", "mkfs.ext4", "mkfs.ext3", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat",
+       "mkfs.fat", "mkfs.ntfs", "newfs", "mkntfs"), "creating a filesystem destroys a device",
+      "mkfs.ext4 /dev/sdb1")
+def _mkfs(inv: Inv) -> bool:
+    return bool(inv.args) and not inv.has("--help", "V", "--version")
+
+
+@rule("DISK-003", "device-write", "deny",
+      ("wipefs", "fdisk", "sfdisk", "gdisk", "sgdisk", "parted", "cfdisk", "blkdiscard", "hdparm",
+       "cryptsetup", "pvcreate", "vgremove", "lvremove", "zpool", "diskutil"),
+      "partition table, LVM or device erase tools", "wipefs -a /dev/sda")
+def _partition(inv: Inv) -> bool:
+    if inv.prog in ("fdisk", "sfdisk", "parted", "gdisk") and inv.has("l", "--list"):
+        return False
+    if inv.prog == "hdparm":
+        return any("security-erase" in a or "trim-sector" in a for a in inv.args)
+    if inv.prog in ("zpool", "diskutil"):
+        return bool(set(inv.positional[:1]) & {"destroy", "labelclear", "eraseDisk", "zeroDisk",
+                                               "eraseVolume", "partitionDisk", "create"})
+    return bool(inv.positional) and not inv.has("--help")
+
+
+@rule("DISK-005", "device-write", "deny", ("shred", "wipe", "srm"),
+      "overwriting a block device", "shred -n 3 /dev/nvme0n1")
+def _shred_device(inv: Inv) -> bool:
+    return any(_BLOCK.match(p) for p in inv.positional)
+
+
+@rule("PRIV-001", "privilege-escalation", "ask", ("sudo", "doas", "pkexec", "run0"),
+      "runs a command as another user (root)", "sudo apt-get update")
+def _sudo(inv: Inv) -> bool:
+    return not inv.has("--help", "V", "--version", "h")
+
+
+@rule("PRIV-002", "privilege-escalation", "ask", ("su", "sudoedit", "newgrp", "sg"),
+      "switches user or group", "su - root")
+def _su(inv: Inv) -> bool:
+    return not inv.has("--help")
+
+
+@rule("PRIV-003", "privilege-escalation", "deny", "chmod", "sets the setuid or setgid bit",
+      "chmod u+s /bin/bash")
+def _setuid(inv: Inv) -> bool:
+    for a in inv.args:
+        if re.fullmatch(r"[ugoa]*[+=][rwxXt]*s[rwxXt]*", a) or re.fullmatch(r"[2467][0-7]{3}", a):
+            return True
+    return False
+
+
+@rule("PRIV-004", "privilege-escalation", "deny", ("setcap", "capsh"),
+      "grants file capabilities", "setcap cap_setuid+ep /usr/bin/python3")
+def _setcap(inv: Inv) -> bool:
+    return bool(inv.positional)
+
+
+@rule("PRIV-005", "privilege-escalation", "deny",
+      ("visudo", "usermod", "useradd", "adduser", "passwd", "chpasswd", "gpasswd", "groupadd",
+       "userdel", "vipw", "chage", "addgroup"),
+      "changes users, groups, passwords or sudoers", "usermod -aG sudo agent")
+def _users(inv: Inv) -> bool:
+    return not inv.has("--help") and not (inv.prog == "passwd" and inv.has("S", "--status"))
+
+
+@rule("RES-002", "resource-exhaustion", "ask", ("dd", "fallocate", "yes", "stress", "stress-ng"),
+      "fills the disk or loads the machine without bound", "dd if=/dev/zero of=big bs=1G")
+def _fill(inv: Inv) -> bool:
+    if inv.prog == "dd":
+        return any(a in ("if=/dev/zero", "if=/dev/urandom", "if=/dev/random") for a in inv.args) \
+            and not any(a.startswith("count=") for a in inv.args)
+    if inv.prog == "yes":
+        return any(r.writes and r.target not in ("/dev/null",) for r in inv.simple.redirects)
+    return True
+
+
+@rule("PROC-001", "process-control", "deny", ("kill", "pkill"),
+      "signals every process or init", "kill -9 -1")
+def _kill_all(inv: Inv) -> bool:
+    pos = [a for a in inv.args if not re.fullmatch(r"-(?:[0-9]+|[A-Z]+|s|n)", a)]
+    return any(p in ("-1", "1") for p in pos) or (inv.prog == "pkill" and inv.positional[:1] in (
+        ["init"], ["systemd"], ["sshd"], ["-u"]))
+
+
+@rule("PROC-002", "process-control", "ask", ("killall", "pkill", "killall5", "xkill"),
+      "kills processes by name", "pkill -f node")
+def _killall(inv: Inv) -> bool:
+    return bool(inv.positional) or inv.prog == "killall5"
+
+
+@rule("PROC-003", "process-control", "deny",
+      ("shutdown", "reboot", "poweroff", "halt", "init", "telinit", "systemctl", "kexec"),
+      "shuts down or reboots the machine", "shutdown -h now")
+def _shutdown(inv: Inv) -> bool:
+    if inv.prog in ("init", "telinit"):
+        return inv.positional[:1] in (["0"], ["6"], ["1"], ["s"])
+    if inv.prog == "systemctl":
+        return bool(set(inv.positional[:1]) & {"reboot", "poweroff", "halt", "kexec", "emergency",
+                                               "rescue", "suspend", "hibernate"})
+    return not inv.has("--help")
+
+
+@rule("PROC-004", "process-control", "ask", ("systemctl", "service", "launchctl", "supervisorctl"),
+      "stops, disables or masks system services", "systemctl stop nginx")
+def _services(inv: Inv) -> bool:
+    verbs = {"stop", "disable", "mask", "kill", "restart", "unload", "remove", "isolate",
+             "daemon-reload", "reload", "start", "enable", "bootout"}
+    words = inv.positional[:2] if inv.prog == "service" else inv.positional[:1]
+    return bool(set(words) & verbs)
+
+
+@rule("LOG-001", "log-tampering", "deny", ("history", "unset", "set", "export", "shopt"),
+      "clears or disables shell history", "history -c")
+def _history(inv: Inv) -> bool:
+    if inv.prog == "history":
+        return inv.has("c", "d", "w") and (inv.has("c", "d") or "/dev/null" in inv.args)
+    if inv.prog == "unset":
+        return any(a.startswith("HIST") for a in inv.args)
+    if inv.prog == "set":
+        return "history" in inv.args and "+o" in inv.args
+    if inv.prog == "export":
+        return any(re.match(r"HIST(?:FILE=/dev/null|FILE=$|SIZE=0|FILESIZE=0)", a) for a in inv.args)
+    return False
+
+
+@rule("LOG-003", "log-tampering", "deny", ("journalctl", "auditctl", "logrotate", "wevtutil"),
+      "purges or disables system logging and auditing", "journalctl --vacuum-time=1s")
+def _journal(inv: Inv) -> bool:
+    if inv.prog == "journalctl":
+        return any(a.startswith(("--vacuum", "--rotate", "--flush")) for a in inv.args)
+    if inv.prog == "auditctl":
+        return inv.has("D") or inv.args[:2] == ["-e", "0"]
+    return inv.has("f", "--force") or inv.prog == "wevtutil"

@@ -1,0 +1,158 @@
+"""Argv rules: git history destruction and discarding of uncommitted work.
+
+All `ask`: each has legitimate uses, none can be undone without a person.
+`git_sub` skips git's global options (-C, -c, --git-dir, ...) to find the
+subcommand, so `git -C repo reset --hard` is seen as `reset --hard`.
+"""
+
+from __future__ import annotations
+
+from guardian.rules import Inv, rule
+
+_VALUED = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env",
+           "--super-prefix"}
+
+
+def git_sub(inv: Inv) -> tuple[str, list[str]]:
+    """(subcommand, its arguments) of a git invocation."""
+    args, i = inv.args, 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            i += 1
+            continue
+        if a in _VALUED:
+            i += 2
+            continue
+        if a.startswith("-"):
+            i += 1
+            continue
+        return a.lower(), args[i + 1 :]
+    return "", []
+
+
+def _flags(args: list[str]) -> tuple[set[str], set[str]]:
+    short: set[str] = set()
+    long: set[str] = set()
+    for a in args:
+        if a == "--":
+            break
+        if a.startswith("--"):
+            long.add(a.split("=", 1)[0])
+        elif a.startswith("-") and len(a) > 1:
+            short.update(a[1:])
+    return short, long
+
+
+def _positional(args: list[str], valued: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
+    """(positional before `--`, everything after `--`)."""
+    before, after, i = [], [], 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            after = args[i + 1 :]
+            break
+        if a in valued:
+            i += 2
+            continue
+        if not a.startswith("-"):
+            before.append(a)
+        i += 1
+    return before, after
+
+
+@rule("GIT-001", "git-history", "ask", "git", "force push rewrites remote history",
+      "git push --force origin main")
+def _force_push(inv: Inv) -> bool:
+    sub, args = git_sub(inv)
+    if sub != "push":
+        return False
+    short, long = _flags(args)
+    if long & {"--force-with-lease", "--force-if-includes"}:
+        return False
+    pos, _ = _positional(args)
+    return "f" in short or bool(long & {"--force", "--mirror", "--delete", "--prune"}) or \
+        any(p.startswith("+") or p.startswith(":") for p in pos[1:]) or "d" in short
+
+
+@rule("GIT-002", "git-history", "ask", "git", "reset --hard/--merge/--keep discards work",
+      "git reset --hard HEAD~1")
+def _reset(inv: Inv) -> bool:
+    sub, args = git_sub(inv)
+    return sub == "reset" and bool(_flags(args)[1] & {"--hard", "--merge", "--keep"})
+
+
+@rule("GIT-003", "git-history", "ask", "git", "git clean -f deletes untracked files",
+      "git clean -fdx")
+def _clean(inv: Inv) -> bool:
+    sub, args = git_sub(inv)
+    if sub != "clean":
+        return False
+    short, long = _flags(args)
+    return "f" in short or "--force" in long
+
+
+@rule("GIT-004", "git-history", "ask", "git", "force-deletes a branch",
+      "git branch -D feature")
+def _branch_delete(inv: Inv) -> bool:
+    sub, args = git_sub(inv)
+    short, long = _flags(args)
+    if sub != "branch":
+        return False
+    return "D" in short or ("--delete" in long or "d" in short) and ("--force" in long or "f" in short)
+
+
+@rule("GIT-005", "git-history", "ask", "git",
+      "rewrites or expires history (filter-branch, reflog expire, gc --prune, update-ref -d)",
+      "git filter-branch --tree-filter 'rm -f secrets' HEAD")
+def _rewrite(inv: Inv) -> bool:
+    sub, args = git_sub(inv)
+    if sub in ("filter-branch", "filter-repo", "replace"):
+        return True
+    if sub == "reflog":
+        return args[:1] in (["expire"], ["delete"])
+    if sub == "gc":
+        return any(a.startswith("--prune") for a in args)
+    if sub == "update-ref":
+        return "-d" in args
+    return sub == "prune" or (sub == "rebase" and "--root" in args)
+
+
+@rule("GIT-006", "git-history", "ask", "git",
+      "checkout/restore/switch that overwrites uncommitted changes", "git checkout -- .")
+def _discard(inv: Inv) -> bool:
+    sub, args = git_sub(inv)
+    short, long = _flags(args)
+    if sub == "switch":
+        return "f" in short or bool(long & {"--force", "--discard-changes"})
+    if sub == "restore":
+        if long & {"--help"}:
+            return False
+        staged_only = ("--staged" in long or "S" in short) and not ("--worktree" in long or "W" in short)
+        return not staged_only and bool(_positional(args, frozenset({"-s", "--source"}))[0]
+                                        + _positional(args)[1] or "--pathspec-from-file" in long)
+    if sub != "checkout":
+        return False
+    if "f" in short or "--force" in long:
+        return True
+    if short & {"b", "B"} or "--orphan" in long:
+        return False
+    before, after = _positional(args, frozenset({"--conflict", "--unified", "--inter-hunk-context",
+                                                 "--track", "--recurse-submodules", "-U"}))
+    return bool(after) or len(before) >= 2 or "--pathspec-from-file" in long
+
+
+@rule("GIT-007", "git-history", "ask", "git", "drops stashed work", "git stash drop")
+def _stash(inv: Inv) -> bool:
+    sub, args = git_sub(inv)
+    return sub == "stash" and args[:1] in (["drop"], ["clear"])
+
+
+@rule("GIT-008", "git-history", "ask", "git", "force-removes a worktree or deletes a remote branch",
+      "git worktree remove --force ../wt")
+def _worktree(inv: Inv) -> bool:
+    sub, args = git_sub(inv)
+    if sub == "worktree" and args[:1] == ["remove"]:
+        short, long = _flags(args)
+        return "f" in short or "--force" in long
+    return False

@@ -1,0 +1,223 @@
+"""Argv rules: system configuration, container escape, persistence, packages.
+
+Package installs are `ask` with the package manager as the program, so the
+trust ledger can learn `package-install:pip` separately from
+`package-install:apt`. Installing what the project's own manifest lists
+(`npm install`, `pip install -r requirements.txt`, `pip install -e .`) is
+ordinary development and allowed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guardian.rules import Inv, rule
+
+_SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/docker\.sock|"
+                              r"/run/docker\.sock|/var/lib/docker|/boot|/usr|/var|/run)(?:/?:|:|$)")
+
+
+@rule("SYS-002", "system-config", "deny", "sysctl", "changes kernel parameters",
+      "sysctl -w kernel.randomize_va_space=0")
+def _sysctl(inv: Inv) -> bool:
+    return inv.has("w", "--write", "p", "--load", "--system") or any("=" in a for a in inv.positional)
+
+
+@rule("SYS-003", "system-config", "deny",
+      ("iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "iptables-restore", "pfctl"),
+      "changes firewall rules", "iptables -F")
+def _firewall(inv: Inv) -> bool:
+    listing = inv.has("L", "S", "--list", "--list-rules") or inv.positional[:2] in (
+        ["list", "ruleset"], ["status"]) or inv.positional[:1] == ["status"]
+    return bool(inv.args) and not listing
+
+
+@rule("SYS-004", "system-config", "deny", ("mount", "umount", "swapon", "swapoff", "losetup"),
+      "mounts or unmounts filesystems", "mount /dev/sdb1 /mnt")
+def _mount(inv: Inv) -> bool:
+    return bool(inv.positional) or inv.has("a", "--all", "o")
+
+
+@rule("SYS-005", "system-config", "deny", ("modprobe", "insmod", "rmmod", "kextload"),
+      "loads or unloads kernel modules", "insmod rootkit.ko")
+def _modules(inv: Inv) -> bool:
+    return bool(inv.positional) and not inv.has("n", "--dry-run")
+
+
+@rule("SYS-006", "system-config", "ask", "chattr", "changes immutable/append-only attributes",
+      "chattr +i /etc/resolv.conf")
+def _chattr(inv: Inv) -> bool:
+    return any(a[:1] in "+-=" and len(a) > 1 for a in inv.args)
+
+
+@rule("SYS-007", "system-config", "ask",
+      ("hostnamectl", "timedatectl", "localectl", "hostname", "date", "hwclock", "setenforce",
+       "update-alternatives", "ldconfig", "nvram", "csrutil", "spctl", "scutil"),
+      "changes machine identity, clock or security settings", "setenforce 0")
+def _machine(inv: Inv) -> bool:
+    pos = inv.positional
+    if inv.prog == "date":
+        return inv.has("s", "--set")
+    if inv.prog == "hostname":
+        return bool(pos) and not inv.has("I", "i", "f", "s", "d")
+    if inv.prog in ("hostnamectl", "timedatectl", "localectl"):
+        return bool(pos) and pos[0].startswith("set")
+    if inv.prog == "hwclock":
+        return inv.has("w", "--systohc", "--set")
+    if inv.prog in ("csrutil", "spctl"):
+        return bool(set(pos) & {"disable", "--master-disable"}) or inv.has("--master-disable")
+    return bool(pos) or inv.prog == "ldconfig"
+
+
+@rule("SYS-008", "system-config", "ask", "ulimit", "changes resource limits", "ulimit -n unlimited")
+def _ulimit(inv: Inv) -> bool:
+    return bool(inv.positional) and inv.positional[-1] not in ("-a",)
+
+
+@rule("SYS-009", "system-config", "ask", ("ip", "ifconfig", "route", "nmcli", "tc", "brctl"),
+      "changes network interfaces or routes", "ip link set eth0 down")
+def _network(inv: Inv) -> bool:
+    words = set(inv.positional)
+    return bool(words & {"add", "del", "delete", "set", "flush", "down", "up", "change",
+                         "replace", "mtu", "promisc", "modify", "connect", "disconnect"})
+
+
+@rule("CTR-001", "container-escape", "deny", ("docker", "podman", "nerdctl"),
+      "privileged container or host namespaces", "docker run --privileged -it alpine sh")
+def _privileged(inv: Inv) -> bool:
+    joined = " ".join(inv.args)
+    return bool(re.search(r"--privileged|--cap-add[= ](?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|"
+                          r"DAC_READ_SEARCH|NET_ADMIN)|--(?:pid|ipc|uts|userns|cgroupns)[= ]host|"
+                          r"--security-opt[= ](?:apparmor|seccomp|label)[=:]unconfined|"
+                          r"--device[= ]/dev/(?:sd|nvme|mem|kmem)", joined))
+
+
+@rule("CTR-002", "container-escape", "deny", ("docker", "podman", "nerdctl"),
+      "mounts a sensitive host path into a container", "docker run -v /:/host alpine")
+def _mounts(inv: Inv) -> bool:
+    args = inv.args
+    for i, a in enumerate(args):
+        value = None
+        if a in ("-v", "--volume", "--mount") and i + 1 < len(args):
+            value = args[i + 1]
+        elif a.startswith(("-v", "--volume=", "--mount=")) and len(a) > 2:
+            value = a.split("=", 1)[1] if a.startswith("--") else a[2:]
+        if value is None:
+            continue
+        src = re.search(r"(?:source|src)=([^,]+)", value)
+        path = src.group(1) if src else value.split(":", 1)[0]
+        if _SENSITIVE_MOUNT.match(path if path.endswith(":") else path + ":"):
+            return True
+    return False
+
+
+@rule("CTR-003", "container-escape", "deny", ("nsenter", "unshare", "chroot", "pivot_root",
+                                                "runc", "ctr", "capsh"),
+      "enters or creates namespaces or a new root", "nsenter -t 1 -m -u -i -n sh")
+def _namespaces(inv: Inv) -> bool:
+    return bool(inv.args) and not inv.has("--help", "--version")
+
+
+@rule("CTR-004", "container-escape", "deny", (),
+      "talks to the container runtime socket (root on the host)",
+      "curl --unix-socket /var/run/docker.sock http://localhost/containers/json")
+def _docker_sock(inv: Inv) -> bool:
+    return any(re.search(r"/(?:docker|containerd|podman|crio)\.sock\b", a) for a in inv.args) \
+        and inv.prog not in ("ls", "stat", "test", "[")
+
+
+@rule("CTR-005", "container-escape", "deny", (),
+      "cgroup release_agent, core_pattern or kernel hooks used to escape containers",
+      "echo /x > /sys/fs/cgroup/rdma/release_agent")
+def _escape_hooks(inv: Inv) -> bool:
+    targets = list(inv.args) + [r.target for r in inv.simple.redirects if r.writes]
+    return any(re.search(r"release_agent|notify_on_release|/proc/sys/kernel/(?:core_pattern|"
+                         r"modprobe)|/sys/kernel/uevent_helper|cgroup\b.*\bmount|-t cgroup", t)
+               for t in targets)
+
+
+@rule("PERSIST-004", "persistence", "ask", ("crontab", "at", "batch", "launchctl", "schtasks"),
+      "installs scheduled jobs", "crontab -e")
+def _cron(inv: Inv) -> bool:
+    if inv.prog == "crontab":
+        return not inv.has("l")
+    if inv.prog == "launchctl":
+        return bool(set(inv.positional[:1]) & {"load", "bootstrap", "submit", "enable"})
+    return inv.prog != "at" or not inv.has("l")
+
+
+@rule("PERSIST-005", "persistence", "deny", "systemctl", "enables a service to start at boot",
+      "systemctl enable backdoor.service")
+def _enable(inv: Inv) -> bool:
+    return inv.positional[:1] in (["enable"], ["link"], ["preset"]) or \
+        inv.positional[:1] == ["edit"]
+
+
+def _install_named(inv: Inv, verbs: set[str], manifest: tuple[str, ...] = ()) -> bool:
+    pos = inv.positional
+    if not pos or pos[0] not in verbs:
+        return False
+    if inv.has("g", "--global", "--user"):
+        return True
+    names = [p for p in pos[1:] if p not in (".",)]
+    if any(a in manifest for a in inv.args):
+        return False
+    return bool(names)
+
+
+@rule("PKG-001", "package-install", "ask", ("pip", "pip3", "pipx", "uv", "poetry", "pdm",
+                                             "conda", "mamba", "easy_install"),
+      "installs or removes Python packages", "pip install requests")
+def _pip(inv: Inv) -> bool:
+    if inv.prog == "uv" and inv.positional[:1] == ["pip"]:
+        inv = Inv(inv.argv[1:], inv.simple)
+    if inv.prog in ("poetry", "pdm", "uv"):
+        return _install_named(inv, {"add", "remove"})
+    if inv.prog == "easy_install":
+        return True
+    if inv.positional[:1] == ["uninstall"]:
+        return True
+    return _install_named(inv, {"install"}, ("-r", "--requirement", "-e", "--editable", "-c"))
+
+
+@rule("PKG-002", "package-install", "ask", ("npm", "yarn", "pnpm", "bun", "npx"),
+      "installs or removes JavaScript packages (global or by name)", "npm install -g typescript")
+def _npm(inv: Inv) -> bool:
+    pos = inv.positional
+    if pos[:1] in (["uninstall"], ["remove"], ["rm"], ["un"]) and inv.has("g", "--global"):
+        return True
+    if inv.prog == "yarn" and pos[:1] == ["global"]:
+        return True
+    return _install_named(inv, {"install", "i", "add", "isntall"})
+
+
+@rule("PKG-003", "package-install", "ask",
+      ("apt", "apt-get", "aptitude", "yum", "dnf", "apk", "pacman", "zypper", "brew", "port",
+       "snap", "flatpak", "dpkg", "rpm", "emerge", "nix-env", "choco", "winget"),
+      "installs, removes or upgrades system packages", "apt-get install -y nmap")
+def _system_pkg(inv: Inv) -> bool:
+    if inv.prog in ("dpkg", "rpm"):
+        return inv.has("i", "r", "P", "U", "e", "--install", "--remove", "--purge", "--erase")
+    if inv.prog == "pacman":
+        return inv.has("S", "R", "U")
+    verbs = {"install", "remove", "purge", "upgrade", "dist-upgrade", "full-upgrade", "add", "del",
+             "erase", "reinstall", "autoremove", "uninstall", "update", "refresh", "-i", "-e"}
+    return bool(set(inv.positional[:1]) & verbs) or inv.has("i", "e") and inv.prog == "nix-env"
+
+
+@rule("PKG-004", "package-install", "ask",
+      ("gem", "cargo", "go", "composer", "cpan", "cpanm", "rustup", "dotnet", "mvn", "luarocks"),
+      "installs packages or tools from a registry", "cargo install ripgrep")
+def _other_pkg(inv: Inv) -> bool:
+    pos = inv.positional
+    if inv.prog == "go":
+        return pos[:1] == ["install"] or (pos[:1] == ["get"] and len(pos) > 1)
+    if inv.prog == "cargo":
+        return pos[:1] in (["install"], ["uninstall"])
+    if inv.prog == "composer":
+        return pos[:1] in (["require"], ["global"], ["remove"])
+    if inv.prog in ("dotnet", "rustup"):
+        return pos[:2] in (["tool", "install"],) or pos[:1] == ["toolchain"] and "install" in pos
+    if inv.prog == "mvn":
+        return False
+    return bool(set(pos[:1]) & {"install", "uninstall"}) or inv.prog in ("cpan", "cpanm") and bool(pos)

@@ -1,0 +1,205 @@
+"""Strip wrapper programs to find what really runs.
+
+Parts:
+    unwrap: argv -> list of (argv, sudo, via) for every program the wrappers
+        would run: sudo, doas, env, nohup, timeout, nice, ionice, stdbuf, time,
+        watch, command, exec, builtin, busybox, xargs, parallel, find -exec.
+    WRAPPERS: names this module strips (rules never see them as the program).
+
+Wrappers that take data from stdin (xargs, parallel) get the upstream
+command's static output when it is known, and the UNKNOWN marker otherwise,
+so `echo / | xargs rm -rf` is judged as `rm -rf /`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from guardian.words import UNKNOWN
+
+Unwrapped = tuple[list[str], bool, list[str]]
+StdinEval = Callable[[], str | None]
+
+# options that take a separate value, per wrapper
+_VALUED = {
+    "sudo": set("ugCDhprtTU") | {"--user", "--group", "--chdir", "--host", "--prompt",
+                                  "--role", "--type", "--close-from", "--other-user"},
+    "doas": set("uC"),
+    "env": set("uCPS") | {"--unset", "--chdir", "--split-string"},
+    "nice": set("n") | {"--adjustment"},
+    "ionice": set("cnpPu") | {"--class", "--classdata", "--pid", "--pgid", "--uid"},
+    "stdbuf": set("ioe") | {"--input", "--output", "--error"},
+    "timeout": set("sk") | {"--signal", "--kill-after"},
+    "watch": set("nd") | {"--interval", "--differences"},
+    "xargs": set("adEILnPsJ") | {"--arg-file", "--delimiter", "--eof",
+                                     "--max-lines", "--max-args", "--max-procs",
+                                     "--max-chars", "--process-slot-var"},
+    "parallel": set("jSIE") | {"--jobs", "--results", "--sshlogin", "--joblog", "--tmpdir",
+                               "--workdir", "--delay", "--timeout", "--retries", "--tag-string"},
+    "time": set("fo") | {"--format", "--output"},
+    "nohup": set(),
+    "command": set(),
+    "exec": set("a"),
+    "builtin": set(),
+    "chrt": set(),
+    "taskset": set(),
+}
+WRAPPERS = frozenset(_VALUED) | {"busybox", "find"}
+_PRIV = frozenset({"sudo", "doas", "pkexec", "run0"})
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _skip_options(name: str, args: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Drop the wrapper's own options; returns the rest and the options seen."""
+    valued = _VALUED.get(name, set())
+    seen: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            return args[i + 1 :], seen
+        if not a.startswith("-") or a == "-":
+            if name == "env" and _ASSIGN.match(a):
+                i += 1
+                continue
+            if name == "timeout" and "timeout" not in seen:
+                seen["timeout"] = a
+                i += 1
+                continue
+            return args[i:], seen
+        if a.startswith("--"):
+            key, eq, val = a.partition("=")
+            if key in valued and not eq:
+                seen[key] = args[i + 1] if i + 1 < len(args) else ""
+                i += 2
+                continue
+            seen[key] = val
+            i += 1
+            continue
+        letters = a[1:]
+        for j, ch in enumerate(letters):
+            if ch in valued:
+                rest = letters[j + 1 :]
+                if rest:
+                    seen[ch] = rest
+                    break
+                seen[ch] = args[i + 1] if i + 1 < len(args) else ""
+                i += 1
+                break
+            seen[ch] = ""
+        i += 1
+    return [], seen
+
+
+def _find(args: list[str]) -> list[list[str]]:
+    """Commands that `find -exec/-execdir/-ok/-okdir` would run, `{}` = the roots."""
+    roots = []
+    for a in args:
+        if a.startswith("-") or a in ("(", "!"):
+            break
+        roots.append(a)
+    roots = roots or ["."]
+    out: list[list[str]] = []
+    i = 0
+    while i < len(args):
+        if args[i] in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            cmd: list[str] = []
+            while j < len(args) and args[j] not in (";", "+", "\\;"):
+                cmd.append(args[j])
+                j += 1
+            expanded: list[str] = []
+            for c in cmd:
+                expanded.extend(roots if c == "{}" else [c.replace("{}", roots[0])])
+            if expanded:
+                out.append(expanded)
+            i = j
+        i += 1
+    return out
+
+
+def _stdin_items(seen: dict[str, str], stdin: StdinEval) -> list[str]:
+    if "a" in seen or "--arg-file" in seen:
+        return [UNKNOWN]
+    data = stdin()
+    return [UNKNOWN] if data is None else data.split()
+
+
+def _xargs(rest: list[str], seen: dict[str, str], stdin: StdinEval) -> list[list[str]]:
+    items = _stdin_items(seen, stdin)
+    cmd = rest or ["echo"]
+    repl = next((seen[k] or "{}" for k in ("I", "i", "--replace", "J") if k in seen), None)
+    if repl is not None and any(repl in c for c in cmd):
+        return [[c.replace(repl, item) for c in cmd] for item in items[:8]]
+    return [cmd + items]
+
+
+def _parallel(rest: list[str], stdin: StdinEval) -> list[list[str]]:
+    groups: list[list[str]] = []
+    cmd = rest
+    if ":::" in rest:
+        k = rest.index(":::")
+        cmd, tail = rest[:k], rest[k + 1 :]
+        current: list[str] = []
+        for t in tail:
+            if t in (":::", "::::"):
+                groups.append(current)
+                current = []
+            else:
+                current.append(t)
+        groups.append(current)
+    else:
+        data = stdin()
+        groups.append([UNKNOWN] if data is None else (data.splitlines() or []))
+    first = groups[0] if groups else []
+    if not cmd:
+        return [[f"{UNKNOWN}"] if UNKNOWN in a else ["bash", "-c", a] for a in first]
+    out = []
+    for idx, item in enumerate(first[:8] or [""]):
+        argv = []
+        for c in cmd:
+            c2 = c.replace("{}", item)
+            for n, g in enumerate(groups, 1):
+                c2 = c2.replace(f"{{{n}}}", g[min(idx, len(g) - 1)] if g else "")
+            argv.append(c2)
+        if not any("{" in c and "}" in c for c in cmd) and item:
+            argv.append(item)
+        out.append(argv)
+    return out
+
+
+def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]:
+    """Every (argv, under_sudo, wrappers) the wrapper chain would execute."""
+    if not argv or depth > 12:
+        return [(argv, False, [])]
+    name = argv[0].rsplit("/", 1)[-1]
+    if name == "busybox" and len(argv) > 1:
+        return _tag(unwrap(argv[1:], stdin, depth + 1), name)
+    if name == "find":
+        inner = [u for cmd in _find(argv[1:]) for u in unwrap(cmd, stdin, depth + 1)]
+        return [(argv, False, [])] + _tag(inner, name)
+    if name not in _VALUED and name not in _PRIV:
+        return [(argv, False, [])]
+    rest, seen = _skip_options(name, argv[1:])
+    if name == "xargs":
+        cmds = _xargs(rest, seen, stdin)
+    elif name == "parallel":
+        cmds = _parallel(rest, stdin)
+    elif name == "env" and ("S" in seen or "--split-string" in seen):
+        cmds = [(seen.get("S") or seen.get("--split-string", "")).split() + rest]
+    else:
+        cmds = [rest]
+    out: list[Unwrapped] = []
+    if name in _PRIV:
+        out.append((argv, False, []))
+    for cmd in cmds:
+        if not cmd:
+            continue
+        for inner, sudo, via in unwrap(cmd, stdin, depth + 1):
+            out.append((inner, sudo or name in _PRIV, [name, *via]))
+    return out or [([], name in _PRIV, [name])]
+
+
+def _tag(items: list[Unwrapped], name: str) -> list[Unwrapped]:
+    return [(a, s, [name, *v]) for a, s, v in items]
