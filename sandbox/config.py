@@ -2,7 +2,7 @@
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class DockerSandboxConfig(BaseModel):
@@ -14,18 +14,24 @@ class DockerSandboxConfig(BaseModel):
     """Backend tag; only Docker exists today."""
     image: str = "tether-sandbox:debian"
     """Image to run; `tether sandbox build` makes the default one locally."""
+    docker_host: str | None = None
+    """Engine URL (e.g. `unix:///var/run/docker.sock`); None uses docker's own defaults."""
+    pull_missing: bool = True
+    """Pull a missing image when its registry answers a 1 s probe (never for `tether-sandbox:*`)."""
     network: str = "none"
     """Docker network mode. Anything but `none` is logged as a weakening."""
     read_only_root: bool = True
     """Mount the image's root filesystem read-only."""
     tmpfs_size: str = "64m"
     """Size cap of the tmpfs mounted on /tmp."""
-    user: str = "1000:1000"
-    """uid:gid the commands run as; never root by default."""
+    user: str = "auto"
+    """uid:gid the commands run as. `auto`: the workspace owner, or 1000:1000 when root owns it."""
     cap_drop_all: bool = True
     """Drop every Linux capability."""
     no_new_privileges: bool = True
     """Forbid setuid/setcap privilege gains."""
+    init: bool = True
+    """Run docker's tiny init as PID 1 so orphaned processes are reaped."""
     pids_limit: int = Field(default=256, gt=0)
     """Maximum processes in the container (stops fork bombs)."""
     memory: str = "512m"
@@ -38,5 +44,29 @@ class DockerSandboxConfig(BaseModel):
     """Where the memory folder is bind-mounted read-only."""
     default_timeout_s: float = Field(default=120.0, gt=0)
     """Timeout of one command when the caller gives none."""
+    kill_grace_s: float = Field(default=3.0, gt=0)
+    """Extra seconds the client waits past a timeout before it kills the command itself."""
     output_limit_bytes: int = Field(default=64_000, gt=0)
     """Output kept per command: head and tail, the middle is dropped and counted."""
+
+    @field_validator("user")
+    @classmethod
+    def _not_root(cls, value: str) -> str:
+        if value == "auto":
+            return value
+        uid, _, gid = value.partition(":")
+        if not uid.isdigit() or (gid and not gid.isdigit()):
+            msg = f"sandbox.user must be `auto` or numeric `uid:gid`, got {value!r}"
+            raise ValueError(msg)
+        if int(uid) == 0:
+            msg = "sandbox.user must not be root (uid 0); use `auto` or e.g. `1000:1000`"
+            raise ValueError(msg)
+        return value
+
+    @field_validator("workspace_mount", "memory_mount")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        if not value.startswith("/") or value.rstrip("/") in ("", "/tmp"):
+            msg = f"mount point must be an absolute path other than / and /tmp, got {value!r}"
+            raise ValueError(msg)
+        return value

@@ -29,3 +29,63 @@ def docker_client():
     except Exception as e:  # any failure means the engine is not usable here
         docker_unavailable(str(e))
     return client
+
+
+# --- sandbox fixtures (owned by the sandbox area; used by every area's Docker tests) ---
+
+
+@pytest.fixture(scope="session")
+def tiny_image(docker_client) -> str:
+    """Tag of the busybox test image `tether-sandbox:tiny`, built (in ~1 s) when missing."""
+    from sandbox.errors import ConfigError
+    from sandbox.images import build_image
+
+    try:
+        return build_image(docker_client, "tiny").tag
+    except ConfigError as e:  # host lacks busybox-static / bash-static
+        docker_unavailable(str(e))
+        raise
+
+
+@pytest.fixture(scope="session")
+def debian_image(docker_client) -> str:
+    """Tag of the default Debian image, built like `tether sandbox build` when missing (~70 s once)."""
+    from sandbox.errors import ConfigError
+    from sandbox.images import build_image
+
+    try:
+        return build_image(docker_client, "debian").tag
+    except ConfigError as e:  # not root, or debootstrap missing
+        docker_unavailable(str(e))
+        raise
+
+
+@pytest.fixture
+def sandbox_config(tiny_image):
+    """A hardened DockerSandboxConfig on the tiny image (fresh per test; mutate freely)."""
+    from sandbox.config import DockerSandboxConfig
+
+    return DockerSandboxConfig(image=tiny_image, default_timeout_s=30)
+
+
+@pytest.fixture
+def make_sandbox(sandbox_config, docker_client):
+    """Factory: `make_sandbox(workspace, *, memory_dir=None, run_id=None, **config_overrides)`.
+
+    Returns a started DockerSandbox on the tiny image (pass `image=debian_image`
+    to override); every sandbox made is closed at teardown.
+    """
+    from sandbox.config import DockerSandboxConfig
+    from sandbox.docker import DockerSandbox
+
+    made: list[DockerSandbox] = []
+
+    def factory(workspace, *, memory_dir=None, run_id=None, **config_overrides) -> DockerSandbox:
+        config = DockerSandboxConfig.model_validate({**sandbox_config.model_dump(), **config_overrides})
+        sandbox = DockerSandbox(workspace, config, memory_dir=memory_dir, run_id=run_id, client=docker_client)
+        made.append(sandbox)
+        return sandbox.start()
+
+    yield factory
+    for sandbox in made:
+        sandbox.close()

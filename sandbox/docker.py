@@ -1,0 +1,310 @@
+"""DockerSandbox: one hardened container per task, commands run with `docker exec`.
+
+What it isolates, by default: no network (`none`), read-only root with a
+size-capped tmpfs on /tmp, no Linux capabilities, no privilege gain through
+setuid, a non-root user, process/memory/CPU limits. What it does not: the
+kernel is shared with the host (a kernel exploit escapes), the workspace is
+the host's own folder (the command can change or delete anything in it), and
+anything in the memory folder is readable. It is a strong fence against
+mistakes, not a security boundary against a determined attacker.
+
+Each exec runs `timeout -s KILL` inside the container and keeps a client-side
+socket deadline (timeout + `kill_grace_s`); a command that ran out of time is
+killed together with every process it started, found by a per-exec marker in
+their environment. Output is streamed into a head/tail cap.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import posixpath
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sandbox import cleanup
+from sandbox.base import ExecResult
+from sandbox.config import DockerSandboxConfig
+from sandbox.engine import connect, docker_sdk
+from sandbox.errors import ConfigError, SandboxError
+from sandbox.images import ensure_image
+from sandbox.output import OutputCap, read_frames
+from sandbox.workspace import check_folder, sandbox_user
+
+if TYPE_CHECKING:
+    import docker
+    from docker.models.containers import Container
+
+log = logging.getLogger(__name__)
+
+MARK = "TETHER_EXEC"
+TIMEOUT_CODES = (124, 137)
+PROBE = "command -v bash >/dev/null && echo bash; command -v timeout >/dev/null && echo timeout"
+# Fork-free (bash builtins only), so it still works when the pids limit is exhausted;
+# exits 1 when new marked processes keep appearing (a fork bomb outrunning it).
+REAP = (
+    "k=' '; for i in 1 2 3 4 5; do f=; for p in /proc/[0-9]*; do n=${{p#/proc/}}; "
+    'case "$k" in *" $n "*) continue;; esac; '
+    "while IFS= read -r -d '' v; do "
+    '[ "$v" = "{mark}" ] && {{ kill -9 "$n"; k="$k$n "; f=1; break; }}; '
+    'done 2>/dev/null < "$p/environ"; done; [ -z "$f" ] && exit 0; done; exit 1'
+)
+
+
+def _reason(e: BaseException) -> str:
+    """The engine's own explanation of an API error, on one line."""
+    text = str(getattr(e, "explanation", None) or e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def exec_timeout(command: str, timeout_s: float | None, default_s: float) -> float:
+    """Validate an exec request and return its timeout.
+
+    Raises:
+        ConfigError: empty command or a timeout <= 0.
+    """
+    if not command or not command.strip():
+        msg = "empty command; pass a shell command to run"
+        raise ConfigError(msg)
+    timeout = default_s if timeout_s is None else timeout_s
+    if not timeout > 0:
+        msg = f"timeout must be > 0 seconds, got {timeout}"
+        raise ConfigError(msg)
+    return timeout
+
+
+class DockerSandbox:
+    """A Sandbox backed by one Docker container; use it as a context manager.
+
+    Args:
+        workspace: Host folder mounted read-write at `config.workspace_mount`;
+            commands start there.
+        config: Limits and hardening; defaults are the hardened values.
+        memory_dir: Host folder mounted read-only at `config.memory_mount`.
+        run_id: Labels the container (`tether.run`) so runs can be traced.
+        client: A docker client to reuse; by default one is connected at start.
+    """
+
+    def __init__(
+        self,
+        workspace: Path,
+        config: DockerSandboxConfig | None = None,
+        *,
+        memory_dir: Path | None = None,
+        run_id: str | None = None,
+        client: docker.DockerClient | None = None,
+    ) -> None:
+        self.config = config or DockerSandboxConfig()
+        self.workspace = check_folder(workspace, "workspace", writable=True)
+        self.memory_dir = check_folder(memory_dir, "memory folder", writable=False) if memory_dir else None
+        self.run_id = run_id or uuid.uuid4().hex[:12]
+        self.user: str | None = None
+        """uid:gid the commands run as, chosen at start."""
+        self._client = client
+        self._container: Container | None = None
+        self._shell = "bash"
+        self._has_timeout = True
+
+    @property
+    def container_id(self) -> str | None:
+        """Id of the running container, None before start and after close."""
+        return self._container.id if self._container else None
+
+    def __enter__(self) -> DockerSandbox:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> DockerSandbox:
+        """Create and start the container; on any failure remove what was created.
+
+        Raises:
+            EngineUnavailableError, ImageMissingError, ConfigError, SandboxError.
+        """
+        if self._container is not None:
+            return self
+        if self._client is None:
+            self._client = connect(self.config.docker_host)
+        ensure_image(self._client, self.config.image, pull_missing=self.config.pull_missing)
+        self.user = sandbox_user(self.config.user, self.workspace)
+        name = f"tether-{self.run_id}-{uuid.uuid4().hex[:6]}"
+        cleanup.track(self)
+        try:
+            self._container = self._client.containers.run(**self._create_args(name))
+            self._probe()
+        except BaseException as e:  # Ctrl-C included: never leave a half-started container
+            self._remove_by_name(name)
+            self._container = None
+            cleanup.untrack(self)
+            if isinstance(e, docker_sdk().errors.DockerException):
+                msg = f"sandbox container failed to start: {_reason(e)}; check the sandbox config"
+                raise SandboxError(msg) from e
+            raise
+        log.debug("sandbox %s started as %s", name, self.user)
+        return self
+
+    def _create_args(self, name: str) -> dict[str, Any]:
+        c = self.config
+        volumes = {str(self.workspace): {"bind": c.workspace_mount, "mode": "rw"}}
+        if self.memory_dir is not None:
+            volumes[str(self.memory_dir)] = {"bind": c.memory_mount, "mode": "ro"}
+        args: dict[str, Any] = {
+            "image": c.image,
+            "command": ["sleep", "infinity"],
+            "name": name,
+            "detach": True,
+            "labels": cleanup.owner_labels(self.run_id),
+            "network_mode": c.network,
+            "read_only": c.read_only_root,
+            "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={c.tmpfs_size},mode=1777"},
+            "user": self.user,
+            "pids_limit": c.pids_limit,
+            "mem_limit": c.memory,
+            "memswap_limit": c.memory,
+            "nano_cpus": int(c.cpus * 1e9),
+            "init": c.init,
+            "working_dir": c.workspace_mount,
+            "environment": {"HOME": "/tmp"},
+            "hostname": "sandbox",
+            "volumes": volumes,
+        }
+        if c.cap_drop_all:
+            args["cap_drop"] = ["ALL"]
+        if c.no_new_privileges:
+            args["security_opt"] = ["no-new-privileges:true"]
+        return args
+
+    def _probe(self) -> None:
+        assert self._container is not None
+        code, out = self._container.exec_run(["sh", "-c", PROBE])
+        if code is None or code > 1:
+            msg = f"image {self.config.image} cannot run /bin/sh (exit {code}); it needs a POSIX shell"
+            raise SandboxError(msg)
+        found = out.decode(errors="replace").split()
+        self._shell = "bash" if "bash" in found else "sh"
+        self._has_timeout = "timeout" in found
+        if not self._has_timeout:
+            log.warning("image %s has no `timeout`; only the client-side deadline applies", self.config.image)
+
+    def _remove_by_name(self, name: str) -> None:
+        if self._client is None:
+            return
+        errors = docker_sdk().errors
+        try:
+            self._client.api.remove_container(name, force=True)
+        except errors.NotFound:
+            pass  # creation never got that far
+        except errors.APIError as e:
+            log.warning("could not remove %s after a failed start: %s", name, e)
+
+    def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:
+        """Run `command` with bash (sh when the image lacks bash); never raises for a non-zero exit.
+
+        Raises:
+            ConfigError: empty command or a timeout <= 0.
+            SandboxError: not started, or the engine failed.
+        """
+        timeout = exec_timeout(command, timeout_s, self.config.default_timeout_s)
+        if self._container is None or self._client is None:
+            msg = "sandbox is not started; use it as a context manager or call start()"
+            raise SandboxError(msg)
+        mark = f"{MARK}={uuid.uuid4().hex}"
+        argv = [self._shell, "-c", command]
+        if self._has_timeout:
+            argv = ["timeout", "-s", "KILL", str(math.ceil(timeout)), *argv]
+        workdir = posixpath.join(self.config.workspace_mount, cwd) if cwd else self.config.workspace_mount
+        api = self._client.api
+        cap = OutputCap(self.config.output_limit_bytes)
+        start = time.monotonic()
+        try:
+            exec_id = api.exec_create(self._container.id, argv, workdir=workdir, environment=[mark])["Id"]
+            overran = self._stream(api.exec_start(exec_id, socket=True), cap, start + timeout + self.config.kill_grace_s)
+            exit_code = 137 if overran else api.exec_inspect(exec_id)["ExitCode"]
+        except docker_sdk().errors.DockerException as e:
+            msg = f"exec failed in sandbox {self._container.short_id}: {_reason(e)}"
+            raise SandboxError(msg) from e
+        duration = time.monotonic() - start
+        timed_out = overran or (exit_code in TIMEOUT_CODES and duration >= timeout)
+        if timed_out:
+            self._reap(mark)
+        return ExecResult(
+            command=command,
+            exit_code=137 if exit_code is None else exit_code,
+            output=cap.text(),
+            duration_s=duration,
+            timed_out=timed_out,
+            dropped_bytes=cap.dropped,
+        )
+
+    @staticmethod
+    def _stream(sock: Any, cap: OutputCap, deadline: float) -> bool:
+        """Copy the exec stream into `cap` until EOF; True when the deadline cut it."""
+        raw = getattr(sock, "_sock", sock)  # docker hands back a SocketIO over the socket
+        response = getattr(sock, "_response", None)
+        try:
+            # read through http.client's buffer: it may already hold the first frames
+            read1 = response.raw._fp.fp.read1
+        except AttributeError:
+            read1 = sock.read if hasattr(sock, "read") else raw.recv
+
+        def read(n: int) -> bytes:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            raw.settimeout(left)
+            return read1(n)
+
+        try:
+            for payload in read_frames(read):
+                cap.add(payload)
+        except TimeoutError:
+            return True
+        finally:
+            if response is not None:
+                response.close()
+            raw.close()
+        return False
+
+    def _reap(self, mark: str) -> None:
+        """Kill every process still carrying this exec's marker (orphans included).
+
+        When that fails (no bash, pids limit exhausted, a bomb outrunning the
+        killer) the container is restarted: everything in it dies, /tmp is
+        emptied, the workspace stays.
+        """
+        if self._container is None:
+            return
+        errors = docker_sdk().errors
+        code = None
+        if self._shell == "bash":
+            try:
+                code, _ = self._container.exec_run(["bash", "-c", REAP.format(mark=mark)])
+            except errors.APIError as e:
+                log.warning("reaping in %s failed: %s", self._container.short_id, _reason(e))
+        if code == 0:
+            return
+        log.warning("sandbox %s: leftovers of a timed-out command; restarting it", self._container.short_id)
+        try:
+            self._container.restart(timeout=0)
+        except errors.APIError as e:
+            msg = f"could not restart sandbox {self._container.short_id} after a timeout: {_reason(e)}"
+            raise SandboxError(msg) from e
+
+    def close(self) -> None:
+        """Remove the container (killing what runs in it); safe to call twice."""
+        container, self._container = self._container, None
+        try:
+            if container is not None:
+                errors = docker_sdk().errors
+                try:
+                    container.remove(force=True)
+                except errors.NotFound:
+                    pass  # already gone, e.g. collected by `tether sandbox gc --all`
+                except errors.APIError as e:
+                    msg = f"could not remove sandbox container {container.short_id}: {e}"
+                    raise SandboxError(msg) from e
+        finally:
+            cleanup.untrack(self)

@@ -1,0 +1,75 @@
+"""Reading an exec's output: the Docker stream framing and the head/tail cap.
+
+Parts: `read_frames()` decodes Docker's multiplexed stream (8-byte header:
+stream id, 3 zero bytes, big-endian length) from a reader while honouring a
+socket deadline; `OutputCap` keeps the first and last bytes of a flood and
+counts what it drops, so memory stays bounded whatever a command prints.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterator
+
+HEADER = struct.Struct(">BxxxL")
+CHUNK = 65536
+
+
+def read_frames(read: Callable[[int], bytes | None]) -> Iterator[bytes]:
+    """Yield payloads of a non-TTY exec stream until EOF.
+
+    `read(n)` returns at most n bytes, b"" at EOF; it raises TimeoutError when
+    the socket deadline passes, which the caller handles.
+    """
+    buf = bytearray()
+    while True:
+        while len(buf) >= HEADER.size:
+            _, length = HEADER.unpack_from(buf)
+            if len(buf) < HEADER.size + length:
+                break
+            payload = bytes(buf[HEADER.size:HEADER.size + length])
+            del buf[:HEADER.size + length]
+            if payload:
+                yield payload
+        chunk = read(CHUNK)
+        if not chunk:
+            if buf:  # a truncated frame: give what arrived rather than lose it
+                yield bytes(buf[HEADER.size:])
+            return
+        buf += chunk
+
+
+class OutputCap:
+    """Keep at most `limit` bytes: the head and the tail, count the middle dropped."""
+
+    def __init__(self, limit: int) -> None:
+        self.head_limit = limit // 2
+        self.tail_limit = limit - self.head_limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        """Append output; trims the tail only when it doubles, so adding stays cheap."""
+        self.total += len(data)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > 2 * self.tail_limit:
+                del self.tail[:-self.tail_limit]
+
+    @property
+    def dropped(self) -> int:
+        """Bytes seen but not kept."""
+        return self.total - len(self.head) - min(len(self.tail), self.tail_limit)
+
+    def text(self) -> str:
+        """The kept output as text, with a marker where bytes were cut."""
+        tail = bytes(self.tail[-self.tail_limit:]) if self.tail_limit else b""
+        if self.dropped:
+            middle = f"\n[... {self.dropped} bytes of output dropped ...]\n".encode()
+            return (bytes(self.head) + middle + tail).decode("utf-8", errors="replace")
+        return (bytes(self.head) + tail).decode("utf-8", errors="replace")

@@ -1,0 +1,63 @@
+"""Choosing the sandbox user and validating host folders (no engine needed)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from sandbox.config import DockerSandboxConfig
+from sandbox.errors import ConfigError
+from sandbox.workspace import check_folder, sandbox_user
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create folders of other owners")
+
+
+def test_config_refuses_root_user() -> None:
+    for bad in ("0:0", "0", "root", "1000:x"):
+        with pytest.raises(ValidationError):
+            DockerSandboxConfig(user=bad)
+    assert DockerSandboxConfig(user="1234:1234").user == "1234:1234"
+
+
+def test_check_folder_rejects_missing_and_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        check_folder(tmp_path / "nope", "workspace", writable=True)
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(ConfigError, match="not a folder"):
+        check_folder(tmp_path / "f", "workspace", writable=True)
+
+
+@as_root
+def test_auto_user_is_the_workspace_owner(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    os.chown(ws, 1234, 4321)
+    assert sandbox_user("auto", ws) == "1234:4321"
+
+
+@as_root
+def test_root_owned_workspace_goes_to_uid_1000(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "sub" / "f").write_text("x")
+    assert sandbox_user("auto", ws) == "1000:1000"
+    assert {p.stat().st_uid for p in (ws, ws / "sub", ws / "sub" / "f")} == {1000}
+
+
+@as_root
+def test_explicit_user_that_cannot_write_is_refused(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir(mode=0o755)
+    with pytest.raises(ConfigError, match="chown -R 2000:2000"):
+        sandbox_user("2000:2000", ws)
+
+
+@as_root
+def test_system_folders_are_never_handed_over() -> None:
+    with pytest.raises(ConfigError, match="will not hand"):
+        sandbox_user("auto", Path("/etc"))
+    with pytest.raises(ConfigError, match="will not hand"):
+        sandbox_user("auto", Path("/root"))
