@@ -16,12 +16,21 @@ class MemoryConfig(BaseModel):
     """`edge`: Qdrant's in-process engine; `qdrant`: a Qdrant server via qdrant-client."""
     qdrant_url: str | None = None
     """URL of a Qdrant server when index = "qdrant" (None = qdrant-client local mode)."""
+    qdrant_collection: str = "tether_memory"
+    """Collection that holds the index on a Qdrant server."""
+    dense: bool = False
+    """Add all-MiniLM-L6-v2 dense vectors (extra `tether[dense]`) and fuse with BM25 by RRF."""
     top_k: int = Field(default=5, gt=0)
     """Lessons retrieved per task."""
     similar_runs: int = Field(default=3, ge=0)
     """Past runs retrieved per task."""
     max_new_lessons: int = Field(default=3, ge=0)
     """Lessons written per run at most."""
+    duplicate_threshold: float = Field(default=0.7, gt=0, le=1)
+    """Token overlap (Jaccard) at which a new lesson counts as a near-duplicate and is dropped."""
+    counterfactual: bool = False
+    """After an accepted revision of a lesson that a failed run used, ask whether the revised
+    lesson would have prevented the failure; a 'no' discards the revision (one more call)."""
     rule_inject_threshold: float = 0.60
     """Rules at or above this confidence go into prompts."""
     rule_initial_confidence: float = 0.40
@@ -34,3 +43,8 @@ class MemoryConfig(BaseModel):
     """Rules below this confidence are retired."""
     rule_window_days: float = 7.0
     """Two equal error signatures within this window make a rule."""
+    rule_max_injected: int = Field(default=10, ge=0)
+    """Rules put into one prompt at most (highest confidence first)."""
+    rule_trial_rate: float = Field(default=0.2, ge=0, le=1)
+    """Share of runs that carry one rule still below the threshold, on trial, so that it can
+    earn credit at all; chosen deterministically from the goal and the rule id."""

@@ -1,0 +1,25 @@
+"""Errors of the memory package, rooted in TetherError.
+
+Parts: `MemoryStoreError` (the markdown corpus cannot be read or written),
+`UnknownMemoryItemError` (an id names no lesson, rule or run),
+`IndexUnavailableError` (the derived index cannot be opened or is corrupt),
+`DenseUnavailableError` (dense embeddings asked for but the extra is absent).
+"""
+
+from sandbox.errors import ConfigError, TetherError
+
+
+class MemoryStoreError(TetherError, OSError):
+    """A memory file is unreadable, malformed or cannot be written."""
+
+
+class UnknownMemoryItemError(TetherError, LookupError):
+    """No lesson, rule or run has this id; `tether memory list` shows the ids."""
+
+
+class IndexUnavailableError(TetherError, RuntimeError):
+    """The derived index is missing, corrupt or unreachable; it can be rebuilt from markdown."""
+
+
+class DenseUnavailableError(ConfigError, ImportError):
+    """memory.dense = true but the optional embedding package is not installed."""

@@ -1,0 +1,132 @@
+"""Crash-safe file writes and the markdown shapes every memory document shares.
+
+Parts: `atomic_write` (temp file + fsync + os.replace, so a crash never leaves
+a half file), `split_front_matter` / `join_front_matter` (YAML between `---`
+lines), `sections` / `render_sections` (`## Heading` blocks).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from memory.errors import MemoryStoreError
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Replace `path` with `text` so readers see the old file or the new one, never a mix.
+
+    Raises:
+        MemoryStoreError: the folder is not writable or the disk is full.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except OSError as e:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        msg = f"cannot write {path}: {e.strerror or e}; check the memory folder's permissions and free space"
+        raise MemoryStoreError(msg) from e
+
+
+def _fsync_dir(folder: Path) -> None:
+    # Makes the rename itself durable; not every platform lets a folder be opened.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def read_text(path: Path) -> str:
+    """Read a memory file as UTF-8, naming the file when it fails."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        msg = f"cannot read {path}: {e.strerror or e}"
+        raise MemoryStoreError(msg) from e
+
+
+def split_front_matter(text: str, where: Path | str = "<text>") -> tuple[dict[str, Any], str]:
+    """Return (front matter, body) of a markdown document with a `---` YAML header."""
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---\n", 4)
+    if end < 0:
+        msg = f"{where}: front matter has no closing '---' line; fix or delete the file"
+        raise MemoryStoreError(msg)
+    try:
+        meta = yaml.load(text[4:end], Loader=_Loader) or {}  # CSafeLoader when libyaml is present
+    except yaml.YAMLError as e:
+        msg = f"{where}: front matter is not valid YAML ({e}); fix or delete the file"
+        raise MemoryStoreError(msg) from e
+    if not isinstance(meta, dict):
+        msg = f"{where}: front matter must be a mapping"
+        raise MemoryStoreError(msg)
+    return meta, text[end + 5 :]
+
+
+def read_front_matter(path: Path) -> dict[str, Any]:
+    """Only the YAML header of a (possibly large) markdown file."""
+    lines: list[str] = []
+    try:
+        with path.open(encoding="utf-8") as fh:
+            if fh.readline() != "---\n":
+                return {}
+            for line in fh:
+                if line == "---\n":
+                    break
+                lines.append(line)
+    except OSError as e:
+        msg = f"cannot read {path}: {e.strerror or e}"
+        raise MemoryStoreError(msg) from e
+    meta, _ = split_front_matter("---\n" + "".join(lines) + "---\n", path)
+    return meta
+
+
+def join_front_matter(meta: dict[str, Any], body: str) -> str:
+    """Render a document with a YAML header; keys keep their order for readable diffs."""
+    header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
+    return f"---\n{header}---\n{body}"
+
+
+def sections(body: str) -> dict[str, str]:
+    """Map each `## Heading` to its text (stripped); text before the first heading is dropped."""
+    out: dict[str, str] = {}
+    current: str | None = None
+    lines: list[str] = []
+    for line in body.splitlines():
+        if line.startswith("## "):
+            if current is not None:
+                out[current] = "\n".join(lines).strip()
+            current, lines = line[3:].strip(), []
+        elif current is not None:
+            lines.append(line)
+    if current is not None:
+        out[current] = "\n".join(lines).strip()
+    return out
+
+
+def render_sections(title: str, parts: list[tuple[str, str]]) -> str:
+    """Render `# title` followed by `## heading` blocks."""
+    chunks = [f"# {title}\n"]
+    chunks += [f"## {heading}\n{text.strip()}\n" if text.strip() else f"## {heading}\n" for heading, text in parts]
+    return "\n".join(chunks)

@@ -1,0 +1,102 @@
+"""Provenance: forget a run and everything memory derived from it.
+
+Parts: `ForgetReport`, `forget_run`. Removed: the run's folder; lessons whose
+source is the run; revision-history entries the run caused (an accepted one
+is undone by restoring the text it replaced, and later accepted revisions,
+which were written over that text, are undone with it); the run from every
+rule's sources and applications (a rule left without sources is deleted,
+others have their confidence recomputed). Any remaining mention of the run id
+(for instance a later run that read its files) is redacted, and the index is
+rebuilt so that no deleted payload lingers in the engine's files.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from memory.errors import UnknownMemoryItemError
+from memory.files import atomic_write, read_text
+from memory.lesson import Lesson, Revision
+from memory.rule import refresh
+from memory.store import MemoryStore
+
+REDACTED = "<forgotten-run>"
+
+
+class ForgetReport(BaseModel):
+    """What `forget_run` removed or changed."""
+
+    run_id: str
+    lessons_deleted: list[str] = Field(default_factory=list)
+    lessons_changed: list[str] = Field(default_factory=list)
+    rules_deleted: list[str] = Field(default_factory=list)
+    rules_changed: list[str] = Field(default_factory=list)
+    files_redacted: list[str] = Field(default_factory=list)
+
+
+def _unrevise(lesson: Lesson, run_id: str, now: datetime) -> Lesson:
+    history = lesson.history
+    first = next((i for i, h in enumerate(history) if h.run_id == run_id and h.status == "accepted"), None)
+    update: dict[str, object] = {}
+    if first is None:
+        kept = [h for h in history if h.run_id != run_id]
+    else:
+        undone = [h for h in history[first + 1 :] if h.status == "accepted" and h.run_id != run_id]
+        kept = [h for i, h in enumerate(history) if h.run_id != run_id and not (i > first and h.status == "accepted")]
+        kept.append(Revision(at=now, run_id="", status="reverted",
+                             reason=f"text restored to before a forgotten run's revision; {len(undone)} later revision(s) undone"))
+        update |= {"insight": history[first].before, "applicability": history[first].before_applicability}
+    update |= {"history": kept, "revision_count": sum(h.status == "accepted" for h in kept)}
+    return lesson.model_copy(update=update)
+
+
+def _redact(store: MemoryStore, run_id: str) -> list[str]:
+    pattern = re.compile(rf"(?<![\w.-]){re.escape(run_id)}(?![\w-])")
+    changed = []
+    for path in sorted(store.root.rglob("*")):
+        rel = path.relative_to(store.root)
+        if not path.is_file() or rel.parts[0].startswith(".") or path.suffix not in {".md", ".jsonl"}:
+            continue
+        text = read_text(path)
+        if run_id in text:
+            atomic_write(path, pattern.sub(REDACTED, text).replace(run_id, REDACTED))
+            changed.append(str(rel))
+    return changed
+
+
+def forget_run(store: MemoryStore, run_id: str, now: datetime) -> ForgetReport:
+    """Remove a run and all it taught; raises UnknownMemoryItemError if nothing mentions it."""
+    report = ForgetReport(run_id=run_id)
+    with store.session():
+        lessons, rules = store.lessons(), store.rules()
+        cited = store.has_run(run_id) or any(
+            x.source_run == run_id or any(h.run_id == run_id for h in x.history) for x in lessons
+        ) or any(run_id in r.source_runs or any(a.run == run_id for a in r.applied) for r in rules)
+        if not cited:
+            msg = f"no run '{run_id}' in memory; `tether memory list` shows the runs"
+            raise UnknownMemoryItemError(msg)
+        for x in lessons:
+            if x.source_run == run_id:
+                store.delete_lesson(x.id)
+                report.lessons_deleted.append(x.id)
+            elif any(h.run_id == run_id for h in x.history):
+                store.save_lesson(_unrevise(x, run_id, now))
+                report.lessons_changed.append(x.id)
+        for r in rules:
+            if run_id not in r.source_runs and all(a.run != run_id for a in r.applied):
+                continue
+            sources = [s for s in r.source_runs if s != run_id]
+            if not sources:
+                store.delete_rule(r.id)
+                report.rules_deleted.append(r.id)
+                continue
+            kept = r.model_copy(update={"source_runs": sources, "applied": [a for a in r.applied if a.run != run_id]})
+            store.save_rule(refresh(kept, store.config))
+            report.rules_changed.append(r.id)
+        store.delete_run(run_id)
+        report.files_redacted = _redact(store, run_id)
+        store.rebuild()
+    return report

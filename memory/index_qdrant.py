@@ -1,0 +1,131 @@
+"""LessonIndex on a Qdrant server (by URL) or qdrant-client's local mode (a folder).
+
+Parts: `QdrantIndex`. Same vectors and payload as the edge backend, so the two
+answer alike; a server is the path to many runs or shared memory.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from qdrant_client import QdrantClient, models
+
+from memory.dense import Embedder
+from memory.errors import IndexUnavailableError
+from memory.index import DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, point_id
+from memory.text import sparse_document, sparse_query
+
+_BATCH = 512
+
+
+class QdrantIndex:
+    """One collection on a Qdrant server, or in a local-mode folder when no URL is given."""
+
+    name = "qdrant"
+
+    def __init__(self, *, collection: str, url: str | None = None, path: Path | None = None,
+                 embedder: Embedder | None = None) -> None:
+        if (url is None) == (path is None):
+            msg = "QdrantIndex needs exactly one of url (server) or path (local mode)"
+            raise ValueError(msg)
+        self.url, self.path, self.collection, self.embedder = url, path, collection, embedder
+        self._client: QdrantClient | None = None
+
+    @property
+    def client(self) -> QdrantClient:
+        if self._client is None:
+            msg = "qdrant index is not open; call open() (the store does this under its lock)"
+            raise IndexUnavailableError(msg)
+        return self._client
+
+    def _connect(self) -> QdrantClient:
+        try:
+            if self.url is not None:
+                return QdrantClient(url=self.url, timeout=10)
+            return QdrantClient(path=str(self.path))
+        except Exception as e:  # local mode raises plain errors on a damaged folder
+            where = self.url or self.path
+            msg = f"qdrant index at {where} cannot be opened ({e}); it will be rebuilt from markdown"
+            raise IndexUnavailableError(msg) from e
+
+    def open(self) -> None:
+        if self._client is not None:
+            return
+        client = self._connect()
+        try:
+            exists = client.collection_exists(self.collection)
+        except Exception as e:  # network errors from a server, parse errors from local mode
+            client.close()
+            msg = f"qdrant index {self.collection} is unreachable ({e})"
+            raise IndexUnavailableError(msg) from e
+        if not exists:
+            client.close()
+            msg = f"qdrant collection {self.collection} does not exist"
+            raise IndexUnavailableError(msg)
+        self._client = client
+
+    def reset(self) -> None:
+        self.close()
+        if self.path is not None:
+            shutil.rmtree(self.path, ignore_errors=True)
+        client = self._connect()
+        if client.collection_exists(self.collection):
+            client.delete_collection(self.collection)
+        dense = {}
+        if self.embedder is not None:
+            dense = {DENSE: models.VectorParams(size=self.embedder.dim, distance=models.Distance.COSINE)}
+        client.create_collection(
+            self.collection, vectors_config=dense,
+            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+        )
+        if self.url is not None:  # local mode ignores payload indexes and warns
+            client.create_payload_index(self.collection, "kind", models.PayloadSchemaType.KEYWORD)
+        self._client = client
+
+    def close(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            client.close()
+
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        for start in range(0, len(docs), _BATCH):
+            batch = docs[start : start + _BATCH]
+            dense = self.embedder.embed([d.text for d in batch]) if self.embedder else None
+            points = []
+            for i, doc in enumerate(batch):
+                indices, values = sparse_document(doc.text)
+                vector: dict[str, object] = {SPARSE: models.SparseVector(indices=indices, values=values)}
+                if dense is not None:
+                    vector[DENSE] = dense[i]
+                points.append(models.PointStruct(id=point_id(doc.kind, doc.id), vector=vector, payload=doc.payload()))
+            self.client.upsert(self.collection, points, wait=True)
+
+    def delete(self, keys: Sequence[tuple[Kind, str]]) -> None:
+        if keys:
+            ids = [point_id(k, i) for k, i in keys]
+            self.client.delete(self.collection, models.PointIdsList(points=ids), wait=True)
+
+    def search(self, text: str, kind: Kind, limit: int) -> list[IndexHit]:
+        flt = models.Filter(must=[models.FieldCondition(key="kind", match=models.MatchValue(value=kind))])
+        indices, values = sparse_query(text)
+        if not indices:
+            return []
+        sparse = models.SparseVector(indices=indices, values=values)
+        if self.embedder is None:
+            res = self.client.query_points(self.collection, query=sparse, using=SPARSE, query_filter=flt,
+                                           limit=limit, with_payload=True)
+        else:
+            dense = self.embedder.embed([text])[0]
+            res = self.client.query_points(
+                self.collection, limit=limit, with_payload=True,
+                query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)),
+                prefetch=[models.Prefetch(query=sparse, using=SPARSE, limit=limit * 4, filter=flt),
+                          models.Prefetch(query=dense, using=DENSE, limit=limit * 4, filter=flt)],
+            )
+        return [IndexHit(kind=p.payload["kind"], id=p.payload["id"], score=p.score,
+                         source_run=p.payload.get("source_run", "")) for p in res.points]
+
+    def count(self) -> int:
+        return self.client.count(self.collection, exact=True).count

@@ -1,0 +1,149 @@
+"""A lesson and its revision history, and their markdown form (lessons/<id>.md).
+
+Parts: `Revision` (one verdict, accepted or rejected, with quoted evidence),
+`Lesson`, `lesson_to_markdown`, `lesson_from_markdown`. The history is kept
+in the markdown as one bullet per verdict whose sub-bullets hold JSON-quoted
+values, so it reads well and parses back exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from memory.errors import MemoryStoreError
+from memory.files import join_front_matter, render_sections, sections, split_front_matter
+from memory.run import Outcome
+
+Verdict = Literal["confirmed", "too_general", "outdated"]
+LessonStatus = Literal["live", "retired"]
+MOUNT = "/memory"
+"""Where the memory folder is mounted read-only inside the sandbox."""
+
+
+class Revision(BaseModel):
+    """One ReHarness verdict on a lesson; rejected ones are kept too."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    at: datetime
+    run_id: str
+    """The run whose outcome tested the lesson (empty for a forget note)."""
+    verdict: Verdict | None = None
+    """None when the model's answer could not be read."""
+    status: Literal["accepted", "rejected", "reverted"]
+    evidence: list[str] = Field(default_factory=list)
+    """Quotes from the SOURCE run the model gave for the verdict."""
+    reason: str = ""
+    """Why it was rejected (or what happened)."""
+    before: str = ""
+    """Insight before an accepted revision (lets `forget` undo it)."""
+    before_applicability: str = ""
+    proposed: str = ""
+    """The rewritten insight the model proposed."""
+
+
+class Lesson(BaseModel):
+    """A short insight linked to the run that taught it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    title: str
+    source_run: str
+    source_outcome: Outcome
+    source_goal: str = ""
+    status: LessonStatus = "live"
+    created: datetime
+    revised: datetime | None = None
+    revision_count: int = 0
+    insight: str
+    applicability: str = ""
+    history: list[Revision] = Field(default_factory=list)
+
+    def links(self, base: str = "..") -> tuple[str, str]:
+        """(compilation, trajectory) of the source run, relative to `base`."""
+        return f"{base}/runs/{self.source_run}/compilation.md", f"{base}/runs/{self.source_run}/trajectory.md"
+
+    def index_text(self) -> str:
+        """What retrieval matches a goal against."""
+        return f"{self.title}\n{self.insight}\n{self.applicability}\n{self.source_goal}"
+
+
+_FIELDS = ("verdict", "status", "evidence", "reason", "before", "before_applicability", "proposed")
+
+
+def _history_md(history: list[Revision]) -> str:
+    lines = []
+    for r in history:
+        verdict = r.verdict or "unreadable"
+        lines.append(f"- {r.at.isoformat()} · run `{r.run_id}` · {verdict} · {r.status}")
+        for quote in r.evidence:
+            lines.append(f"  - evidence: {json.dumps(quote, ensure_ascii=False)}")
+        for key in ("reason", "before", "before_applicability", "proposed"):
+            value = getattr(r, key)
+            if value:
+                lines.append(f"  - {key}: {json.dumps(value, ensure_ascii=False)}")
+    return "\n".join(lines) if lines else "(none yet)"
+
+
+def _parse_history(text: str, where: Path | str) -> list[Revision]:
+    out: list[dict] = []
+    for line in text.splitlines():
+        if line.startswith("- "):
+            at, run, verdict, status = (p.strip() for p in line[2:].split(" · "))
+            out.append({"at": at, "run_id": run.removeprefix("run ").strip("`"), "status": status,
+                        "verdict": None if verdict == "unreadable" else verdict, "evidence": []})
+        elif line.startswith("  - ") and out and ": " in line:
+            key, value = line[4:].split(": ", 1)
+            if key not in _FIELDS:
+                continue
+            value = json.loads(value)
+            if key == "evidence":
+                out[-1]["evidence"].append(value)
+            else:
+                out[-1][key] = value
+    try:
+        return [Revision.model_validate(r) for r in out]
+    except ValidationError as e:
+        msg = f"{where}: unreadable Revision history entry ({e.errors()[0]['msg']})"
+        raise MemoryStoreError(msg) from e
+
+
+def lesson_to_markdown(lesson: Lesson) -> str:
+    """Render lessons/<id>.md: front matter, Insight, Applicability, Source episode, history."""
+    meta = lesson.model_dump(mode="json", exclude={"insight", "applicability", "history"})
+    compilation, trajectory = lesson.links()
+    episode = (
+        f"{lesson.source_run} ({lesson.source_outcome})\n"
+        f"- Task: {lesson.source_goal.splitlines()[0] if lesson.source_goal else ''}\n"
+        f"- Compilation: [{compilation}]({compilation}) (in the sandbox: {MOUNT}/runs/{lesson.source_run}/compilation.md)\n"
+        f"- Raw trajectory: [{trajectory}]({trajectory}) (in the sandbox: {MOUNT}/runs/{lesson.source_run}/trajectory.md)"
+    )
+    body = render_sections(lesson.title, [
+        ("Insight", lesson.insight),
+        ("Applicability", lesson.applicability),
+        ("Source episode", episode),
+        ("Revision history", _history_md(lesson.history)),
+    ])
+    return join_front_matter(meta, body)
+
+
+def lesson_from_markdown(text: str, where: Path | str = "<lesson>") -> Lesson:
+    """Parse lessons/<id>.md back; a person may have edited the Insight or Applicability."""
+    meta, body = split_front_matter(text, where)
+    parts = sections(body)
+    try:
+        return Lesson.model_validate({
+            **meta,
+            "insight": parts.get("Insight", ""),
+            "applicability": parts.get("Applicability", ""),
+            "history": _parse_history(parts.get("Revision history", ""), where),
+        })
+    except (ValidationError, ValueError) as e:
+        msg = f"{where}: not a valid lesson ({e}); fix the front matter or delete the file"
+        raise MemoryStoreError(msg) from e

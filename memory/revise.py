@@ -1,0 +1,102 @@
+"""ReHarness backward pass: revise each lesson the run relied on, from its SOURCE run.
+
+Parts: `used_lessons` (which retrieved lessons the run relied on),
+`revise_lesson` (one `revise` call, the source-only check, the optional
+counterfactual call, and the verdict written into the lesson's history).
+
+A retrieved lesson counts as *used* when the runner lists it in
+`RunRecord.lessons_used`, or the run's reasoning, commands or summary cite
+its id, or a command read its file or its source run under /memory. Lessons
+that were only retrieved are not revised: nothing tested them.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from langchain_core.language_models import BaseChatModel
+
+from memory.errors import UnknownMemoryItemError
+from memory.grounding import check_revision, read_revision
+from memory.lesson import MOUNT, Lesson, Revision
+from memory.llm import Call, ask, parse_json
+from memory.prompts import counterfactual_prompt, revise_prompt
+from memory.report import Recall, StepResult
+from memory.run import RunRecord, trajectory_text
+from memory.store import MemoryStore
+from sandbox.errors import TetherError
+
+
+def used_lessons(record: RunRecord, recall: Recall) -> tuple[list[str], list[str]]:
+    """(used, unused) ids among the recalled lessons."""
+    text = "\n".join([record.summary, *(f"{t.reasoning}\n{t.command}" for t in record.turns)])
+    commands = "\n".join(t.command for t in record.turns)
+    used, unused = [], []
+    for x in recall.lessons:
+        cited = x.id in record.lessons_used or re.search(rf"(?<![\w-]){re.escape(x.id)}(?![\w-])", text)
+        descended = f"{MOUNT}/runs/{x.source_run}/" in commands or f"{MOUNT}/lessons/{x.id}.md" in commands
+        (used if cited or descended else unused).append(x.id)
+    return used, unused
+
+
+def _apply(store: MemoryStore, lesson_id: str, revision: Revision, new_text: str, applicability: str,
+           retire: bool) -> None:
+    """Write the verdict into the lesson as it is NOW on disk (another run may have revised it)."""
+    with store.session():
+        try:
+            lesson = store.load_lesson(lesson_id)
+        except UnknownMemoryItemError:
+            return  # forgotten while we were asking
+        update: dict[str, object] = {"history": [*lesson.history, revision]}
+        if revision.status == "accepted":
+            revision.before, revision.before_applicability = lesson.insight, lesson.applicability
+            update |= {"revised": revision.at, "revision_count": lesson.revision_count + 1}
+            if new_text.strip():
+                update |= {"insight": new_text.strip(), "applicability": applicability.strip() or lesson.applicability}
+            if retire:
+                update["status"] = "retired"
+        store.save_lesson(lesson.model_copy(update=update))
+
+
+def revise_lesson(store: MemoryStore, model: BaseChatModel, lesson_id: str, record: RunRecord,
+                  now: datetime) -> tuple[StepResult, list[Call]]:
+    """Revise one used lesson; every outcome, rejections included, lands in its history."""
+    try:
+        lesson: Lesson = store.load_lesson(lesson_id)
+        source = store.load_run(lesson.source_run)
+    except UnknownMemoryItemError as e:
+        return StepResult(step="revise", target=lesson_id, status="skipped", detail=str(e)), []
+    turns = store.run_turns(source.run_id)
+    system, user = revise_prompt(lesson, source.goal, source.outcome, turns, record)
+    try:
+        answer, call = ask(model, "revise", system, user, key=lesson_id)
+    except TetherError as e:
+        return StepResult(step="revise", target=lesson_id, status="error", detail=str(e)), []
+    calls = [call]
+    proposal, unreadable = read_revision(answer)
+    if proposal is None:
+        problems, verdict, evidence, proposed = [unreadable], None, [], ""
+    else:
+        source_text = trajectory_text(source.goal, source.outcome, turns)
+        problems = check_revision(proposal, lesson.insight, lesson.applicability, source_text)
+        verdict, evidence, proposed = proposal.verdict, proposal.evidence, proposal.lesson
+    if not problems and proposal is not None and record.outcome == "failure" and proposal.verdict != "confirmed" \
+            and store.config.counterfactual and proposal.lesson.strip():
+        system, user = counterfactual_prompt(proposal.lesson, proposal.applicability, record)
+        try:
+            answer, cf_call = ask(model, "counterfactual", system, user, key=lesson_id)
+            calls.append(cf_call)
+            data = parse_json(answer) or {}
+            if data.get("prevents") is not True:
+                problems.append(f"counterfactual: the revision would not have prevented this failure ({data.get('why', 'no answer')})")
+        except TetherError as e:
+            problems.append(f"counterfactual check failed: {e}")
+    status = "rejected" if problems else "accepted"
+    revision = Revision(at=now, run_id=record.run_id, verdict=verdict, status=status, evidence=evidence,
+                        reason="; ".join(problems), proposed=proposed if problems else "")
+    retire = proposal is not None and proposal.verdict == "outdated" and not proposal.lesson.strip()
+    _apply(store, lesson_id, revision, proposed if not problems else "",
+           proposal.applicability if proposal and not problems else "", retire and not problems)
+    return StepResult(step="revise", target=lesson_id, status="ok" if not problems else "rejected",
+                      detail=revision.reason, verdict=verdict), calls

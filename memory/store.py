@@ -1,0 +1,248 @@
+"""The memory folder: markdown files (the truth), MEMORY.md, and the index kept in step.
+
+Parts: `MemoryStore` — paths, the root file lock, `session()` (lock + index
+open, repairing a missing, corrupt or stale index by rebuilding it from
+markdown), load/save/delete of lessons, rules and runs, `search` (index hits
+filtered by what MEMORY.md lists), `rebuild`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
+
+from filelock import FileLock
+
+from memory.config import MemoryConfig
+from memory.errors import IndexUnavailableError, UnknownMemoryItemError
+from memory.files import atomic_write, join_front_matter, read_front_matter, read_text
+from memory.index import IndexDoc, IndexHit, Kind, LessonIndex, make_index
+from memory.lesson import Lesson, lesson_from_markdown, lesson_to_markdown
+from memory.manifest import Manifest, lesson_line, read_manifest, render_manifest, rule_line
+from memory.rule import Rule, rule_from_markdown, rule_to_markdown
+from memory.run import RunMeta, RunRecord, Turn, render_trajectory, trajectory_jsonl
+
+log = logging.getLogger(__name__)
+STATE_VERSION = 1
+
+
+class MemoryStore:
+    """Reads and writes one memory root; every write happens inside `session()`."""
+
+    def __init__(self, root: Path, config: MemoryConfig, index: LessonIndex | None = None) -> None:
+        self.root = Path(root)
+        self.config = config
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.index = index if index is not None else make_index(self.root, config)
+        self._lock = FileLock(str(self.root / ".lock"), timeout=600)
+        self._depth = 0
+        self.rebuilt = False
+        """Whether the last session had to rebuild the index."""
+
+    lessons_dir = property(lambda self: self.root / "lessons")
+    rules_dir = property(lambda self: self.root / "rules")
+    runs_dir = property(lambda self: self.root / "runs")
+    manifest_path = property(lambda self: self.root / "MEMORY.md")
+    state_path = property(lambda self: self.root / ".index" / "state.json")
+
+    # -- session: lock + index -------------------------------------------------
+    @contextmanager
+    def session(self) -> Iterator[MemoryStore]:
+        """Hold the root lock with the index open; nested sessions share the outer one."""
+        with self._lock:
+            self._depth += 1
+            try:
+                if self._depth == 1:
+                    self._open_index()
+                yield self
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    try:
+                        self._save_state()
+                    finally:
+                        self.index.close()
+
+    def _open_index(self) -> None:
+        self.rebuilt = False
+        try:
+            self.index.open()
+            state = json.loads(read_text(self.state_path)) if self.state_path.is_file() else None
+            if state != self._state(self.index.count()):
+                log.info("memory index is stale or unrecorded; rebuilding from markdown")
+                self.rebuild()
+        except (IndexUnavailableError, json.JSONDecodeError, OSError) as e:
+            fresh = not self.state_path.exists()
+            (log.info if fresh else log.warning)("memory index unusable (%s); rebuilding from markdown", e)
+            self.rebuild()
+
+    def _state(self, count: int) -> dict[str, object]:
+        return {"version": STATE_VERSION, "backend": self.index.name, "dense": self.config.dense,
+                "count": count, "fingerprint": self.fingerprint()}
+
+    def _save_state(self) -> None:
+        atomic_write(self.state_path, json.dumps(self._state(self.index.count())))
+
+    def fingerprint(self) -> str:
+        """Digest of every indexed markdown file's name, size and mtime: changes when a person edits one."""
+        h = hashlib.sha256()
+        for folder, pattern in ((self.lessons_dir, "*.md"), (self.rules_dir, "*.md"), (self.runs_dir, "*/trajectory.md")):
+            for path in sorted(folder.glob(pattern)):
+                st = path.stat()
+                h.update(f"{path.relative_to(self.root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+        return h.hexdigest()
+
+    def rebuild(self) -> int:
+        """Recreate the index from markdown alone; returns the number of items indexed."""
+        self.index.reset()
+        docs = [self._lesson_doc(x) for x in self.lessons() if x.status == "live"]
+        docs += [self._rule_doc(r) for r in self.rules() if r.status == "live"]
+        docs += [self._run_doc(m) for m in self.runs()]
+        self.index.upsert(docs)
+        self.rebuilt = True
+        return len(docs)
+
+    # -- documents -------------------------------------------------------------
+    @staticmethod
+    def _lesson_doc(x: Lesson) -> IndexDoc:
+        return IndexDoc(kind="lesson", id=x.id, text=x.index_text(), source_runs=[x.source_run])
+
+    @staticmethod
+    def _rule_doc(r: Rule) -> IndexDoc:
+        return IndexDoc(kind="rule", id=r.id, text=r.index_text(), source_runs=r.source_runs)
+
+    @staticmethod
+    def _run_doc(m: RunMeta) -> IndexDoc:
+        return IndexDoc(kind="run", id=m.run_id, text=m.goal, source_runs=[m.run_id])
+
+    # -- lessons ---------------------------------------------------------------
+    def lesson_path(self, lesson_id: str) -> Path:
+        return self.lessons_dir / f"{lesson_id}.md"
+
+    def load_lesson(self, lesson_id: str) -> Lesson:
+        path = self.lesson_path(lesson_id)
+        if "/" in lesson_id or not path.is_file():
+            msg = f"no lesson '{lesson_id}'; `tether memory list` shows the ids"
+            raise UnknownMemoryItemError(msg)
+        return lesson_from_markdown(read_text(path), path)
+
+    def lessons(self) -> list[Lesson]:
+        return [lesson_from_markdown(read_text(p), p) for p in sorted(self.lessons_dir.glob("*.md"))]
+
+    def save_lesson(self, lesson: Lesson, *, new: bool = False) -> None:
+        """Write the lesson, re-index it, and (for a new one) list it in MEMORY.md."""
+        atomic_write(self.lesson_path(lesson.id), lesson_to_markdown(lesson))
+        if lesson.status == "live":
+            self.index.upsert([self._lesson_doc(lesson)])
+        else:
+            self.index.delete([("lesson", lesson.id)])
+        self._relist("lessons", lesson.id, lesson_line(lesson) if lesson.status == "live" else None, new=new)
+
+    def delete_lesson(self, lesson_id: str) -> None:
+        self.lesson_path(lesson_id).unlink(missing_ok=True)
+        self.index.delete([("lesson", lesson_id)])
+        self._relist("lessons", lesson_id, None, new=False)
+
+    # -- rules -----------------------------------------------------------------
+    def load_rule(self, rule_id: str) -> Rule:
+        path = self.rules_dir / f"{rule_id}.md"
+        if "/" in rule_id or not path.is_file():
+            msg = f"no rule '{rule_id}'; `tether memory list` shows the ids"
+            raise UnknownMemoryItemError(msg)
+        return rule_from_markdown(read_text(path), path)
+
+    def rules(self) -> list[Rule]:
+        return [rule_from_markdown(read_text(p), p) for p in sorted(self.rules_dir.glob("*.md"))]
+
+    def save_rule(self, rule: Rule, *, new: bool = False) -> None:
+        atomic_write(self.rules_dir / f"{rule.id}.md", rule_to_markdown(rule))
+        if rule.status == "live":
+            self.index.upsert([self._rule_doc(rule)])
+        else:
+            self.index.delete([("rule", rule.id)])
+        self._relist("rules", rule.id, rule_line(rule) if rule.status == "live" else None, new=new)
+
+    def delete_rule(self, rule_id: str) -> None:
+        (self.rules_dir / f"{rule_id}.md").unlink(missing_ok=True)
+        self.index.delete([("rule", rule_id)])
+        self._relist("rules", rule_id, None, new=False)
+
+    # -- runs ------------------------------------------------------------------
+    def run_dir(self, run_id: str) -> Path:
+        return self.runs_dir / run_id
+
+    def has_run(self, run_id: str) -> bool:
+        return "/" not in run_id and (self.run_dir(run_id) / "trajectory.md").is_file()
+
+    def load_run(self, run_id: str) -> RunMeta:
+        if not self.has_run(run_id):
+            msg = f"no run '{run_id}' in memory; `tether memory list` shows the runs"
+            raise UnknownMemoryItemError(msg)
+        return RunMeta.model_validate(read_front_matter(self.run_dir(run_id) / "trajectory.md"))
+
+    def runs(self) -> list[RunMeta]:
+        return [RunMeta.model_validate(read_front_matter(p)) for p in sorted(self.runs_dir.glob("*/trajectory.md"))]
+
+    def save_run(self, record: RunRecord, meta: RunMeta) -> None:
+        """Write runs/<id>/trajectory.md and trajectory.jsonl (raw turns) and index the run."""
+        folder = self.run_dir(record.run_id)
+        atomic_write(folder / "trajectory.jsonl", trajectory_jsonl(record))
+        atomic_write(folder / "trajectory.md", render_trajectory(meta, record))
+        self.index.upsert([self._run_doc(meta)])
+
+    def save_compilation(self, run_id: str, outcome: str, text: str) -> None:
+        body = f"# Compilation of run {run_id}\n\nRaw turns: [trajectory.md](trajectory.md)\n\n{text.strip()}\n"
+        atomic_write(self.run_dir(run_id) / "compilation.md", join_front_matter({"run_id": run_id, "outcome": outcome}, body))
+
+    def run_turns(self, run_id: str) -> list[Turn]:
+        """The raw turns of a stored run."""
+        path = self.run_dir(run_id) / "trajectory.jsonl"
+        if not path.is_file():
+            return []
+        return [Turn.model_validate_json(line) for line in read_text(path).splitlines() if line.strip()]
+
+    def delete_run(self, run_id: str) -> None:
+        shutil.rmtree(self.run_dir(run_id), ignore_errors=True)
+        self.index.delete([("run", run_id)])
+
+    # -- MEMORY.md and search --------------------------------------------------
+    def manifest(self) -> Manifest:
+        """What MEMORY.md lists; without the file, every live item."""
+        found = read_manifest(self.manifest_path)
+        if found.exists:
+            return found
+        return Manifest(lessons={x.id: lesson_line(x) for x in self.lessons() if x.status == "live"},
+                        rules={r.id: rule_line(r) for r in self.rules() if r.status == "live"})
+
+    def _relist(self, kind: Literal["lessons", "rules"], item_id: str, line: str | None, *, new: bool) -> None:
+        """Update one item's MEMORY.md line: drop it (line None), refresh it, or add it when new."""
+        m = self.manifest()
+        listed = getattr(m, kind)
+        if line is None:
+            listed.pop(item_id, None)
+        elif item_id in listed or new:
+            listed[item_id] = line
+        else:
+            return  # a person deleted the line: the item stays forgotten
+        atomic_write(self.manifest_path, render_manifest(m))
+
+    def search(self, text: str, kind: Kind, limit: int) -> list[IndexHit]:
+        """Index hits for `text`, keeping only lessons and rules MEMORY.md still lists."""
+        if limit <= 0:
+            return []
+        if kind == "run":
+            return self.index.search(text, kind, limit)
+        listed = set(self.manifest().lessons if kind == "lesson" else self.manifest().rules)
+        fetch = limit * 4
+        while True:
+            hits = self.index.search(text, kind, fetch)
+            kept = [h for h in hits if h.id in listed]
+            if len(kept) >= limit or len(hits) < fetch:
+                return kept[:limit]
+            fetch *= 4
