@@ -1,7 +1,151 @@
-"""CLI commands for run (being written)."""
+"""CLI of the task loop: `tether run`, `tether resume`, `tether approve`, `tether deny`.
+
+Each command parses, checks its input (exit 2 with the fix on bad input,
+before anything starts), calls the runner, shows a live view on stderr and
+prints the result (one JSON object on stdout with `--json`). Exit codes:
+0 success, 1 failed or blocked, 2 bad input, 3 interrupted or awaiting
+approval.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
+
+from runtime.cli_common import HomeOption, JsonOption, config, err, errors_exit, fail, print_json
+from runtime.config import TetherConfig
+from runtime.hooks import RunHooks, RunRecord
+from runtime.report import LiveView, render_final, to_json
+from runtime.runner import AskPerson, RunOptions, resume_run, start_run
+
+EXIT = {"success": 0, "failed": 1, "blocked": 1, "interrupted": 3}
+RunArg = Annotated[str, typer.Argument(help="Run id, as `tether run` printed it.")]
+YesOption = Annotated[bool, typer.Option("--yes", help="Approve every command the guardian asks about (never overrides a deny).")]
+
+hooks_factory: Callable[[TetherConfig], RunHooks | None] = lambda cfg: None  # noqa: E731
+"""Builds the memory/trust hooks for a run; issue 5 and 6 replace it (None = no hooks)."""
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def _prompt(view: LiveView) -> AskPerson:
+    def ask(pending: dict[str, Any]) -> bool | None:
+        view.live.stop()
+        err.print(f"[bold yellow]approval needed[/] `{pending['command']}`: {pending.get('reason', '')}")
+        answer = err.input("approve? [y]es / [n]o / [l]ater: ").strip().lower()
+        view.live.start()
+        if answer.startswith("l"):
+            return None
+        return answer.startswith("y")
+
+    return ask
+
+
+def _finish(record: RunRecord, json_out: bool) -> typer.Exit:
+    render_final(err, record)
+    if record.awaiting:
+        err.print(f"approve with `tether approve {record.run_id}` or refuse with `tether deny {record.run_id}`")
+    elif record.status == "interrupted":
+        err.print(f"continue with `tether resume {record.run_id}`")
+    if json_out:
+        print_json(to_json(record))
+    return typer.Exit(EXIT[record.status])
+
+
+def _with_view(fn: Callable[[LiveView], RunRecord]) -> RunRecord:
+    """Run `fn` under the live view; the view is fed by the journal's events."""
+    view = LiveView(err)
+    with view:
+        return fn(view)
+
+
+def run(
+    goal: Annotated[str | None, typer.Argument(help="What to achieve; default: the scripted model's `goal:`.")] = None,
+    workspace: Annotated[Path | None, typer.Option("--workspace", "-w", help="Folder the agent works in (default: current).")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="scripted:PATH, openai:NAME, ollama:NAME or anthropic:NAME.")] = None,
+    yes: YesOption = False,
+    ask_later: Annotated[bool, typer.Option("--ask-later", help="Without a terminal, pause on an ask (exit 3) for `tether approve|deny` instead of refusing it.")] = False,
+    shadow: Annotated[bool, typer.Option("--shadow", help="Shadow audit: record the guardian's verdicts without enforcing them (the sandbox still isolates).")] = False,
+    json_out: JsonOption = False,
+    home: HomeOption = None,
+) -> None:
+    """Plan GOAL, execute it step by step in the sandbox, and gate the result."""
+    cfg = config(home)
+    spec = model or cfg.model.spec
+    with errors_exit(2):
+        from runtime.models import build_chat_model
+
+        chat = build_chat_model(cfg.model.model_copy(update={"spec": spec}))
+    goal = goal or getattr(getattr(chat, "script", None), "goal", None)
+    if not goal or not goal.strip():
+        fail("no goal: pass it as an argument, or put `goal:` in the scripted model file")
+    ws = (workspace or Path.cwd()).expanduser()
+    if not ws.is_dir():
+        fail(f"workspace {ws} is not a folder; pass --workspace DIR (an existing folder)")
+    interactive = _interactive() and not ask_later
+    approval = "yes" if yes else "prompt" if (interactive or ask_later) else "refuse"
+    options = RunOptions(goal=goal, workspace=ws, model_spec=str(spec), approval=approval, shadow=shadow)
+    from sandbox.cleanup import install_signal_handlers
+
+    install_signal_handlers()
+    with errors_exit(2):
+        record = _with_view(lambda v: start_run(
+            cfg, options, hooks=hooks_factory(cfg), model=chat, ask_person=_prompt(v) if interactive else None, on_event=v.on_event,
+        ))
+    raise _finish(record, json_out)
+
+
+def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home: Path | None) -> None:
+    cfg = config(home)
+    interactive = _interactive()
+    from sandbox.cleanup import install_signal_handlers
+
+    install_signal_handlers()
+    _collect_orphans(cfg)
+    with errors_exit(2):
+        record = _with_view(lambda v: resume_run(
+            cfg, run_id, approved=approved, approval="yes" if yes else None, hooks=hooks_factory(cfg),
+            ask_person=_prompt(v) if interactive else None, on_event=v.on_event,
+        ))
+    raise _finish(record, json_out)
+
+
+def _collect_orphans(cfg: TetherConfig) -> None:
+    """Remove sandboxes whose owner died (a SIGKILLed run leaves its container behind)."""
+    from sandbox.cleanup import collect
+    from sandbox.engine import connect
+    from sandbox.errors import SandboxError
+
+    try:
+        collect(connect(cfg.sandbox.docker_host))
+    except SandboxError as e:
+        err.print(f"[yellow]warning:[/] could not collect orphaned sandboxes: {e}")
+
+
+def resume(run_id: RunArg, yes: YesOption = False, json_out: JsonOption = False, home: HomeOption = None) -> None:
+    """Continue RUN_ID after a crash, SIGKILL, Ctrl-C or pause, without re-running finished commands."""
+    _resume(run_id, None, yes, json_out, home)
+
+
+def approve(run_id: RunArg, json_out: JsonOption = False, home: HomeOption = None) -> None:
+    """Approve the command RUN_ID is waiting on, and continue the run."""
+    _resume(run_id, True, False, json_out, home)
+
+
+def deny(run_id: RunArg, json_out: JsonOption = False, home: HomeOption = None) -> None:
+    """Refuse the command RUN_ID is waiting on (the model sees the refusal), and continue."""
+    _resume(run_id, False, False, json_out, home)
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main app."""
+    app.command("run")(run)
+    app.command("resume")(resume)
+    app.command("approve")(approve)
+    app.command("deny")(deny)

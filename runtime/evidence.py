@@ -7,6 +7,7 @@ and `build_evidence()`. The model's own words enter only as claims to check.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,10 +39,11 @@ PS_PROBE = (
     "c=$(tr '\\000' ' ' < $p/cmdline 2>/dev/null); [ -n \"$c\" ] && echo \"$i $c\"; done"
 )
 TEXT_CAP = 65_536
+WATCHDOG = re.compile(r"^timeout -s KILL \S+ (?:bash|sh) -c (.*)$", re.S)
+"""The sandbox's own `timeout` wrapper; busybox's keeps a watchdog alive until the timeout."""
 
 
-def list_processes(sandbox: Sandbox) -> dict[str, str] | None:
-    """pid -> command line of every process in the sandbox but the probe itself."""
+def _probe(sandbox: Sandbox) -> dict[str, str] | None:
     try:
         res = sandbox.exec(PS_PROBE, timeout_s=20)
     except Exception:  # a dead sandbox cannot list anything: the gate treats None as a fail
@@ -54,6 +56,22 @@ def list_processes(sandbox: Sandbox) -> dict[str, str] | None:
         if pid.isdigit() and "TETHER_PS" not in cmd and not cmd.startswith("tr "):
             out[pid] = cmd.strip()
     return out
+
+
+def list_processes(sandbox: Sandbox, settle_s: float = 0.3) -> dict[str, str] | None:
+    """pid -> command line of every process in the sandbox but the probe itself.
+
+    A process seen once may be the tail of the previous exec still exiting, so
+    a second probe after `settle_s` keeps only what is still there.
+    """
+    first = _probe(sandbox)
+    if not first:
+        return first
+    time.sleep(settle_s)
+    second = _probe(sandbox)
+    if second is None:
+        return None
+    return {pid: cmd for pid, cmd in second.items() if first.get(pid) == cmd}
 
 
 def commands_from_journal(events: Sequence[Event]) -> list[CommandEvidence]:
@@ -69,6 +87,12 @@ def commands_from_journal(events: Sequence[Event]) -> list[CommandEvidence]:
         elif isinstance(e, ExecFinished) and e.cmd_id in cmds:
             cmds[e.cmd_id].update(executed=True, exit_code=e.exit_code, output=e.output, changed=e.changed)
     return [CommandEvidence.model_validate(c) for c in cmds.values()]
+
+
+def _watchdog(cmd: str, ran: set[str]) -> bool:
+    """A sandbox timeout wrapper around a command of this run (not something the agent left)."""
+    m = WATCHDOG.match(cmd)
+    return bool(m) and (m.group(1).strip() in ran or "TETHER_PS" in m.group(1))
 
 
 def _texts(root: Path, paths: list[str]) -> dict[str, str]:
@@ -100,10 +124,15 @@ def build_evidence(
     delta = diff(start_manifest, end)
     steps = state.get("steps", {})
     summary = state.get("summary") or {}
+    commands = commands_from_journal(events)
     left = None
     if processes is not None:
         base = baseline or {}
-        left = [f"{pid} {cmd}" for pid, cmd in processes.items() if base.get(pid) != cmd and pid != "1"]
+        ran = {c.command.strip() for c in commands}
+        left = [
+            f"{pid} {cmd}" for pid, cmd in processes.items()
+            if base.get(pid) != cmd and pid != "1" and not _watchdog(cmd, ran)
+        ]
     recorded = sorted({i for e in events if isinstance(e, LessonsUsed) for i in e.ids})
     return Evidence(
         goal=goal,
@@ -112,7 +141,7 @@ def build_evidence(
         plan=[PlanStepEvidence.model_validate(p) for p in state.get("plan", [])],
         plan_valid=bool(state.get("plan_valid")),
         steps=[StepEvidence(id=sid, status=s["status"], reason=s.get("reason", ""), commands=s.get("commands", [])) for sid, s in steps.items()],
-        commands=commands_from_journal(events),
+        commands=commands,
         claimed_reads=sorted({f for s in steps.values() for f in s.get("files_read", [])}),
         claimed_changes=sorted({f for s in steps.values() for f in s.get("files_changed", [])}),
         diff_added=delta.added,

@@ -28,13 +28,14 @@ from guardian.gate import check_gate
 from runtime.config import TetherConfig
 from runtime.evidence import build_evidence, list_processes
 from runtime.hooks import MemoryContext, NoHooks, RunHooks, RunInfo, RunRecord
-from runtime.journal import Journal, LessonsUsed, RunEnded, RunStarted, read_events
+from runtime.journal import Event, Journal, LessonsUsed, RunEnded, RunStarted, read_events
 from runtime.report import record_from
 from runtime.workspace import FileState, diff, manifest
 from sandbox.base import Sandbox
 from sandbox.errors import ConfigError, TetherError
 
 SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
+OnEvent = Callable[[Event], None]
 AskPerson = Callable[[dict[str, Any]], bool | None]
 """Shown a pending ask; returns approved, or None to leave the run paused."""
 RECURSION_LIMIT = 100_000
@@ -85,6 +86,7 @@ def start_run(
     model: Any = None,
     sandbox_factory: SandboxFactory = docker_sandbox,
     ask_person: AskPerson | None = None,
+    on_event: OnEvent | None = None,
 ) -> RunRecord:
     """Run a goal to a final status or a pause."""
     hooks = hooks or NoHooks()
@@ -100,6 +102,7 @@ def start_run(
             "memory_context": context.text, "lesson_ids": context.lesson_ids}
     _save_meta(run_dir, meta)
     journal = Journal(run_dir / "journal.jsonl")
+    journal.listeners.extend([on_event] if on_event else [])
     journal.append(RunStarted(key="run_start", run_id=run_id, goal=options.goal, workspace=str(workspace), model=options.model_spec, shadow=options.shadow))
     if context.lesson_ids:
         journal.append(LessonsUsed(key="lessons", ids=context.lesson_ids))
@@ -117,12 +120,14 @@ def resume_run(
     model: Any = None,
     sandbox_factory: SandboxFactory = docker_sandbox,
     ask_person: AskPerson | None = None,
+    on_event: OnEvent | None = None,
 ) -> RunRecord:
     """Continue a run from its last checkpoint; `approved` answers the ask it paused on."""
     meta = load_meta(config, run_id)
     if approval is not None:
         meta["approval"] = approval
     journal = Journal(config.runs_dir / run_id / "journal.jsonl")
+    journal.listeners.extend([on_event] if on_event else [])
     journal.append(RunStarted(key=f"resume:{time.time()}", run_id=run_id, goal=meta["goal"], workspace=meta["workspace"], model=meta["model_spec"], shadow=meta.get("shadow", False), resumed=True))
     command = None if approved is None else Command(resume={"approved": approved})
     return _drive(config, meta, command, journal, hooks=hooks or NoHooks(), model=model, sandbox_factory=sandbox_factory, ask_person=ask_person, require_pause=approved is not None)
@@ -155,10 +160,15 @@ def _drive(
     sandbox: Sandbox | None = None
     record: RunRecord | None = None
     graph: Any = None
+    memory_dir = config.memory_dir if config.memory.enabled and config.memory_dir.is_dir() else None
+    try:
+        sandbox = sandbox_factory(workspace, config, run_id, memory_dir)
+    except BaseException as e:
+        conn.close()
+        _save_meta(run_dir, {**meta, "status": "failed", "reason": f"sandbox did not start: {e}"})
+        raise
     try:
         saver = SqliteSaver(conn)
-        memory_dir = config.memory_dir if config.memory.enabled and config.memory_dir.is_dir() else None
-        sandbox = sandbox_factory(workspace, config, run_id, memory_dir)
         baseline = list_processes(sandbox)
         box = sandbox
 
