@@ -150,6 +150,8 @@ class Analyser:
     def _names(self, argv: list[str]) -> list[list[str]]:
         """argv variants for a globbed program name (`/bin/r?` -> rm, rmdir, ...)."""
         name = argv[0]
+        if "=" in name and len(argv) > 1:
+            return [argv, *self._names(argv[1:])]
         base = name.rsplit("/", 1)[-1]
         if not any(c in base for c in "*?["):
             return [argv]

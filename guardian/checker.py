@@ -22,7 +22,7 @@ from guardian.verdict import CheckContext, Verdict
 _CACHE: OrderedDict[tuple[object, ...], Verdict] = OrderedDict()
 _CACHE_SIZE = 4096
 _DEFAULT = GuardianConfig()
-_FORK_BOMB = re.compile(r"(\S+)\s*\(\)\s*\{[^}]*\1\s*\|\s*\1\s*&")
+_FORK_BOMB = re.compile(r"([\w:.-]{1,32})\s*\(\)\s*\{[^}]{0,200}?\1\s*\|\s*\1\s*&")
 
 
 def _fail(command: str, cause: str) -> Verdict:
@@ -37,7 +37,7 @@ def _analyse(command: str, context: CheckContext, config: GuardianConfig) -> Ver
     deadline = start + config.time_budget_ms / 1000.0
     try:
         analyser = Analyser(context, config, deadline)
-        if _FORK_BOMB.search(command):
+        if "()" in command and _FORK_BOMB.search(command):
             analyser._hit("RES-001")
         analyser.run(command, 0)
         verdict = analyser.verdict(command)

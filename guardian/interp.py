@@ -152,7 +152,8 @@ def _from_data(inv: Inv, payload: str | None) -> bool:
     argv = inv.simple.argv
     if payload is not None and payload in argv:
         return False
-    return not any("{" in a and a not in ("{}", "{1}", "{2}") for a in argv)
+    return not any("{" in a and a not in ("{}", "{1}", "{2}") and not a.startswith("-")
+                   for a in argv)
 
 
 def payloads(inv: Inv, files: dict[str, str | None], resolve: callable) -> list[Action]:  # type: ignore[valid-type]

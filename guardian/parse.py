@@ -14,6 +14,7 @@ Errors are not caught here: the caller turns any of them into a deny.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 
 import bashlex
@@ -21,8 +22,11 @@ import bashlex
 from guardian.paths import normalise
 from guardian.words import UNKNOWN, SubstEval, expand_joined, expand_word
 
-_PLAIN = re.compile(r"[A-Za-z0-9 \t._/,:@+%=^-]*")
+_PLAIN = re.compile(r"[A-Za-z0-9 \t._/,:@+%=^*?\[\]'\"|;&-]*")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_SEPARATORS = frozenset({"|", "||", "&&", ";"})
 _ARITH = re.compile(r"\$\(\(")
+_QUOTED_HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\(\w+))")
 _TIME = re.compile(r"(^|[;&|({\n]|&&|\|\|)(\s*)time(\s+-p)?(?=\s)")
 _WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 
@@ -75,6 +79,9 @@ class State:
 def prepare(text: str) -> tuple[str, list[str]]:
     """Rewrite what bashlex cannot parse but the guardian can judge.
 
+    Quoted heredoc delimiters (`<<'EOF'`) lose their quotes (bashlex rejects
+    them); their names are returned so the body is not read for `$(..)`.
+
     `$((expr))` without command substitution inside becomes `0` (arithmetic
     runs nothing); `time` becomes blanks (it only times its pipeline). With a
     `$(`, backtick or process substitution inside, arithmetic is left alone so
@@ -93,6 +100,13 @@ def prepare(text: str) -> tuple[str, list[str]]:
             out.append(text[i : m.start()] + "0")
             i = end
         text = "".join(out) + text[i:]
+    if "<<" in text:
+        def unquote(m: re.Match[str]) -> str:
+            name = m.group(2) or m.group(3) or m.group(4)
+            extra.append(name)
+            return f"<<{m.group(1)}{name}"
+
+        text = _QUOTED_HEREDOC.sub(unquote, text)
     if "time" in text:
         text = _TIME.sub(lambda m: m.group(1) + m.group(2) + " " * (4 + len(m.group(3) or "")), text)
     return text, extra
@@ -118,6 +132,7 @@ class Walker:
         self.subst = subst
         self.out: list[Simple] = []
         self.budget = max_nodes
+        self.quoted: list[str] = []
 
     def walk(self, node: object, st: State) -> list[Simple]:
         """Walk one node; returns the simple commands it produced."""
@@ -179,7 +194,8 @@ class Walker:
                 redirects.append(r)
                 if text is not None:
                     stdin = text
-                    if r.op.startswith("<<") and r.op != "<<<" and ("$(" in text or "`" in text):
+                    if r.op.startswith("<<") and r.op != "<<<" and ("$(" in text or "`" in text) \
+                            and self._text(part.output) not in self.quoted:
                         payloads.append(text)
         if not argv:
             st.env.update(assigns)
@@ -271,17 +287,55 @@ class Walker:
 
 def parse_line(text: str, env: dict[str, str], cwd: str, home: str,
                subst: SubstEval) -> tuple[list[Simple], list[str]]:
-    """Flatten `text` into simple commands; also returns extra shell payloads."""
+    """Flatten `text` into simple commands (and the quoted heredoc delimiters)."""
     text, extra = prepare(text)
     st = State(dict(env), cwd, home)
-    argv = text.split()
-    if _PLAIN.fullmatch(text) and not (argv and "=" in argv[0]):
-        if not argv:
-            return [], extra
-        simple = Simple(argv, env=dict(env), cwd=cwd)
-        Walker(text, subst)._track(argv, st)
-        return [simple], extra
+    fast = _fast(text, st)
+    if fast is not None:
+        return fast, extra
     walker = Walker(text, subst)
+    walker.quoted = extra
     for tree in bashlex.parse(text):
         walker.walk(tree, st)
     return walker.out, extra
+
+
+def _fast(text: str, st: State) -> list[Simple] | None:
+    """Tokenise the common plain subset without bashlex (it is the slow part).
+
+    Only text made of words, plain quotes, globs, `|`, `||`, `&&` and `;`
+    qualifies: no `$`, backslash, backtick, redirect, brace, tilde, comment or
+    background `&`, and no quoted separator. Anything else returns None and
+    goes to bashlex.
+    """
+    if not _PLAIN.fullmatch(text) or "\n" in text:
+        return None
+    if any(c in q for q in _QUOTED.findall(text) for c in "|;&"):
+        return None
+    lexer = shlex.shlex(text, posix=True, punctuation_chars="|;&")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return None
+    out: list[Simple] = []
+    argv: list[str] = []
+    previous: list[Simple] = []
+    for tok in [*tokens, ";"]:
+        if tok not in _SEPARATORS:
+            argv.append(tok)
+            continue
+        if not argv:
+            if out or tok != ";":
+                return None if tok != ";" else out
+            continue
+        if "=" in argv[0]:
+            return None
+        simple = Simple(argv, env=dict(st.env), cwd=st.cwd, upstream=previous)
+        out.append(simple)
+        Walker(text, lambda _b: None)._track(argv, st)
+        previous = [simple] if tok == "|" else []
+        argv = []
+    return out
+

@@ -15,7 +15,7 @@ _VERB = re.compile(
     r"^(?:delete|destroy|purge|prune|remove|rm|rb|rmdir|deletefile|forget|unregister|disable|"
     r"revoke|terminate|drop|del|uninstall|archive|compact|rdelete|repo-delete|remove-secret|"
     r"flush|wipe|erase|clear|deregister|detach-volume|cleanup|reset|truncate|kill|"
-    r"force-delete|tombstone|unset|put-secret-value|update-secret|move)"
+    r"force-delete|tombstone|unset|put-secret-value|update-secret|move|unsubscribe)"
     r"(?:$|[-_])|(?:^|[-_])(?:delete|destroy|purge|terminate|remove|drop)(?:$|[-_])|"
     r"^clear_|^delete_", re.I)
 _SERVICE_CLIS = ("gh", "doppler", "op", "vault", "velero", "nats", "rabbitmqctl", "rabbitmqadmin",

@@ -31,7 +31,12 @@ def git_sub(inv: Inv) -> tuple[str, list[str]]:
     return "", []
 
 
+_ATTACHED = frozenset("bBcCUm")
+_OPTIONAL = {"--recurse-submodules": {"checkout", "on-demand"}, "--track": {"direct", "inherit"}}
+
+
 def _flags(args: list[str]) -> tuple[set[str], set[str]]:
+    """Short letters and long names; `-bname` stops at the valued letter."""
     short: set[str] = set()
     long: set[str] = set()
     for a in args:
@@ -40,7 +45,10 @@ def _flags(args: list[str]) -> tuple[set[str], set[str]]:
         if a.startswith("--"):
             long.add(a.split("=", 1)[0])
         elif a.startswith("-") and len(a) > 1:
-            short.update(a[1:])
+            for ch in a[1:]:
+                short.add(ch)
+                if ch in _ATTACHED:
+                    break
     return short, long
 
 
@@ -53,6 +61,9 @@ def _positional(args: list[str], valued: frozenset[str] = frozenset()) -> tuple[
             after = args[i + 1 :]
             break
         if a in valued:
+            i += 2
+            continue
+        if a in _OPTIONAL and i + 1 < len(args) and args[i + 1] in _OPTIONAL[a]:
             i += 2
             continue
         if not a.startswith("-"):
@@ -138,7 +149,7 @@ def _discard(inv: Inv) -> bool:
     if short & {"b", "B"} or "--orphan" in long:
         return False
     before, after = _positional(args, frozenset({"--conflict", "--unified", "--inter-hunk-context",
-                                                 "--track", "--recurse-submodules", "-U"}))
+                                                 "-U"}))
     return bool(after) or len(before) >= 2 or "--pathspec-from-file" in long
 
 

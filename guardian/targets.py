@@ -57,7 +57,15 @@ def _chmod(inv: Inv) -> list[tuple[str, Verb]]:
 
 
 def _find(inv: Inv) -> list[tuple[str, Verb]]:
-    if "-delete" not in inv.args:
+    outside, skipping = [], False
+    for a in inv.args:
+        if a in ("-exec", "-execdir", "-ok", "-okdir"):
+            skipping = True
+        elif skipping and a in (";", "+", "\\;"):
+            skipping = False
+        elif not skipping:
+            outside.append(a)
+    if "-delete" not in outside:
         return []
     roots = []
     for a in inv.args:

@@ -60,7 +60,7 @@ def _skip_options(name: str, args: list[str]) -> tuple[list[str], dict[str, str]
         if a == "--":
             return args[i + 1 :], seen
         if not a.startswith("-") or a == "-":
-            if name == "env" and _ASSIGN.match(a):
+            if name == "env" and (_ASSIGN.match(a) or a == "-"):
                 i += 1
                 continue
             if name == "timeout" and "timeout" not in seen:
@@ -154,7 +154,7 @@ def _parallel(rest: list[str], stdin: StdinEval) -> list[list[str]]:
         groups.append([UNKNOWN] if data is None else (data.splitlines() or []))
     first = groups[0] if groups else []
     if not cmd:
-        return [[f"{UNKNOWN}"] if UNKNOWN in a else ["bash", "-c", a] for a in first]
+        return [[UNKNOWN] if UNKNOWN in a else ["eval", a] for a in first]
     out = []
     for idx, item in enumerate(first[:8] or [""]):
         argv = []
@@ -187,7 +187,7 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
     elif name == "parallel":
         cmds = _parallel(rest, stdin)
     elif name == "env" and ("S" in seen or "--split-string" in seen):
-        cmds = [(seen.get("S") or seen.get("--split-string", "")).split() + rest]
+        cmds = [["env", *(seen.get("S") or seen.get("--split-string", "")).split(), *rest]]
     else:
         cmds = [rest]
     out: list[Unwrapped] = []
