@@ -104,7 +104,8 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[s
         return []
     eff = depth(t.path) + (1 if t.glob and t.path in ("/tmp", "/var/tmp") else 0)
     if eff < min_depth:
-        return ["FS-001"] if verb == "rdelete" else ["FS-002"]
+        shallow = ["FS-001"] if verb == "rdelete" else ["FS-002"]
+        return shallow + (["SYS-001"] if any(under(t.path, s) for s in SYSTEM) else [])
     if under(t.path, workspace):
         if verb == "rdelete" and t.path.rstrip("/") == workspace.rstrip("/"):
             return ["FS-003"]

@@ -107,8 +107,12 @@ def _fill(inv: Inv) -> bool:
 @rule("PROC-001", "process-control", "deny", ("kill", "pkill"),
       "signals every process or init", "kill -9 -1")
 def _kill_all(inv: Inv) -> bool:
-    pos = [a for a in inv.args if not re.fullmatch(r"-(?:[0-9]+|[A-Z]+|s|n)", a)]
-    return any(p in ("-1", "1") for p in pos) or (inv.prog == "pkill" and inv.positional[:1] in (
+    args = inv.args
+    if args[:1] in (["-s"], ["-n"]):
+        args = args[2:]
+    elif args and re.fullmatch(r"-(?:[0-9]+|[A-Z]+[0-9]*|SIG\w+)", args[0]):
+        args = args[1:]
+    return any(p in ("-1", "1") for p in args) or (inv.prog == "pkill" and inv.positional[:1] in (
         ["init"], ["systemd"], ["sshd"], ["-u"]))
 
 

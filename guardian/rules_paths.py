@@ -28,7 +28,7 @@ static_rule("FS-003", "filesystem-destruction", "ask",
 static_rule("FS-004", "filesystem-destruction", "ask",
             "delete of a path that cannot be resolved statically", "rm -rf \"$DIR\"", "rm")
 static_rule("CONF-001", "outside-workspace", "ask",
-            "write outside the workspace and scratch space", "cp a.txt /opt/data/a.txt", "")
+            "write outside the workspace and scratch space", "cp a.txt /home/tether/other/a.txt", "")
 static_rule("CONF-002", "outside-workspace", "ask",
             "write to a path that cannot be resolved statically", "echo x > \"$OUT\"", "")
 static_rule("SYS-001", "system-config", "deny",
