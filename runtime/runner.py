@@ -225,7 +225,7 @@ def _stopped(meta: dict[str, Any], run_dir: Path, journal: Journal, graph: Any, 
 
 
 def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, workspace: Path) -> Deps:
-    from guardian import check
+    from guardian.checker import check
 
     guardian_config = config.guardian
 

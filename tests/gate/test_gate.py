@@ -1,0 +1,143 @@
+"""Every requirement R01-R18 fails on evidence that breaks it and passes on evidence that meets it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from guardian.gate import Evidence, check_gate, goal_flags
+from guardian.gate_evidence import (
+    Budgets,
+    Claim,
+    CommandEvidence,
+    PlanStepEvidence,
+    StepEvidence,
+    find_secrets,
+)
+
+
+def good() -> Evidence:
+    """A run that did everything right: write, verify, summarize with backed claims."""
+    return Evidence(
+        goal="Create greet.sh and verify it",
+        wants_change=True,
+        artifacts=["greet.sh"],
+        plan=[PlanStepEvidence(id="write", verify="bash test_greet.sh")],
+        plan_valid=True,
+        steps=[StepEvidence(id="write", status="done", commands=["write/0/0", "write/1/0"])],
+        commands=[
+            CommandEvidence(id="write/0/0", step="write", command="printf x > greet.sh", executed=True, exit_code=0, changed=["greet.sh"]),
+            CommandEvidence(id="write/1/0", step="write", command="bash test_greet.sh", executed=True, exit_code=0, output="PASS"),
+        ],
+        claimed_reads=["greet.sh"],
+        claimed_changes=["greet.sh"],
+        diff_added=["greet.sh"],
+        changed_texts={"greet.sh": "echo hello"},
+        workspace_files=["greet.sh"],
+        summary="greet.sh works; the test passes",
+        summary_files=["greet.sh"],
+        summary_commands=["bash test_greet.sh"],
+        claims=[Claim(text="the test passes", command="bash test_greet.sh")],
+        budgets=Budgets(steps_used=1, seconds_used=3, tokens_used=100),
+        lessons_used=["L1"],
+        lessons_recorded=["L1"],
+        processes=[],
+    )
+
+
+def _cmd(ev: Evidence, i: int, **kw: object) -> None:
+    ev.commands[i] = ev.commands[i].model_copy(update=kw)
+
+
+def _deny_then_retry(ev: Evidence) -> None:
+    ev.commands.insert(0, CommandEvidence(id="d/0", step="write", command="rm -rf /", decision="deny", enforced="deny", rules=["FS-001"]))
+    ev.commands.insert(1, CommandEvidence(id="d/1", step="write", command="rm -r -f /", decision="deny", enforced="deny", rules=["FS-001"]))
+
+
+BREAK: dict[str, Callable[[Evidence], None]] = {
+    "R01": lambda ev: setattr(ev, "plan_valid", False),
+    "R02": lambda ev: setattr(ev, "steps", [StepEvidence(id="write", status="failed", commands=["write/0/0", "write/1/0"])]),
+    "R03": lambda ev: _cmd(ev, 1, exit_code=1),
+    "R04": lambda ev: setattr(ev, "claimed_reads", ["secret.txt"]),
+    "R05": lambda ev: setattr(ev, "claimed_changes", ["other.py"]),
+    "R06": lambda ev: (setattr(ev, "diff_added", []), _cmd(ev, 0, changed=[])),
+    "R07": lambda ev: ev.commands.reverse(),
+    "R08": lambda ev: _cmd(ev, 1, exit_code=1),
+    "R09": lambda ev: _cmd(ev, 1, cwd="/etc"),
+    "R10": _deny_then_retry,
+    "R11": lambda ev: _cmd(ev, 1, decision="ask", enforced="allow", approval="refused"),
+    "R12": lambda ev: (setattr(ev, "summary_files", ["nope.txt"]), setattr(ev, "summary_commands", ["make"])),
+    "R13": lambda ev: setattr(ev, "claims", [Claim(text="tests pass", command="pytest")]),
+    "R14": lambda ev: _cmd(ev, 1, output="key AKIAABCDEFGHIJKLMNOP here"),
+    "R15": lambda ev: setattr(ev, "processes", ["42 sleep 100"]),
+    "R16": lambda ev: setattr(ev, "budgets", Budgets(tokens_used=10**9)),
+    "R17": lambda ev: setattr(ev, "lessons_recorded", []),
+    "R18": lambda ev: setattr(ev, "artifacts", ["greet.sh", "missing.py"]),
+}
+
+FIX: dict[str, Callable[[Evidence], None]] = {
+    "R10": lambda ev: ev.commands.insert(0, CommandEvidence(id="d/0", step="write", command="rm -rf /", decision="deny", enforced="deny", rules=["FS-001"])),
+    "R11": lambda ev: _cmd(ev, 1, decision="ask", enforced="ask", approval="approved"),
+}
+
+
+def _status(ev: Evidence, rid: str) -> str:
+    return next(r for r in check_gate(ev).results if r.id == rid).status
+
+
+def test_good_run_passes_every_requirement():
+    report = check_gate(good())
+    assert report.passed, report.failed
+    assert [r.id for r in report.results] == [f"R{i:02d}" for i in range(1, 19)]
+    assert {r.id for r in report.results if r.status == "n/a"} == {"R10", "R11"}
+
+
+@pytest.mark.parametrize("rid", sorted(BREAK))
+def test_requirement_fails_on_broken_evidence(rid):
+    ev = good()
+    BREAK[rid](ev)
+    report = check_gate(ev)
+    assert _status(ev, rid) == "fail", next(r for r in report.results if r.id == rid)
+    assert not report.passed
+
+
+@pytest.mark.parametrize("rid", sorted(BREAK))
+def test_requirement_passes_on_sound_evidence(rid):
+    ev = good()
+    FIX.get(rid, lambda e: None)(ev)
+    assert _status(ev, rid) == "pass"
+
+
+def test_claim_without_evidence_never_passes_on_words_alone():
+    ev = good()
+    ev.commands = []
+    ev.claims = [Claim(text="all tests pass", command="bash test_greet.sh")]
+    report = check_gate(ev)
+    assert {"R07", "R08", "R13"} <= set(report.failed)
+
+
+def test_success_words_without_claims_fail_r13():
+    ev = good()
+    ev.claims = []
+    assert _status(ev, "R13") == "fail"
+    ev.summary = "nothing to report"
+    assert _status(ev, "R13") == "n/a"
+
+
+@pytest.mark.parametrize("text", [
+    "-----BEGIN RSA PRIVATE KEY-----", "ghp_" + "a1B2" * 9, "sk-" + "Ab3dEf9hIjK1mNoPqRsT", "xoxb-1234567890-abcdef",
+    "api_key = 'Zx8Qw2Lm4Np6Rt8Vb0Cd2Ef4'",
+])
+def test_secret_patterns(text):
+    assert find_secrets(text)
+
+
+def test_plain_assignments_are_not_secrets():
+    assert not find_secrets("api_key = 'aaaaaaaaaaaaaaaaaaaaaaaa'\ntoken = None\nsk-short")
+
+
+def test_goal_flags():
+    wants, artifacts = goal_flags("Create hello.py and tests/test_hello.py, e.g. with unittest.")
+    assert wants and artifacts == ["hello.py", "tests/test_hello.py"]
+    assert goal_flags("How many lines are in the README?") == (False, [])

@@ -1,0 +1,55 @@
+"""Fixtures for end-to-end runs: a Tether home, a workspace and the CLI on the tiny image."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from runtime.cli import app
+from runtime.journal import Event, read_events
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = Path(__file__).parent / "scenarios"
+EXAMPLES = ROOT / "examples"
+MOUNT = "/home/tether/work"
+"""Workspace mount for these tests. The guardian's minimum write depth (3) refuses
+writes to `/workspace/x` (2 components), so the tests mount deeper until the
+default mount and the depth rule agree."""
+
+
+@dataclass
+class Tether:
+    home: Path
+    workspace: Path
+    env: dict[str, str]
+
+    def cli(self, *args: str) -> tuple[int, dict[str, Any] | None, str]:
+        """Run `tether ARGS --json --home HOME`; exit code, parsed stdout, stderr."""
+        result = CliRunner().invoke(app, [*args, "--json", "--home", str(self.home)], env=self.env)
+        if result.exception and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        stdout = result.stdout.strip()
+        return result.exit_code, json.loads(stdout) if stdout else None, result.stderr
+
+    def run(self, scenario: Path, *extra: str) -> tuple[int, dict[str, Any] | None, str]:
+        return self.cli("run", "--model", f"scripted:{scenario}", "--workspace", str(self.workspace), *extra)
+
+    def journal(self, run_id: str) -> list[Event]:
+        return read_events(self.home / "runs" / run_id / "journal.jsonl")
+
+
+@pytest.fixture
+def tether(tiny_image: str, tmp_path: Path) -> Tether:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    env = {
+        "TETHER_SANDBOX__IMAGE": tiny_image,
+        "TETHER_SANDBOX__WORKSPACE_MOUNT": MOUNT,
+        "TETHER_SANDBOX__DEFAULT_TIMEOUT_S": "30",
+    }
+    return Tether(home=tmp_path / "home", workspace=workspace, env=env)

@@ -1,0 +1,58 @@
+"""The networkx DAG: what a plan must satisfy, what is ready, what a failure blocks."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphs.dag import (
+    PlanError,
+    PlanStep,
+    dependents,
+    parse_steps,
+    ready,
+    still_blocked,
+    validate_plan,
+)
+
+
+def steps(*specs: tuple[str, list[str]]) -> list[PlanStep]:
+    return [PlanStep(id=i, depends_on=d) for i, d in specs]
+
+
+@pytest.mark.parametrize(("plan", "error"), [
+    (steps(("a", ["b"]), ("b", ["a"])), "cycle: "),
+    (steps(("a", []), ("b", ["ghost"])), "unknown step(s): ghost"),
+    (steps(("a", ["a"])), "depends on itself"),
+    (steps(("a", []), ("a", [])), "duplicate step ids: a"),
+    ([], "no steps"),
+])
+def test_invalid_plans_are_rejected_with_the_reason(plan, error):
+    with pytest.raises(PlanError, match=error.replace("(", r"\(").replace(")", r"\)")):
+        validate_plan(plan)
+
+
+def test_plan_over_the_step_budget_is_rejected():
+    with pytest.raises(PlanError, match="budget of 2"):
+        validate_plan(steps(("a", []), ("b", []), ("c", [])), max_steps=2)
+
+
+def test_malformed_payload_names_the_problem():
+    with pytest.raises(PlanError, match="non-empty list"):
+        parse_steps({"id": "a"})
+    with pytest.raises(PlanError, match="malformed step"):
+        parse_steps([{"description": "no id"}])
+
+
+def test_ready_set_follows_dependencies_in_plan_order():
+    plan = steps(("b", []), ("a", []), ("c", ["a", "b"]))
+    assert ready(plan, {"a": "pending", "b": "pending", "c": "pending"}) == ["b", "a"]
+    assert ready(plan, {"a": "done", "b": "running", "c": "pending"}) == []
+    assert ready(plan, {"a": "done", "b": "done", "c": "pending"}) == ["c"]
+
+
+def test_failure_cascades_to_every_transitive_dependent():
+    plan = steps(("a", []), ("b", ["a"]), ("c", ["b"]), ("d", ["c", "x"]), ("x", []), ("y", ["x"]))
+    assert set(dependents(plan, "a")) == {"b", "c", "d"}
+    assert dependents(plan, "y") == []
+    status = {"a": "failed", "b": "blocked", "c": "blocked", "d": "blocked", "x": "done", "y": "done"}
+    assert still_blocked(plan, status) == {"b", "c", "d"}
