@@ -77,7 +77,9 @@ def new_lessons(store: MemoryStore, model: BaseChatModel, record: RunRecord, com
     if unreadable:
         return [], [StepResult(step="lessons", target=record.run_id, status="rejected", detail=unreadable)], [call]
     source = normalize(trajectory_text(record.goal, record.outcome, record.turns))
-    steps, written, kept_texts = [], [], [x.insight for x in exemplars]
+    # Exemplars' earlier wordings count too: re-adding a text a revision narrowed would undo it.
+    kept_texts = [x.insight for x in exemplars] + [h.before for x in exemplars for h in x.history if h.before]
+    steps, written = [], []
     with store.session():
         for cand in candidates[:limit]:
             new_id = lesson_id(record.run_id, cand.insight)

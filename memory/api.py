@@ -1,0 +1,77 @@
+"""What the CLI and other callers ask of a memory root, as JSON-ready data.
+
+Parts: `lesson_json`, `rule_json`, `run_json`, `list_memory`, `show_item`,
+`search_memory`, `rebuild_index`. Each opens a store session itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory.errors import UnknownMemoryItemError
+from memory.index import Kind
+from memory.lesson import Lesson
+from memory.rule import Rule
+from memory.run import RunMeta
+from memory.store import MemoryStore
+
+
+def lesson_json(x: Lesson, listed: bool) -> dict[str, Any]:
+    data = x.model_dump(mode="json", exclude={"history"})
+    return data | {"kind": "lesson", "text": x.insight, "listed": listed,
+                   "revisions": [h.model_dump(mode="json") for h in x.history],
+                   "path": f"lessons/{x.id}.md"}
+
+
+def rule_json(r: Rule, listed: bool) -> dict[str, Any]:
+    return r.model_dump(mode="json") | {"kind": "rule", "listed": listed, "path": f"rules/{r.id}.md"}
+
+
+def run_json(m: RunMeta) -> dict[str, Any]:
+    return m.model_dump(mode="json") | {"kind": "run", "path": f"runs/{m.run_id}/trajectory.md"}
+
+
+def list_memory(store: MemoryStore) -> dict[str, Any]:
+    """Every lesson, rule and run; `listed` says whether MEMORY.md still lists it."""
+    manifest = store.manifest()
+    return {
+        "root": str(store.root),
+        "lessons": [lesson_json(x, x.id in manifest.lessons) for x in store.lessons()],
+        "rules": [rule_json(r, r.id in manifest.rules) for r in store.rules()],
+        "runs": [run_json(m) for m in store.runs()],
+    }
+
+
+def show_item(store: MemoryStore, item_id: str) -> dict[str, Any]:
+    """A lesson, rule or run by id; UnknownMemoryItemError names the fix."""
+    manifest = store.manifest()
+    if store.lesson_path(item_id).is_file():
+        return lesson_json(store.load_lesson(item_id), item_id in manifest.lessons)
+    if (store.rules_dir / f"{item_id}.md").is_file():
+        return rule_json(store.load_rule(item_id), item_id in manifest.rules)
+    if store.has_run(item_id):
+        return run_json(store.load_run(item_id)) | {"turns_detail": [t.model_dump() for t in store.run_turns(item_id)]}
+    msg = f"no lesson, rule or run '{item_id}'; `tether memory list` shows the ids"
+    raise UnknownMemoryItemError(msg)
+
+
+def search_memory(store: MemoryStore, query: str, kind: Kind, limit: int) -> list[dict[str, Any]]:
+    """Search as the agent's recall does (MEMORY.md filter included), with scores."""
+    with store.session():
+        hits = store.search(query, kind, limit)
+    out = []
+    for h in hits:
+        try:
+            item = show_item(store, h.id)
+        except UnknownMemoryItemError:
+            continue
+        item.pop("turns_detail", None)
+        out.append(item | {"score": h.score})
+    return out
+
+
+def rebuild_index(store: MemoryStore) -> dict[str, Any]:
+    """Recreate the index from markdown; returns the item count and backend."""
+    with store.session():
+        count = store.rebuild()
+    return {"root": str(store.root), "backend": store.index.name, "indexed": count}

@@ -1,0 +1,73 @@
+"""`tether memory list|show|search|rebuild|forget`, with --json, on a real memory folder."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from memory_helpers import Clock, learn_desc
+from typer.testing import CliRunner
+
+from memory.cycle import MemoryCycle
+from runtime.cli import app
+from runtime.config import load_config
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch, scripted):
+    for name in [n for n in os.environ if n.startswith("TETHER_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    home = tmp_path / "home"
+    cfg = load_config(home, environ={})
+    lesson_id = learn_desc(MemoryCycle(cfg.memory_dir, cfg.memory, clock=Clock()), scripted)
+    return home, lesson_id
+
+
+def tether(home, *args):
+    result = CliRunner().invoke(app, ["memory", *args, "--home", str(home)])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_list_show_search_rebuild_forget_as_json(home) -> None:
+    home, lesson_id = home
+    code, out, _ = tether(home, "list", "--json")
+    assert code == 0
+    data = json.loads(out)
+    [lesson] = data["lessons"]
+    assert {"id", "title", "text", "source_run", "source_outcome", "status", "revisions"} <= set(lesson)
+    assert (lesson["id"], lesson["source_run"], lesson["status"], lesson["listed"]) == (lesson_id, "run-desc", "live", True)
+    assert [r["run_id"] for r in data["runs"]] == ["run-desc"]
+
+    code, out, _ = tether(home, "show", lesson_id, "--json")
+    assert code == 0 and json.loads(out)["text"] == "Put the largest numbers first when sorting numbers."
+
+    code, out, _ = tether(home, "search", "sort numbers ascending", "--json")
+    assert code == 0 and [h["id"] for h in json.loads(out)["hits"]] == [lesson_id]
+    code, out, _ = tether(home, "search", "sort numbers", "--kind", "run", "--json")
+    assert [h["run_id"] for h in json.loads(out)["hits"]] == ["run-desc"]
+
+    code, out, _ = tether(home, "rebuild", "--json")
+    assert code == 0 and json.loads(out)["indexed"] == 2
+
+    code, out, _ = tether(home, "forget", "--run", "run-desc", "--json")
+    assert code == 0 and json.loads(out)["lessons_deleted"] == [lesson_id]
+    code, out, _ = tether(home, "list", "--json")
+    assert json.loads(out)["lessons"] == [] and json.loads(out)["runs"] == []
+
+
+def test_unknown_ids_give_one_line_errors(home) -> None:
+    home, _ = home
+    code, out, err = tether(home, "show", "L-nope", "--json")
+    assert code == 2 and out == "" and "no lesson, rule or run 'L-nope'" in err and len(err.strip().splitlines()) == 1
+    code, _, err = tether(home, "forget", "--run", "ghost")
+    assert code == 2 and "no run 'ghost'" in err
+
+
+def test_human_output(home) -> None:
+    home, lesson_id = home
+    code, out, _ = tether(home, "list")
+    assert code == 0 and lesson_id in out
+    code, out, _ = tether(home, "show", lesson_id)
+    assert code == 0 and "## Revision history" in out
