@@ -40,7 +40,7 @@ _RUNNERS = re.compile(
 _LIST_RUN = re.compile(r"(?:subprocess\.\w+|os\.exec\w*|spawn(?:Sync)?)\s*\(\s*\[([^\]]*)\]")
 _BACKTICK = re.compile(r"`([^`]+)`|%x\(([^)]*)\)")
 _RDELETE = re.compile(r"(?:shutil\.rmtree|FileUtils\.rm_r[f]?|FileUtils\.remove_dir|rmtree|"
-                      r"fs\.(?:rm|rmdir)(?:Sync)?|rimraf(?:\.sync)?|remove_tree)\s*\(\s*")
+                      r"(?:fs|\))\.(?:rm|rmdir)(?:Sync)?|rimraf(?:\.sync)?|remove_tree)\s*\(\s*")
 _DELETE = re.compile(r"(?:os\.(?:remove|unlink|rmdir)|\bunlink|File\.delete|FileUtils\.rm|"
                      r"fs\.unlink(?:Sync)?|Path\([^)]*\)\.unlink)\s*\(\s*")
 _OPEN_W = re.compile(r"\bopen\s*\(\s*" + _STR + r"\s*,\s*['\"][wax]")

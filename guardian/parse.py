@@ -25,6 +25,9 @@ from guardian.words import UNKNOWN, SubstEval, expand_joined, expand_word
 _PLAIN = re.compile(r"[A-Za-z0-9 \t._/,:@+%=^*?\[\]'\"|;&-]*")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 _SEPARATORS = frozenset({"|", "||", "&&", ";"})
+_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done",
+                       "case", "esac", "function", "select", "time", "{", "}", "!", "[[", "]]",
+                       "coproc", "in"})
 _ARITH = re.compile(r"\$\(\(")
 _QUOTED_HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\(\w+))")
 _TIME = re.compile(r"(^|[;&|({\n]|&&|\|\|)(\s*)time(\s+-p)?(?=\s)")
@@ -133,6 +136,8 @@ class Walker:
         self.out: list[Simple] = []
         self.budget = max_nodes
         self.quoted: list[str] = []
+        self.pending: list[str] = []
+        """Text of `${x:-$(cmd)}` defaults: bashlex leaves them unparsed."""
 
     def walk(self, node: object, st: State) -> list[Simple]:
         """Walk one node; returns the simple commands it produced."""
@@ -167,6 +172,8 @@ class Walker:
         for part in getattr(node, "parts", None) or []:
             if part.kind in ("commandsubstitution", "processsubstitution"):
                 self.walk(part.command, st.copy())
+            elif part.kind == "parameter" and ("$(" in part.value or "`" in part.value):
+                self.pending.append(part.value)
             else:
                 self._nested(part, st)
 
@@ -208,6 +215,9 @@ class Walker:
         return self._emit(simple)
 
     def _emit(self, simple: Simple) -> list[Simple]:
+        if self.pending:
+            simple.payloads.extend(self.pending)
+            self.pending = []
         self.out.append(simple)
         return [simple]
 
@@ -322,6 +332,8 @@ def _fast(text: str, st: State) -> list[Simple] | None:
     out: list[Simple] = []
     argv: list[str] = []
     previous: list[Simple] = []
+    if any(t in _RESERVED or (t and set(t) <= set("|;&") and t not in _SEPARATORS) for t in tokens):
+        return None
     for tok in [*tokens, ";"]:
         if tok not in _SEPARATORS:
             argv.append(tok)
