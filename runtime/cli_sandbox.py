@@ -124,3 +124,10 @@ def doctor(
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main app."""
     app.add_typer(sandbox_app, name="sandbox")
+
+
+if __name__ == "__main__":  # `python -m runtime.cli_sandbox ...` = `tether sandbox ...` without the other areas' imports
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    sandbox_app(prog_name="tether sandbox")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.base import Sandbox
 from sandbox.cleanup import PID_LABEL, RUN_LABEL
 from sandbox.config import DockerSandboxConfig
 from sandbox.docker import DockerSandbox
@@ -137,6 +138,7 @@ def test_memory_folder_is_read_only(make_sandbox, tmp_path) -> None:
 
 def test_close_removes_container_and_is_idempotent(sandbox_config, docker_client, tmp_path) -> None:
     with DockerSandbox(tmp_path, sandbox_config, client=docker_client) as sb:
+        assert isinstance(sb, Sandbox)
         assert sb.exec("true").ok
         assert len(containers(docker_client, sb.run_id)) == 1
     assert containers(docker_client, sb.run_id) == []
