@@ -16,7 +16,7 @@ import base64
 import binascii
 import re
 
-from guardian.parse import Simple
+from guardian.shell import Simple
 from guardian.words import UNKNOWN, ansi_c
 
 _DIRECTIVE = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([sbdqc%])")

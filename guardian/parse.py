@@ -1,7 +1,6 @@
 """Parse a command line with bashlex and flatten it into simple commands.
 
 Parts:
-    Redirect, Simple: what one simple command would do (argv, redirects, stdin).
     Walker: walks every node kind bashlex produces (lists, pipelines,
         subshells, groups, loops, conditionals, functions, command and process
         substitution in words, assignments and redirect targets, heredocs),
@@ -13,118 +12,13 @@ Errors are not caught here: the caller turns any of them into a deny.
 
 from __future__ import annotations
 
-import re
-import shlex
-from dataclasses import dataclass, field
-
 import bashlex
 
-from guardian.paths import normalise
+from guardian.prepare import fast_split, prepare, track
+from guardian.shell import DepthError, Redirect, Simple, State
 from guardian.words import UNKNOWN, SubstEval, expand_joined, expand_word
 
-_PLAIN = re.compile(r"[A-Za-z0-9 \t._/,:@+%=^*?\[\]'\"|;&-]*")
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
-_SEPARATORS = frozenset({"|", "||", "&&", ";"})
-_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done",
-                       "case", "esac", "function", "select", "time", "{", "}", "!", "[[", "]]",
-                       "coproc", "in"})
-_ARITH = re.compile(r"\$\(\(")
-_QUOTED_HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\(\w+))")
-_TIME = re.compile(r"(^|[;&|({\n]|&&|\|\|)(\s*)time(\s+-p)?(?=\s)")
-_WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
-
-
-class DepthError(RecursionError):
-    """Nesting deeper than the configured maximum."""
-
-
-@dataclass(slots=True)
-class Redirect:
-    """One redirection: operator, expanded target (or heredoc text), fd."""
-
-    op: str
-    target: str
-    fd: int | None = None
-
-    @property
-    def writes(self) -> bool:
-        return self.op in _WRITE_OPS and not self.target.isdigit() and self.target != "-"
-
-
-@dataclass(slots=True)
-class Simple:
-    """One simple command after expansion, with what feeds it."""
-
-    argv: list[str]
-    redirects: list[Redirect] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
-    cwd: str = "/"
-    stdin: str | None = None
-    """Literal heredoc / herestring text fed to the command."""
-    upstream: list[Simple] = field(default_factory=list)
-    """Commands of the previous pipeline stage (their stdout is our stdin)."""
-    in_function: str = ""
-    payloads: list[str] = field(default_factory=list)
-    """Shell text executed by expansion (heredoc `$(..)`, arithmetic `$(..)`)."""
-
-
-@dataclass(slots=True)
-class State:
-    env: dict[str, str]
-    cwd: str
-    home: str
-    function: str = ""
-
-    def copy(self) -> State:
-        return State(dict(self.env), self.cwd, self.home, self.function)
-
-
-def prepare(text: str) -> tuple[str, list[str]]:
-    """Rewrite what bashlex cannot parse but the guardian can judge.
-
-    Quoted heredoc delimiters (`<<'EOF'`) lose their quotes (bashlex rejects
-    them); their names are returned so the body is not read for `$(..)`.
-
-    `$((expr))` without command substitution inside becomes `0` (arithmetic
-    runs nothing); `time` becomes blanks (it only times its pipeline). With a
-    `$(`, backtick or process substitution inside, arithmetic is left alone so
-    bashlex refuses it and the check fails closed.
-    """
-    extra: list[str] = []
-    if "$((" in text:
-        out, i = [], 0
-        for m in _ARITH.finditer(text):
-            if m.start() < i:
-                continue
-            end = _arith_end(text, m.start() + 3)
-            inner = text[m.start() + 3 : end - 2] if end > 0 else ""
-            if end < 0 or any(t in inner for t in ("$(", "`", "<(", ">(")):
-                continue
-            out.append(text[i : m.start()] + "0")
-            i = end
-        text = "".join(out) + text[i:]
-    if "<<" in text:
-        def unquote(m: re.Match[str]) -> str:
-            name = m.group(2) or m.group(3) or m.group(4)
-            extra.append(name)
-            return f"<<{m.group(1)}{name}"
-
-        text = _QUOTED_HEREDOC.sub(unquote, text)
-    if "time" in text:
-        text = _TIME.sub(lambda m: m.group(1) + m.group(2) + " " * (4 + len(m.group(3) or "")), text)
-    return text, extra
-
-
-def _arith_end(text: str, i: int) -> int:
-    depth = 2
-    while i < len(text):
-        c = text[i]
-        depth += c == "("
-        depth -= c == ")"
-        if depth == 0:
-            return i + 1
-        i += 1
-    return -1
+__all__ = ["DepthError", "Redirect", "Simple", "Walker", "parse_line"]
 
 
 class Walker:
@@ -143,7 +37,8 @@ class Walker:
         """Walk one node; returns the simple commands it produced."""
         self.budget -= 1
         if self.budget < 0:
-            raise DepthError("command too large to analyse")
+            msg = "command too large to analyse"
+            raise DepthError(msg)
         kind = node.kind  # type: ignore[attr-defined]
         if kind == "command":
             return self._command(node, st)
@@ -161,7 +56,8 @@ class Walker:
             return self._for(node, st)
         if kind in ("reservedword", "operator", "pipe"):
             return []
-        raise NotImplementedError(f"unsupported construct: {kind}")
+        msg = f"unsupported construct: {kind}"
+        raise NotImplementedError(msg)
 
     def _text(self, node: object) -> str:
         a, b = node.pos  # type: ignore[attr-defined]
@@ -211,7 +107,7 @@ class Walker:
         env = {**st.env, **assigns}
         simple = Simple(argv, redirects, env, st.cwd, stdin, in_function=st.function,
                         payloads=payloads)
-        self._track(argv, st)
+        track(argv, st)
         return self._emit(simple)
 
     def _emit(self, simple: Simple) -> list[Simple]:
@@ -220,20 +116,6 @@ class Walker:
             self.pending = []
         self.out.append(simple)
         return [simple]
-
-    def _track(self, argv: list[str], st: State) -> None:
-        """Carry `cd` and `export`/`declare` effects to later commands in the line."""
-        args = argv[1:]
-        if argv[0] == "builtin" and args:
-            argv, args = args, args[1:]
-        if argv[0] in ("cd", "pushd"):
-            dest = next((a for a in args if not a.startswith("-")), st.home)
-            st.cwd = UNKNOWN if UNKNOWN in dest else normalise(dest, st.cwd, st.home)
-        elif argv[0] in ("export", "declare", "typeset", "local", "readonly"):
-            for a in args:
-                if "=" in a and not a.startswith("-"):
-                    k, _, v = a.partition("=")
-                    st.env[k] = v
 
     def _redirect(self, node: object, st: State) -> tuple[Redirect, str | None]:
         op = node.type  # type: ignore[attr-defined]
@@ -300,7 +182,7 @@ def parse_line(text: str, env: dict[str, str], cwd: str, home: str,
     """Flatten `text` into simple commands (and the quoted heredoc delimiters)."""
     text, extra = prepare(text)
     st = State(dict(env), cwd, home)
-    fast = _fast(text, st)
+    fast = fast_split(text, st)
     if fast is not None:
         return fast, extra
     walker = Walker(text, subst)
@@ -308,46 +190,3 @@ def parse_line(text: str, env: dict[str, str], cwd: str, home: str,
     for tree in bashlex.parse(text):
         walker.walk(tree, st)
     return walker.out, extra
-
-
-def _fast(text: str, st: State) -> list[Simple] | None:
-    """Tokenise the common plain subset without bashlex (it is the slow part).
-
-    Only text made of words, plain quotes, globs, `|`, `||`, `&&` and `;`
-    qualifies: no `$`, backslash, backtick, redirect, brace, tilde, comment or
-    background `&`, and no quoted separator. Anything else returns None and
-    goes to bashlex.
-    """
-    if not _PLAIN.fullmatch(text) or "\n" in text:
-        return None
-    if any(c in q for q in _QUOTED.findall(text) for c in "|;&"):
-        return None
-    lexer = shlex.shlex(text, posix=True, punctuation_chars="|;&")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        tokens = list(lexer)
-    except ValueError:
-        return None
-    out: list[Simple] = []
-    argv: list[str] = []
-    previous: list[Simple] = []
-    if any(t in _RESERVED or (t and set(t) <= set("|;&") and t not in _SEPARATORS) for t in tokens):
-        return None
-    for tok in [*tokens, ";"]:
-        if tok not in _SEPARATORS:
-            argv.append(tok)
-            continue
-        if not argv:
-            if out or tok != ";":
-                return None if tok != ";" else out
-            continue
-        if "=" in argv[0]:
-            return None
-        simple = Simple(argv, env=dict(st.env), cwd=st.cwd, upstream=previous)
-        out.append(simple)
-        Walker(text, lambda _b: None)._track(argv, st)
-        previous = [simple] if tok == "|" else []
-        argv = []
-    return out
-

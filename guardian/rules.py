@@ -19,7 +19,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from guardian.parse import Simple
+from guardian.shell import Simple
 from guardian.verdict import Decision, RuleHit
 
 CATEGORIES = (

@@ -32,7 +32,8 @@ def test_max_depth_denies() -> None:
 
 def test_internal_exception_denies(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(self, *a, **k):  # type: ignore[no-untyped-def]
-        raise RuntimeError("injected")
+        msg = "injected"
+        raise RuntimeError(msg)
 
     monkeypatch.setattr(analyse.Analyser, "_inv", boom)
     checker.clear_cache()

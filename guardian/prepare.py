@@ -1,0 +1,133 @@
+"""Before bashlex: rewrites it cannot parse, and a fast path it is not needed for.
+
+Parts:
+    prepare: `$((arith))` without substitutions -> `0`, `time` -> blanks,
+        quoted heredoc delimiters unquoted (their names returned).
+    fast_split: plain commands (words, simple quotes, globs, `|`, `&&`, `||`,
+        `;`) tokenised with shlex; anything else returns None for bashlex.
+    track: `cd` and `export` effects carried to later commands in the line.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from guardian.paths import normalise
+from guardian.shell import Simple, State
+from guardian.words import UNKNOWN
+
+_PLAIN = re.compile(r"[A-Za-z0-9 \t._/,:@+%=^*?\[\]'\"|;&-]*")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_SEPARATORS = frozenset({"|", "||", "&&", ";"})
+_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done",
+                       "case", "esac", "function", "select", "time", "{", "}", "!", "[[", "]]",
+                       "coproc", "in"})
+_ARITH = re.compile(r"\$\(\(")
+_QUOTED_HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\(\w+))")
+_TIME = re.compile(r"(^|[;&|({\n]|&&|\|\|)(\s*)time(\s+-p)?(?=\s)")
+
+
+def prepare(text: str) -> tuple[str, list[str]]:
+    """Rewrite what bashlex cannot parse but the guardian can judge.
+
+    Quoted heredoc delimiters (`<<'EOF'`) lose their quotes (bashlex rejects
+    them); their names are returned so the body is not read for `$(..)`.
+
+    `$((expr))` without command substitution inside becomes `0` (arithmetic
+    runs nothing); `time` becomes blanks (it only times its pipeline). With a
+    `$(`, backtick or process substitution inside, arithmetic is left alone so
+    bashlex refuses it and the check fails closed.
+    """
+    extra: list[str] = []
+    if "$((" in text:
+        out, i = [], 0
+        for m in _ARITH.finditer(text):
+            if m.start() < i:
+                continue
+            end = _arith_end(text, m.start() + 3)
+            inner = text[m.start() + 3 : end - 2] if end > 0 else ""
+            if end < 0 or any(t in inner for t in ("$(", "`", "<(", ">(")):
+                continue
+            out.append(text[i : m.start()] + "0")
+            i = end
+        text = "".join(out) + text[i:]
+    if "<<" in text:
+        def unquote(m: re.Match[str]) -> str:
+            name = m.group(2) or m.group(3) or m.group(4)
+            extra.append(name)
+            return f"<<{m.group(1)}{name}"
+
+        text = _QUOTED_HEREDOC.sub(unquote, text)
+    if "time" in text:
+        text = _TIME.sub(lambda m: m.group(1) + m.group(2) + " " * (4 + len(m.group(3) or "")), text)
+    return text, extra
+
+
+def _arith_end(text: str, i: int) -> int:
+    depth = 2
+    while i < len(text):
+        c = text[i]
+        depth += c == "("
+        depth -= c == ")"
+        if depth == 0:
+            return i + 1
+        i += 1
+    return -1
+
+
+def track(argv: list[str], st: State) -> None:
+    """Carry `cd` and `export`/`declare` effects to later commands in the line."""
+    args = argv[1:]
+    if argv[0] == "builtin" and args:
+        argv, args = args, args[1:]
+    if argv[0] in ("cd", "pushd"):
+        dest = next((a for a in args if not a.startswith("-")), st.home)
+        st.cwd = UNKNOWN if UNKNOWN in dest else normalise(dest, st.cwd, st.home)
+    elif argv[0] in ("export", "declare", "typeset", "local", "readonly"):
+        for a in args:
+            if "=" in a and not a.startswith("-"):
+                k, _, v = a.partition("=")
+                st.env[k] = v
+
+
+def fast_split(text: str, st: State) -> list[Simple] | None:
+    """Tokenise the common plain subset without bashlex (it is the slow part).
+
+    Only text made of words, plain quotes, globs, `|`, `||`, `&&` and `;`
+    qualifies: no `$`, backslash, backtick, redirect, brace, tilde, comment or
+    background `&`, and no quoted separator. Anything else returns None and
+    goes to bashlex.
+    """
+    if not _PLAIN.fullmatch(text) or "\n" in text:
+        return None
+    if any(c in q for q in _QUOTED.findall(text) for c in "|;&"):
+        return None
+    lexer = shlex.shlex(text, posix=True, punctuation_chars="|;&")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return None
+    out: list[Simple] = []
+    argv: list[str] = []
+    previous: list[Simple] = []
+    if any(t in _RESERVED or (t and set(t) <= set("|;&") and t not in _SEPARATORS) for t in tokens):
+        return None
+    for tok in [*tokens, ";"]:
+        if tok not in _SEPARATORS:
+            argv.append(tok)
+            continue
+        if not argv:
+            if out or tok != ";":
+                return None if tok != ";" else out
+            continue
+        if "=" in argv[0]:
+            return None
+        simple = Simple(argv, env=dict(st.env), cwd=st.cwd, upstream=previous)
+        out.append(simple)
+        track(argv, st)
+        previous = [simple] if tok == "|" else []
+        argv = []
+    return out
