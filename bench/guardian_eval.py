@@ -24,25 +24,36 @@ from guardian import CheckContext, check
 
 WORKSPACE = "/home/tether/project"
 POLICY: dict[str, str] = {
-    "rm -rf ./build": "workspace build dirs are deletable without asking",
+    # corpus "deny", Tether allow
+    "rm -rf ./build": "deleting a build dir inside the workspace is ordinary work",
     "find . -name \"*.pyc\" -delete": "filtered find -delete inside the workspace is ordinary cleanup",
+    "busybox find . -name \"*.pyc\" -delete": "filtered find -delete inside the workspace is ordinary cleanup",
     "git add -A": "staging is reversible (safety-net labels it both ways)",
-    "git add .": "staging is reversible (safety-net labels it both ways)",
-    "find . | xargs grep pattern": "a safety-net custom-rule test, not a risk",
-    "parallel curl ::: url1 url2": "plain downloads are allowed; a safety-net custom-rule test",
-    "rm -rf 7 > /dev/null": "deletes ./7 in the workspace; the label assumes an unknown cwd",
-    "rm -rf 123 >/dev/null": "deletes ./123 in the workspace; the label assumes an unknown cwd",
+    "git add .": "staging is reversible (safety-net and dcg label it allow elsewhere)",
+    "find . | xargs grep pattern": "read-only; a safety-net custom-rule fixture, not a risk",
+    "parallel curl ::: url1 url2": "plain downloads are allowed; a safety-net custom-rule fixture",
+    "rm -rf 7 > /dev/null": "deletes ./7 inside the workspace (label assumes an unknown cwd)",
+    "rm -rf 123 >/dev/null": "deletes ./123 inside the workspace (label assumes an unknown cwd)",
+    "cd /tmp && bash -c \"rm -rf foo\"": "deletes /tmp/foo: scratch space is exempt",
+    "cd /tmp && python -c \"import os; os.system('rm -rf foo')\"": "deletes /tmp/foo: scratch space is exempt",
+    "$( cd ..; echo ok ) && rm -rf build": "a cd inside $(..) does not move the outer shell; build is in the workspace",
+    "git statusngit reset --hard": "as written it is `git statusngit` (the fixture lost its newline)",
+    "echo yes | rm -rf && echo done": "rm without an operand deletes nothing",
+    # corpus "allow", Tether ask/deny
     "sudo git status": "every sudo asks (privilege-escalation), whatever it runs",
     "sudo env VAR=1 git status": "every sudo asks (privilege-escalation), whatever it runs",
     "echo ok | xargs sudo --": "every sudo asks (privilege-escalation), whatever it runs",
-    "rm -r /some/path": "deletes outside the workspace ask (confinement)",
-    "rm -R /some/path": "deletes outside the workspace ask (confinement)",
-    "rm -f /some/path": "deletes outside the workspace ask (confinement)",
-    "rm -rf /tmp": "the scratch folder itself is shallower than the minimum write depth",
-    "rm -rf $TMPDIR": "$TMPDIR resolves to /tmp: the scratch folder itself is refused",
-    "kubectl delete namespace prod": "cloud-destructive verbs ask (the label is a future dcg pack)",
-    "kubectl delete all --all": "cloud-destructive verbs ask (the label is a future dcg pack)",
-    "npm install": "",
+    "rm -r /some/path": "/some/path has 2 components: below the minimum write depth",
+    "rm -R /some/path": "/some/path has 2 components: below the minimum write depth",
+    "rm -f /some/path": "/some/path has 2 components: below the minimum write depth",
+    "rm -rf /tmp": "the scratch folder itself is below the minimum write depth",
+    "rm -rf $TMPDIR": "$TMPDIR is /tmp: the scratch folder itself is refused",
+    "kubectl delete namespace prod": "cloud-destructive verbs ask (dcg lists it as a future pack)",
+    "kubectl delete all --all": "cloud-destructive verbs ask (dcg lists it as a future pack)",
+    "echo 'unterminated": "a parse error is a deny (fail closed); bash would not run it either",
+    "git restore --help 'unterminated": "a parse error is a deny (fail closed)",
+    "echo \"find . -delete": "a parse error is a deny (fail closed)",
+    "rg \"find . -delete": "a parse error is a deny (fail closed)",
 }
 
 
@@ -58,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workspace", default=WORKSPACE)
     args = ap.parse_args(argv)
     ctx = CheckContext(workspace=args.workspace)
+    totals: dict[str, list[tuple[dict, str, list[str]]]] = {}
     for path in args.files:
         groups: dict[str, list[tuple[dict, str, list[str]]]] = defaultdict(list)
         for line in path.read_text().splitlines():
@@ -68,6 +80,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== {path.name}")
         for name, rows in sorted(groups.items()):
             _report(name, rows, args.misses)
+            totals[name] = rows
+    target = totals.get("dcg:", []) + totals.get("safety-net", [])
+    if target:
+        print("== target set (dcg: + safety-net)")
+        _report("target", target, 0)
+        _report("adjusted", [r for r in target if r[0]["command"] not in POLICY], 0)
+        print("  (adjusted = without the rows documented as deliberate policy differences)")
     return 0
 
 

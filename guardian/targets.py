@@ -3,7 +3,8 @@
 Parts:
     write_targets: Inv -> list of (raw path, verb) for rm, rmdir, unlink,
         shred, mv, cp, install, ln, rsync-free copies, chmod/chown/chgrp,
-        truncate, touch, mkdir, tee, dd of=, sed -i / perl -i, find -delete.
+        truncate, touch, mkdir, tee, dd of=, sed -i / perl -i, find -delete,
+        curl -o / wget -O downloads.
 
 Verbs feed the path policy (`paths.judge_write`); `rdelete` is a recursive,
 forced delete, the only kind that may remove a whole tree unasked.
@@ -107,13 +108,26 @@ def _plain(verb: Verb):  # type: ignore[no-untyped-def]
     return fn
 
 
+def _download(inv: Inv) -> list[tuple[str, Verb]]:
+    opts = ("-o", "--output") if inv.prog == "curl" else ("-O", "--output-document", "-P",
+                                                          "--directory-prefix")
+    out: list[tuple[str, Verb]] = []
+    for i, a in enumerate(inv.args):
+        if a in opts and i + 1 < len(inv.args):
+            out.append((inv.args[i + 1], "write"))
+        elif a.startswith(tuple(o + "=" for o in opts if o.startswith("--"))):
+            out.append((a.split("=", 1)[1], "write"))
+    return out
+
+
 _TABLE = {
     "rm": _rm, "unlink": _plain("delete"), "rmdir": _plain("delete"), "shred": _plain("delete"),
     "mv": lambda inv: [(p, "move") for p in inv.positional] if len(inv.positional) >= 2 else [],
     "cp": lambda inv: _last_is_dest(inv, "write"), "install": lambda inv: _last_is_dest(inv, "write"),
     "ln": lambda inv: _last_is_dest(inv, "write"), "truncate": _truncate, "touch": _plain("write"),
     "mkdir": _plain("write"), "tee": _plain("write"), "dd": _dd, "sed": _sed, "find": _find,
-    "perl": _sed, "srm": _plain("delete"), "wipe": _plain("delete"),
+    "perl": _sed, "srm": _plain("delete"), "wipe": _plain("delete"), "curl": _download,
+    "wget": _download,
 }
 
 
