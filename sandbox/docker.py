@@ -31,7 +31,7 @@ from sandbox.engine import connect, docker_sdk
 from sandbox.errors import ConfigError, SandboxError
 from sandbox.images import ensure_image
 from sandbox.output import OutputCap, read_frames
-from sandbox.workspace import check_folder, sandbox_user
+from sandbox.workspace import Handover, check_folder, sandbox_user
 
 if TYPE_CHECKING:
     import docker
@@ -102,6 +102,7 @@ class DockerSandbox:
         self.run_id = run_id or uuid.uuid4().hex[:12]
         self.user: str | None = None
         """uid:gid the commands run as, chosen at start."""
+        self._handover: Handover | None = None
         self._client = client
         self._container: Container | None = None
         self._shell = "bash"
@@ -129,15 +130,18 @@ class DockerSandbox:
         if self._client is None:
             self._client = connect(self.config.docker_host)
         ensure_image(self._client, self.config.image, pull_missing=self.config.pull_missing)
-        self.user = sandbox_user(self.config.user, self.workspace)
+        self.user, self._handover = sandbox_user(self.config.user, self.workspace)
         name = f"tether-{self.run_id}-{uuid.uuid4().hex[:6]}"
         cleanup.track(self)
         try:
+            if self._handover is not None:
+                self._handover.give()
             self._container = self._client.containers.run(**self._create_args(name))
             self._probe()
         except BaseException as e:  # Ctrl-C included: never leave a half-started container
             self._remove_by_name(name)
             self._container = None
+            self._give_back()
             cleanup.untrack(self)
             if isinstance(e, docker_sdk().errors.DockerException):
                 msg = f"sandbox container failed to start: {_reason(e)}; check the sandbox config"
@@ -307,4 +311,10 @@ class DockerSandbox:
                     msg = f"could not remove sandbox container {container.short_id}: {e}"
                     raise SandboxError(msg) from e
         finally:
+            self._give_back()
             cleanup.untrack(self)
+
+    def _give_back(self) -> None:
+        handover, self._handover = self._handover, None
+        if handover is not None:
+            handover.take_back()

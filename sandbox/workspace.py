@@ -4,17 +4,20 @@ Parts: `check_folder()` validates a host folder before anything starts;
 `sandbox_user()` chooses the uid:gid. With `user = "auto"` commands run as
 the workspace owner, so files they write belong to the host user. When root
 owns the workspace (CI, sudo) they run as the image's `tether` user (1000)
-instead, never as root, and the workspace is chowned to 1000 so that user can
-write it; root keeps full access. That chown is refused for top-level
+instead, never as root; if 1000 cannot write it, the workspace is lent to
+1000 (chowned) while the sandbox lives and given back to root at close
+(`Handover`); root keeps full access throughout. Lending is refused for top-level
 folders (`/tmp`, `/root`) and anything under system folders (`/etc`,
 `/usr`, `/var/lib`, ...), so a mistyped path never hands the system to uid 1000.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from sandbox.errors import ConfigError
@@ -63,8 +66,8 @@ def _parse(user: str) -> tuple[int, int]:
     return int(uid), int(gid or uid)
 
 
-def sandbox_user(user: str, workspace: Path) -> str:
-    """The uid:gid commands run as; never 0.
+def sandbox_user(user: str, workspace: Path) -> tuple[str, Handover | None]:
+    """The uid:gid commands run as (never 0), and the handover to undo at close, if any.
 
     Raises:
         ConfigError: the chosen user cannot write the workspace and Tether may not fix it.
@@ -79,30 +82,66 @@ def sandbox_user(user: str, workspace: Path) -> str:
                 "or set sandbox.user = \"auto\""
             )
             raise ConfigError(msg)
-        return f"{uid}:{gid}"
+        return f"{uid}:{gid}", None
     if st.st_uid != 0:
-        return f"{st.st_uid}:{st.st_gid}"
+        return f"{st.st_uid}:{st.st_gid}", None
     uid = gid = SANDBOX_UID
-    if not can_write(st, uid, gid):
-        _hand_over(workspace, uid, gid)
-    return f"{uid}:{gid}"
+    if can_write(st, uid, gid):
+        return f"{uid}:{gid}", None
+    return f"{uid}:{gid}", Handover(workspace, uid, gid)
 
 
-def _hand_over(workspace: Path, uid: int, gid: int) -> None:
-    if os.geteuid() != 0:
-        msg = (
-            f"root owns {workspace}, and the sandbox never runs as root; "
-            f"run `sudo chown -R {uid}:{gid} {workspace}` or use a folder you own"
-        )
-        raise ConfigError(msg)
-    if len(workspace.parts) - 1 < MIN_CHOWN_DEPTH or any(workspace.is_relative_to(d) for d in SYSTEM_DIRS):
-        msg = (
-            f"root owns {workspace}, a system or top-level folder Tether will not hand to uid {uid}; "
-            "use a workspace folder of its own (e.g. `mkdir /tmp/ws`)"
-        )
-        raise ConfigError(msg)
-    log.warning("workspace %s is root-owned: chowning it to %d:%d for the sandbox user", workspace, uid, gid)
-    for dirpath, dirnames, filenames in os.walk(workspace):
-        os.chown(dirpath, uid, gid, follow_symlinks=False)
-        for name in dirnames + filenames:
-            os.chown(os.path.join(dirpath, name), uid, gid, follow_symlinks=False)
+class Handover:
+    """Lend a root-owned workspace to the sandbox user, and give it back at close.
+
+    `give()` chowns the tree to uid:gid, remembering each entry's owner;
+    `take_back()` restores those owners and gives files the sandbox created
+    to the workspace's owner, so afterwards root owns its folder as before
+    (git's ownership check included). A SIGKILL in between leaves the tree
+    owned by uid:gid; root can still use it, or chown it back.
+    """
+
+    def __init__(self, workspace: Path, uid: int, gid: int) -> None:
+        if os.geteuid() != 0:
+            msg = (
+                f"root owns {workspace}, and the sandbox never runs as root; "
+                f"run `sudo chown -R {uid}:{gid} {workspace}` or use a folder you own"
+            )
+            raise ConfigError(msg)
+        if len(workspace.parts) - 1 < MIN_CHOWN_DEPTH or any(workspace.is_relative_to(d) for d in SYSTEM_DIRS):
+            msg = (
+                f"root owns {workspace}, a system or top-level folder Tether will not lend to uid {uid}; "
+                "use a workspace folder of its own (e.g. `mkdir /tmp/ws`)"
+            )
+            raise ConfigError(msg)
+        self.workspace, self.uid, self.gid = workspace, uid, gid
+        st = workspace.stat()
+        self.owner = (st.st_uid, st.st_gid)
+        self.original: dict[str, tuple[int, int]] = {}
+
+    def give(self) -> None:
+        """Chown the tree to the sandbox user, recording what each entry had."""
+        log.info("lending root-owned workspace %s to %d:%d until the sandbox closes", self.workspace, self.uid, self.gid)
+        for path in _walk(self.workspace):
+            with contextlib.suppress(FileNotFoundError):
+                st = os.lstat(path)
+                self.original[path] = (st.st_uid, st.st_gid)
+                if (st.st_uid, st.st_gid) != (self.uid, self.gid):
+                    os.chown(path, self.uid, self.gid, follow_symlinks=False)
+
+    def take_back(self) -> None:
+        """Restore recorded owners; what the sandbox user created goes to the workspace owner."""
+        for path in _walk(self.workspace):
+            with contextlib.suppress(FileNotFoundError):
+                st = os.lstat(path)
+                want = self.original.get(path, self.owner if st.st_uid == self.uid else None)
+                if want is not None and want != (st.st_uid, st.st_gid):
+                    os.chown(path, *want, follow_symlinks=False)
+        self.original.clear()
+
+
+def _walk(root: Path) -> Iterator[str]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        yield dirpath
+        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            yield os.path.join(dirpath, name)

@@ -124,6 +124,16 @@ def test_workspace_is_shared_and_nothing_else_leaks(make_sandbox, tmp_path) -> N
     assert sorted(p.name for p in ws.iterdir()) == ["given.txt", "out.txt"]
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="root-owned workspaces only arise as root")
+def test_root_owned_workspace_is_given_back_at_close(sandbox_config, docker_client, tmp_path) -> None:
+    (tmp_path / "given").write_text("x")
+    with DockerSandbox(tmp_path, sandbox_config, client=docker_client) as sb:
+        assert sb.user == "1000:1000" and tmp_path.stat().st_uid == 1000
+        assert sb.exec("echo y > made && id -u").output == "1000\n"
+        assert (tmp_path / "made").stat().st_uid == 1000
+    assert {p.stat().st_uid for p in (tmp_path, tmp_path / "given", tmp_path / "made")} == {0}
+
+
 def test_memory_folder_is_read_only(make_sandbox, tmp_path) -> None:
     memory = tmp_path / "memory"
     memory.mkdir()

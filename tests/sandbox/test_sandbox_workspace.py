@@ -35,16 +35,33 @@ def test_auto_user_is_the_workspace_owner(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     os.chown(ws, 1234, 4321)
-    assert sandbox_user("auto", ws) == "1234:4321"
+    assert sandbox_user("auto", ws) == ("1234:4321", None)
 
 
 @as_root
-def test_root_owned_workspace_goes_to_uid_1000(tmp_path: Path) -> None:
+def test_root_owned_workspace_is_lent_to_uid_1000_and_given_back(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / "sub").mkdir(parents=True)
     (ws / "sub" / "f").write_text("x")
-    assert sandbox_user("auto", ws) == "1000:1000"
+    (ws / "theirs").write_text("x")
+    os.chown(ws / "theirs", 1000, 1000)
+    user, handover = sandbox_user("auto", ws)
+    assert user == "1000:1000" and handover is not None
+    handover.give()
     assert {p.stat().st_uid for p in (ws, ws / "sub", ws / "sub" / "f")} == {1000}
+    (ws / "new").write_text("made by the sandbox")
+    os.chown(ws / "new", 1000, 1000)
+    handover.take_back()
+    owners = {p.name: p.stat().st_uid for p in (ws, ws / "sub", ws / "sub" / "f", ws / "new", ws / "theirs")}
+    assert owners == {"ws": 0, "sub": 0, "f": 0, "new": 0, "theirs": 1000}
+
+
+def test_world_writable_root_folder_needs_no_handover(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    ws.chmod(0o1777)
+    if ws.stat().st_uid == 0:
+        assert sandbox_user("auto", ws) == ("1000:1000", None)
 
 
 @as_root
@@ -57,7 +74,7 @@ def test_explicit_user_that_cannot_write_is_refused(tmp_path: Path) -> None:
 
 @as_root
 def test_system_folders_are_never_handed_over() -> None:
-    with pytest.raises(ConfigError, match="will not hand"):
+    with pytest.raises(ConfigError, match="will not lend"):
         sandbox_user("auto", Path("/etc"))
-    with pytest.raises(ConfigError, match="will not hand"):
+    with pytest.raises(ConfigError, match="will not lend"):
         sandbox_user("auto", Path("/root"))
