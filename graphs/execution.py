@@ -62,7 +62,7 @@ def execution_nodes(deps: Deps) -> dict[str, Node]:
         if not nxt:
             return {"current": ""}
         sid = nxt[0]
-        return {"current": sid, "pending": [], "steps": {sid: set_status(deps, state, steps[sid], "running")}}
+        return {"current": sid, "pending": [], "messages": [], "steps": {sid: set_status(deps, state, steps[sid], "running")}}
 
     def act(state: RunState) -> dict[str, Any]:
         """One actor turn (site `actor`, key = step id, turn = turns taken in the step)."""
@@ -72,7 +72,7 @@ def execution_nodes(deps: Deps) -> dict[str, Node]:
         why = over_budget(state, deps)
         if why or turn >= deps.max_commands_per_step:
             return {"steps": fail_step(deps, state, step, why or f"exceeded max_commands_per_step ({deps.max_commands_per_step})")}
-        messages = state.get("messages", {}).get(sid)
+        messages = state.get("messages") or []
         if not messages:
             plan = {p["id"]: p for p in state.get("plan", [])}
             done = [{"id": d, **state["steps"].get(d, {})} for d in plan[sid].get("depends_on", [])]
@@ -82,7 +82,7 @@ def execution_nodes(deps: Deps) -> dict[str, Node]:
         for i, tc in enumerate(ai.tool_calls):
             call: Call = {"call_id": tc.get("id") or f"{sid}-{turn}-{i}", "cmd_id": f"{sid}/{turn}/{i}", "name": tc["name"], "args": dict(tc["args"]), "approval": "none"}
             calls.append(call)
-        update: dict[str, Any] = {"messages": {sid: [*messages, ai]}, "pending": calls, "tokens": tokens}
+        update: dict[str, Any] = {"messages": [*messages, ai], "pending": calls, "tokens": tokens}
         if not calls:
             update["steps"] = fail_step(deps, state, step, f"actor gave up: {str(ai.content)[:300]}")
         return update
@@ -121,7 +121,7 @@ def execution_nodes(deps: Deps) -> dict[str, Node]:
         """Run allowed commands (reusing journaled results), answer every call, settle the step."""
         sid = state["current"]
         step = state["steps"][sid]
-        messages = list(state.get("messages", {}).get(sid, []))
+        messages = list(state.get("messages") or [])
         commands = list(step.get("commands", []))
         finish: dict[str, Any] | None = None
         for c in state.get("pending", []):
@@ -139,7 +139,7 @@ def execution_nodes(deps: Deps) -> dict[str, Node]:
             messages.append(ToolMessage(content=observation, tool_call_id=c["call_id"], name=name))
         turns = step.get("turns", 0) + 1
         current: Step = {**step, "turns": turns, "commands": commands}
-        update: dict[str, Any] = {"messages": {sid: messages}, "pending": []}
+        update: dict[str, Any] = {"messages": messages, "pending": []}
         if finish is not None:
             current = set_status(
                 deps, state, current, "done", "",

@@ -77,7 +77,8 @@ class RunState(TypedDict, total=False):
     plan_valid: bool
     steps: Annotated[dict[str, Step], merge]
     current: str
-    messages: Annotated[dict[str, list[BaseMessage]], merge]
+    messages: list[BaseMessage]
+    """The current step's conversation with the actor (steps run one at a time; the journal keeps the rest)."""
     pending: list[Call]
     replans: int
     repair_error: str

@@ -17,7 +17,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TextIO
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -173,16 +173,24 @@ class Journal:
         self._results = {e.cmd_id: e for e in self.events if isinstance(e, ExecFinished)}
         self.listeners: list[Callable[[Event], None]] = []
         """Called after each new event (the live view subscribes here)."""
+        self._fh: TextIO | None = None
+
+    def close(self) -> None:
+        """Close the file; a later append opens it again."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
 
     def append(self, event: Event) -> bool:
-        """Write `event` (flush + fsync) unless its key was written; True when written."""
+        """Write `event` (flush + fdatasync) unless its key was written; True when written."""
         if event.key in self._keys:
             return False
         line = json.dumps(event.model_dump(mode="json"), ensure_ascii=False)
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        if self._fh is None:
+            self._fh = self.path.open("a", encoding="utf-8")
+        self._fh.write(line + "\n")
+        self._fh.flush()
+        os.fdatasync(self._fh.fileno())
         self._keys.add(event.key)
         self.events.append(event)
         if isinstance(event, ExecFinished):

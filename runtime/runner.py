@@ -72,6 +72,15 @@ def load_meta(config: TetherConfig, run_id: str) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def _connect(path: Path) -> sqlite3.Connection:
+    """The checkpoint database in WAL mode: a commit survives a killed process without an fsync each."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
 def _save_meta(run_dir: Path, meta: dict[str, Any]) -> None:
     tmp = run_dir / "run.json.tmp"
     tmp.write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
@@ -155,7 +164,7 @@ def _drive(
 
         model = build_chat_model(config.model.model_copy(update={"spec": meta["model_spec"]}))
     start = {k: FileState.model_validate(v) for k, v in json.loads((run_dir / "start_manifest.json").read_text()).items()}
-    conn = sqlite3.connect(str(config.checkpoint_db), check_same_thread=False)
+    conn = _connect(config.checkpoint_db)
     graph_config: Any = {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
     sandbox: Sandbox | None = None
     record: RunRecord | None = None
@@ -212,6 +221,7 @@ def _drive(
             if record is not None:
                 _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason})
     journal.append(RunEnded(key=f"run_end:{time.time()}", status=record.status, reason=record.reason))
+    journal.close()
     if record.status != "interrupted":
         hooks.after_run(record)
     return record

@@ -1,0 +1,48 @@
+"""A run SIGKILLed mid-command resumes without repeating what it had finished."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from runtime.journal import ExecFinished, ExecStarted, read_events
+
+SCENARIO = Path(__file__).parent / "scenarios" / "append-then-sleep.yaml"
+pytestmark = pytest.mark.docker
+
+
+def _wait_for(predicate, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out waiting for the run"
+        time.sleep(0.1)
+
+
+def test_resume_after_sigkill_does_not_repeat_a_finished_command(tether):
+    cmd = [sys.executable, "-m", "runtime.cli", "run", "--model", f"scripted:{SCENARIO}",
+           "--workspace", str(tether.workspace), "--home", str(tether.home), "--json"]
+    proc = subprocess.Popen(cmd, env={**os.environ, **tether.env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        runs = tether.home / "runs"
+        _wait_for(lambda: runs.is_dir() and any(runs.iterdir()))
+        run_id = next(runs.iterdir()).name
+        journal = runs / run_id / "journal.jsonl"
+        _wait_for(lambda: any(isinstance(e, ExecStarted) and e.cmd_id == "append/0/1" for e in read_events(journal)))
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert (tether.workspace / "log.txt").read_text() == "once\n"
+
+    code, out, err = tether.cli("resume", run_id)
+    assert code == 0, err
+    assert out["status"] == "success"
+    assert (tether.workspace / "log.txt").read_text() == "once\n"
+    results = [e.cmd_id for e in tether.journal(run_id) if isinstance(e, ExecFinished)]
+    assert results.count("append/0/0") == 1
+    assert results.count("append/0/1") == 1  # the killed sleep ran again, once, to completion
