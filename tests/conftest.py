@@ -73,7 +73,9 @@ def make_sandbox(sandbox_config, docker_client):
     """Factory: `make_sandbox(workspace, *, memory_dir=None, run_id=None, **config_overrides)`.
 
     Returns a started DockerSandbox on the tiny image (pass `image=debian_image`
-    to override); every sandbox made is closed at teardown.
+    to override); every sandbox made is closed at teardown. Running as root, a
+    root-owned workspace is lent to uid 1000 until close: create the files the
+    sandbox must modify before calling the factory.
     """
     from sandbox.config import DockerSandboxConfig
     from sandbox.docker import DockerSandbox
