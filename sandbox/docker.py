@@ -30,7 +30,7 @@ from sandbox.config import DockerSandboxConfig
 from sandbox.engine import connect, docker_sdk
 from sandbox.errors import ConfigError, SandboxError
 from sandbox.images import ensure_image
-from sandbox.output import OutputCap, read_frames
+from sandbox.output import OutputCap, copy_stream
 from sandbox.workspace import Handover, check_folder, sandbox_user
 
 if TYPE_CHECKING:
@@ -225,7 +225,7 @@ class DockerSandbox:
         start = time.monotonic()
         try:
             exec_id = api.exec_create(self._container.id, argv, workdir=workdir, environment=[mark])["Id"]
-            overran = self._stream(api.exec_start(exec_id, socket=True), cap, start + timeout + self.config.kill_grace_s)
+            overran = copy_stream(api.exec_start(exec_id, socket=True), cap, start + timeout + self.config.kill_grace_s)
             exit_code = 137 if overran else api.exec_inspect(exec_id)["ExitCode"]
         except docker_sdk().errors.DockerException as e:
             msg = f"exec failed in sandbox {self._container.short_id}: {_reason(e)}"
@@ -242,35 +242,6 @@ class DockerSandbox:
             timed_out=timed_out,
             dropped_bytes=cap.dropped,
         )
-
-    @staticmethod
-    def _stream(sock: Any, cap: OutputCap, deadline: float) -> bool:
-        """Copy the exec stream into `cap` until EOF; True when the deadline cut it."""
-        raw = getattr(sock, "_sock", sock)  # docker hands back a SocketIO over the socket
-        response = getattr(sock, "_response", None)
-        try:
-            # read through http.client's buffer: it may already hold the first frames
-            read1 = response.raw._fp.fp.read1
-        except AttributeError:
-            read1 = sock.read if hasattr(sock, "read") else raw.recv
-
-        def read(n: int) -> bytes:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            raw.settimeout(left)
-            return read1(n)
-
-        try:
-            for payload in read_frames(read):
-                cap.add(payload)
-        except TimeoutError:
-            return True
-        finally:
-            if response is not None:
-                response.close()
-            raw.close()
-        return False
 
     def _reap(self, mark: str) -> None:
         """Kill every process still carrying this exec's marker (orphans included).

@@ -1,6 +1,7 @@
 """Reading an exec's output: the Docker stream framing and the head/tail cap.
 
-Parts: `read_frames()` decodes Docker's multiplexed stream (8-byte header:
+Parts: `copy_stream()` reads an exec's socket into a cap until EOF or a
+deadline; `read_frames()` decodes Docker's multiplexed stream (8-byte header:
 stream id, 3 zero bytes, big-endian length) from a reader while honouring a
 socket deadline; `OutputCap` keeps the first and last bytes of a flood and
 counts what it drops, so memory stays bounded whatever a command prints.
@@ -9,7 +10,9 @@ counts what it drops, so memory stays bounded whatever a command prints.
 from __future__ import annotations
 
 import struct
+import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 HEADER = struct.Struct(">BxxxL")
 CHUNK = 65536
@@ -73,3 +76,32 @@ class OutputCap:
             middle = f"\n[... {self.dropped} bytes of output dropped ...]\n".encode()
             return (bytes(self.head) + middle + tail).decode("utf-8", errors="replace")
         return (bytes(self.head) + tail).decode("utf-8", errors="replace")
+
+
+def copy_stream(sock: Any, cap: OutputCap, deadline: float) -> bool:
+    """Copy the exec stream into `cap` until EOF; True when the deadline cut it."""
+    raw = getattr(sock, "_sock", sock)  # docker hands back a SocketIO over the socket
+    response = getattr(sock, "_response", None)
+    try:
+        # read through http.client's buffer: it may already hold the first frames
+        read1 = response.raw._fp.fp.read1
+    except AttributeError:
+        read1 = sock.read if hasattr(sock, "read") else raw.recv
+
+    def read(n: int) -> bytes:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        raw.settimeout(left)
+        return read1(n)
+
+    try:
+        for payload in read_frames(read):
+            cap.add(payload)
+    except TimeoutError:
+        return True
+    finally:
+        if response is not None:
+            response.close()
+        raw.close()
+    return False
