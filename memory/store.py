@@ -42,6 +42,7 @@ class MemoryStore:
         self.index = index if index is not None else make_index(self.root, config)
         self._lock = FileLock(str(self.root / ".lock"), timeout=600)
         self._depth = 0
+        self._manifest_cache: tuple[tuple[int, int, int], Manifest] | None = None
         self.rebuilt = False
         """Whether the last session had to rebuild the index."""
 
@@ -213,8 +214,20 @@ class MemoryStore:
 
     # -- MEMORY.md and search --------------------------------------------------
     def manifest(self) -> Manifest:
-        """What MEMORY.md lists; without the file, every live item."""
+        """What MEMORY.md lists; without the file, every live item (a copy the caller may change)."""
+        return self._manifest().model_copy(deep=True)
+
+    def _manifest(self) -> Manifest:
+        try:
+            st = self.manifest_path.stat()
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except FileNotFoundError:
+            stamp = None
+        if stamp is not None and self._manifest_cache and self._manifest_cache[0] == stamp:
+            return self._manifest_cache[1]
         found = read_manifest(self.manifest_path)
+        if stamp is not None:
+            self._manifest_cache = (stamp, found)
         if found.exists:
             return found
         return Manifest(lessons={x.id: lesson_line(x) for x in self.lessons() if x.status == "live"},
@@ -222,6 +235,7 @@ class MemoryStore:
 
     def _relist(self, kind: Literal["lessons", "rules"], item_id: str, line: str | None, *, new: bool) -> None:
         """Update one item's MEMORY.md line: drop it (line None), refresh it, or add it when new."""
+        self._manifest_cache = None  # writes re-read the file: a cache keyed on mtime can miss a same-tick write
         m = self.manifest()
         listed = getattr(m, kind)
         if line is None:
@@ -238,7 +252,8 @@ class MemoryStore:
             return []
         if kind == "run":
             return self.index.search(text, kind, limit)
-        listed = set(self.manifest().lessons if kind == "lesson" else self.manifest().rules)
+        manifest = self._manifest()
+        listed = manifest.lessons if kind == "lesson" else manifest.rules
         fetch = limit * 4
         while True:
             hits = self.index.search(text, kind, fetch)
