@@ -96,6 +96,36 @@ def agent_tokens(model: ScriptedChatModel, recall_prompt: str, rec: RunRecord) -
     return len(calls), sum(c["input_tokens"] + c["output_tokens"] for c in calls)
 
 
+def rule_drift(trials: int = 2000, horizon: int = 100) -> None:
+    """The +0.03 / -0.05 asymmetry: where rules end up, by the success rate of the tasks they apply to."""
+    import random
+    import statistics
+
+    from memory.rule import Application, fold_confidence
+
+    cfg, rng = MemoryConfig(), random.Random(5)
+    print(f"rule confidence walk (start {cfg.rule_initial_confidence}, +{cfg.rule_success_delta} / "
+          f"-{cfg.rule_failure_delta}, inject >= {cfg.rule_inject_threshold}, retire < {cfg.rule_retire_below}), "
+          f"{trials} walks of up to {horizon} applications:")
+    for p in (0.5, 0.6, 0.625, 0.7, 0.8, 0.9):
+        promoted, retired, to_promote = 0, 0, []
+        for _ in range(trials):
+            c = cfg.rule_initial_confidence
+            for n in range(1, horizon + 1):  # fold_confidence, one application at a time
+                outcome = "success" if rng.random() < p else "failure"
+                c = fold_confidence([Application(run="x", outcome=outcome)], cfg.model_copy(update={"rule_initial_confidence": c}))
+                if c >= cfg.rule_inject_threshold:
+                    promoted += 1
+                    to_promote.append(n)
+                    break
+                if c < cfg.rule_retire_below:
+                    retired += 1
+                    break
+        median = f"{statistics.median(to_promote):.0f}" if to_promote else "-"
+        print(f"  task success rate {p:.3f}: promoted {promoted / trials:5.1%} (median after {median} applications), "
+              f"retired {retired / trials:5.1%}, drift {0.08 * p - 0.05:+.4f} per application")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=16)
@@ -140,6 +170,7 @@ def main() -> None:
         print(f"if every retrieved lesson were revised: {(agent_tok + all_revise_tok) / agent_tok:.2f}x (tokens)")
         print("ReHarness reports about 3x retrieve-similar ($254 vs $85 a run)")
         print(f"memory at the end: {len(cycle.store.lessons())} lessons, {len(cycle.store.rules())} rules")
+    rule_drift()
 
 
 if __name__ == "__main__":
