@@ -36,7 +36,7 @@ class CommandEvidence(BaseModel):
     step: str
     tool: Literal["run_shell", "read_file"] = "run_shell"
     command: str
-    cwd: str = "/workspace"
+    cwd: str = "/home/tether/workspace"
     decision: Literal["allow", "ask", "deny"] = "allow"
     """The guardian's verdict."""
     enforced: Literal["allow", "ask", "deny"] = "allow"
@@ -87,7 +87,7 @@ class Evidence(BaseModel):
     """Contents (capped) of added and modified files, for the secrets scan."""
     workspace_files: list[str] = Field(default_factory=list)
     """Every file in the workspace at the end."""
-    workspace_mount: str = "/workspace"
+    workspace_mount: str = "/home/tether/workspace"
     summary: str | None = None
     summary_files: list[str] = Field(default_factory=list)
     summary_commands: list[str] = Field(default_factory=list)

@@ -38,8 +38,8 @@ class DockerSandboxConfig(BaseModel):
     """Memory limit (swap is set equal, so no swap)."""
     cpus: float = Field(default=1.0, gt=0)
     """CPU quota in cores."""
-    workspace_mount: str = "/workspace"
-    """Where the task workspace is bind-mounted read-write."""
+    workspace_mount: str = "/home/tether/workspace"
+    """Where the task workspace is bind-mounted read-write; 3 components deep so that files in it pass the guardian's minimum write depth."""
     memory_mount: str = "/memory"
     """Where the memory folder is bind-mounted read-only."""
     default_timeout_s: float = Field(default=120.0, gt=0)

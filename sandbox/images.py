@@ -48,7 +48,7 @@ def _changes(path: str) -> list[str]:
         f"ENV PATH={path}",
         "ENV HOME=/tmp",
         "ENV LANG=C.UTF-8",
-        "WORKDIR /workspace",
+        "WORKDIR /home/tether/workspace",
         f"USER {rootfs.SANDBOX_UID}:{rootfs.SANDBOX_UID}",
         'CMD ["sleep", "infinity"]',
         "LABEL tether.image=1",

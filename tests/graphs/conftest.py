@@ -16,10 +16,6 @@ from runtime.journal import Event, read_events
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = Path(__file__).parent / "scenarios"
 EXAMPLES = ROOT / "examples"
-MOUNT = "/home/tether/work"
-"""Workspace mount for these tests. The guardian's minimum write depth (3) refuses
-writes to `/workspace/x` (2 components), so the tests mount deeper until the
-default mount and the depth rule agree."""
 
 
 @dataclass
@@ -49,7 +45,6 @@ def tether(tiny_image: str, tmp_path: Path) -> Tether:
     workspace.mkdir()
     env = {
         "TETHER_SANDBOX__IMAGE": tiny_image,
-        "TETHER_SANDBOX__WORKSPACE_MOUNT": MOUNT,
         "TETHER_SANDBOX__DEFAULT_TIMEOUT_S": "30",
     }
     return Tether(home=tmp_path / "home", workspace=workspace, env=env)

@@ -68,8 +68,8 @@ def test_bad_exec_arguments_are_config_errors(shared) -> None:
 def test_exit_code_output_and_cwd(shared) -> None:
     result = shared.exec("mkdir -p sub && cd sub && pwd; echo err >&2; exit 7")
     assert result.exit_code == 7 and not result.ok
-    assert sorted(result.output.splitlines()) == ["/workspace/sub", "err"]  # two pipes: order may vary
-    assert shared.exec("pwd", cwd="sub").output == "/workspace/sub\n"
+    assert sorted(result.output.splitlines()) == ["/home/tether/workspace/sub", "err"]  # two pipes: order may vary
+    assert shared.exec("pwd", cwd="sub").output == "/home/tether/workspace/sub\n"
 
 
 def test_timeout_kills_within_bounds(shared) -> None:
