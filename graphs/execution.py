@@ -113,7 +113,10 @@ def execution_nodes(deps: Deps) -> dict[str, Node]:
             c["approval"] = "approved" if approved else "refused"
             new = deps.journal.append(ApprovalRecorded(key=f"approval:{c['cmd_id']}", cmd_id=c["cmd_id"], approved=approved, by=by))
             if new and by == "person":
-                deps.record_approval(Verdict.model_validate(c["verdict"]), approved)
+                verdict = Verdict.model_validate(c["verdict"])
+                deps.record_approval(verdict, approved)
+                if c.get("shadow"):
+                    deps.shadow_record(verdict, c["command"], approved)
             break
         return {"pending": pending}
 
@@ -175,7 +178,12 @@ def _judge(deps: Deps, state: RunState, c: dict[str, Any], sid: str) -> None:
         verdict = Verdict(decision="deny", hits=[RuleHit(id="GUARD-FAIL", category="guardian-failure", decision="deny", reason=str(e))], reason=f"guardian failed: {e}")
     enforced = verdict.decision
     if state.get("shadow"):
-        enforced = "allow"
+        # Shadow audit: the guardian does not block; a person present still answers asks
+        # (their answer is honoured and compared with what trust would have done).
+        c["shadow"] = True
+        enforced = "ask" if verdict.decision == "ask" and deps.approval == "prompt" else "allow"
+        if enforced == "allow":
+            deps.shadow_record(verdict, command, None)
     elif enforced == "ask" and deps.decide_ask(verdict) == "allow":
         enforced = "allow"
         c["approval"] = "approved"

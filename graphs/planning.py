@@ -91,7 +91,7 @@ def planning_nodes(deps: Deps) -> dict[str, Node]:
 
     def summarize(state: RunState) -> dict[str, Any]:
         """Ask for the final summary with its citations and claims."""
-        messages = summarizer_messages(state["goal"], state.get("steps", {}), mount)
+        messages = summarizer_messages(state["goal"], state.get("steps", {}), mount, state.get("memory_context", ""))
         ai, tokens = call_model(deps, messages, SUMMARY_TOOLS, "summarizer", "", 0)
         args = first_call(ai, "submit_summary") or {"text": str(ai.content)}
         summary = {
@@ -99,6 +99,7 @@ def planning_nodes(deps: Deps) -> dict[str, Node]:
             "files": [str(f) for f in args.get("files") or []],
             "commands": [str(c) for c in args.get("commands") or []],
             "claims": [c for c in args.get("claims") or [] if isinstance(c, dict)],
+            "lessons_used": [str(i) for i in args.get("lessons_used") or []],
         }
         deps.journal.append(SummaryWritten(key="summary", **summary))
         return {"summary": summary, "tokens": tokens}

@@ -57,6 +57,7 @@ class SubmitSummary(BaseModel):
     files: list[str] = Field(default_factory=list)
     commands: list[str] = Field(default_factory=list)
     claims: list[_ClaimSpec] = Field(default_factory=list)
+    lessons_used: list[str] = Field(default_factory=list, description="ids of the memory lessons you relied on")
 
 
 def tool(name: str, description: str, schema: type[BaseModel]) -> dict[str, Any]:
@@ -115,10 +116,11 @@ def replanner_messages(goal: str, plan: list[dict[str, Any]], steps: dict[str, A
     return [SystemMessage(SYSTEM.format(mount=mount)), HumanMessage(text)]
 
 
-def summarizer_messages(goal: str, steps: dict[str, Any], mount: str) -> list[BaseMessage]:
+def summarizer_messages(goal: str, steps: dict[str, Any], mount: str, memory_context: str = "") -> list[BaseMessage]:
     lines = "\n".join(f"- {sid}: {s.get('status')} {s.get('summary') or s.get('reason', '')}" for sid, s in steps.items())
     text = (
         f"Goal: {goal}\nSteps:\n{lines}\n\nWrite the final summary with submit_summary: cite the files and "
-        "commands, and back each success claim with the command that proves it."
-    )
+        "commands, back each success claim with the command that proves it, and list in lessons_used "
+        "the ids of the memory lessons you relied on (none if you relied on none)."
+    ) + _memory(memory_context)
     return [SystemMessage(SYSTEM.format(mount=mount)), HumanMessage(text)]

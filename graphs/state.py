@@ -112,7 +112,9 @@ class Deps:
     approval: ApprovalMode = "refuse"
     decide_ask: Callable[[Verdict], Literal["allow", "ask"]] = field(default=lambda v: "ask")
     record_approval: Callable[[Verdict, bool], None] = field(default=lambda v, a: None)
-    workspace_mount: str = "/workspace"
+    shadow_record: Callable[[Verdict, str, bool | None], None] = field(default=lambda v, c, p: None)
+    """Shadow mode: (verdict, command, the person's answer or None) for the audit."""
+    workspace_mount: str = "/home/tether/workspace"
     output_cap: int = 4000
     """Characters of command output shown to the model (head and tail)."""
     snapshot: Callable[[], Any] | None = None

@@ -12,22 +12,30 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from runtime.cli_common import HomeOption, JsonOption, config, err, errors_exit, fail, print_json
 from runtime.config import TetherConfig
-from runtime.hooks import RunHooks, RunRecord
-from runtime.report import LiveView, render_final, to_json
-from runtime.runner import AskPerson, RunOptions, resume_run, start_run
+
+if TYPE_CHECKING:  # the runner pulls in langgraph: import it only when a run starts
+    from runtime.hooks import RunHooks, RunRecord
+    from runtime.report import LiveView
+    from runtime.runner import AskPerson
 
 EXIT = {"success": 0, "failed": 1, "blocked": 1, "interrupted": 3}
 RunArg = Annotated[str, typer.Argument(help="Run id, as `tether run` printed it.")]
 YesOption = Annotated[bool, typer.Option("--yes", help="Approve every command the guardian asks about (never overrides a deny).")]
 
-hooks_factory: Callable[[TetherConfig], RunHooks | None] = lambda cfg: None  # noqa: E731
-"""Builds the memory/trust hooks for a run; issue 5 and 6 replace it (None = no hooks)."""
+NoMemoryOption = Annotated[bool, typer.Option("--no-memory", help="Run without reading or writing memory (a baseline).")]
+
+
+def hooks_factory(cfg: TetherConfig, *, memory: bool = True) -> RunHooks:
+    """Trust (snapshot, learned approvals, shadow records) and, unless turned off, memory."""
+    from runtime.run_hooks import build_hooks
+
+    return build_hooks(cfg, memory=memory)
 
 
 def _interactive() -> bool:
@@ -48,6 +56,8 @@ def _prompt(view: LiveView) -> AskPerson:
 
 
 def _finish(record: RunRecord, json_out: bool) -> typer.Exit:
+    from runtime.report import render_final, to_json
+
     render_final(err, record)
     if record.awaiting:
         err.print(f"approve with `tether approve {record.run_id}` or refuse with `tether deny {record.run_id}`")
@@ -60,6 +70,8 @@ def _finish(record: RunRecord, json_out: bool) -> typer.Exit:
 
 def _with_view(fn: Callable[[LiveView], RunRecord]) -> RunRecord:
     """Run `fn` under the live view; the view is fed by the journal's events."""
+    from runtime.report import LiveView
+
     view = LiveView(err)
     with view:
         return fn(view)
@@ -72,6 +84,7 @@ def run(
     yes: YesOption = False,
     ask_later: Annotated[bool, typer.Option("--ask-later", help="Without a terminal, pause on an ask (exit 3) for `tether approve|deny` instead of refusing it.")] = False,
     shadow: Annotated[bool, typer.Option("--shadow", help="Shadow audit: record the guardian's verdicts without enforcing them (the sandbox still isolates).")] = False,
+    no_memory: NoMemoryOption = False,
     json_out: JsonOption = False,
     home: HomeOption = None,
 ) -> None:
@@ -90,27 +103,35 @@ def run(
         fail(f"workspace {ws} is not a folder; pass --workspace DIR (an existing folder)")
     interactive = _interactive() and not ask_later
     approval = "yes" if yes else "prompt" if (interactive or ask_later) else "refuse"
-    options = RunOptions(goal=goal, workspace=ws, model_spec=str(spec), approval=approval, shadow=shadow)
+    from runtime.runner import RunOptions, start_run
+
+    options = RunOptions(goal=goal, workspace=ws, model_spec=str(spec), approval=approval, shadow=shadow, memory=not no_memory)
     from sandbox.cleanup import install_signal_handlers
 
     install_signal_handlers()
     with errors_exit(2):
+        hooks = hooks_factory(cfg, memory=not no_memory)
         record = _with_view(lambda v: start_run(
-            cfg, options, hooks=hooks_factory(cfg), model=chat, ask_person=_prompt(v) if interactive else None, on_event=v.on_event,
+            cfg, options, hooks=hooks, model=chat, ask_person=_prompt(v) if interactive else None, on_event=v.on_event,
         ))
     raise _finish(record, json_out)
 
 
 def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home: Path | None) -> None:
+    from runtime.runner import load_meta
+
     cfg = config(home)
+    with errors_exit(2):
+        hooks = hooks_factory(cfg, memory=load_meta(cfg, run_id).get("memory", True))
     interactive = _interactive()
+    from runtime.runner import resume_run
     from sandbox.cleanup import install_signal_handlers
 
     install_signal_handlers()
     _collect_orphans(cfg)
     with errors_exit(2):
         record = _with_view(lambda v: resume_run(
-            cfg, run_id, approved=approved, approval="yes" if yes else None, hooks=hooks_factory(cfg),
+            cfg, run_id, approved=approved, approval="yes" if yes else None, hooks=hooks,
             ask_person=_prompt(v) if interactive else None, on_event=v.on_event,
         ))
     raise _finish(record, json_out)

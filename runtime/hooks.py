@@ -51,6 +51,8 @@ class RunRecord(BaseModel):
     awaiting: dict[str, Any] | None = None
     """The command waiting for approval when the run paused on an ask."""
     shadow: bool = False
+    memory: dict[str, Any] = Field(default_factory=dict)
+    """What the memory cycle did after the run (lessons used, revised, written; rules fired)."""
 
     @property
     def journal_path(self) -> Path:
@@ -64,16 +66,23 @@ class RunHooks(Protocol):
         """Read memory for this goal (not called again on resume)."""
         ...
 
-    def after_run(self, record: RunRecord) -> None:
-        """Revise and write memory once the run reached a final status (not on a pause)."""
+    def after_run(self, record: RunRecord) -> dict[str, Any]:
+        """Revise and write memory once the run reached a final status (not on a pause).
+
+        Returns fields to add to the run's report (e.g. lessons revised and written).
+        """
         ...
 
-    def decide_ask(self, verdict: Verdict) -> Literal["allow", "ask"]:
+    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:
         """`allow` auto-approves an ask (a promoted trust kind); `ask` leaves it to a person."""
         ...
 
-    def record_approval(self, verdict: Verdict, approved: bool) -> None:
+    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
         """A person approved or denied an ask (not `--yes`, not a refusal for lack of a person)."""
+        ...
+
+    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
+        """Shadow mode: note the verdict, what trust would have done, and the person's answer (if asked)."""
         ...
 
 
@@ -83,11 +92,14 @@ class NoHooks:
     def before_run(self, run: RunInfo) -> MemoryContext:  # noqa: ARG002
         return MemoryContext()
 
-    def after_run(self, record: RunRecord) -> None:
-        return None
+    def after_run(self, record: RunRecord) -> dict[str, Any]:  # noqa: ARG002
+        return {}
 
-    def decide_ask(self, verdict: Verdict) -> Literal["allow", "ask"]:  # noqa: ARG002
+    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:  # noqa: ARG002
         return "ask"
 
-    def record_approval(self, verdict: Verdict, approved: bool) -> None:
+    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
+        return None
+
+    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
         return None

@@ -121,6 +121,8 @@ class SummaryWritten(_Base):
     files: list[str] = Field(default_factory=list)
     commands: list[str] = Field(default_factory=list)
     claims: list[dict[str, Any]] = Field(default_factory=list)
+    lessons_used: list[str] = Field(default_factory=list)
+    """Memory lessons the model says it relied on."""
 
 
 class LessonsUsed(_Base):

@@ -59,6 +59,7 @@ def to_json(record: RunRecord) -> dict[str, Any]:
         "steps": [{"id": s["id"], "status": s["status"], "reason": s["reason"], "commands": s["commands"]} for s in record.steps],
         "gate": gate, "gate_passed": (record.gate or {}).get("passed"), "awaiting": record.awaiting,
         "summary": (record.summary or {}).get("text"), "journal": str(record.journal_path),
+        **record.memory,
     }
 
 
@@ -116,5 +117,21 @@ def render_final(console: Console, record: RunRecord) -> None:
         for r in record.gate["results"]:
             table.add_row(r["id"], r["title"], f"[{STYLE[r['status']]}]{r['status']}[/]", r["evidence"])
         console.print(table)
+    _render_memory(console, record.memory)
     color = STYLE.get(record.status, "red")
     console.print(f"[bold {color}]{record.status}[/] run {record.run_id}" + (f": {record.reason}" if record.reason else ""))
+
+
+def _render_memory(console: Console, memory: dict[str, Any]) -> None:
+    """One line on what the memory cycle did after the run."""
+    if not memory:
+        return
+    if memory.get("memory_error"):
+        console.print(f"[yellow]memory:[/] cycle failed: {memory['memory_error']}")
+        return
+    revised = ", ".join(f"{r['id']} {r['verdict'] or r['status']}" for r in memory.get("lessons_revised", []))
+    console.print(
+        f"[bold]memory:[/] relied on {len(memory.get('lessons_used', []))} lesson(s)"
+        + (f", revised {revised}" if revised else "")
+        + f", wrote {len(memory.get('lessons_written', []))} new, {len(memory.get('rules_fired', []))} rule(s) in the prompt"
+    )

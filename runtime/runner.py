@@ -51,6 +51,8 @@ class RunOptions(BaseModel):
     model_spec: str
     approval: ApprovalMode = "refuse"
     shadow: bool = False
+    memory: bool = True
+    """False for `--no-memory` baselines; kept so a resumed run stays without memory."""
 
 
 def new_run_id() -> str:
@@ -223,7 +225,7 @@ def _drive(
     journal.append(RunEnded(key=f"run_end:{time.time()}", status=record.status, reason=record.reason))
     journal.close()
     if record.status != "interrupted":
-        hooks.after_run(record)
+        record = record.model_copy(update={"memory": hooks.after_run(record) or {}})
     return record
 
 
@@ -242,13 +244,16 @@ def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandb
     def guard(command: str, context: Any) -> Any:
         return check(command, context, guardian_config)
 
-    run = config.run
+    run, run_id = config.run, meta["run_id"]
     return Deps(
         model=model, sandbox=sandbox, journal=journal, guard=guard, gate=gate,
         max_steps=run.max_steps, max_commands_per_step=run.max_commands_per_step,
         max_plan_attempts=run.max_plan_attempts, max_replans=run.max_replans,
         max_seconds=run.max_seconds, max_tokens=run.max_tokens,
-        approval=meta.get("approval", "refuse"), decide_ask=hooks.decide_ask, record_approval=hooks.record_approval,
+        approval=meta.get("approval", "refuse"),
+        decide_ask=lambda v: hooks.decide_ask(v, run_id),
+        record_approval=lambda v, ok: hooks.record_approval(v, ok, run_id),
+        shadow_record=lambda v, cmd, person: hooks.shadow_record(v, cmd, person, run_id),
         workspace_mount=config.sandbox.workspace_mount,
         snapshot=lambda: manifest(workspace), changed=lambda a, b: diff(a, b).changed,
     )

@@ -11,12 +11,15 @@ crash, a key and a turn) in the invoke config's metadata:
 A site's queue is a list (indexed by `tether_turn`, or consumed in order when
 no turn is given) or a mapping from key to such a list. Indexing by a turn
 taken from checkpointed state makes a resumed run pick the same answers.
+`{{recalled_lessons}}` in an answer stands for the ids of the lessons the
+prompt recalled, so a script can cite lessons whose ids it cannot know.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,24 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from sandbox.errors import ConfigError, TetherError
+
+RECALLED = "{{recalled_lessons}}"
+"""Placeholder for the ids of the lessons the prompt recalled (memory lists them as `- [id] ...`)."""
+_RECALLED_LINE = re.compile(r"^- \[([^\]\s]+)\] ", re.MULTILINE)
+
+
+def _fill(value: Any, ids: list[str]) -> Any:
+    """Replace RECALLED in strings (comma-joined) and list items (expanded to every id)."""
+    if isinstance(value, str):
+        return value.replace(RECALLED, ", ".join(ids))
+    if isinstance(value, list):
+        out: list[Any] = []
+        for item in value:
+            out += ids if item == RECALLED else [_fill(item, ids)]
+        return out
+    if isinstance(value, dict):
+        return {k: _fill(v, ids) for k, v in value.items()}
+    return value
 
 
 class ScriptExhaustedError(TetherError, LookupError):
@@ -159,15 +180,16 @@ class ScriptedChatModel(BaseChatModel):
         key = str(meta.get("tether_key") or "")
         turn = meta.get("tether_turn")
         response = self._pick(site, key, None if turn is None else int(turn))
+        recalled = list(dict.fromkeys(i for m in messages for i in _RECALLED_LINE.findall(str(m.content))))
         calls = [
-            {"name": c.name, "args": c.args, "id": f"call_{site}_{len(self._calls)}_{i}", "type": "tool_call"}
+            {"name": c.name, "args": _fill(c.args, recalled), "id": f"call_{site}_{len(self._calls)}_{i}", "type": "tool_call"}
             for i, c in enumerate(response.tool_calls)
         ]
         in_tokens = sum(len(str(m.content)) for m in messages) // 4 + 1
         out_tokens = (len(response.text) + len(json.dumps([c["args"] for c in calls]))) // 4 + 1
         self._calls.append({"site": site, "key": key, "turn": turn, "input_tokens": in_tokens, "output_tokens": out_tokens})
         message = AIMessage(
-            content=response.text,
+            content=_fill(response.text, recalled),
             tool_calls=calls,
             usage_metadata={"input_tokens": in_tokens, "output_tokens": out_tokens, "total_tokens": in_tokens + out_tokens},
         )

@@ -1,0 +1,114 @@
+"""Memory's side of a run: recall before it, the ReHarness cycle after it.
+
+Translates the run journal into memory's `RunRecord` (memory never reads
+the runner's files) and reports what the cycle did into the run's JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Literal
+
+from guardian.verdict import Verdict
+from memory.cycle import MemoryCycle
+from memory.report import Recall
+from memory.run import FailedCommand, GateSummary, Turn, program_of
+from memory.run import RunRecord as MemoryRunRecord
+from runtime.config import TetherConfig
+from runtime.hooks import MemoryContext, RunInfo, RunRecord
+from runtime.journal import (
+    CommandProposed,
+    ExecFinished,
+    SummaryWritten,
+    VerdictRecorded,
+    read_events,
+)
+from sandbox.errors import TetherError
+
+log = logging.getLogger(__name__)
+RECALL_FILE = "recall.json"
+REPORT_FILE = "memory.json"
+ERROR_TAIL = 600
+
+
+def memory_record(record: RunRecord) -> MemoryRunRecord:
+    """The run as memory sees it: raw turns, failures, gate, the lessons the model cited."""
+    events = read_events(record.journal_path)
+    proposed = {e.cmd_id: e for e in events if isinstance(e, CommandProposed)}
+    verdicts = {e.cmd_id: e for e in events if isinstance(e, VerdictRecorded)}
+    results = {e.cmd_id: e for e in events if isinstance(e, ExecFinished)}
+    summaries = [e for e in events if isinstance(e, SummaryWritten)]
+    turns, failed = [], []
+    for cmd_id, p in proposed.items():
+        res, verdict = results.get(cmd_id), verdicts.get(cmd_id)
+        if res is None:
+            why = f"not run: guardian {verdict.enforced} ({verdict.reason})" if verdict else "not run"
+            turns.append(Turn(step=p.step, command=p.command, output=why))
+            continue
+        turns.append(Turn(step=p.step, command=p.command, exit_code=res.exit_code, output=res.output))
+        if res.exit_code != 0:
+            failed.append(FailedCommand(tool=program_of(p.command), command=p.command, error=res.output[-ERROR_TAIL:]))
+    gate = record.gate or {}
+    failed_ids = [r["id"] for r in gate.get("results", []) if r.get("status") == "fail"]
+    summary = summaries[-1] if summaries else None
+    return MemoryRunRecord(
+        run_id=record.run_id,
+        goal=record.goal,
+        outcome="success" if record.status == "success" else "failure",
+        turns=turns,
+        gate=GateSummary(passed=bool(gate.get("passed")), failed=failed_ids, notes=record.reason) if gate else None,
+        lessons_used=summary.lessons_used if summary else [],
+        failed_commands=failed,
+        summary=summary.text if summary else "",
+    )
+
+
+class MemoryHooks:
+    """Reads memory into the prompts before a run and learns from the run after it."""
+
+    def __init__(self, config: TetherConfig) -> None:
+        self.config = config
+        self.cycle = MemoryCycle(config.memory_dir, config.memory)
+
+    def before_run(self, run: RunInfo) -> MemoryContext:
+        recall = self.cycle.read(run.goal)
+        (run.run_dir / RECALL_FILE).write_text(recall.model_dump_json(indent=2), encoding="utf-8")
+        return MemoryContext(text=recall.prompt(), lesson_ids=[x.id for x in recall.lessons])
+
+    def after_run(self, record: RunRecord) -> dict[str, Any]:
+        from runtime.models import build_chat_model
+        from runtime.runner import load_meta
+
+        recall_path = record.run_dir / RECALL_FILE
+        recall = Recall.model_validate_json(recall_path.read_text()) if recall_path.is_file() else None
+        spec = load_meta(self.config, record.run_id)["model_spec"]
+        try:
+            model = build_chat_model(self.config.model.model_copy(update={"spec": spec}))
+            report = self.cycle.after_run(memory_record(record), model, recall)
+        except (TetherError, OSError, ValueError) as e:
+            # The run's outcome stands; the failure is reported, not hidden.
+            log.error("memory cycle failed for run %s: %s", record.run_id, e)
+            out: dict[str, Any] = {"memory_error": str(e)}
+        else:
+            out = {
+                "lessons_used": report.used_lessons,
+                "lessons_revised": [
+                    {"id": s.target, "verdict": s.verdict, "status": s.status, "detail": s.detail}
+                    for s in report.steps if s.step == "revise"
+                ],
+                "lessons_written": report.new_lessons,
+                "rules_fired": [r.id for r in recall.rules] if recall else [],
+                "memory_calls": len(report.calls),
+            }
+        (record.run_dir / REPORT_FILE).write_text(json.dumps(out, indent=2), encoding="utf-8")
+        return out
+
+    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:  # noqa: ARG002
+        return "ask"
+
+    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
+        return None
+
+    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
+        return None

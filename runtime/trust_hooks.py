@@ -1,0 +1,48 @@
+"""Trust's side of a run: snapshot before it, learned auto-approval, shadow records.
+
+Plugs the ledger (runtime.trust), the workspace snapshot (runtime.snapshot)
+and the shadow recorder (runtime.audit) into the runner's hooks.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Literal
+
+from guardian.verdict import Verdict
+from runtime.audit import ShadowRecorder
+from runtime.config import TetherConfig
+from runtime.hooks import MemoryContext, RunInfo, RunRecord
+from runtime.snapshot import snapshot
+from runtime.trust import TrustLedger
+
+log = logging.getLogger(__name__)
+
+
+class TrustHooks:
+    """Snapshot each workspace (for `tether rollback`) and apply the trust ledger to asks."""
+
+    def __init__(self, config: TetherConfig) -> None:
+        self.ledger = TrustLedger.load_or_closed(config.ledger_path, config.trust, runs_dir=config.runs_dir)
+        self.recorder = ShadowRecorder(config.runs_dir)
+        if self.ledger.closed_reason:
+            log.warning("trust ledger closed, nothing is auto-approved: %s", self.ledger.closed_reason)
+
+    def before_run(self, run: RunInfo) -> MemoryContext:
+        snapshot(run.workspace, run.run_dir)
+        return MemoryContext()
+
+    def after_run(self, record: RunRecord) -> dict[str, Any]:  # noqa: ARG002
+        return {}
+
+    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:
+        if self.ledger.effective_decision(verdict) != "allow":
+            return "ask"
+        self.ledger.record(verdict, True, run_id, source="auto")
+        return "allow"
+
+    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
+        self.ledger.record(verdict, approved, run_id, source="person")
+
+    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
+        self.recorder.record(run_id, command, verdict, self.ledger.shadow_decision(verdict), person)
