@@ -16,6 +16,7 @@ pytestmark = pytest.mark.docker
 
 
 def _approve_once(tether) -> str:
+    (tether.workspace / "notes.txt").unlink(missing_ok=True)  # each run must change something (R06)
     code, out, _ = tether.run(SCENARIOS / "pip-ask.yaml", "--ask-later", "--no-memory")
     assert code == 3 and out["awaiting"]["command"] == "pip install requests || true"
     code, out, err = tether.cli("approve", out["run_id"])
