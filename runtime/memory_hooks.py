@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Literal
+from typing import Any
 
-from guardian.verdict import Verdict
 from memory.cycle import MemoryCycle
 from memory.report import Recall
 from memory.run import FailedCommand, GateSummary, Turn, program_of
 from memory.run import RunRecord as MemoryRunRecord
 from runtime.config import TetherConfig
-from runtime.hooks import MemoryContext, RunInfo, RunRecord
+from runtime.hooks import MemoryContext, NoHooks, RunInfo, RunRecord
 from runtime.journal import (
     CommandProposed,
     ExecFinished,
@@ -64,8 +63,11 @@ def memory_record(record: RunRecord) -> MemoryRunRecord:
     )
 
 
-class MemoryHooks:
-    """Reads memory into the prompts before a run and learns from the run after it."""
+class MemoryHooks(NoHooks):
+    """Reads memory into the prompts before a run and learns from the run after it.
+
+    Trust decisions are not memory's: those methods stay NoHooks' no-ops.
+    """
 
     def __init__(self, config: TetherConfig) -> None:
         self.config = config
@@ -103,12 +105,3 @@ class MemoryHooks:
             }
         (record.run_dir / REPORT_FILE).write_text(json.dumps(out, indent=2), encoding="utf-8")
         return out
-
-    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:  # noqa: ARG002
-        return "ask"
-
-    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
-        return None
-
-    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
-        return None

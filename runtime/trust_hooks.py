@@ -7,19 +7,19 @@ and the shadow recorder (runtime.audit) into the runner's hooks.
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal
+from typing import Literal
 
 from guardian.verdict import Verdict
 from runtime.audit import ShadowRecorder
 from runtime.config import TetherConfig
-from runtime.hooks import MemoryContext, RunInfo, RunRecord
+from runtime.hooks import MemoryContext, NoHooks, RunInfo
 from runtime.snapshot import snapshot
 from runtime.trust import TrustLedger
 
 log = logging.getLogger(__name__)
 
 
-class TrustHooks:
+class TrustHooks(NoHooks):
     """Snapshot each workspace (for `tether rollback`) and apply the trust ledger to asks."""
 
     def __init__(self, config: TetherConfig) -> None:
@@ -31,9 +31,6 @@ class TrustHooks:
     def before_run(self, run: RunInfo) -> MemoryContext:
         snapshot(run.workspace, run.run_dir)
         return MemoryContext()
-
-    def after_run(self, record: RunRecord) -> dict[str, Any]:  # noqa: ARG002
-        return {}
 
     def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:
         if self.ledger.effective_decision(verdict) != "allow":
