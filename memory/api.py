@@ -1,7 +1,8 @@
 """What the CLI and other callers ask of a memory root, as JSON-ready data.
 
 Parts: `lesson_json`, `rule_json`, `run_json`, `list_memory`, `show_item`,
-`search_memory`, `rebuild_index`. Each opens a store session itself.
+`search_memory`, `rebuild_index`. Each opens a store session itself (which
+also writes a person's pending MEMORY.md edits into the files).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def run_json(m: RunMeta) -> dict[str, Any]:
 
 def list_memory(store: MemoryStore) -> dict[str, Any]:
     """Every lesson, rule and run; `listed` says whether MEMORY.md still lists it."""
-    manifest = store.manifest()
+    with store.session():  # writes a person's pending MEMORY.md edits into the files first
+        manifest = store.manifest()
     return {
         "root": str(store.root),
         "lessons": [lesson_json(x, x.id in manifest.lessons) for x in store.lessons()],
@@ -44,7 +46,8 @@ def list_memory(store: MemoryStore) -> dict[str, Any]:
 
 def show_item(store: MemoryStore, item_id: str) -> dict[str, Any]:
     """A lesson, rule or run by id; UnknownMemoryItemError names the fix."""
-    manifest = store.manifest()
+    with store.session():  # as in list_memory
+        manifest = store.manifest()
     if store.lesson_path(item_id).is_file():
         return lesson_json(store.load_lesson(item_id), item_id in manifest.lessons)
     if (store.rules_dir / f"{item_id}.md").is_file():

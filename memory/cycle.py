@@ -40,7 +40,7 @@ class MemoryCycle:
 
     def __init__(self, root: Path, config: MemoryConfig, index: LessonIndex | None = None,
                  clock: Clock = utc_now) -> None:
-        self.store = MemoryStore(root, config, index)
+        self.store = MemoryStore(root, config, index, clock)
         self.config = config
         self.clock = clock
 

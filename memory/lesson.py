@@ -20,6 +20,9 @@ from memory.files import join_front_matter, render_sections, sections, split_fro
 from memory.run import Outcome
 
 Verdict = Literal["confirmed", "too_general", "outdated"]
+EDITED = "edited"
+"""The verdict of a person's edit of the lesson's MEMORY.md line."""
+PERSON_EDIT = "edited by a person in MEMORY.md"
 LessonStatus = Literal["live", "retired"]
 MOUNT = "/memory"
 """Where the memory folder is mounted read-only inside the sandbox."""
@@ -32,9 +35,9 @@ class Revision(BaseModel):
 
     at: datetime
     run_id: str
-    """The run whose outcome tested the lesson (empty for a forget note)."""
-    verdict: Verdict | None = None
-    """None when the model's answer could not be read."""
+    """The run whose outcome tested the lesson (empty for a forget note or a person's edit)."""
+    verdict: Verdict | Literal["edited"] | None = None
+    """None when the model's answer could not be read; "edited" for a person's edit."""
     status: Literal["accepted", "rejected", "reverted"]
     evidence: list[str] = Field(default_factory=list)
     """Quotes from the SOURCE run the model gave for the verdict."""
@@ -81,7 +84,8 @@ def _history_md(history: list[Revision]) -> str:
     lines = []
     for r in history:
         verdict = r.verdict or "unreadable"
-        lines.append(f"- {r.at.isoformat()} · run `{r.run_id}` · {verdict} · {r.status}")
+        run = f"run `{r.run_id}`" if r.run_id else "no run"
+        lines.append(f"- {r.at.isoformat()} · {run} · {verdict} · {r.status}")
         for quote in r.evidence:
             lines.append(f"  - evidence: {json.dumps(quote, ensure_ascii=False)}")
         for key in ("reason", "before", "before_applicability", "proposed"):
@@ -96,7 +100,7 @@ def _parse_history(text: str, where: Path | str) -> list[Revision]:
     for line in text.splitlines():
         if line.startswith("- "):
             at, run, verdict, status = (p.strip() for p in line[2:].split(" · "))
-            out.append({"at": at, "run_id": run.removeprefix("run ").strip("`"), "status": status,
+            out.append({"at": at, "run_id": "" if run == "no run" else run.removeprefix("run ").strip("`"), "status": status,
                         "verdict": None if verdict == "unreadable" else verdict, "evidence": []})
         elif line.startswith("  - ") and out and ": " in line:
             key, value = line[4:].split(": ", 1)

@@ -71,6 +71,8 @@ class Rule(BaseModel):
     last_seen: datetime
     source_runs: list[str] = Field(default_factory=list)
     applied: list[Application] = Field(default_factory=list)
+    edited: datetime | None = None
+    """When a person last changed the text in MEMORY.md."""
     text: str
     error: str = ""
     """The normalised error text the signature hashes."""
@@ -105,7 +107,7 @@ def refresh(rule: Rule, config: MemoryConfig) -> Rule:
 
 
 def rule_to_markdown(rule: Rule) -> str:
-    meta = rule.model_dump(mode="json", exclude={"text", "error"})
+    meta = rule.model_dump(mode="json", exclude={"text", "error"}, exclude_none=True)
     body = render_sections(f"Rule {rule.id}", [("Rule", rule.text), ("Error", f"`{rule.tool}`: {rule.error}")])
     return join_front_matter(meta, body)
 

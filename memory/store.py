@@ -2,8 +2,10 @@
 
 Parts: `MemoryStore` — paths, the root file lock, `session()` (lock + index
 open, repairing a missing, corrupt or stale index by rebuilding it from
-markdown), load/save/delete of lessons, rules and runs, `search` (index hits
-filtered by what MEMORY.md lists), `rebuild`.
+markdown, then writing a person's MEMORY.md edits into their files — see
+`memory.edits`), load/save/delete of lessons, rules and runs, `search` (index
+hits filtered by what MEMORY.md lists), `rebuild`, and MEMORY.md upkeep
+(`relist`, the record of the lines the store wrote).
 """
 
 from __future__ import annotations
@@ -12,14 +14,16 @@ import hashlib
 import json
 import logging
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from filelock import FileLock
 
 from memory.config import MemoryConfig
+from memory.edits import apply_line_edits, line_digest, read_record, write_record
 from memory.errors import IndexUnavailableError, UnknownMemoryItemError
 from memory.files import atomic_write, join_front_matter, read_front_matter, read_text
 from memory.index import IndexDoc, IndexHit, Kind, LessonIndex, make_index
@@ -35,9 +39,14 @@ STATE_VERSION = 1
 class MemoryStore:
     """Reads and writes one memory root; every write happens inside `session()`."""
 
-    def __init__(self, root: Path, config: MemoryConfig, index: LessonIndex | None = None) -> None:
+    def __init__(self, root: Path, config: MemoryConfig, index: LessonIndex | None = None,
+                 clock: Callable[[], datetime] | None = None) -> None:
         self.root = Path(root)
         self.config = config
+        self.clock = clock or (lambda: datetime.now(UTC))
+        """Dates a person's MEMORY.md edit in the lesson's history."""
+        self.edits_checked: object = None
+        """Stamps of MEMORY.md and the line record when `apply_line_edits` last found nothing pending."""
         self.root.mkdir(parents=True, exist_ok=True)
         self.index = index if index is not None else make_index(self.root, config)
         self._lock = FileLock(str(self.root / ".lock"), timeout=600)
@@ -50,6 +59,7 @@ class MemoryStore:
     rules_dir = property(lambda self: self.root / "rules")
     runs_dir = property(lambda self: self.root / "runs")
     manifest_path = property(lambda self: self.root / "MEMORY.md")
+    lines_path = property(lambda self: self.root / ".memory-lines.json")
     state_path = property(lambda self: self.root / ".index" / "state.json")
 
     # -- session: lock + index -------------------------------------------------
@@ -61,6 +71,7 @@ class MemoryStore:
             try:
                 if self._depth == 1:
                     self._open_index()
+                    apply_line_edits(self, refresh=self.rebuilt)
                 yield self
             finally:
                 self._depth -= 1
@@ -136,14 +147,20 @@ class MemoryStore:
     def lessons(self) -> list[Lesson]:
         return [lesson_from_markdown(read_text(p), p) for p in sorted(self.lessons_dir.glob("*.md"))]
 
-    def save_lesson(self, lesson: Lesson, *, new: bool = False) -> None:
-        """Write the lesson, re-index it, and (for a new one) list it in MEMORY.md."""
+    def save_lesson(self, lesson: Lesson, *, new: bool = False, applying_edit: bool = False) -> None:
+        """Write the lesson, re-index it, and (for a new one) list it in MEMORY.md.
+
+        Its line is rewritten from the file, unless a person edited the line
+        after this session began (kept for the next session to apply); pass
+        `applying_edit` when the lesson already carries that edit.
+        """
         atomic_write(self.lesson_path(lesson.id), lesson_to_markdown(lesson))
         if lesson.status == "live":
             self.index.upsert([self._lesson_doc(lesson)])
         else:
             self.index.delete([("lesson", lesson.id)])
-        self._relist("lessons", lesson.id, lesson_line(lesson) if lesson.status == "live" else None, new=new)
+        line = lesson_line(lesson) if lesson.status == "live" else None
+        self._relist("lessons", lesson.id, line, new=new, force=applying_edit)
 
     def delete_lesson(self, lesson_id: str) -> None:
         self.lesson_path(lesson_id).unlink(missing_ok=True)
@@ -161,13 +178,15 @@ class MemoryStore:
     def rules(self) -> list[Rule]:
         return [rule_from_markdown(read_text(p), p) for p in sorted(self.rules_dir.glob("*.md"))]
 
-    def save_rule(self, rule: Rule, *, new: bool = False) -> None:
+    def save_rule(self, rule: Rule, *, new: bool = False, applying_edit: bool = False) -> None:
+        """Write the rule, re-index it, and relist it (its line as for `save_lesson`)."""
         atomic_write(self.rules_dir / f"{rule.id}.md", rule_to_markdown(rule))
         if rule.status == "live":
             self.index.upsert([self._rule_doc(rule)])
         else:
             self.index.delete([("rule", rule.id)])
-        self._relist("rules", rule.id, rule_line(rule) if rule.status == "live" else None, new=new)
+        self._relist("rules", rule.id, rule_line(rule) if rule.status == "live" else None, new=new,
+                     force=applying_edit)
 
     def delete_rule(self, rule_id: str) -> None:
         (self.rules_dir / f"{rule_id}.md").unlink(missing_ok=True)
@@ -233,18 +252,35 @@ class MemoryStore:
         return Manifest(lessons={x.id: lesson_line(x) for x in self.lessons() if x.status == "live"},
                         rules={r.id: rule_line(r) for r in self.rules() if r.status == "live"})
 
-    def _relist(self, kind: Literal["lessons", "rules"], item_id: str, line: str | None, *, new: bool) -> None:
+    def relist(self, kind: Literal["lessons", "rules"], item_id: str, line: str) -> None:
+        """Replace a listed item's line with `line`, whatever it says now."""
+        self._relist(kind, item_id, line, new=False, force=True)
+
+    def _relist(self, kind: Literal["lessons", "rules"], item_id: str, line: str | None, *, new: bool,
+                force: bool = False) -> None:
         """Update one item's MEMORY.md line: drop it (line None), refresh it, or add it when new."""
         self._manifest_cache = None  # writes re-read the file: a cache keyed on mtime can miss a same-tick write
+        existed = self.manifest_path.is_file()
         m = self.manifest()
         listed = getattr(m, kind)
+        key, current = f"{kind}/{item_id}", listed.get(item_id)
+        record = self.line_record() if existed else {}
         if line is None:
             listed.pop(item_id, None)
-        elif item_id in listed or new:
+        elif current is not None and not force and record.get(key, line_digest(current)) != line_digest(current):
+            return  # a person edited the line after this session began: the next session applies it
+        elif current is not None or new:
             listed[item_id] = line
         else:
             return  # a person deleted the line: the item stays forgotten
         atomic_write(self.manifest_path, render_manifest(m))
+        if not existed:  # every line just written is the store's own
+            record = {f"{k}/{i}": line_digest(v) for k in ("lessons", "rules") for i, v in getattr(m, k).items()}
+        write_record(self.lines_path, m, record | ({key: line_digest(line)} if line else {}))
+
+    def line_record(self) -> dict[str, str]:
+        """`kind/id` -> digest of the MEMORY.md line the store last wrote or accepted for it."""
+        return read_record(self.lines_path)
 
     def search(self, text: str, kind: Kind, limit: int) -> list[IndexHit]:
         """Index hits for `text`, keeping only lessons and rules MEMORY.md still lists."""

@@ -1,0 +1,148 @@
+"""A person's edits of MEMORY.md lines, written back into the lesson and rule files.
+
+Parts: `apply_line_edits(store, refresh)`, run by `MemoryStore.session()`
+under the root lock, before the session reads or writes anything else.
+
+The store records a digest of each line it writes (`.memory-lines.json`). A
+listed line whose digest differs was changed by a person:
+
+* a lesson line: its text becomes the lesson's title and Insight, saved as an
+  accepted revision (verdict `edited`, reason "edited by a person in
+  MEMORY.md", the replaced text kept in `before`) and re-indexed at once;
+* a rule line: its text becomes the rule's text (`edited` set to the time).
+
+Markdown stays the truth: the edit lives in the file and its history, and
+the line is then rewritten from the file like any other. A line whose text
+changes nothing (whitespace, the outcome, the confidence) or is emptied is
+rewritten from the file. A line the store has no digest of (written before
+lines became editable, or the record was lost) is a person's edit only when
+it is not the store's rendering and MEMORY.md is newer than the item's file;
+otherwise the file wins. With `refresh` (the index was rebuilt because
+markdown changed behind the store's back), unedited lines are rewritten from
+their files, so a hand-edited lessons/<id>.md shows in MEMORY.md too.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from memory.errors import MemoryStoreError, UnknownMemoryItemError
+from memory.files import atomic_write, read_text
+from memory.lesson import EDITED, PERSON_EDIT, Lesson, Revision
+from memory.manifest import (
+    Manifest,
+    edited_lesson,
+    edited_rule,
+    is_generated,
+    lesson_line,
+    line_digest,
+    one_line,
+    read_manifest,
+    rule_line,
+)
+from memory.rule import Rule
+
+if TYPE_CHECKING:
+    from memory.store import MemoryStore
+
+log = logging.getLogger(__name__)
+Kind = Literal["lessons", "rules"]
+
+
+def stamp(path: Path) -> tuple[int, int, int] | None:
+    """(mtime, size, inode) of a file, None when it is missing."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def read_record(path: Path) -> dict[str, str]:
+    """The line record: `kind/id` -> digest of the line the store last wrote or accepted."""
+    try:
+        data = json.loads(read_text(path)) if path.is_file() else {}
+    except (json.JSONDecodeError, MemoryStoreError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_record(path: Path, m: Manifest, record: dict[str, str]) -> None:
+    """Write the record for the items `m` lists; call after writing MEMORY.md.
+
+    In that order a crash in between leaves lines that match their files, and
+    those are adopted, never mistaken for a person's edit.
+    """
+    keys = {f"{k}/{i}" for k in ("lessons", "rules") for i in getattr(m, k)}
+    atomic_write(path, json.dumps({k: v for k, v in record.items() if k in keys}, sort_keys=True))
+
+
+def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
+    """Write every pending MEMORY.md edit into its item's file; returns the ids changed."""
+    path = store.manifest_path
+    seen = (stamp(path), stamp(store.lines_path))
+    if seen[0] is None or (seen == store.edits_checked and not refresh):
+        return []
+    manifest, record = read_manifest(path), store.line_record()
+    adopted: dict[str, str] = {}
+    changed = []
+    for kind, listed in (("lessons", manifest.lessons), ("rules", manifest.rules)):
+        for item_id, line in listed.items():
+            key = f"{kind}/{item_id}"
+            if record.get(key) == line_digest(line) and not refresh:
+                continue
+            try:
+                if _settle(store, kind, item_id, line, record.get(key), seen[0][0], adopted):
+                    changed.append(item_id)
+            except UnknownMemoryItemError:
+                continue  # the file was deleted by hand; the line lists nothing
+            except MemoryStoreError as e:
+                log.warning("MEMORY.md line of %s not applied: %s", item_id, e)
+    if adopted:
+        done = read_manifest(path)
+        write_record(store.lines_path, done, store.line_record() | {k: line_digest(v) for k, v in adopted.items()})
+    store.edits_checked = (stamp(path), stamp(store.lines_path))
+    return changed
+
+
+def _settle(store: MemoryStore, kind: Kind, item_id: str, line: str, recorded: str | None,
+            listed_at: int, adopted: dict[str, str]) -> bool:
+    """Apply, adopt or rewrite one line; True when the item's file changed."""
+    item: Lesson | Rule = store.load_lesson(item_id) if kind == "lessons" else store.load_rule(item_id)
+    generated = lesson_line(item) if isinstance(item, Lesson) else rule_line(item)
+    file = store.lesson_path(item_id) if kind == "lessons" else store.rules_dir / f"{item_id}.md"
+    file_wins = recorded is None and file.stat().st_mtime_ns > listed_at  # no record: the newer side wins
+    if recorded == line_digest(line) or is_generated(line, item) or file_wins:
+        _rewrite(store, kind, item_id, line, generated, adopted)
+        return False
+    now = store.clock()
+    if isinstance(item, Lesson):
+        title, insight = edited_lesson(line, item)
+        if not insight or (title, insight) == (one_line(item.title), one_line(item.insight)):
+            _rewrite(store, kind, item_id, line, generated, adopted)
+            return False
+        revision = Revision(at=now, run_id="", verdict=EDITED, status="accepted", reason=PERSON_EDIT,
+                            before=item.insight, before_applicability=item.applicability)
+        store.save_lesson(item.model_copy(update={
+            "title": title, "insight": insight, "history": [*item.history, revision],
+            "revised": now, "revision_count": item.revision_count + 1}), applying_edit=True)
+    else:
+        text = edited_rule(line)
+        if not text or text == one_line(item.text):
+            _rewrite(store, kind, item_id, line, generated, adopted)
+            return False
+        store.save_rule(item.model_copy(update={"text": text, "edited": now}), applying_edit=True)
+    log.info("applied a person's MEMORY.md edit to %s", item_id)
+    return True
+
+
+def _rewrite(store: MemoryStore, kind: Kind, item_id: str, line: str, generated: str,
+             adopted: dict[str, str]) -> None:
+    """Make the line the file's rendering: record it as is, or rewrite it when it differs."""
+    if line == generated:
+        adopted[f"{kind}/{item_id}"] = line
+    else:
+        store.relist(kind, item_id, generated)
