@@ -1,10 +1,10 @@
 """Trust ledger: approvals per action kind turn into standing permissions.
 
-Parts: `KindRecord` (the counters of one action kind), `Change` (one entry of
-the change log), `TrustLedger` (load, decide, record, demote, revoke, save),
+Parts: `TrustLedger` (load, decide, record, demote, revoke, save),
 `NEVER_PROMOTED` (categories no number of approvals can promote) and
 `approved_kinds` (what a run approved, so a rollback can demote it). The
-ledger is a TOML file a person can read and edit (see docs/trust.md); the
+ledger is a TOML file a person can read and edit (runtime.trust_file,
+docs/trust.md); the
 promotion rule is SPEC section 5: `promote_after` approvals at a
 `promote_rate` approval rate promote a kind, one rollback demotes it.
 """
@@ -14,18 +14,25 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
-import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from filelock import FileLock, Timeout
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel
 
 from guardian.verdict import Decision, Verdict
 from runtime.config import TrustConfig
+from runtime.trust_file import (
+    Change,
+    KindRecord,
+    LedgerCorruptError,
+    LedgerFile,
+    dump_ledger,
+    read_ledger,
+    write_atomic,
+)
 from sandbox.errors import TetherError
 
 log = logging.getLogger(__name__)
@@ -44,10 +51,6 @@ NEVER_PROMOTED: frozenset[str] = _OWN_NEVER_PROMOTED | frozenset(_GUARDIAN_SET)
 Source = Literal["person", "auto", "shadow"]
 MAX_CHANGES = 1000
 APPROVALS_FILE = "approvals.jsonl"
-
-
-class LedgerCorruptError(TetherError, ValueError):
-    """The ledger file cannot be read; nothing is auto-approved until it is fixed."""
 
 
 class LedgerBusyError(TetherError, TimeoutError):
@@ -75,69 +78,6 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-def _rate(yes: int, no: int) -> float | None:
-    return yes / (yes + no) if yes + no else None
-
-
-class KindRecord(BaseModel):
-    """Counters of one action kind (`category:program`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    approvals: int = Field(default=0, ge=0)
-    """Asks a person approved, all time."""
-    refusals: int = Field(default=0, ge=0)
-    """Asks a person refused, all time."""
-    auto_approvals: int = Field(default=0, ge=0)
-    """Asks the ledger approved on its own; they never count toward promotion."""
-    auto_refusals: int = Field(default=0, ge=0)
-    """Asks refused because nobody answered; not a judgment, so promotion ignores them."""
-    rollbacks: int = Field(default=0, ge=0)
-    """Runs that approved this kind and were rolled back."""
-    streak_approvals: int = Field(default=0, ge=0)
-    """Approvals since the last demotion or revocation; promotion counts these."""
-    streak_refusals: int = Field(default=0, ge=0)
-    """Refusals since the last demotion or revocation."""
-    promoted: bool = False
-    """Auto-approve this kind's asks (a person may set it by hand; destructive kinds ignore it)."""
-    first_seen: datetime | None = None
-    last_seen: datetime | None = None
-    promoted_at: datetime | None = None
-    demoted_at: datetime | None = None
-
-    @property
-    def rate(self) -> float | None:
-        """All-time approval rate of a person's answers."""
-        return _rate(self.approvals, self.refusals)
-
-    @property
-    def streak_rate(self) -> float | None:
-        """Approval rate since the last demotion, which the promotion rule uses."""
-        return _rate(self.streak_approvals, self.streak_refusals)
-
-
-class Change(BaseModel):
-    """One status change of a kind, kept in the ledger's `[[changes]]` log."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    at: datetime
-    kind: str
-    event: Literal["promoted", "demoted", "revoked"]
-    reason: str = ""
-    run_id: str | None = None
-
-
-class LedgerFile(BaseModel):
-    """What `trust.toml` holds."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    version: Literal[1] = 1
-    kinds: dict[str, KindRecord] = Field(default_factory=dict)
-    changes: list[Change] = Field(default_factory=list)
-
-
 class _Op(BaseModel):
     """A pending mutation, replayed onto the file's latest content at save time."""
 
@@ -148,66 +88,6 @@ class _Op(BaseModel):
     source: Source = "person"
     run_id: str | None = None
     reason: str = ""
-
-
-def _read(path: Path) -> LedgerFile:
-    if not path.exists():
-        return LedgerFile()
-    try:
-        return LedgerFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
-    except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError, OSError) as e:
-        detail = str(e).splitlines()[0] if not isinstance(e, ValidationError) else (
-            ".".join(str(p) for p in e.errors()[0]["loc"]) + ": " + e.errors()[0]["msg"])
-        msg = (f"trust ledger {path} is corrupt ({detail}); nothing is auto-approved until "
-               f"you fix it or move it aside (a missing ledger starts empty)")
-        raise LedgerCorruptError(msg) from e
-
-
-_HEADER = """\
-# Tether trust ledger: approvals per action kind (category:program).
-# Safe to edit by hand (docs/trust.md): set `promoted = false` to withdraw a
-# permission. Destructive categories are never auto-approved, whatever this says.
-"""
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, datetime):
-        return value.isoformat()
-    # JSON's string escapes are valid TOML basic-string escapes, except DEL.
-    return json.dumps(str(value), ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def _table(values: Mapping[str, Any]) -> list[str]:
-    return [f"{key} = {_toml_value(value)}" for key, value in values.items()]
-
-
-def dump_ledger(data: LedgerFile) -> str:
-    """The ledger as TOML: kinds sorted by name, then the change log, oldest first."""
-    lines = [_HEADER, f"version = {data.version}", ""]
-    for kind in sorted(data.kinds):
-        lines += [f"[kinds.{_toml_value(kind)}]",
-                  *_table(data.kinds[kind].model_dump(exclude_none=True)), ""]
-    for change in data.changes:
-        lines += ["[[changes]]", *_table(change.model_dump(exclude_none=True)), ""]
-    return "\n".join(lines)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class TrustLedger:
@@ -233,7 +113,7 @@ class TrustLedger:
     @classmethod
     def load(cls, path: Path, config: TrustConfig, *, runs_dir: Path | None = None) -> TrustLedger:
         """Read the ledger (a missing file is an empty ledger); raise LedgerCorruptError."""
-        return cls(path, config, runs_dir=runs_dir, data=_read(path))
+        return cls(path, config, runs_dir=runs_dir, data=read_ledger(path))
 
     @classmethod
     def load_or_closed(cls, path: Path, config: TrustConfig, *,
@@ -345,7 +225,7 @@ class TrustLedger:
     def _merge_and_write(self) -> None:
         with FileLock(str(self.path) + ".lock", timeout=60):
             try:
-                fresh = _read(self.path)
+                fresh = read_ledger(self.path)
             except LedgerCorruptError as e:
                 self.closed_reason = str(e)
                 raise
@@ -353,7 +233,7 @@ class TrustLedger:
             for op in self._pending:
                 self._apply(op)
             self.data.changes = self.data.changes[-MAX_CHANGES:]
-            _write_atomic(self.path, dump_ledger(self.data))
+            write_atomic(self.path, dump_ledger(self.data))
 
     def _commit(self, ops: Iterable[_Op]) -> None:
         self._pending.extend(ops)
