@@ -1,8 +1,7 @@
 """Trust ledger: approvals per action kind turn into standing permissions.
 
 Parts: `TrustLedger` (load, decide, record, demote, revoke, save),
-`NEVER_PROMOTED` (categories no number of approvals can promote) and
-`approved_kinds` (what a run approved, so a rollback can demote it). The
+and `NEVER_PROMOTED` (categories no number of approvals can promote). The
 ledger is a TOML file a person can read and edit (runtime.trust_file,
 docs/trust.md); the
 promotion rule is SPEC section 5: `promote_after` approvals at a
