@@ -12,6 +12,7 @@ of a step are exactly the steps its failure blocks.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping
 
 import networkx as nx
@@ -102,14 +103,42 @@ def validate_plan(steps: list[PlanStep], max_steps: int | None = None) -> nx.DiG
 
 
 def ready(steps: list[PlanStep], status: Mapping[str, StepStatus]) -> list[str]:
-    """Pending steps whose dependencies are all done, in a stable topological order."""
-    graph = to_graph(steps)
+    """Pending steps whose dependencies are all done, in a stable topological order.
+
+    The order of `nx.lexicographical_topological_sort(to_graph(steps))` keyed
+    by plan position (unknown ids last, ties in first-seen order), computed
+    without building the networkx graph: the scheduler asks once per step.
+    A cycle raises `nx.NetworkXUnfeasible`, as the sort does.
+    """
+    seen: dict[str, int] = {}
+    succ: dict[str, dict[str, None]] = {}
+    pred: dict[str, dict[str, None]] = {}
+    for step in steps:
+        for node in (step.id, *step.depends_on):
+            if node not in seen:
+                seen[node] = len(seen)
+                succ[node], pred[node] = {}, {}
+        for dep in step.depends_on:
+            succ[dep][step.id] = None
+            pred[step.id][dep] = None
     index = {s.id: i for i, s in enumerate(steps)}
-    order = nx.lexicographical_topological_sort(graph, key=lambda n: index.get(n, len(index)))
-    return [
-        sid for sid in order
-        if status.get(sid) == "pending" and all(status.get(d) == "done" for d in graph.predecessors(sid))
-    ]
+    indegree = {n: len(p) for n, p in pred.items() if p}
+    heap = [(index.get(n, len(index)), i, n) for n, i in seen.items() if n not in indegree]
+    heapq.heapify(heap)
+    out: list[str] = []
+    while heap:
+        node = heapq.heappop(heap)[2]
+        if status.get(node) == "pending" and all(status.get(d) == "done" for d in pred[node]):
+            out.append(node)
+        for child in succ[node]:
+            indegree[child] -= 1
+            if not indegree[child]:
+                del indegree[child]
+                heapq.heappush(heap, (index.get(child, len(index)), seen[child], child))
+    if indegree:
+        msg = "Graph contains a cycle or graph changed during iteration"
+        raise nx.NetworkXUnfeasible(msg)
+    return out
 
 
 def dependents(steps: list[PlanStep], failed: str) -> list[str]:

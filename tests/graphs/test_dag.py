@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
+import networkx as nx
 import pytest
 
 from graphs.dag import (
@@ -11,6 +14,7 @@ from graphs.dag import (
     parse_steps,
     ready,
     still_blocked,
+    to_graph,
     validate_plan,
 )
 
@@ -48,6 +52,26 @@ def test_ready_set_follows_dependencies_in_plan_order():
     assert ready(plan, {"a": "pending", "b": "pending", "c": "pending"}) == ["b", "a"]
     assert ready(plan, {"a": "done", "b": "running", "c": "pending"}) == []
     assert ready(plan, {"a": "done", "b": "done", "c": "pending"}) == ["c"]
+
+
+def test_ready_matches_the_networkx_lexicographical_sort():
+    rng = random.Random(7)
+    for _ in range(300):
+        ids = [f"s{i}" for i in range(rng.randint(1, 12))]
+        rng.shuffle(ids)
+        pool = [*ids, "ghost", "other"]
+        plan = [PlanStep(id=i, depends_on=rng.sample(pool, rng.randint(0, 3))) for i in ids]
+        status = {i: rng.choice(["pending", "done", "running", "failed"]) for i in pool}
+        index = {s.id: n for n, s in enumerate(plan)}
+        graph = to_graph(plan)
+        try:
+            order = list(nx.lexicographical_topological_sort(graph, key=lambda n: index.get(n, len(index))))
+        except nx.NetworkXUnfeasible:
+            with pytest.raises(nx.NetworkXUnfeasible):
+                ready(plan, status)
+            continue
+        expected = [n for n in order if status.get(n) == "pending" and all(status.get(d) == "done" for d in graph.predecessors(n))]
+        assert ready(plan, status) == expected
 
 
 def test_failure_cascades_to_every_transitive_dependent():
