@@ -38,13 +38,17 @@ def make_routers(deps: Deps) -> dict[str, Any]:
     def after_act(state: RunState) -> Literal["guard", "schedule"]:
         return "guard" if state["steps"][state["current"]]["status"] == "running" else "schedule"
 
-    def after_guard(state: RunState) -> Literal["approve", "execute"]:
+    def after_guard(state: RunState) -> Literal["approve", "act", "replan", "summarize"]:
+        return "approve" if undecided(state) else after_schedule(state)
+
+    def after_approve(state: RunState) -> Literal["approve", "execute"]:
         return "approve" if undecided(state) else "execute"
 
-    def after_execute(state: RunState) -> Literal["act", "schedule"]:
-        return "act" if state["steps"][state["current"]]["status"] == "running" else "schedule"
+    def after_execute(state: RunState) -> Literal["act", "replan", "summarize"]:
+        # execute schedules the next step itself once the current one is settled
+        return after_schedule(state)
 
-    return {"validate": after_validate, "schedule": after_schedule, "act": after_act, "guard": after_guard, "approve": after_guard, "execute": after_execute}
+    return {"validate": after_validate, "schedule": after_schedule, "act": after_act, "guard": after_guard, "approve": after_approve, "execute": after_execute}
 
 
 def run_status(state: RunState) -> tuple[str, str]:

@@ -1,11 +1,19 @@
 """Step execution nodes: schedule, act, guard, approve, execute.
 
 Parts: `execution_nodes(deps)` returns the node functions. One actor turn
-flows act -> guard -> (approve)* -> execute. Each has one kind of side
-effect: `act` calls the model, `guard` consults the guardian, `approve`
-pauses with `interrupt()` (nothing happens before it), `execute` runs the
-commands. `execute` is idempotent: a command's result is journaled under
-its stable id `step/turn/index`, and a re-run node reuses it.
+flows act -> guard -> (approve)* -> execute: `act` calls the model, `guard`
+consults the guardian, `approve` pauses with `interrupt()` (nothing happens
+before it), `execute` runs the commands. Every superstep is a checkpoint,
+so where no interrupt sits between them the work shares a node: `guard`
+runs the execute logic itself when no ask waits for a decision, and an
+execute that settles the step schedules the next one (what `schedule` does
+after a plan or a repair). The model call keeps its own checkpoint, so a
+re-run never asks the model again after a command was judged.
+
+Nodes are idempotent when re-run after a crash: a command's result is
+journaled under its stable id `step/turn/index` and reused, and a verdict
+(and approval) already journaled for a command stands, since the command
+may have run on it.
 """
 
 from __future__ import annotations
@@ -88,14 +96,20 @@ def execution_nodes(deps: Deps) -> dict[str, Node]:
         return update
 
     def guard(state: RunState) -> dict[str, Any]:
-        """Journal each proposed command and the guardian's verdict; decide what is enforced."""
+        """Journal each proposed command and the guardian's verdict; decide what is enforced.
+
+        With nothing left to approve, the turn is executed in this node too (one
+        checkpoint less per turn); an ask stops here, so `approve` interrupts
+        before anything runs.
+        """
         out: list[Call] = []
         for c in state.get("pending", []):
             c = dict(c)  # type: ignore[assignment]
             if c["name"] in SHELL_TOOLS and "decision" not in c:
                 _judge(deps, state, c, state["current"])
             out.append(c)
-        return {"pending": out}
+        after: RunState = {**state, "pending": out}  # type: ignore[typeddict-item]
+        return {"pending": out} if undecided(after) else execute(after)
 
     def approve(state: RunState) -> dict[str, Any]:
         """Settle the first undecided ask: --yes, no person (refuse), or pause for a person."""
@@ -154,8 +168,12 @@ def execution_nodes(deps: Deps) -> dict[str, Node]:
         elif turns >= deps.max_commands_per_step:
             update["steps"] = fail_step(deps, state, current, f"exceeded max_commands_per_step ({deps.max_commands_per_step})")
         else:
-            update["steps"] = {sid: current}
-        return update
+            return {**update, "steps": {sid: current}}
+        # The step is settled: schedule the next one in this node (one checkpoint less per step;
+        # no interrupt or side effect sits between the two, and both are idempotent on a re-run).
+        after: RunState = {**state, **update, "steps": {**state.get("steps", {}), **update["steps"]}}  # type: ignore[typeddict-item]
+        nxt = schedule(after)
+        return {**update, **nxt, "steps": {**update["steps"], **nxt.get("steps", {})}}
 
     return {"schedule": schedule, "act": act, "guard": guard, "approve": approve, "execute": execute}
 
@@ -176,6 +194,19 @@ def _judge(deps: Deps, state: RunState, c: dict[str, Any], sid: str) -> None:
         verdict = deps.guard(command, CheckContext(workspace=Path(deps.workspace_mount)))
     except Exception as e:  # the guardian fails closed: any failure is a deny
         verdict = Verdict(decision="deny", hits=[RuleHit(id="GUARD-FAIL", category="guardian-failure", decision="deny", reason=str(e))], reason=f"guardian failed: {e}")
+    prior = deps.journal.get(f"verdict:{c['cmd_id']}")
+    if isinstance(prior, VerdictRecorded):
+        # A re-run after a crash: this command was judged (and its hooks called) before,
+        # and may have run on that verdict; the journal stands even if config or trust changed.
+        if prior.decision != verdict.decision:
+            verdict = Verdict(decision=prior.decision, hits=[h for h in verdict.hits if h.id in prior.rules], reason=prior.reason)
+        approval = deps.journal.get(f"approval:{c['cmd_id']}")
+        if isinstance(approval, ApprovalRecorded):
+            c["approval"] = "approved" if approval.approved else "refused"
+        if state.get("shadow"):
+            c["shadow"] = True
+        c.update(decision=prior.decision, enforced=prior.enforced, reason=prior.reason, verdict=verdict.model_dump(mode="json"))
+        return
     enforced = verdict.decision
     if state.get("shadow"):
         # Shadow audit: the guardian does not block; a person present still answers asks

@@ -1,4 +1,4 @@
-"""The run journal: every event of a run, one JSON line each, fsynced.
+"""The run journal: every event of a run, one JSON line each, durable before it matters.
 
 Parts: the event models (one per kind, joined in the `Event` union), `Journal`
 (append-only writer that skips events whose `key` it has already written, so
@@ -8,12 +8,24 @@ results so a resumed run reuses them instead of re-executing), and
 
 The gate, the reports and the memory read this file; it is the run's
 evidence, so it is written before the graph moves on.
+
+Durability: every event is written and flushed to the OS at once (a killed
+process loses nothing, and readers see it). Events of `SYNC_KINDS` (an
+approval, a command about to run, a command's result, the end of the run)
+are also fdatasynced at once, so a result is on disk before the next
+command runs. Other events are fdatasynced by the next `sync()`, which the
+runner calls before every checkpoint write (runs resume from checkpoints,
+so an event is on disk before the checkpoint of the node that wrote it),
+or by the next synced event: the file is append-only, so one fdatasync
+covers every line before it. Events that never reached the disk were
+written by a node whose checkpoint did not either, so the re-run node
+writes them again.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -164,6 +176,12 @@ def read_events(path: Path) -> list[Event]:
     return events
 
 
+SYNC_KINDS = frozenset({"approval", "exec_start", "exec", "run_end"})
+"""Event kinds fdatasynced as soon as they are written (see the module docstring): an
+approval before the trust hooks record it, a command's start before it runs (with every
+event before it), its result before anything else runs, and the end of the run."""
+
+
 class Journal:
     """Append-only JSON-lines journal with idempotent appends."""
 
@@ -171,29 +189,52 @@ class Journal:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self.events: list[Event] = read_events(path)
-        self._keys = {e.key for e in self.events}
+        self._keys: dict[str, Event] = {e.key: e for e in self.events}
         self._results = {e.cmd_id: e for e in self.events if isinstance(e, ExecFinished)}
         self.listeners: list[Callable[[Event], None]] = []
         """Called after each new event (the live view subscribes here)."""
         self._fh: TextIO | None = None
+        self._dirty = False
+        """Lines written since the last fdatasync."""
+        self._lock = threading.Lock()
+        """The checkpointer calls `sync()` from its own thread."""
 
     def close(self) -> None:
-        """Close the file; a later append opens it again."""
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        """Sync and close the file; a later append opens it again."""
+        with self._lock:
+            if self._fh is not None:
+                self._sync_locked()
+                self._fh.close()
+                self._fh = None
 
-    def append(self, event: Event) -> bool:
-        """Write `event` (flush + fdatasync) unless its key was written; True when written."""
+    def sync(self) -> None:
+        """fdatasync every line written so far (a no-op when nothing is pending)."""
+        with self._lock:
+            self._sync_locked()
+
+    def _sync_locked(self) -> None:
+        if self._dirty and self._fh is not None:
+            os.fdatasync(self._fh.fileno())
+            self._dirty = False
+
+    def append(self, event: Event, *, sync: bool | None = None) -> bool:
+        """Write and flush `event` unless its key was written; True when written.
+
+        fdatasynced at once when `sync` is true, or by default for `SYNC_KINDS`;
+        otherwise by the next `sync()` or synced event.
+        """
         if event.key in self._keys:
             return False
-        line = json.dumps(event.model_dump(mode="json"), ensure_ascii=False)
-        if self._fh is None:
-            self._fh = self.path.open("a", encoding="utf-8")
-        self._fh.write(line + "\n")
-        self._fh.flush()
-        os.fdatasync(self._fh.fileno())
-        self._keys.add(event.key)
+        line = event.model_dump_json()
+        with self._lock:
+            if self._fh is None:
+                self._fh = self.path.open("a", encoding="utf-8")
+            self._fh.write(line + "\n")
+            self._fh.flush()
+            self._dirty = True
+            if sync or (sync is None and event.kind in SYNC_KINDS):
+                self._sync_locked()
+        self._keys[event.key] = event
         self.events.append(event)
         if isinstance(event, ExecFinished):
             self._results[event.cmd_id] = event
@@ -207,3 +248,7 @@ class Journal:
 
     def has(self, key: str) -> bool:
         return key in self._keys
+
+    def get(self, key: str) -> Event | None:
+        """The event written under `key` (by this process or an earlier one), if any."""
+        return self._keys.get(key)

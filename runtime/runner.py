@@ -30,7 +30,7 @@ from runtime.evidence import build_evidence, list_processes
 from runtime.hooks import MemoryContext, NoHooks, RunHooks, RunInfo, RunRecord
 from runtime.journal import Event, Journal, LessonsUsed, RunEnded, RunStarted, read_events
 from runtime.report import record_from
-from runtime.workspace import FileState, diff, manifest
+from runtime.workspace import FileState, ManifestCache, diff, manifest
 from sandbox.base import Sandbox
 from sandbox.errors import ConfigError, TetherError
 
@@ -83,6 +83,27 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+class JournalFirstSaver(SqliteSaver):
+    """A SqliteSaver that fdatasyncs the journal before saving anything.
+
+    The journal flushes most events without an fsync each (runtime.journal);
+    this keeps the order a resume relies on: whatever a node journaled is on
+    disk before the checkpoint (or pending writes) that marks the node done.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, journal: Journal) -> None:
+        super().__init__(conn)
+        self.journal = journal
+
+    def put(self, *args: Any, **kwargs: Any) -> Any:
+        self.journal.sync()
+        return super().put(*args, **kwargs)
+
+    def put_writes(self, *args: Any, **kwargs: Any) -> None:
+        self.journal.sync()
+        super().put_writes(*args, **kwargs)
+
+
 def _save_meta(run_dir: Path, meta: dict[str, Any]) -> None:
     tmp = run_dir / "run.json.tmp"
     tmp.write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
@@ -117,8 +138,13 @@ def start_run(
     journal.append(RunStarted(key="run_start", run_id=run_id, goal=options.goal, workspace=str(workspace), model=options.model_spec, shadow=options.shadow))
     if context.lesson_ids:
         journal.append(LessonsUsed(key="lessons", ids=context.lesson_ids))
-    state = {"run_id": run_id, "goal": options.goal, "memory_context": context.text, "shadow": options.shadow, "started_at": time.time(), "tokens": 0}
+    state = _initial_state(meta, time.time())
     return _drive(config, meta, state, journal, hooks=hooks, model=model, sandbox_factory=sandbox_factory, ask_person=ask_person)
+
+
+def _initial_state(meta: dict[str, Any], started_at: float) -> dict[str, Any]:
+    return {"run_id": meta["run_id"], "goal": meta["goal"], "memory_context": meta.get("memory_context", ""),
+            "shadow": meta.get("shadow", False), "started_at": started_at, "tokens": 0}
 
 
 def resume_run(
@@ -176,10 +202,11 @@ def _drive(
         sandbox = sandbox_factory(workspace, config, run_id, memory_dir)
     except BaseException as e:
         conn.close()
+        journal.sync()
         _save_meta(run_dir, {**meta, "status": "failed", "reason": f"sandbox did not start: {e}"})
         raise
     try:
-        saver = SqliteSaver(conn)
+        saver = JournalFirstSaver(conn, journal)
         baseline = list_processes(sandbox)
         box = sandbox
 
@@ -197,6 +224,10 @@ def _drive(
         if require_pause and not graph.get_state(graph_config).interrupts:
             msg = f"run {run_id} is not waiting for an approval; use `tether resume {run_id}`"
             raise NotPausedError(msg)
+        if graph_input is None and not graph.get_state(graph_config).values:
+            # Killed before the first checkpoint: nothing ran yet, so start the graph over.
+            first = next((e for e in journal.events if isinstance(e, RunStarted)), None)
+            graph_input = _initial_state(meta, first.ts if first else time.time())
         while True:
             graph.invoke(graph_input, graph_config, durability="sync")
             snap = graph.get_state(graph_config)
@@ -216,12 +247,15 @@ def _drive(
         record = _stopped(meta, run_dir, journal, graph, graph_config, f"stopped: {e}", "failed")
     finally:
         try:
-            if sandbox is not None:
-                sandbox.close()
+            journal.sync()
         finally:
-            conn.close()
-            if record is not None:
-                _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason})
+            try:
+                if sandbox is not None:
+                    sandbox.close()
+            finally:
+                conn.close()
+                if record is not None:
+                    _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason})
     journal.append(RunEnded(key=f"run_end:{time.time()}", status=record.status, reason=record.reason))
     journal.close()
     if record.status != "interrupted":
@@ -245,6 +279,7 @@ def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandb
         return check(command, context, guardian_config)
 
     run, run_id = config.run, meta["run_id"]
+    cache = ManifestCache()  # the before/after manifests of each command re-hash only files whose stat changed
     return Deps(
         model=model, sandbox=sandbox, journal=journal, guard=guard, gate=gate,
         max_steps=run.max_steps, max_commands_per_step=run.max_commands_per_step,
@@ -255,5 +290,5 @@ def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandb
         record_approval=lambda v, ok: hooks.record_approval(v, ok, run_id),
         shadow_record=lambda v, cmd, person: hooks.shadow_record(v, cmd, person, run_id),
         workspace_mount=config.sandbox.workspace_mount,
-        snapshot=lambda: manifest(workspace), changed=lambda a, b: diff(a, b).changed,
+        snapshot=lambda: manifest(workspace, cache=cache), changed=lambda a, b: diff(a, b).changed,
     )

@@ -1,0 +1,110 @@
+"""Journal durability (what is fdatasynced when), and re-runs that keep to the journal."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+import runtime.journal as journal_mod
+from graphs.execution import execution_nodes
+from graphs.state import Deps
+from guardian.verdict import RuleHit, Verdict
+from runtime.journal import (
+    CommandProposed,
+    ExecFinished,
+    ExecStarted,
+    Journal,
+    StepChanged,
+    read_events,
+)
+from runtime.runner import JournalFirstSaver
+from sandbox.base import ExecResult
+
+
+@pytest.fixture
+def syncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = os.fdatasync
+
+    def counted(fd: int) -> None:
+        calls.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(journal_mod.os, "fdatasync", counted)
+    return calls
+
+
+def test_results_are_synced_at_once_other_events_by_the_next_sync(tmp_path: Path, syncs: list[int]) -> None:
+    j = Journal(tmp_path / "journal.jsonl")
+    assert j.append(StepChanged(key="step:a:running:0", step="a", status="running"))
+    assert j.append(CommandProposed(key="cmd:a/0/0", cmd_id="a/0/0", step="a", tool="run_shell", command="true", cwd="/w"))
+    assert syncs == []
+    assert [e.key for e in read_events(j.path)] == ["step:a:running:0", "cmd:a/0/0"]  # flushed: readers see them
+    assert j.append(ExecStarted(key="exec_start:a/0/0", cmd_id="a/0/0"))
+    assert len(syncs) == 1  # one fdatasync covers every line before it
+    assert j.append(ExecFinished(key="exec:a/0/0", cmd_id="a/0/0", exit_code=0, output="", duration_s=0.0))
+    assert len(syncs) == 2
+    j.sync()
+    assert len(syncs) == 2  # nothing pending
+    assert j.append(StepChanged(key="step:a:done:0", step="a", status="done"))
+    assert not j.append(StepChanged(key="step:a:done:0", step="a", status="done"))
+    j.close()
+    assert len(syncs) == 3
+    again = Journal(j.path)
+    assert [e.kind for e in again.events] == ["step", "command", "exec_start", "exec", "step"]
+    assert isinstance(again.get("exec:a/0/0"), ExecFinished) and again.result("a/0/0") is not None
+
+
+def test_the_checkpointer_syncs_the_journal_before_it_saves(tmp_path: Path, syncs: list[int]) -> None:
+    j = Journal(tmp_path / "journal.jsonl")
+    saver = JournalFirstSaver(sqlite3.connect(":memory:", check_same_thread=False), j)
+    j.append(StepChanged(key="step:a:running:0", step="a", status="running"))
+    assert syncs == []
+    config = {"configurable": {"thread_id": "t", "checkpoint_ns": "", "checkpoint_id": "c"}}
+    saver.put_writes(config, [("current", "a")], "task")
+    assert len(syncs) == 1
+    saver.put_writes(config, [("current", "b")], "task2")
+    assert len(syncs) == 1  # nothing new to sync
+
+
+class CountingSandbox:
+    def __init__(self) -> None:
+        self.commands: list[str] = []
+
+    def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:  # noqa: ARG002
+        self.commands.append(command)
+        return ExecResult(command=command, exit_code=0, output="ran", duration_s=0.0)
+
+    def close(self) -> None:
+        return None
+
+
+def _deps(path: Path, box: CountingSandbox, decision: str) -> Deps:
+    def guard(command: str, context: object) -> Verdict:  # noqa: ARG001
+        hits = [] if decision == "allow" else [RuleHit(id="X1", category="test", decision=decision, reason="no")]
+        return Verdict(decision=decision, hits=hits, reason=decision)
+
+    return Deps(model=None, sandbox=box, journal=Journal(path), guard=guard, gate=lambda s: {})  # type: ignore[arg-type]
+
+
+def test_a_rerun_guard_keeps_the_journaled_verdict_and_result(tmp_path: Path) -> None:
+    """Crash after the command ran, before the checkpoint; on resume the guardian says deny."""
+    state = {
+        "run_id": "r", "goal": "g", "started_at": time.time(), "tokens": 0, "current": "a", "messages": [],
+        "plan": [{"id": "a", "description": "", "depends_on": [], "verify": ""}],
+        "steps": {"a": {"id": "a", "status": "running", "reason": "", "turns": 0, "commands": []}},
+        "pending": [{"call_id": "c1", "cmd_id": "a/0/0", "name": "run_shell", "args": {"command": "echo hi"}, "approval": "none"}],
+    }
+    path = tmp_path / "journal.jsonl"
+    box = CountingSandbox()
+    first = execution_nodes(_deps(path, box, "allow"))["guard"](state)  # type: ignore[arg-type]
+    assert box.commands == ["echo hi"]
+    rerun = execution_nodes(_deps(path, box, "deny"))["guard"](state)  # type: ignore[arg-type]
+    assert box.commands == ["echo hi"]  # not run again
+    assert rerun["messages"][-1].content == first["messages"][-1].content == "exit code 0\nran"
+    verdicts = [e for e in read_events(path) if e.kind == "verdict"]
+    assert [(v.decision, v.enforced) for v in verdicts] == [("allow", "allow")]

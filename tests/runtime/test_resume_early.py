@@ -1,0 +1,70 @@
+"""A run killed before its first checkpoint resumes from the start (nothing had run)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runtime.config import load_config
+from runtime.journal import ExecFinished, read_events
+from runtime.runner import RunOptions, resume_run, start_run
+from runtime.scripted import Script, ScriptedChatModel
+from sandbox.base import ExecResult
+
+SCRIPT = {
+    "goal": "g",
+    "responses": {
+        "planner": [{"tool_calls": [{"name": "submit_plan", "args": {"steps": [{"id": "a", "description": "x", "verify": "true"}]}}]}],
+        "actor": {"a": [{"tool_calls": [
+            {"name": "run_shell", "args": {"command": "true"}},
+            {"name": "finish_step", "args": {"summary": "ok"}},
+        ]}]},
+        "summarizer": [{"tool_calls": [{"name": "submit_summary", "args": {"text": "done"}}]}],
+    },
+}
+
+
+class Box:
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self.commands: list[str] = []
+
+    def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:  # noqa: ARG002
+        self.commands.append(command)
+        return ExecResult(command=command, exit_code=0, output="", duration_s=0.0)
+
+    def close(self) -> None:
+        return None
+
+
+class Killed(BaseException):
+    """Stands in for SIGKILL between the run's setup and its first checkpoint."""
+
+
+def test_resume_before_the_first_checkpoint_starts_the_graph(tmp_path: Path) -> None:
+    config = load_config(tmp_path / "home")
+    (tmp_path / "ws").mkdir()
+    options = RunOptions(goal="g", workspace=tmp_path / "ws", model_spec="scripted:test")
+
+    def dies(*_: Any) -> Box:
+        raise Killed
+
+    with pytest.raises(Killed):
+        start_run(config, options, model=ScriptedChatModel(script=Script.model_validate(SCRIPT)), sandbox_factory=dies)
+    run_id = next(config.runs_dir.iterdir()).name
+    boxes: list[Box] = []
+
+    def factory(workspace: Path, *_: Any) -> Box:
+        boxes.append(Box(workspace))
+        return boxes[-1]
+
+    t = time.time()
+    record = resume_run(config, run_id, model=ScriptedChatModel(script=Script.model_validate(SCRIPT)), sandbox_factory=factory)
+    assert [s["status"] for s in record.steps] == ["done"]
+    assert "true" in boxes[0].commands
+    events = read_events(config.runs_dir / run_id / "journal.jsonl")
+    assert [e.cmd_id for e in events if isinstance(e, ExecFinished)] == ["a/0/0"]
+    assert events[0].ts < t  # the budget clock starts at the original start
