@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from runtime.cli_common import HomeOption, JsonOption, config, err, errors_exit, fail, print_json
 from runtime.config import TetherConfig
@@ -45,8 +46,8 @@ def _interactive() -> bool:
 def _prompt(view: LiveView) -> AskPerson:
     def ask(pending: dict[str, Any]) -> bool | None:
         view.live.stop()
-        err.print(f"[bold yellow]approval needed[/] `{pending['command']}`: {pending.get('reason', '')}")
-        answer = err.input("approve? [y]es / [n]o / [l]ater: ").strip().lower()
+        err.print(f"[bold yellow]approval needed[/] `{escape(pending['command'])}`: {escape(pending.get('reason', ''))}")
+        answer = err.input("approve? [y]es / [n]o / [l]ater: ", markup=False).strip().lower()
         view.live.start()
         if answer.startswith("l"):
             return None
