@@ -177,6 +177,8 @@ def payloads(inv: Inv, files: dict[str, str | None], resolve: callable) -> list[
         return _file_actions(script, files, resolve)
     if prog == "eval":
         return [Action("shell", " ".join(inv.args))]
+    if prog in ("[[", "test", "["):
+        return _arith_operands(inv)
     if prog in ("source", "."):
         return _file_actions(inv.args[0], files, resolve) if inv.args else []
     if prog in _AWK:
@@ -200,6 +202,22 @@ def payloads(inv: Inv, files: dict[str, str | None], resolve: callable) -> list[
         acts = _stdin_actions(inv)
         return [x for a in acts for x in (scan_code(a.text) if a.kind == "shell" else [a])]
     return []
+
+
+def _arith_operands(inv: Inv) -> list[Action]:
+    """Operands bash evaluates as arithmetic, where `a[$(cmd)]` runs cmd even from quoted text.
+
+    `[[ X -eq Y ]]` (and -ne/-lt/-le/-gt/-ge) evaluates both operands; `-v NAME[SUB]`
+    in `[[ ]]`, `test` and `[` evaluates the subscript.
+    """
+    args, out = inv.args, []
+    arith = ("-eq", "-ne", "-lt", "-le", "-gt", "-ge") if inv.prog == "[[" else ()
+    for i, a in enumerate(args):
+        operands = [args[i + 1]] if a == "-v" and i + 1 < len(args) else []
+        if a in arith:
+            operands = [x for x in (args[i - 1] if i else "", args[i + 1] if i + 1 < len(args) else "")]
+        out += [Action("shell", x) for x in operands if "$(" in x or "`" in x]
+    return out
 
 
 def _file_actions(arg: str, files: dict[str, str | None], resolve: callable) -> list[Action]:  # type: ignore[valid-type]

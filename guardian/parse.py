@@ -4,7 +4,9 @@ Parts:
     Walker: walks every node kind bashlex produces (lists, pipelines,
         subshells, groups, loops, conditionals, functions, command and process
         substitution in words, assignments and redirect targets, heredocs),
-        tracking variables assigned and `cd` done earlier in the same line.
+        tracking variables and arrays assigned and `cd` done earlier in the
+        same line. After an `if` (and a rewritten `case`) a variable or cwd
+        that differs between the branches becomes UNKNOWN.
     parse_line: text -> list[Simple]; raises on anything bashlex cannot parse.
 
 Errors are not caught here: the caller turns any of them into a deny.
@@ -12,13 +14,18 @@ Errors are not caught here: the caller turns any of them into a deny.
 
 from __future__ import annotations
 
+import re
+
 import bashlex
 
+from guardian import arrays
 from guardian.prepare import fast_split, prepare, track
 from guardian.shell import DepthError, Redirect, Simple, State
 from guardian.words import UNKNOWN, SubstEval, expand_joined, expand_word
 
 __all__ = ["DepthError", "Redirect", "Simple", "Walker", "parse_line"]
+_INDEXED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*\]\+?=")
+_DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 
 class Walker:
@@ -50,7 +57,9 @@ class Walker:
             return self._compound(node, st)
         if kind == "function":
             return self._function(node, st)
-        if kind in ("if", "while", "until"):
+        if kind == "if":
+            return self._if(node, st)
+        if kind in ("while", "until"):
             return [s for p in node.parts if p.kind != "reservedword" for s in self.walk(p, st)]  # type: ignore[attr-defined]
         if kind == "for":
             return self._for(node, st)
@@ -83,23 +92,29 @@ class Walker:
         redirects: list[Redirect] = []
         stdin: str | None = None
         payloads: list[str] = []
+        declared: list[tuple[str, list[str]]] = []
         for part in node.parts:  # type: ignore[attr-defined]
-            if part.kind == "assignment" and not argv:
+            text = self._text(part) if part.kind in ("word", "assignment") else ""
+            if not argv and (part.kind == "assignment" or _INDEXED.match(text)):
                 self._nested(part, st)
-                name, _, raw = self._text(part).partition("=")
-                merged = {**st.env, **assigns}
-                assigns[name.rstrip("+")] = expand_joined(raw, merged, st.home, self.subst)
+                self._assign(text, assigns, st)
+            elif arrays.ARRAY_OPEN in text:
+                self._nested(part, st)
+                lhs, _, raw = text.partition("=")
+                items = self._elements(raw, {**st.env, **assigns}, st)
+                argv.append(f"{lhs}={' '.join(items)}")
+                declared.append((lhs, items))
             elif part.kind in ("word", "assignment"):
                 scope = st if not assigns else State({**st.env, **assigns}, st.cwd, st.home)
                 argv.extend(self._expand(part, scope))
             elif part.kind == "redirect":
-                r, text = self._redirect(part, st)
+                r, body = self._redirect(part, st)
                 redirects.append(r)
-                if text is not None:
-                    stdin = text
-                    if r.op.startswith("<<") and r.op != "<<<" and ("$(" in text or "`" in text) \
+                if body is not None:
+                    stdin = body
+                    if r.op.startswith("<<") and r.op != "<<<" and ("$(" in body or "`" in body) \
                             and self._text(part.output) not in self.quoted:
-                        payloads.append(text)
+                        payloads.append(body)
         if not argv:
             st.env.update(assigns)
             simple = Simple([], redirects, dict(st.env), st.cwd, stdin, in_function=st.function)
@@ -108,7 +123,27 @@ class Walker:
         simple = Simple(argv, redirects, env, st.cwd, stdin, in_function=st.function,
                         payloads=payloads)
         track(argv, st)
+        if argv[0] in _DECLARE:
+            for lhs, items in declared:
+                arrays.assign_array(st.env, lhs, items, st.env)
         return self._emit(simple)
+
+    def _assign(self, text: str, assigns: dict[str, str], st: State) -> None:
+        """`a=v`, `a+=v`, `a[i]=v` or a rewritten `a=(..)` before the command name."""
+        lhs, _, raw = text.partition("=")
+        merged = {**st.env, **assigns}
+        if raw.startswith(arrays.ARRAY_OPEN):
+            arrays.assign_array(assigns, lhs, self._elements(raw, merged, st), merged)
+        else:
+            arrays.assign(assigns, lhs, expand_joined(raw, merged, st.home, self.subst), merged)
+
+    def _elements(self, raw: str, env: dict[str, str], st: State) -> list[str]:
+        """The elements of a rewritten `(x "$y" $(z))` (after its OPEN marker)."""
+        body = raw[1:] if raw.startswith(arrays.ARRAY_OPEN) else raw
+        words = body.split(arrays.ARRAY_SEP) if body else []
+        if any(arrays.KEYED.match(w) for w in words):
+            return [UNKNOWN]
+        return [f for w in words for f in expand_word(w, env, st.home, self.subst)]
 
     def _emit(self, simple: Simple) -> list[Simple]:
         if self.pending:
@@ -172,9 +207,44 @@ class Walker:
         items = [f for w in words[1:] for f in self._expand(w, st)] or [UNKNOWN]
         produced: list[Simple] = []
         for item in items[:4] if len(items) <= 4 else [UNKNOWN]:
-            st.env[var] = item
+            arrays.assign(st.env, var, item, st.env)
             produced += [s for b in bodies for s in self.walk(b, st)]
         return produced
+
+
+    def _if(self, node: object, st: State) -> list[Simple]:
+        """Conditions run in turn; each branch starts from the state its condition left."""
+        produced: list[Simple] = []
+        exits: list[State] = []
+        branch = st
+        for p in node.parts:  # type: ignore[attr-defined]
+            if p.kind == "reservedword":
+                if p.word in ("then", "else"):
+                    branch = st.copy() if p.word == "then" else st
+                    exits.append(branch)
+                elif p.word == "elif":
+                    branch = st
+                continue
+            produced += self.walk(p, branch)
+        if not any(e is st for e in exits):
+            exits.append(st)
+        _join(st, exits)
+        return produced
+
+
+def _join(st: State, exits: list[State]) -> None:
+    """`st` becomes what holds after any of `exits`: values that differ are UNKNOWN."""
+    keys = {k for e in exits for k in e.env}
+    env = {}
+    for k in keys:
+        values = {e.env.get(k) for e in exits}
+        value = values.pop() if len(values) == 1 else arrays.unknown(k)
+        if value is not None:
+            env[k] = value
+    st.env.clear()
+    st.env.update(env)
+    cwds = {e.cwd for e in exits}
+    st.cwd = cwds.pop() if len(cwds) == 1 else UNKNOWN
 
 
 def parse_line(text: str, env: dict[str, str], cwd: str, home: str,

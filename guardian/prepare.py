@@ -2,10 +2,12 @@
 
 Parts:
     prepare: `$((arith))` without substitutions -> `0`, `time` -> blanks,
-        quoted heredoc delimiters unquoted (their names returned).
+        quoted heredoc delimiters unquoted (their names returned), then
+        `[[ ]]`, case, select, coproc and arrays rewritten (`constructs`).
     fast_split: plain commands (words, simple quotes, globs, `|`, `&&`, `||`,
         `;`) tokenised with shlex; anything else returns None for bashlex.
-    track: `cd` and `export` effects carried to later commands in the line.
+    track: `cd`, `export`/`declare`, `read`/`mapfile`, `printf -v` and
+        `unset` effects carried to later commands in the line.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from guardian import arrays
+from guardian.constructs import rewrite
 from guardian.paths import normalise
 from guardian.shell import Simple, State
 from guardian.words import UNKNOWN
@@ -25,6 +29,8 @@ _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "unti
                        "coproc", "in"})
 _ARITH = re.compile(r"\$\(\(")
 _QUOTED_HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\(\w+))")
+_DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_READ_OPTS = {"read": "dinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
 _TIME = re.compile(r"(^|[;&|({\n]|&&|\|\|)(\s*)time(\s+-p)?(?=\s)")
 
 
@@ -38,7 +44,12 @@ def prepare(text: str) -> tuple[str, list[str]]:
     runs nothing); `time` becomes blanks (it only times its pipeline). With a
     `$(`, backtick or process substitution inside, arithmetic is left alone so
     bashlex refuses it and the check fails closed.
+
+    Text holding the array markers (control characters) is refused outright.
     """
+    if arrays.ARRAY_OPEN in text or arrays.ARRAY_SEP in text:
+        msg = "control characters used as array markers"
+        raise NotImplementedError(msg)
     extra: list[str] = []
     if "$((" in text:
         out, i = [], 0
@@ -61,7 +72,7 @@ def prepare(text: str) -> tuple[str, list[str]]:
         text = _QUOTED_HEREDOC.sub(unquote, text)
     if "time" in text:
         text = _TIME.sub(lambda m: m.group(1) + m.group(2) + " " * (4 + len(m.group(3) or "")), text)
-    return text, extra
+    return rewrite(text), extra
 
 
 def _arith_end(text: str, i: int) -> int:
@@ -77,18 +88,53 @@ def _arith_end(text: str, i: int) -> int:
 
 
 def track(argv: list[str], st: State) -> None:
-    """Carry `cd` and `export`/`declare` effects to later commands in the line."""
+    """Carry `cd`, `export`/`declare`, `read`/`mapfile`, `printf -v` and `unset` effects."""
     args = argv[1:]
     if argv[0] == "builtin" and args:
         argv, args = args, args[1:]
-    if argv[0] in ("cd", "pushd"):
+    prog = argv[0]
+    if prog in ("cd", "pushd"):
         dest = next((a for a in args if not a.startswith("-")), st.home)
         st.cwd = UNKNOWN if UNKNOWN in dest else normalise(dest, st.cwd, st.home)
-    elif argv[0] in ("export", "declare", "typeset", "local", "readonly"):
+    elif prog in _DECLARE:
         for a in args:
             if "=" in a and not a.startswith("-"):
                 k, _, v = a.partition("=")
-                st.env[k] = v
+                arrays.assign(st.env, k, v, st.env)
+    elif prog in _READ_OPTS:
+        _read(prog, args, st)
+    elif prog == "printf" and args[:1] == ["-v"] and len(args) > 1:
+        arrays.forget(st.env, args[1])
+    elif prog == "getopts" and len(args) > 1:
+        arrays.forget(st.env, args[1])
+    elif prog == "unset" and "-f" not in args:
+        for a in args:
+            if not a.startswith("-"):
+                arrays.unset(st.env, a)
+
+
+def _read(prog: str, args: list[str], st: State) -> None:
+    """`read [-a A] NAME...`, `mapfile/readarray [NAME]`: the names now hold unknown data."""
+    names: list[str] = []
+    array, i = "", 0
+    while i < len(args):
+        a = args[i]
+        if a.startswith("-") and len(a) > 1 and not names:
+            for k, f in enumerate(a[1:], 2):
+                if (f == "a" and prog == "read") or f in _READ_OPTS[prog]:
+                    value = a[k:] or (args[i + 1] if i + 1 < len(args) else "")
+                    i += not a[k:]
+                    array = value if f == "a" else array
+                    break
+        else:
+            names.append(a)
+        i += 1
+    if prog != "read":
+        array, names = (names or ["MAPFILE"])[0], []
+    for name in names or ([] if array else ["REPLY"]):
+        arrays.forget(st.env, name)
+    if array:
+        arrays.forget(st.env, array, array=True)
 
 
 def fast_split(text: str, st: State) -> list[Simple] | None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+UNKNOWN = "\x00"
+"""The marker put where a value cannot be known statically (see `guardian.words`)."""
 _WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 
 

@@ -5,6 +5,8 @@ Parts:
     expand_word: raw word text -> list of fields (quotes, `$'..'`, variables,
         `${IFS}`, tilde, brace expansion, command substitution markers).
     ansi_c: decoding of `$'..'` bodies (also used for `printf` and `echo -e`).
+    `${a[@]}` gives one field per element, also inside double quotes
+        (arrays are kept in the variable map, see `guardian.arrays`).
 
 bashlex strips quotes but mangles `$'\\x72m'` and does not expand anything, so
 the guardian re-reads each word's source text here. Anything it cannot know
@@ -17,7 +19,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-UNKNOWN = "\x00"
+from guardian.arrays import Fields, subscript
+from guardian.shell import UNKNOWN
+
+_BREAK = ("", None)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SIMPLE_ESC = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b",
                "E": "\x1b", "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
@@ -42,6 +47,21 @@ def ansi_c(body: str) -> str:
         return _SIMPLE_ESC.get(head, "\\" + head)
 
     return _ESC.sub(one, body)
+
+
+def _add(out: list[tuple[str, bool | None]], value: str, split: bool) -> bool:
+    """Append an expansion; `${a[@]}` becomes one piece per element with breaks between.
+
+    Returns True for `${a[@]}` of an empty array, which adds nothing (not even a field).
+    """
+    if not isinstance(value, Fields):
+        out.append((value, split))
+        return False
+    for k, item in enumerate(value.items):
+        if k:
+            out.append(_BREAK)
+        out.append((item, split))
+    return not value.items
 
 
 def _matching(text: str, i: int, open_: str, close: str) -> int:
@@ -76,6 +96,8 @@ def _param(text: str, i: int, env: Mapping[str, str]) -> tuple[str, int]:
         if not m:
             return UNKNOWN, end
         name, rest = m.group(0), inner[m.end() :]
+        if rest[:1] == "[":
+            return subscript(name, rest, env), end
         value = env.get(name)
         if rest[:2] in (":-", ":=") or rest[:1] in ("-", "="):
             default = rest[2:] if rest[:1] == ":" else rest[1:]
@@ -112,9 +134,13 @@ def _dollar(text: str, i: int, env: Mapping[str, str], subst: SubstEval | None) 
     return _param(text, i, env)
 
 
-def _pieces(text: str, env: Mapping[str, str], subst: SubstEval | None) -> list[tuple[str, bool]]:
-    """Split a word into (value, splittable) pieces; splittable = unquoted expansion."""
-    out: list[tuple[str, bool]] = []
+def _pieces(text: str, env: Mapping[str, str],
+            subst: SubstEval | None) -> list[tuple[str, bool | None]]:
+    """Split a word into (value, splittable) pieces; splittable = unquoted expansion.
+
+    A piece with splittable None is a field break (between `${a[@]}` elements).
+    """
+    out: list[tuple[str, bool | None]] = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
@@ -128,10 +154,13 @@ def _pieces(text: str, env: Mapping[str, str], subst: SubstEval | None) -> list[
             out.append((text[i + 1 : k], False))
             i = k + 1
         elif c == '"':
-            i = _dquote(text, i + 1, env, subst, out)
+            before = len(out)
+            i, void = _dquote(text, i + 1, env, subst, out)
+            if len(out) == before and not void:
+                out.append(("", False))  # `""` is still a field; `"${a[@]}"` of () is none
         elif c == "$":
             value, i2 = _dollar(text, i, env, subst)
-            out.append((value, not text.startswith("$'", i)))
+            _add(out, value, not text.startswith("$'", i))
             i = i2
         elif c == "`":
             k = text.find("`", i + 1)
@@ -150,9 +179,10 @@ def _pieces(text: str, env: Mapping[str, str], subst: SubstEval | None) -> list[
 
 
 def _dquote(text: str, i: int, env: Mapping[str, str], subst: SubstEval | None,
-            out: list[tuple[str, bool]]) -> int:
-    """Consume a double-quoted run starting after its `"`; returns the next index."""
-    n = len(text)
+            out: list[tuple[str, bool | None]]) -> tuple[int, bool]:
+    """Consume a double-quoted run starting after its `"`: the next index, and
+    whether it held `${a[@]}` of an empty array."""
+    n, void = len(text), False
     while i < n and text[i] != '"':
         c = text[i]
         if c == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
@@ -161,7 +191,7 @@ def _dquote(text: str, i: int, env: Mapping[str, str], subst: SubstEval | None,
             i += 2
         elif c == "$" and not text.startswith("$'", i):
             value, i = _dollar(text, i, env, subst)
-            out.append((value, False))
+            void = _add(out, value, False) or void
         elif c == "`":
             k = text.find("`", i + 1)
             k = n if k < 0 else k
@@ -171,7 +201,7 @@ def _dquote(text: str, i: int, env: Mapping[str, str], subst: SubstEval | None,
         else:
             out.append((c, False))
             i += 1
-    return i + 1
+    return i + 1, void
 
 
 def brace_expand(text: str, limit: int = 64) -> list[str]:
@@ -233,7 +263,11 @@ def expand_word(raw: str, env: Mapping[str, str], home: str,
                 text = (home if not user else f"/home/{user}") + text[m.end() :]
         current, has = "", False
         for value, split in _pieces(text, env, subst):
-            if split and any(ch.isspace() for ch in value):
+            if split is None:
+                if has or current:
+                    fields.append(current)
+                current, has = "", False
+            elif split and any(ch.isspace() for ch in value):
                 parts = value.split()
                 if value[:1].isspace() and (current or has):
                     fields.append(current)
@@ -249,7 +283,7 @@ def expand_word(raw: str, env: Mapping[str, str], home: str,
                     current, has = "", False
             else:
                 current += value
-                has = True
+                has = has or not split or bool(value)  # an empty unquoted expansion is no field
         if has or current:
             fields.append(current)
     return fields

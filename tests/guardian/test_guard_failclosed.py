@@ -11,8 +11,8 @@ from guardian import GuardianConfig, analyse, checker
 
 
 @pytest.mark.parametrize("command", [
-    "case x in a) rm -rf /;; esac", "echo 'unterminated", "a=(1 2 3)", "select x in a; do ls; done",
-    "coproc ls", "echo $(( $(rm -rf /) ))", "[[ -f x ]] && ls", "((", "if then fi", "echo \"$(",
+    "case x in a) ls;& b) rm -rf /;; esac", "echo 'unterminated", "a=(1; 2)", "[[ -f x | y ]]",
+    "coproc", "echo $(( $(rm -rf /) ))", "[[ -f x && ls", "((", "if then fi", "echo \"$(",
 ])
 def test_parse_failures_deny(command: str) -> None:
     v = judge(command)
