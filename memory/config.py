@@ -1,8 +1,8 @@
 """Configuration of the memory cycle and its index."""
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class MemoryConfig(BaseModel):
@@ -18,8 +18,13 @@ class MemoryConfig(BaseModel):
     """URL of a Qdrant server when index = "qdrant" (None = qdrant-client local mode)."""
     qdrant_collection: str = "tether_memory"
     """Collection that holds the index on a Qdrant server."""
-    dense: bool = False
-    """Add all-MiniLM-L6-v2 dense vectors (extra `tether[dense]`) and fuse with BM25 by RRF."""
+    embeddings: Literal["sparse", "dense", "hybrid"] = "sparse"
+    """`sparse`: BM25 only, no model. `dense`: all-MiniLM-L6-v2 vectors only (extra
+    `tether[dense]`, torch on CPU). `hybrid`: both, fused by RRF (k = 60). The older
+    `dense = true` means `hybrid`."""
+    dense_min_score: float = Field(default=0.3, ge=-1, le=1)
+    """Cosine similarity below which a dense match is dropped (dense and hybrid), so that an
+    unrelated goal still retrieves nothing; paraphrases score about 0.4-0.8, unrelated text below 0.2."""
     top_k: int = Field(default=5, gt=0)
     """Lessons retrieved per task."""
     similar_runs: int = Field(default=3, ge=0)
@@ -48,3 +53,20 @@ class MemoryConfig(BaseModel):
     rule_trial_rate: float = Field(default=0.2, ge=0, le=1)
     """Share of runs that carry one rule still below the threshold, on trial, so that it can
     earn credit at all; chosen deterministically from the goal and the rule id."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_dense(cls, data: Any) -> Any:
+        """Accept the former `dense = true|false` as `embeddings = "hybrid"|"sparse"`."""
+        if isinstance(data, dict) and "dense" in data:
+            data = dict(data)
+            dense = data.pop("dense")
+            if isinstance(dense, str):
+                dense = dense.strip().lower() in {"1", "true", "yes", "on"}
+            data.setdefault("embeddings", "hybrid" if dense else "sparse")
+        return data
+
+    @property
+    def uses_dense(self) -> bool:
+        """Whether the index holds dense vectors (embeddings = dense or hybrid)."""
+        return self.embeddings != "sparse"

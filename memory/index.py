@@ -22,6 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory.config import MemoryConfig
 
 Kind = Literal["lesson", "run", "rule"]
+SearchMode = Literal["hybrid", "dense"]
+"""How a backend with an embedder searches: RRF of BM25 and dense, or dense alone.
+Without an embedder it is BM25 alone. Sparse vectors are stored in every mode."""
 SPARSE = "bm25"
 DENSE = "dense"
 RRF_K = 60
@@ -98,16 +101,18 @@ class LessonIndex(Protocol):
 def make_index(root: Path, config: MemoryConfig) -> LessonIndex:
     """The backend the config asks for, stored under `<root>/.index/` unless it is a server."""
     embedder = None
-    if config.dense:
+    if config.uses_dense:
         from memory.dense import load_embedder
 
         embedder = load_embedder()
+    mode: SearchMode = "dense" if config.embeddings == "dense" else "hybrid"
+    opts = {"embedder": embedder, "mode": mode, "min_score": config.dense_min_score}
     if config.index == "edge":
         from memory.index_edge import EdgeIndex
 
-        return EdgeIndex(root / ".index" / "edge", embedder=embedder)
+        return EdgeIndex(root / ".index" / "edge", **opts)
     from memory.index_qdrant import QdrantIndex
 
     if config.qdrant_url:
-        return QdrantIndex(url=config.qdrant_url, collection=config.qdrant_collection, embedder=embedder)
-    return QdrantIndex(path=root / ".index" / "qdrant", collection=config.qdrant_collection, embedder=embedder)
+        return QdrantIndex(url=config.qdrant_url, collection=config.qdrant_collection, **opts)
+    return QdrantIndex(path=root / ".index" / "qdrant", collection=config.qdrant_collection, **opts)

@@ -1,7 +1,7 @@
 """LessonIndex on a Qdrant server (by URL) or qdrant-client's local mode (a folder).
 
-Parts: `QdrantIndex`. Same vectors and payload as the edge backend, so the two
-answer alike; a server is the path to many runs or shared memory.
+Parts: `QdrantIndex`. Same vectors, payload and search modes (BM25, dense,
+hybrid by RRF) as the edge backend, so the two answer alike; a server is the path to many runs or shared memory.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from qdrant_client import QdrantClient, models
 
 from memory.dense import Embedder
 from memory.errors import IndexUnavailableError
-from memory.index import DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, point_id
+from memory.index import DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, SearchMode, point_id
 from memory.text import sparse_document, sparse_query
 
 _BATCH = 512
@@ -26,11 +26,12 @@ class QdrantIndex:
     name = "qdrant"
 
     def __init__(self, *, collection: str, url: str | None = None, path: Path | None = None,
-                 embedder: Embedder | None = None) -> None:
+                 embedder: Embedder | None = None, mode: SearchMode = "hybrid", min_score: float | None = None) -> None:
         if (url is None) == (path is None):
             msg = "QdrantIndex needs exactly one of url (server) or path (local mode)"
             raise ValueError(msg)
         self.url, self.path, self.collection, self.embedder = url, path, collection, embedder
+        self.mode, self.min_score = mode, min_score
         self._client: QdrantClient | None = None
 
     @property
@@ -110,20 +111,24 @@ class QdrantIndex:
     def search(self, text: str, kind: Kind, limit: int) -> list[IndexHit]:
         flt = models.Filter(must=[models.FieldCondition(key="kind", match=models.MatchValue(value=kind))])
         indices, values = sparse_query(text)
-        if not indices:
+        if not indices and self.embedder is None:
             return []
         sparse = models.SparseVector(indices=indices, values=values)
         if self.embedder is None:
             res = self.client.query_points(self.collection, query=sparse, using=SPARSE, query_filter=flt,
                                            limit=limit, with_payload=True)
+        elif self.mode == "dense":
+            res = self.client.query_points(self.collection, query=self.embedder.embed([text])[0], using=DENSE,
+                                           query_filter=flt, limit=limit, with_payload=True,
+                                           score_threshold=self.min_score)
         else:
             dense = self.embedder.embed([text])[0]
-            res = self.client.query_points(
-                self.collection, limit=limit, with_payload=True,
-                query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)),
-                prefetch=[models.Prefetch(query=sparse, using=SPARSE, limit=limit * 4, filter=flt),
-                          models.Prefetch(query=dense, using=DENSE, limit=limit * 4, filter=flt)],
-            )
+            prefetch = [models.Prefetch(query=dense, using=DENSE, limit=limit * 4, filter=flt,
+                                        score_threshold=self.min_score)]
+            if indices:
+                prefetch.insert(0, models.Prefetch(query=sparse, using=SPARSE, limit=limit * 4, filter=flt))
+            res = self.client.query_points(self.collection, limit=limit, with_payload=True,
+                                           query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)), prefetch=prefetch)
         return [IndexHit(kind=p.payload["kind"], id=p.payload["id"], score=p.score,
                          source_run=p.payload.get("source_run", "")) for p in res.points]
 

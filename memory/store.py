@@ -95,7 +95,7 @@ class MemoryStore:
             self.rebuild()
 
     def _state(self, count: int) -> dict[str, object]:
-        return {"version": STATE_VERSION, "backend": self.index.name, "dense": self.config.dense,
+        return {"version": STATE_VERSION, "backend": self.index.name, "dense": self.config.uses_dense,
                 "count": count, "fingerprint": self.fingerprint()}
 
     def _save_state(self) -> None:
