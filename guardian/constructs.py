@@ -37,6 +37,7 @@ _COMMAND_NEXT = frozenset({"then", "do", "else", "elif", "if", "while", "until",
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _ARRAY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _NAMED_COPROC = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[ \t]+(?=[{(])")
+_LIST_OPS = frozenset({"&&", "||", "&", "|&"})
 _COND_OPS = frozenset({"&&", "||", "(", ")", "<", ">"})
 
 
@@ -51,6 +52,9 @@ def rewrite(text: str) -> str:
 
 
 class _Scanner(Lexer):
+    lists = 0
+    """`&&`, `||`, `&` and `|&` operators read so far (see `guardian.lift`)."""
+
     def commands(self, i: int, stop: str) -> tuple[int, str, str]:
         """Rewrite a command list from `i` up to `stop` ("eof", ")" or "case").
 
@@ -79,6 +83,7 @@ class _Scanner(Lexer):
                         return i, "".join(out), op
                     unsupported(op)
                 i += len(op)
+                self.lists += op in _LIST_OPS
                 if op in _REDIRECTS:
                     out.append(op)
                     target = True

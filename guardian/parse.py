@@ -38,7 +38,9 @@ class Walker:
         self.budget = max_nodes
         self.quoted: list[str] = []
         self.pending: list[str] = []
-        """Text of `${x:-$(cmd)}` defaults: bashlex leaves them unparsed."""
+        """Text of `${x:-$(cmd)}` defaults and lifted bodies, for the next command."""
+        self.lifted: dict[str, list[str]] = {}
+        self.seen: set[str] = set()
 
     def walk(self, node: object, st: State) -> list[Simple]:
         """Walk one node; returns the simple commands it produced."""
@@ -76,7 +78,12 @@ class Walker:
         """Walk command/process substitutions anywhere below a word node."""
         for part in getattr(node, "parts", None) or []:
             if part.kind in ("commandsubstitution", "processsubstitution"):
-                self.walk(part.command, st.copy())
+                key = self._text(part.command) if self.lifted else ""
+                if key in self.lifted:
+                    self.seen.add(key)
+                    self.pending.extend(self.lifted[key])
+                else:
+                    self.walk(part.command, st.copy())
             elif part.kind == "parameter" and ("$(" in part.value or "`" in part.value):
                 self.pending.append(part.value)
             else:
@@ -249,14 +256,23 @@ def _join(st: State, exits: list[State]) -> None:
 
 def parse_line(text: str, env: dict[str, str], cwd: str, home: str,
                subst: SubstEval) -> tuple[list[Simple], list[str]]:
-    """Flatten `text` into simple commands (and the quoted heredoc delimiters)."""
-    text, extra = prepare(text)
+    """Flatten `text` into simple commands (and the quoted heredoc delimiters).
+
+    Lifted substitution bodies (`guardian.lift`) become payloads of the command
+    they appear in; a placeholder never met by the walk is an error.
+    """
+    text, extra, lifted = prepare(text)
     st = State(dict(env), cwd, home)
     fast = fast_split(text, st)
     if fast is not None:
         return fast, extra
     walker = Walker(text, subst)
-    walker.quoted = extra
+    walker.quoted, walker.lifted = extra, lifted
     for tree in bashlex.parse(text):
         walker.walk(tree, st)
+    if walker.pending:
+        walker._emit(Simple([], env=dict(st.env), cwd=st.cwd))
+    if set(lifted) - walker.seen:
+        msg = "a lifted command substitution was not analysed"
+        raise NotImplementedError(msg)
     return walker.out, extra

@@ -3,7 +3,8 @@
 Parts:
     prepare: `$((arith))` without substitutions -> `0`, `time` -> blanks,
         quoted heredoc delimiters unquoted (their names returned), then
-        `[[ ]]`, case, select, coproc and arrays rewritten (`constructs`).
+        `[[ ]]`, case, select, coproc and arrays rewritten (`constructs`),
+        substitutions bashlex cannot parse lifted out (`lift`).
     fast_split: plain commands (words, simple quotes, globs, `|`, `&&`, `||`,
         `;`) tokenised with shlex; anything else returns None for bashlex.
     track: `cd`, `export`/`declare`, `read`/`mapfile`, `printf -v` and
@@ -16,7 +17,7 @@ import re
 import shlex
 
 from guardian import arrays
-from guardian.constructs import rewrite
+from guardian.lift import MARK, rewrite
 from guardian.paths import normalise
 from guardian.shell import Simple, State
 from guardian.words import UNKNOWN
@@ -34,7 +35,7 @@ _READ_OPTS = {"read": "dinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
 _TIME = re.compile(r"(^|[;&|({\n]|&&|\|\|)(\s*)time(\s+-p)?(?=\s)")
 
 
-def prepare(text: str) -> tuple[str, list[str]]:
+def prepare(text: str) -> tuple[str, list[str], dict[str, list[str]]]:
     """Rewrite what bashlex cannot parse but the guardian can judge.
 
     Quoted heredoc delimiters (`<<'EOF'`) lose their quotes (bashlex rejects
@@ -42,13 +43,17 @@ def prepare(text: str) -> tuple[str, list[str]]:
 
     `$((expr))` without command substitution inside becomes `0` (arithmetic
     runs nothing); `time` becomes blanks (it only times its pipeline). With a
-    `$(`, backtick or process substitution inside, arithmetic is left alone so
-    bashlex refuses it and the check fails closed.
+    `$(` or backtick inside, arithmetic is lifted (below) or, where that is
+    not safe, left alone so bashlex refuses it and the check fails closed.
 
-    Text holding the array markers (control characters) is refused outright.
+    Substitutions bashlex cannot parse are lifted out (`guardian.lift`); the
+    third value maps each placeholder left in the text to the bodies it holds.
+
+    Text holding the array markers (control characters) or a placeholder name
+    is refused outright.
     """
-    if arrays.ARRAY_OPEN in text or arrays.ARRAY_SEP in text:
-        msg = "control characters used as array markers"
+    if arrays.ARRAY_OPEN in text or arrays.ARRAY_SEP in text or MARK in text:
+        msg = "control characters or placeholder names used as markers"
         raise NotImplementedError(msg)
     extra: list[str] = []
     if "$((" in text:
@@ -72,7 +77,8 @@ def prepare(text: str) -> tuple[str, list[str]]:
         text = _QUOTED_HEREDOC.sub(unquote, text)
     if "time" in text:
         text = _TIME.sub(lambda m: m.group(1) + m.group(2) + " " * (4 + len(m.group(3) or "")), text)
-    return rewrite(text), extra
+    text, lifted = rewrite(text)
+    return text, extra, lifted
 
 
 def _arith_end(text: str, i: int) -> int:

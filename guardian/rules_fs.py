@@ -13,7 +13,7 @@ from guardian.rules import Inv, rule, static_rule
 _BLOCK = re.compile(r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper/|loop)")
 
 static_rule("GUARD-FAIL", "guardian-failure", "deny",
-            "the guardian could not analyse the command (fails closed)", "echo $(( $(date +%s) / 60 ))")
+            "the guardian could not analyse the command (fails closed)", "case x in a) ls ;& b) ;; esac")
 
 
 @rule("FS-005", "filesystem-destruction", "ask", "rsync",
