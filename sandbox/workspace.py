@@ -120,14 +120,31 @@ class Handover:
         self.original: dict[str, tuple[int, int]] = {}
 
     def give(self) -> None:
-        """Chown the tree to the sandbox user, recording what each entry had."""
+        """Chown the tree to the sandbox user, recording what each entry had.
+
+        Files that are hardlinked from outside the workspace (chowning them would
+        lend a host file), or whose setuid/setgid bits or file capabilities a chown
+        would clear for good, keep their owner: the sandbox may read them, not write them.
+        """
         log.info("lending root-owned workspace %s to %d:%d until the sandbox closes", self.workspace, self.uid, self.gid)
+        entries: list[tuple[str, os.stat_result]] = []
+        links: dict[tuple[int, int], int] = {}
         for path in _walk(self.workspace):
             with contextlib.suppress(FileNotFoundError):
                 st = os.lstat(path)
-                self.original[path] = (st.st_uid, st.st_gid)
-                if (st.st_uid, st.st_gid) != (self.uid, self.gid):
-                    os.chown(path, self.uid, self.gid, follow_symlinks=False)
+                entries.append((path, st))
+                if not stat.S_ISDIR(st.st_mode):
+                    links[st.st_dev, st.st_ino] = links.get((st.st_dev, st.st_ino), 0) + 1
+        for path, st in entries:
+            self.original[path] = (st.st_uid, st.st_gid)
+            if (st.st_uid, st.st_gid) == (self.uid, self.gid):
+                continue
+            if not stat.S_ISDIR(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+                if st.st_nlink > links[st.st_dev, st.st_ino] or _privileged(path, st):
+                    log.info("not lending %s (hardlinked from outside the workspace, or setuid/setgid/caps)", path)
+                    continue
+            with contextlib.suppress(FileNotFoundError):
+                os.chown(path, self.uid, self.gid, follow_symlinks=False)
 
     def take_back(self) -> None:
         """Restore recorded owners; what the sandbox user created goes to the workspace owner."""
@@ -138,6 +155,17 @@ class Handover:
                 if want is not None and want != (st.st_uid, st.st_gid):
                     os.chown(path, *want, follow_symlinks=False)
         self.original.clear()
+
+
+def _privileged(path: str, st: os.stat_result) -> bool:
+    """Whether a chown would strip this file's setuid/setgid bits or file capabilities."""
+    if st.st_mode & (stat.S_ISUID | stat.S_ISGID):
+        return True
+    try:
+        os.getxattr(path, "security.capability", follow_symlinks=False)
+    except OSError:
+        return False
+    return True
 
 
 def _walk(root: Path) -> Iterator[str]:

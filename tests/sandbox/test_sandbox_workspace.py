@@ -78,3 +78,59 @@ def test_system_folders_are_never_handed_over() -> None:
         sandbox_user("auto", Path("/etc"))
     with pytest.raises(ConfigError, match="will not lend"):
         sandbox_user("auto", Path("/root"))
+
+
+@as_root
+def test_lending_keeps_setuid_and_setgid_bits(tmp_path: Path) -> None:
+    """chown clears S_ISUID/S_ISGID; a lent workspace must get its modes back unchanged."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "suid").write_text("#!/bin/sh\n")
+    (ws / "suid").chmod(0o4755)
+    (ws / "sgid").write_text("#!/bin/sh\n")
+    (ws / "sgid").chmod(0o2755)
+    _, handover = sandbox_user("auto", ws)
+    assert handover is not None
+    handover.give()
+    handover.take_back()
+    assert oct((ws / "suid").stat().st_mode & 0o7777) == oct(0o4755)
+    assert oct((ws / "sgid").stat().st_mode & 0o7777) == oct(0o2755)
+    assert (ws / "suid").stat().st_uid == 0 and (ws / "sgid").stat().st_uid == 0
+
+
+@as_root
+def test_lending_never_hands_over_a_file_hardlinked_from_outside(tmp_path: Path) -> None:
+    """A hardlink in the workspace to a host file outside it must not lend that host file."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    outside = tmp_path / "outside"
+    outside.write_text("host secret\n")
+    outside.chmod(0o600)
+    os.link(outside, ws / "link")
+    (ws / "a").write_text("x")
+    os.link(ws / "a", ws / "b")  # both links inside: lending it is fine
+    _, handover = sandbox_user("auto", ws)
+    assert handover is not None
+    handover.give()
+    try:
+        assert outside.stat().st_uid == 0, "a host file outside the workspace was chowned to the sandbox user"
+        assert (ws / "a").stat().st_uid == 1000
+    finally:
+        handover.take_back()
+    assert outside.stat().st_uid == 0 and (ws / "a").stat().st_uid == 0
+
+
+@as_root
+def test_sandbox_cannot_write_a_host_file_through_a_hardlink(tmp_path: Path, make_sandbox) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    outside = tmp_path / "outside"
+    outside.write_text("host secret\n")
+    outside.chmod(0o644)
+    os.link(outside, ws / "link")
+    sandbox = make_sandbox(ws)
+    result = sandbox.exec("echo pwned > link")
+    sandbox.close()
+    assert result.exit_code != 0
+    assert outside.read_text() == "host secret\n"
+    assert outside.stat().st_uid == 0
