@@ -63,6 +63,19 @@ def _rel(path: str, mount: str) -> str:
     return p
 
 
+def _names_path(command: str, path: str, mount: str) -> bool:
+    """`path` appears in `command` as a whole path (bare, `./` or under the mount), not inside another word."""
+    if not path:
+        return False
+    prefix = f"(?:\\./|{re.escape(mount.rstrip('/'))}/)?"
+    return re.search(rf"(?<![\w.\-/]){prefix}{re.escape(path)}(?![\w.\-]|/[\w.\-])", command) is not None
+
+
+def _verify_commands(verify: str) -> set[str]:
+    """The commands a step's verify text names: the whole text, or each `backquoted` span in it."""
+    return {_norm(verify), *(_norm(m) for m in re.findall(r"`([^`]+)`", verify))} - {""}
+
+
 def _executed(ev: Evidence) -> list[CommandEvidence]:
     return [c for c in ev.commands if c.executed]
 
@@ -71,11 +84,11 @@ def _verifications(ev: Evidence) -> tuple[int, list[CommandEvidence]]:
     """Index of the last changing command, and the verification commands after it."""
     done = _executed(ev)
     last_change = max((i for i, c in enumerate(done) if c.changed), default=-1)
-    verify_texts = [_norm(s.verify) for s in ev.plan if s.verify]
+    verify_cmds = {v for s in ev.plan if s.verify for v in _verify_commands(s.verify)}
     checks = [
         c for c in done[last_change + 1:]
         if c.tool == "run_shell" and not c.changed
-        and (VERIFY_RE.search(c.command) or any(_norm(c.command) in v for v in verify_texts))
+        and (VERIFY_RE.search(c.command) or _norm(c.command) in verify_cmds)
     ]
     return last_change, checks
 
@@ -111,7 +124,8 @@ def r04(ev: Evidence) -> Result:
     if not ev.claimed_reads:
         return "n/a", "no reads claimed"
     ok_cmds = [c.command for c in _executed(ev) if c.exit_code == 0]
-    missing = [p for p in ev.claimed_reads if not any(_rel(p, ev.workspace_mount) in cmd for cmd in ok_cmds)]
+    mount = ev.workspace_mount
+    missing = [p for p in ev.claimed_reads if not any(_names_path(cmd, _rel(p, mount), mount) for cmd in ok_cmds)]
     return ("fail", "claimed but never read: " + ", ".join(missing)) if missing else ("pass", f"{len(ev.claimed_reads)} reads in journal")
 
 
@@ -191,7 +205,7 @@ def r13(ev: Evidence) -> Result:
         if ev.summary and SUCCESS_RE.search(ev.summary):
             return "fail", "the summary claims success without citing a command"
         return "n/a", "no success claimed"
-    bad = [k.text for k in ev.claims if not k.command or not any(_norm(k.command) in p for p in passing)]
+    bad = [k.text for k in ev.claims if not k.command or _norm(k.command) not in passing]
     return ("fail", "unbacked: " + "; ".join(bad)) if bad else ("pass", f"{len(ev.claims)} claims backed by passing commands")
 
 

@@ -141,3 +141,45 @@ def test_goal_flags():
     wants, artifacts = goal_flags("Create hello.py and tests/test_hello.py, e.g. with unittest.")
     assert wants and artifacts == ["hello.py", "tests/test_hello.py"]
     assert goal_flags("How many lines are in the README?") == (False, [])
+
+
+@pytest.mark.parametrize("claim", ["a", "t", "", "greet", "reet.sh", "old_greet.sh"])
+def test_r04_a_claimed_read_is_a_path_in_a_command_not_a_substring(claim):
+    ev = good()
+    ev.commands.append(CommandEvidence(id="x/0", step="write", command="cat old_greet.sh.bak", executed=True, exit_code=0))
+    ev.claimed_reads = [claim]
+    assert _status(ev, "R04") == "fail"
+
+
+@pytest.mark.parametrize("command", [
+    "cat greet.sh", "cat ./greet.sh", "cat /home/tether/workspace/greet.sh", "cat -- 'greet.sh'",
+    'grep -c x "greet.sh"', "wc -l <greet.sh", "head -n1 greet.sh|tail -1",
+])
+def test_r04_a_claimed_read_named_in_a_passing_command_passes(command):
+    ev = good()
+    ev.commands.append(CommandEvidence(id="x/0", step="write", command=command, executed=True, exit_code=0))
+    ev.claimed_reads = ["greet.sh", "./greet.sh", "/home/tether/workspace/greet.sh"]
+    ev.commands[0] = ev.commands[0].model_copy(update={"command": "true"})
+    ev.commands[1] = ev.commands[1].model_copy(update={"command": "bash test_x.sh"})
+    assert _status(ev, "R04") == "pass"
+
+
+def test_r13_a_claim_cites_the_command_that_passed_not_a_part_of_it():
+    ev = good()
+    # the test itself failed; only a masked form of it exited 0
+    _cmd(ev, 1, command="bash test_greet.sh || true")
+    assert _status(ev, "R13") == "fail"
+
+
+def test_r07_a_fragment_of_a_verify_text_is_no_verification():
+    ev = good()
+    _cmd(ev, 1, command="bash")  # exit 0 on empty stdin; only a fragment of the plan's `bash test_greet.sh`
+    assert _status(ev, "R07") == "fail"
+    assert _status(ev, "R08") == "fail"
+
+
+def test_r07_a_verify_text_in_prose_counts_by_its_quoted_command():
+    ev = good()
+    ev.plan = [PlanStepEvidence(id="write", verify="run `sh check.sh` and expect OK")]
+    _cmd(ev, 1, command="sh check.sh")
+    assert _status(ev, "R07") == "pass"
