@@ -168,12 +168,22 @@ def read_events(path: Path) -> list[Event]:
     if not path.exists():
         return []
     events: list[Event] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    # errors="replace": a line torn inside a multi-byte character must not hide the whole journal
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             events.append(_ADAPTER.validate_json(line))
         except ValueError:
             continue
     return events
+
+
+def _torn(path: Path) -> bool:
+    """The file ends inside a line (a write cut short by a crash)."""
+    with path.open("rb") as fh:
+        if fh.seek(0, os.SEEK_END) == 0:
+            return False
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) != b"\n"
 
 
 SYNC_KINDS = frozenset({"approval", "exec_start", "exec", "run_end"})
@@ -229,6 +239,8 @@ class Journal:
         with self._lock:
             if self._fh is None:
                 self._fh = self.path.open("a", encoding="utf-8")
+                if _torn(self.path):  # a crash mid-line: start on a line of our own, or this event is lost
+                    self._fh.write("\n")
             self._fh.write(line + "\n")
             self._fh.flush()
             self._dirty = True

@@ -108,3 +108,17 @@ def test_a_rerun_guard_keeps_the_journaled_verdict_and_result(tmp_path: Path) ->
     assert rerun["messages"][-1].content == first["messages"][-1].content == "exit code 0\nran"
     verdicts = [e for e in read_events(path) if e.kind == "verdict"]
     assert [(v.decision, v.enforced) for v in verdicts] == [("allow", "allow")]
+
+
+def test_a_torn_last_line_is_skipped_and_the_next_event_starts_a_line_of_its_own(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    done = ExecFinished(key="exec:a/0/0", cmd_id="a/0/0", exit_code=0, output="✓ passed", duration_s=0.1)
+    torn = ExecFinished(key="exec:a/0/1", cmd_id="a/0/1", exit_code=0, output="✓ passed", duration_s=0.1).model_dump_json().encode()
+    # killed mid-write, inside the multi-byte check mark
+    path.write_bytes(done.model_dump_json().encode() + b"\n" + torn[: torn.index("✓".encode()) + 1])
+    assert [e.key for e in read_events(path)] == ["exec:a/0/0"]
+    journal = Journal(path)
+    assert journal.result("a/0/0") is not None and journal.result("a/0/1") is None
+    journal.append(ExecStarted(key="exec_start:a/0/1", cmd_id="a/0/1"))
+    journal.close()
+    assert [e.key for e in read_events(path)] == ["exec:a/0/0", "exec_start:a/0/1"]
