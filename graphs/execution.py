@@ -18,6 +18,7 @@ may have run on it.
 
 from __future__ import annotations
 
+import logging
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +42,7 @@ from runtime.journal import (
 
 Node = Callable[[RunState], dict[str, Any]]
 SHELL_TOOLS = ("run_shell", "read_file")
+log = logging.getLogger(__name__)
 
 
 def cap(text: str, limit: int) -> str:
@@ -126,11 +128,12 @@ def execution_nodes(deps: Deps) -> dict[str, Node]:
                 approved, by = bool(answer.get("approved") if isinstance(answer, dict) else answer), "person"
             c["approval"] = "approved" if approved else "refused"
             new = deps.journal.append(ApprovalRecorded(key=f"approval:{c['cmd_id']}", cmd_id=c["cmd_id"], approved=approved, by=by))
-            if new and by == "person":
+            if new and (by == "person" or c.get("shadow")):
                 verdict = Verdict.model_validate(c["verdict"])
-                deps.record_approval(verdict, approved)
-                if c.get("shadow"):
-                    deps.shadow_record(verdict, c["command"], approved)
+                if by == "person":
+                    deps.record_approval(verdict, approved)
+                if c.get("shadow"):  # every shadow ask is audited; only a person's answer counts as one
+                    deps.shadow_record(verdict, c["command"], approved if by == "person" else None)
             break
         return {"pending": pending}
 
@@ -215,7 +218,7 @@ def _judge(deps: Deps, state: RunState, c: dict[str, Any], sid: str) -> None:
         enforced = "ask" if verdict.decision == "ask" and deps.approval == "prompt" else "allow"
         if enforced == "allow":
             deps.shadow_record(verdict, command, None)
-    elif enforced == "ask" and deps.decide_ask(verdict) == "allow":
+    elif enforced == "ask" and _trusted(deps, verdict):
         enforced = "allow"
         c["approval"] = "approved"
         deps.journal.append(ApprovalRecorded(key=f"approval:{c['cmd_id']}", cmd_id=c["cmd_id"], approved=True, by="trust"))
@@ -224,6 +227,15 @@ def _judge(deps: Deps, state: RunState, c: dict[str, Any], sid: str) -> None:
         key=f"verdict:{c['cmd_id']}", cmd_id=c["cmd_id"], decision=verdict.decision, enforced=enforced,
         rules=verdict.rules, kinds=verdict.kinds, categories=sorted({h.category for h in verdict.hits}), reason=verdict.reason,
     ))
+
+
+def _trusted(deps: Deps, verdict: Verdict) -> bool:
+    """Whether trust auto-approves this ask; a failing trust lookup fails closed (a person decides)."""
+    try:
+        return deps.decide_ask(verdict) == "allow"
+    except Exception:
+        log.exception("trust decision failed; the ask goes to a person")
+        return False
 
 
 def _observe(deps: Deps, c: Call) -> str:

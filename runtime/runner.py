@@ -11,6 +11,7 @@ trust.
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import sqlite3
 import time
@@ -39,6 +40,7 @@ OnEvent = Callable[[Event], None]
 AskPerson = Callable[[dict[str, Any]], bool | None]
 """Shown a pending ask; returns approved, or None to leave the run paused."""
 RECURSION_LIMIT = 100_000
+log = logging.getLogger(__name__)
 
 
 class NotPausedError(ConfigError):
@@ -245,6 +247,9 @@ def _drive(
         raise
     except TetherError as e:
         record = _stopped(meta, run_dir, journal, graph, graph_config, f"stopped: {e}", "failed")
+    except Exception as e:  # a crash: resumable from the last checkpoint, never left "running"
+        log.exception("run %s crashed", run_id)
+        record = _stopped(meta, run_dir, journal, graph, graph_config, f"crashed: {e!r}; continue with `tether resume`", "interrupted")
     finally:
         try:
             journal.sync()
@@ -259,7 +264,12 @@ def _drive(
     journal.append(RunEnded(key=f"run_end:{time.time()}", status=record.status, reason=record.reason))
     journal.close()
     if record.status != "interrupted":
-        record = record.model_copy(update={"memory": hooks.after_run(record) or {}})
+        try:
+            extras = hooks.after_run(record) or {}
+        except Exception as e:  # the run's outcome stands; the failure is reported, not raised
+            log.exception("after-run hooks failed for run %s", run_id)
+            extras = {"memory_error": f"{type(e).__name__}: {e}"}
+        record = record.model_copy(update={"memory": extras})
     return record
 
 
