@@ -10,6 +10,7 @@ that does not apply to a run is `n/a`, never a silent pass.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 from typing import Literal
 
@@ -43,10 +44,79 @@ class GateReport(BaseModel):
 
 Result = tuple[Status, str]
 
-VERIFY_RE = re.compile(
-    r"\b(test|tests|pytest|unittest|check|verify|diff|cmp|grep|sha256sum|md5sum)\b"
-    r"|(^|[;&|]\s*)(test|\[)\s|\btest_\w+|\w+_test\b"
-)
+CHECKERS = frozenset({
+    "test", "[", "[[", "pytest", "py.test", "tox", "nox", "grep", "egrep", "fgrep", "rg", "diff", "cmp",
+    "sha256sum", "sha1sum", "md5sum", "shellcheck", "ruff", "mypy", "flake8", "pylint", "jest", "vitest",
+    "mocha", "ctest", "prove", "bats",
+})
+"""Programs whose run is a check in itself."""
+CHECK_SUBCOMMANDS = {
+    "make": {"test", "check", "tests"}, "npm": {"test", "t"}, "yarn": {"test"}, "pnpm": {"test"},
+    "cargo": {"test", "check", "clippy"}, "go": {"test", "vet"}, "git": {"diff"},
+}
+"""Programs that check only with one of these subcommands."""
+WRAPPERS = frozenset({"timeout", "env", "nice", "time", "command", "stdbuf", "xargs"})
+TEST_SCRIPT_RE = re.compile(r"(^|/)(test[\w.-]*|[\w.-]*_test(\.\w+)?|check[\w.-]*|verify[\w.-]*)$")
+SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "|&", ";;"})
+
+
+def _simple_commands(command: str) -> list[list[str]] | None:
+    """argv of each simple command in a list/pipeline; None when it cannot be tokenised."""
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+    except ValueError:
+        return None
+    out: list[list[str]] = [[]]
+    for tok in tokens:
+        if tok in SEPARATORS:
+            out.append([])
+        else:
+            out[-1].append(tok)
+    return [argv for argv in out if argv]
+
+
+def _program(argv: list[str]) -> list[str]:
+    """argv without leading VAR=value assignments and wrapper programs (and their options)."""
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if "=" in word and not word.startswith("-") and word.split("=", 1)[0].isidentifier():
+            i += 1
+        elif word.rsplit("/", 1)[-1] in WRAPPERS:
+            i += 1
+            while i < len(argv) and (argv[i].startswith("-") or argv[i][:1].isdigit()):
+                i += 1
+        else:
+            break
+    return argv[i:]
+
+
+def _is_check(argv: list[str]) -> bool:
+    argv = _program(argv)
+    if not argv:
+        return False
+    name = argv[0].rsplit("/", 1)[-1]
+    rest = argv[1:]
+    if name in CHECKERS or TEST_SCRIPT_RE.search(argv[0]):
+        return True
+    if name in CHECK_SUBCOMMANDS:
+        return bool(rest) and rest[0] in CHECK_SUBCOMMANDS[name]
+    if name.startswith(("python", "bash", "sh", "node", "ruby", "perl")) or name in ("dash", "zsh"):
+        if rest[:2] in (["-m", "pytest"], ["-m", "unittest"], ["-m", "doctest"]):
+            return True
+        scripts = [a for a in rest if not a.startswith("-")]
+        return bool(scripts) and TEST_SCRIPT_RE.search(scripts[0]) is not None
+    return False
+
+
+def is_verification(command: str) -> bool:
+    """A command counts as a check when a program it RUNS is a checker (not when a word says "test")."""
+    commands = _simple_commands(command)
+    return bool(commands) and any(_is_check(argv) for argv in commands)
+
+
 SUCCESS_RE = re.compile(r"\b(pass(es|ed)?|succeed(s|ed)?|success(ful(ly)?)?|works?|verified|done|complete[d]?)\b", re.I)
 CONFINEMENT_RE = re.compile(r"confine|outside|workspace|write-depth|depth", re.I)
 
@@ -88,7 +158,7 @@ def _verifications(ev: Evidence) -> tuple[int, list[CommandEvidence]]:
     checks = [
         c for c in done[last_change + 1:]
         if c.tool == "run_shell" and not c.changed
-        and (VERIFY_RE.search(c.command) or _norm(c.command) in verify_cmds)
+        and (is_verification(c.command) or _norm(c.command) in verify_cmds)
     ]
     return last_change, checks
 

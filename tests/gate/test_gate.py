@@ -183,3 +183,28 @@ def test_r07_a_verify_text_in_prose_counts_by_its_quoted_command():
     ev.plan = [PlanStepEvidence(id="write", verify="run `sh check.sh` and expect OK")]
     _cmd(ev, 1, command="sh check.sh")
     assert _status(ev, "R07") == "pass"
+
+
+@pytest.mark.parametrize(
+    ("command", "is_check"),
+    [
+        ('echo "tests pass"', False),
+        ("printf 'verified: test ok'", False),
+        ('bash -c "echo test"', False),
+        ("bash greet.sh tether", False),
+        ("cat notes.txt", False),
+        ("make", False),
+        ("bash test_greet.sh", True),
+        ("python3 -m pytest -q", True),
+        ("timeout 5 pytest -x", True),
+        ("FOO=1 go test ./...", True),
+        ("[ -f out.txt ] && echo yes", True),
+        ("grep -c once log.txt", True),
+        ("make test", True),
+        ("./test_x.sh", True),
+    ],
+)
+def test_a_verification_is_a_checker_that_runs_not_a_word_that_says_test(command, is_check):
+    from guardian.gate import is_verification
+
+    assert is_verification(command) is is_check
