@@ -10,22 +10,10 @@ from graphs.execution import execution_nodes
 from graphs.state import Deps
 from guardian.verdict import RuleHit, Verdict
 from runtime.journal import Journal
-from sandbox.base import ExecResult
+from sandbox.recording import RecordingSandbox
 
 
-class Box:
-    def __init__(self) -> None:
-        self.commands: list[str] = []
-
-    def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:  # noqa: ARG002
-        self.commands.append(command)
-        return ExecResult(command=command, exit_code=0, output="ran", duration_s=0.0)
-
-    def close(self) -> None:
-        return None
-
-
-def _deps(path: Path, box: Box, approval: str, records: list[Any]) -> Deps:
+def _deps(path: Path, box: RecordingSandbox, approval: str, records: list[Any]) -> Deps:
     def guard(command: str, context: object) -> Verdict:  # noqa: ARG001
         return Verdict(decision="ask", hits=[RuleHit(id="PKG-001", category="package-install", decision="ask", reason="pip")], reason="pip")
 
@@ -42,7 +30,7 @@ def test_a_shadow_ask_paused_for_a_person_then_resumed_with_yes_is_still_recorde
         "steps": {"a": {"id": "a", "status": "running", "reason": "", "turns": 0, "commands": []}},
         "pending": [{"call_id": "c1", "cmd_id": "a/0/0", "name": "run_shell", "args": {"command": "pip install x"}, "approval": "none"}],
     }
-    path, box, records = tmp_path / "journal.jsonl", Box(), []
+    path, box, records = tmp_path / "journal.jsonl", RecordingSandbox(output="ran"), []
     judged = execution_nodes(_deps(path, box, "prompt", records))["guard"](state)  # --ask-later: waits for a person
     assert judged["pending"][0]["enforced"] == "ask" and records == []
     # `tether resume RUN --yes`: the ask is approved by the flag, and runs

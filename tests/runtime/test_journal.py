@@ -22,7 +22,7 @@ from runtime.journal import (
     read_events,
 )
 from runtime.runner import JournalFirstSaver
-from sandbox.base import ExecResult
+from sandbox.recording import RecordingSandbox
 
 
 @pytest.fixture
@@ -71,19 +71,7 @@ def test_the_checkpointer_syncs_the_journal_before_it_saves(tmp_path: Path, sync
     assert len(syncs) == 1  # nothing new to sync
 
 
-class CountingSandbox:
-    def __init__(self) -> None:
-        self.commands: list[str] = []
-
-    def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:  # noqa: ARG002
-        self.commands.append(command)
-        return ExecResult(command=command, exit_code=0, output="ran", duration_s=0.0)
-
-    def close(self) -> None:
-        return None
-
-
-def _deps(path: Path, box: CountingSandbox, decision: str) -> Deps:
+def _deps(path: Path, box: RecordingSandbox, decision: str) -> Deps:
     def guard(command: str, context: object) -> Verdict:  # noqa: ARG001
         hits = [] if decision == "allow" else [RuleHit(id="X1", category="test", decision=decision, reason="no")]
         return Verdict(decision=decision, hits=hits, reason=decision)
@@ -100,7 +88,7 @@ def test_a_rerun_guard_keeps_the_journaled_verdict_and_result(tmp_path: Path) ->
         "pending": [{"call_id": "c1", "cmd_id": "a/0/0", "name": "run_shell", "args": {"command": "echo hi"}, "approval": "none"}],
     }
     path = tmp_path / "journal.jsonl"
-    box = CountingSandbox()
+    box = RecordingSandbox(output="ran")
     first = execution_nodes(_deps(path, box, "allow"))["guard"](state)  # type: ignore[arg-type]
     assert box.commands == ["echo hi"]
     rerun = execution_nodes(_deps(path, box, "deny"))["guard"](state)  # type: ignore[arg-type]

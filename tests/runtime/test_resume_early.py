@@ -12,7 +12,7 @@ from runtime.config import load_config
 from runtime.journal import ExecFinished, read_events
 from runtime.runner import RunOptions, resume_run, start_run
 from runtime.scripted import Script, ScriptedChatModel
-from sandbox.base import ExecResult
+from sandbox.recording import RecordingSandbox
 
 SCRIPT = {
     "goal": "g",
@@ -27,19 +27,6 @@ SCRIPT = {
 }
 
 
-class Box:
-    def __init__(self, workspace: Path) -> None:
-        self.workspace = workspace
-        self.commands: list[str] = []
-
-    def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:  # noqa: ARG002
-        self.commands.append(command)
-        return ExecResult(command=command, exit_code=0, output="", duration_s=0.0)
-
-    def close(self) -> None:
-        return None
-
-
 class Killed(BaseException):
     """Stands in for SIGKILL between the run's setup and its first checkpoint."""
 
@@ -49,16 +36,16 @@ def test_resume_before_the_first_checkpoint_starts_the_graph(tmp_path: Path) -> 
     (tmp_path / "ws").mkdir()
     options = RunOptions(goal="g", workspace=tmp_path / "ws", model_spec="scripted:test")
 
-    def dies(*_: Any) -> Box:
+    def dies(*_: Any) -> RecordingSandbox:
         raise Killed
 
     with pytest.raises(Killed):
         start_run(config, options, model=ScriptedChatModel(script=Script.model_validate(SCRIPT)), sandbox_factory=dies)
     run_id = next(config.runs_dir.iterdir()).name
-    boxes: list[Box] = []
+    boxes: list[RecordingSandbox] = []
 
-    def factory(workspace: Path, *_: Any) -> Box:
-        boxes.append(Box(workspace))
+    def factory(workspace: Path, *_: Any) -> RecordingSandbox:
+        boxes.append(RecordingSandbox(workspace))
         return boxes[-1]
 
     t = time.time()

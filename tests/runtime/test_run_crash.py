@@ -11,7 +11,7 @@ from runtime.hooks import NoHooks
 from runtime.journal import ApprovalRecorded, ExecFinished, VerdictRecorded, read_events
 from runtime.runner import RunOptions, start_run
 from runtime.scripted import Script, ScriptedChatModel
-from sandbox.base import ExecResult
+from sandbox.recording import RecordingSandbox
 
 
 def _script(command: str) -> dict[str, Any]:
@@ -28,25 +28,8 @@ def _script(command: str) -> dict[str, Any]:
     }
 
 
-class Box:
-    def __init__(self, fail_on: str | None = None) -> None:
-        self.commands: list[str] = []
-        self.closed = False
-        self.fail_on = fail_on
-
-    def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:  # noqa: ARG002
-        if self.fail_on is not None and command == self.fail_on:
-            msg = "engine went away"
-            raise RuntimeError(msg)
-        self.commands.append(command)
-        return ExecResult(command=command, exit_code=0, output="", duration_s=0.0)
-
-    def close(self) -> None:
-        self.closed = True
-
-
 def test_an_unexpected_error_mid_run_closes_the_sandbox_and_marks_the_run_interrupted(tmp_path: Path) -> None:
-    box = Box(fail_on="echo hi")
+    box = RecordingSandbox(fail_on="echo hi")
     config = load_config(tmp_path / "home")
     (tmp_path / "ws").mkdir()
     options = RunOptions(goal="g", workspace=tmp_path / "ws", model_spec="scripted:test")
@@ -64,7 +47,7 @@ class BrokenLedger(NoHooks):
 
 
 def test_a_failing_trust_decision_leaves_the_ask_to_a_person(tmp_path: Path) -> None:
-    box = Box()
+    box = RecordingSandbox()
     config = load_config(tmp_path / "home")
     (tmp_path / "ws").mkdir()
     options = RunOptions(goal="g", workspace=tmp_path / "ws", model_spec="scripted:test")
@@ -86,7 +69,7 @@ class BrokenMemory(NoHooks):
 
 
 def test_a_failing_memory_cycle_after_the_run_is_reported_and_keeps_the_status(tmp_path: Path) -> None:
-    box = Box()
+    box = RecordingSandbox()
     config = load_config(tmp_path / "home")
     (tmp_path / "ws").mkdir()
     options = RunOptions(goal="g", workspace=tmp_path / "ws", model_spec="scripted:test")
