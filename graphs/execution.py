@@ -257,11 +257,12 @@ def _run_once(deps: Deps, c: Call) -> ExecFinished:
         return done
     deps.journal.append(ExecStarted(key=f"exec_start:{c['cmd_id']}", cmd_id=c["cmd_id"]))
     before = deps.snapshot() if deps.snapshot else None
+    stray = deps.stray(before) if deps.stray and before is not None else []
     res = deps.sandbox.exec(c["command"], cwd=deps.workspace_mount)
     changed = deps.changed(before, deps.snapshot()) if deps.snapshot and deps.changed else []
     event = ExecFinished(
         key=f"exec:{c['cmd_id']}", cmd_id=c["cmd_id"], exit_code=res.exit_code, output=cap(res.output, 16_000),
-        duration_s=res.duration_s, timed_out=res.timed_out, changed=changed,
+        duration_s=res.duration_s, timed_out=res.timed_out, changed=changed, stray=stray, secrets=list(res.secrets),
     )
     deps.journal.append(event)
     return event

@@ -21,6 +21,7 @@ from guardian.gate_evidence import (
     PlanStepEvidence,
     StepEvidence,
     goal_flags,
+    real_changes,
 )
 from runtime.config import RunConfig
 from runtime.journal import (
@@ -85,7 +86,7 @@ def commands_from_journal(events: Sequence[Event]) -> list[CommandEvidence]:
         elif isinstance(e, ApprovalRecorded) and e.cmd_id in cmds:
             cmds[e.cmd_id]["approval"] = "approved" if e.approved else "refused"
         elif isinstance(e, ExecFinished) and e.cmd_id in cmds:
-            cmds[e.cmd_id].update(executed=True, exit_code=e.exit_code, output=e.output, changed=e.changed)
+            cmds[e.cmd_id].update(executed=True, exit_code=e.exit_code, output=e.output, changed=e.changed, secrets=e.secrets)
     return [CommandEvidence.model_validate(c) for c in cmds.values()]
 
 
@@ -116,11 +117,12 @@ def build_evidence(
     limits: RunConfig,
     lessons_used: list[str],
     mount: str,
+    end: dict[str, FileState] | None = None,
 ) -> Evidence:
     """The run's evidence, from what happened rather than what was said."""
     goal = state.get("goal", "")
     wants_change, artifacts = goal_flags(goal)
-    end = manifest(workspace)
+    end = manifest(workspace) if end is None else end
     delta = diff(start_manifest, end)
     steps = state.get("steps", {})
     summary = state.get("summary") or {}
@@ -147,7 +149,8 @@ def build_evidence(
         diff_added=delta.added,
         diff_modified=delta.modified,
         diff_deleted=delta.deleted,
-        changed_texts=_texts(workspace, [*delta.added, *delta.modified]),
+        changed_texts=_texts(workspace, real_changes([*delta.added, *delta.modified])),
+        stray_changes=sorted({p for e in events if isinstance(e, ExecFinished) for p in e.stray}),
         workspace_files=sorted(end),
         workspace_mount=mount,
         summary=summary.get("text") or None,

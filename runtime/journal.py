@@ -104,6 +104,10 @@ class ExecFinished(_Base):
     duration_s: float
     timed_out: bool = False
     changed: list[str] = Field(default_factory=list)
+    stray: list[str] = Field(default_factory=list)
+    """Workspace changes seen before this command started that no command made."""
+    secrets: list[str] = Field(default_factory=list)
+    """Secret kinds seen in the whole output stream (before it was cut to head and tail)."""
     """Workspace paths this command added, modified or deleted."""
 
 
@@ -146,11 +150,13 @@ class GateRecorded(_Base):
     kind: Literal["gate"] = "gate"
     passed: bool
     results: list[dict[str, Any]]
+    review: list[str] = Field(default_factory=list)
+    checks: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class RunEnded(_Base):
     kind: Literal["run_end"] = "run_end"
-    status: Literal["success", "failed", "blocked", "interrupted"]
+    status: Literal["success", "needs-review", "failed", "blocked", "interrupted"]
     reason: str = ""
 
 

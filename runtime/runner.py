@@ -25,13 +25,14 @@ from pydantic import BaseModel
 
 from graphs.build import build_graph
 from graphs.state import ApprovalMode, Deps
-from guardian.gate import check_gate
 from runtime.config import TetherConfig
-from runtime.evidence import build_evidence, list_processes
+from runtime.evidence import list_processes
+from runtime.gate_run import GateContext, ensure_snapshot, gate_guard, judge
+from runtime.gate_scan import ChangeTracker
 from runtime.hooks import MemoryContext, NoHooks, RunHooks, RunInfo, RunRecord
 from runtime.journal import Event, Journal, LessonsUsed, RunEnded, RunStarted, read_events
 from runtime.report import record_from
-from runtime.workspace import FileState, ManifestCache, diff, manifest
+from runtime.workspace import FileState, ManifestCache, manifest
 from sandbox.base import Sandbox
 from sandbox.errors import ConfigError, TetherError
 
@@ -55,6 +56,8 @@ class RunOptions(BaseModel):
     shadow: bool = False
     memory: bool = True
     """False for `--no-memory` baselines; kept so a resumed run stays without memory."""
+    verify: list[str] = []
+    """The person's checks (`--verify` and `[run] verify`); the gate re-runs them and they decide R07/R08."""
 
 
 def new_run_id() -> str:
@@ -130,6 +133,7 @@ def start_run(
     workspace = options.workspace.resolve()
     info = RunInfo(run_id=run_id, goal=options.goal, workspace=workspace, run_dir=run_dir, shadow=options.shadow)
     context = hooks.before_run(info) or MemoryContext()
+    ensure_snapshot(workspace, run_dir)
     start = manifest(workspace)
     (run_dir / "start_manifest.json").write_text(json.dumps({k: v.model_dump() for k, v in start.items()}), encoding="utf-8")
     meta = {**options.model_dump(mode="json"), "run_id": run_id, "workspace": str(workspace), "status": "running",
@@ -209,19 +213,23 @@ def _drive(
         raise
     try:
         saver = JournalFirstSaver(conn, journal)
-        baseline = list_processes(sandbox)
-        box = sandbox
+        if hasattr(sandbox, "stream_scanner"):
+            from guardian.gate_secrets import StreamScanner
+
+            sandbox.stream_scanner = StreamScanner  # the secrets scan sees the middle the output cap drops
+        ctx = GateContext(
+            config=config, workspace=workspace, run_dir=run_dir, start=start, sandbox=sandbox,
+            before_sandbox=lambda scratch: sandbox_factory(scratch, config, f"{run_id}-before", None),
+            guard=gate_guard(config), person_checks=list(meta.get("verify") or []),
+            lessons_used=meta.get("lesson_ids", []), baseline=list_processes(sandbox),
+        )
 
         def gate(state: dict[str, Any]) -> dict[str, Any]:
-            evidence = build_evidence(
-                state, read_events(journal.path), workspace=workspace, start_manifest=start,
-                processes=list_processes(box), baseline=baseline, limits=config.run,
-                lessons_used=meta.get("lesson_ids", []), mount=config.sandbox.workspace_mount,
-            )
-            report = check_gate(evidence)
-            return {"passed": report.passed, "results": [r.model_dump() for r in report.results]}
+            report = judge(state, read_events(journal.path), ctx)
+            return {"passed": report.passed, "results": [r.model_dump() for r in report.results],
+                    "review": report.review, "review_diff": report.review_diff, "checks": report.checks}
 
-        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, workspace)
+        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, workspace, ctx.tracker)
         graph = build_graph(deps, saver)
         if require_pause and not graph.get_state(graph_config).interrupts:
             msg = f"run {run_id} is not waiting for an approval; use `tether resume {run_id}`"
@@ -280,7 +288,7 @@ def _stopped(meta: dict[str, Any], run_dir: Path, journal: Journal, graph: Any, 
     return rec.model_copy(update={"status": status, "reason": reason})
 
 
-def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, workspace: Path) -> Deps:
+def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, workspace: Path, tracker: ChangeTracker) -> Deps:
     from guardian.checker import check
 
     guardian_config = config.guardian
@@ -300,5 +308,7 @@ def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandb
         record_approval=lambda v, ok: hooks.record_approval(v, ok, run_id),
         shadow_record=lambda v, cmd, person: hooks.shadow_record(v, cmd, person, run_id),
         workspace_mount=config.sandbox.workspace_mount,
-        snapshot=lambda: manifest(workspace, cache=cache), changed=lambda a, b: diff(a, b).changed,
+        snapshot=lambda: manifest(workspace, cache=cache), changed=tracker.command_changes,
+        stray=tracker.stray,
     )
+

@@ -21,6 +21,7 @@ import math
 import posixpath
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -107,6 +108,8 @@ class DockerSandbox:
         self._container: Container | None = None
         self._shell = "bash"
         self._has_timeout = True
+        self.stream_scanner: Callable[[], Any] | None = None
+        """Makes, per exec, an object with `feed(bytes)` and `close() -> list[str]` that sees the whole output."""
 
     @property
     def container_id(self) -> str | None:
@@ -221,7 +224,8 @@ class DockerSandbox:
             argv = ["timeout", "-s", "KILL", str(math.ceil(timeout)), *argv]
         workdir = posixpath.join(self.config.workspace_mount, cwd) if cwd else self.config.workspace_mount
         api = self._client.api
-        cap = OutputCap(self.config.output_limit_bytes)
+        scanner = self.stream_scanner() if self.stream_scanner else None
+        cap = OutputCap(self.config.output_limit_bytes, scanner.feed if scanner else None)
         start = time.monotonic()
         try:
             exec_id = api.exec_create(self._container.id, argv, workdir=workdir, environment=[mark])["Id"]
@@ -241,6 +245,7 @@ class DockerSandbox:
             duration_s=duration,
             timed_out=timed_out,
             dropped_bytes=cap.dropped,
+            secrets=scanner.close() if scanner else [],
         )
 
     def _reap(self, mark: str) -> None:

@@ -1,0 +1,194 @@
+"""The gate's second look at the workspace and the sandbox: places, tampering, secrets.
+
+Parts: `ChangeTracker` (changes no command made: seen between two commands,
+or after the last), `outside_files()` (what the run left in the sandbox's
+/tmp and /dev/shm), `escaping_links()`, `artifact_types()` (lstat, never
+following a link), `tampering()` (tests that existed before the run and were
+edited, deleted, put back or stashed, with their diff) and `file_secrets()`
+(whole changed files and new `.git` objects, within a byte budget).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import posixpath
+import re
+import stat
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from guardian.gate_evidence import CommandEvidence, is_generated, real_changes
+from guardian.gate_secrets import scan_bytes
+from runtime.gate_rerun import is_test_path
+from runtime.snapshot import SNAPSHOT_DIR
+from runtime.workspace import FileState, diff
+from sandbox.base import Sandbox
+
+OUTSIDE_PROBE = "find /tmp /dev/shm -xdev ! -type d 2>/dev/null | head -n 200; true"
+OUTSIDE_IGNORED = re.compile(r"^/tmp/(\.tether-gate|\.cache/|pytest-of-|\.pytest_cache|__pycache__)|\.pyc$")
+FILE_BUDGET = 4 << 20
+TOTAL_BUDGET = 24 << 20
+DIFF_CAP = 20_000
+STASH = re.compile(r"\bgit\b[^;&|\n]*\bstash\b(?!\s+(list|show)\b)")
+HOOK_FILES = re.compile(r"(^|/)(sitecustomize|usercustomize)\.py$|\.pth$")
+
+
+class ChangeTracker:
+    """Remembers the manifest after each command; a later difference no command made is a stray change."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, FileState] | None = None
+
+    def stray(self, now: dict[str, FileState]) -> list[str]:
+        """Changes since the last command ended, without caches (call before the next command)."""
+        return [] if self.last is None else real_changes(diff(self.last, now).changed)
+
+    def command_changes(self, before: dict[str, FileState], after: dict[str, FileState]) -> list[str]:
+        """One command's own changes (caches left out); remembers `after` for the next `stray`."""
+        self.last = after
+        return real_changes(diff(before, after).changed)
+
+
+def outside_files(sandbox: Sandbox) -> list[str] | None:
+    """Files and links under the sandbox's /tmp and /dev/shm (tool caches left out); None when unlisted."""
+    try:
+        res = sandbox.exec(OUTSIDE_PROBE, timeout_s=20)
+    except Exception:  # a dead sandbox lists nothing: R09 fails on None
+        return None
+    if res.exit_code != 0:
+        return None
+    return [line for line in res.output.splitlines() if line.startswith("/") and not OUTSIDE_IGNORED.search(line)]
+
+
+def escaping_links(end: dict[str, FileState], mount: str) -> list[str]:
+    """Workspace symlinks whose target is outside the workspace (absolute elsewhere, or `..` past the root)."""
+    out = []
+    root = mount.rstrip("/")
+    for rel, st in end.items():
+        if st.link is None:
+            continue
+        target = st.link
+        if target.startswith("/"):
+            inside = posixpath.normpath(target).startswith(root + "/")
+        else:
+            inside = not posixpath.normpath(posixpath.join(posixpath.dirname(rel), target)).startswith("..")
+        if not inside:
+            out.append(f"{rel} -> {target}")
+    return sorted(out)
+
+
+def artifact_types(workspace: Path, artifacts: Sequence[str], mount: str) -> dict[str, str]:
+    """Each artifact's type by lstat of every component: file, empty, symlink, dir, missing, outside, other."""
+    out: dict[str, str] = {}
+    for name in artifacts:
+        rel = name.removeprefix(mount.rstrip("/") + "/").removeprefix("./")
+        rel = posixpath.normpath(rel)
+        if rel.startswith(("../", "/")) or rel == "..":
+            out[name] = "outside"
+            continue
+        path, kind = workspace, "missing"
+        for i, part in enumerate(rel.split("/")):
+            path = path / part
+            try:
+                st = os.lstat(path)
+            except OSError:
+                kind = "missing"
+                break
+            last = i == rel.count("/")
+            if stat.S_ISLNK(st.st_mode):
+                kind = "symlink"
+                break
+            if not last:
+                if not stat.S_ISDIR(st.st_mode):
+                    break
+                continue
+            kind = ("file" if st.st_size else "empty") if stat.S_ISREG(st.st_mode) else "dir" if stat.S_ISDIR(st.st_mode) else "other"
+        out[name] = kind
+    return out
+
+
+def _snapshot_text(run_dir: Path, rel: str) -> str:
+    path = run_dir / SNAPSHOT_DIR / "files" / rel
+    try:
+        return path.read_bytes()[:DIFF_CAP].decode("utf-8", errors="replace") if path.is_file() and not path.is_symlink() else ""
+    except OSError:
+        return ""
+
+
+def _text(path: Path) -> str:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return ""
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(DIFF_CAP).decode("utf-8", errors="replace") if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else ""
+
+
+def tampering(
+    start: dict[str, FileState], end: dict[str, FileState], commands: Sequence[CommandEvidence], run_dir: Path, workspace: Path,
+) -> tuple[list[str], str]:
+    """Reasons a person must review (tests that existed before, touched by the run) and their diff."""
+    before_tests = {p for p in start if is_test_path(p) and not is_generated(p)}
+    reasons: list[str] = []
+    touched = sorted(p for p in before_tests if end.get(p) != start[p])
+    for p in touched:
+        reasons.append(f"test {p} {'deleted' if p not in end else 'edited'} by the run")
+    during = sorted({p for c in commands for p in c.changed} & before_tests - set(touched))
+    if during:
+        reasons.append(f"tests changed during the run, then put back: {', '.join(during[:5])}")
+        touched += during
+    stash = [c.command for c in commands if c.executed and STASH.search(c.command)]
+    if stash:
+        reasons.append(f"`{stash[0][:80]}` can hide changes to tests")
+    hooks = sorted(p for p in end if p not in start and HOOK_FILES.search(p))
+    if hooks:
+        reasons.append(f"added {', '.join(hooks[:3])}, which changes how every test runs")
+    chunks: list[str] = []
+    for p in touched:
+        old = _snapshot_text(run_dir, p).splitlines(keepends=True)
+        new = _text(workspace / p).splitlines(keepends=True) if p in end else []
+        chunks.extend(difflib.unified_diff(old, new, f"a/{p}", f"b/{p}"))
+    return reasons, "".join(chunks)[:DIFF_CAP]
+
+
+def file_secrets(workspace: Path, changed: Sequence[str], since_ns: int) -> list[str]:
+    """Secrets in files the run added or changed, and in `.git` files written since the run began."""
+    hits: list[str] = []
+    budget = TOTAL_BUDGET
+    paths = [p for p in changed if not is_generated(p)]
+    git = workspace / ".git"
+    if git.is_dir() and not git.is_symlink():
+        for dirpath, dirnames, filenames in os.walk(git):
+            dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
+            for name in filenames:
+                full = os.path.join(dirpath, name)
+                try:
+                    st = os.lstat(full)
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode) and st.st_mtime_ns >= since_ns:
+                    paths.append(os.path.relpath(full, workspace))
+    for rel in paths:
+        if budget <= 0:
+            hits.append(f"secret scan stopped at its {TOTAL_BUDGET >> 20} MiB budget")
+            break
+        data = _read_bytes(workspace / rel, min(FILE_BUDGET, budget))
+        budget -= len(data)
+        if rel.startswith(".git/objects/") and data[:1] == b"x":
+            try:
+                data = zlib.decompressobj().decompress(data, FILE_BUDGET)
+            except zlib.error:
+                pass
+        hits.extend(f"{rel}: {kind}" for kind in scan_bytes(data))
+    return hits
+
+
+def _read_bytes(path: Path, cap: int) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(cap) if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else b""
