@@ -51,6 +51,9 @@ CODE_EXT = re.compile(r"\.(py|sh|bash|js|mjs|cjs|ts|tsx|jsx|rb|pl|php|go|rs|c|h|
 TRIVIAL_PATTERNS = frozenset({"", ".", "^", "$", ".*", "^.*", ".*$", "^.*$", "^$", ".+", "\\w", "[a-z]", "[[:print:]]", "x*"})
 BINARY_TESTS = frozenset({"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "=~", "<", ">"})
 UNSAFE_BUILTINS = frozenset({"alias", "enable", "trap", "shopt", "hash"})
+LOOKUP_VARS = re.compile(r"^(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|PYTHONSTARTUP|PYTHONHOME|NODE_OPTIONS|PERL5OPT|RUBYOPT|BASH_FUNC_\w+)(\+?=|$)")
+"""Variables that change which program a name runs, or what it loads first."""
+SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/")
 EMPTY_RUN = re.compile(
     r"\bRan 0 tests?\b|\bNO TESTS RAN\b|\bno tests ran\b|\bcollected 0 items\b|\bNo tests found\b|"
     r"\bno test files\b|^1\.\.0$|\b0 tests?,? (passed|run)\b|\bTests:\s+0 total\b",
@@ -175,6 +178,12 @@ class _Walk:
         if words and posixpath.basename(_word_text(words[0])) in UNSAFE_BUILTINS:
             self.unsafe = f"the line uses `{_word_text(words[0])}`, which can change what a checker name runs"
         argv = [_word_text(w) for w in words]
+        assigned = [_word_text(p) for p in n.parts if p.kind == "assignment"]
+        if argv[:1] in (["export"], ["declare"], ["typeset"], ["readonly"], ["env"]):
+            assigned += argv[1:]
+        bad = [a for a in assigned if LOOKUP_VARS.match(a)]
+        if bad:
+            self.unsafe = f"the line sets {bad[0].split('=')[0]}, which changes what a checker name runs"
         if argv[:1] == ["set"] and any(a.startswith("+") and ("o" in a or "e" in a) for a in argv[1:]) and "pipefail" in argv:
             self.pipefail = False
         self.simples.append(_Simple(words, carries))
@@ -220,6 +229,9 @@ def _judge(words: list[Any], pipefail: bool) -> tuple[Kind, str, list[str]]:
     argv = [_word_text(w) for w in words]
     name = posixpath.basename(argv[0])
     rest = argv[1:]
+    if "/" in argv[0] and not argv[0].startswith(SYSTEM_DIRS) and (name in RUNNERS or name in SUBCOMMAND_RUNNERS or name in SHELLS
+                                                                    or name in INTERPRETERS or name in ("test", "[", "grep", "diff", "cmp")):
+        return "masked", f"{argv[0]} is a local copy, not the system's `{name}`", []
     opts = [a for a in rest if a.startswith("-")]
     operands = [a for a in rest if not a.startswith("-")]
     if name in MAY_NOT_RUN:

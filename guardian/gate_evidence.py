@@ -154,6 +154,8 @@ class Evidence(BaseModel):
     """Workspace symlinks whose target leads out of the workspace."""
     artifact_types: dict[str, str] = Field(default_factory=dict)
     """Goal artifact -> file, empty, symlink, dir, missing or other (lstat, not followed)."""
+    shadowing: list[str] = Field(default_factory=list)
+    """Files the run wrote that replace a module or hook a checker loads (`unittest/`, `sitecustomize.py`)."""
     file_secrets: list[str] = Field(default_factory=list)
     """`path: kind` of secrets found in workspace files (.git included), decoded forms too."""
 

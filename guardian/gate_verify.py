@@ -47,6 +47,8 @@ def _none(ev: Evidence, what: str) -> Result:
 
 def r07(ev: Evidence) -> Result:
     pool, who = judged(ev)
+    if ev.shadowing:
+        return "fail", f"the run wrote {', '.join(ev.shadowing[:3])}, which replaces what the checks load; no check can be trusted"
     if not pool:
         return _none(ev, "was planned or given")
     ran = [c for c in pool if c.after_exit is not None]

@@ -27,6 +27,7 @@ from runtime.gate_scan import (
     escaping_links,
     file_secrets,
     outside_files,
+    shadowing,
     tampering,
 )
 from runtime.journal import Event
@@ -91,6 +92,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     ev.escaping_links = escaping_links(end, mount)
     ev.artifact_types = artifact_types(ws, ev.artifacts, mount)
     ev.review, ev.review_diff = tampering(ctx.start, end, ev.commands, ctx.run_dir, ws)
+    ev.shadowing = shadowing(ctx.start, end)
     ev.file_secrets = file_secrets(ws, written, int(state.get("started_at", 0) * 1e9))
     checks = collect_checks(events, ctx.person_checks, state.get("summary") or {}, ev.commands)
     overlay = mark_authorship(checks, ws, written)
