@@ -204,7 +204,8 @@ def _entry(parent: int, prefix: str, found: os.DirEntry[str], depth: int, prune:
         return None
     except OSError as e:
         if e.errno not in (errno.ELOOP, errno.ENOTDIR):
-            raise WalkError(f"cannot open workspace folder {shown(prefix + name)}: {e.strerror}") from e
+            msg = f"cannot open workspace folder {shown(prefix + name)}: {e.strerror}"
+            raise WalkError(msg) from e
         try:  # swapped for a symlink or file since it was listed: report what it is now
             st = os.stat(name, dir_fd=parent, follow_symlinks=False)
         except FileNotFoundError:

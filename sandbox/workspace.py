@@ -21,7 +21,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from common.errors import ConfigError
-from common.walk import Deadline, Entry, chown_entry, copy_sparse, has_caps, open_regular, open_root, shown, walk
+from common.walk import (
+    Deadline,
+    Entry,
+    chown_entry,
+    copy_sparse,
+    has_caps,
+    open_regular,
+    open_root,
+    shown,
+    walk,
+)
 from sandbox.rootfs import SANDBOX_UID
 
 log = logging.getLogger(__name__)
