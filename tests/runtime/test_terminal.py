@@ -8,8 +8,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from common.events import CommandProposed, StepChanged
 from runtime.hooks import RunRecord
-from runtime.journal import CommandProposed, StepChanged
 from runtime.report import LiveView, render_final
 from runtime.terminal import PlainFormatter, one_line, plain, safe
 
