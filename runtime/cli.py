@@ -6,7 +6,7 @@ import logging
 
 import typer
 
-from runtime import cli_guard, cli_memory, cli_run, cli_sandbox, cli_trust
+from runtime import cli_guard, cli_memory, cli_run, cli_runs, cli_sandbox, cli_trust
 
 app = typer.Typer(
     name="tether",
@@ -16,7 +16,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-for module in (cli_run, cli_guard, cli_sandbox, cli_memory, cli_trust):
+for module in (cli_run, cli_runs, cli_guard, cli_sandbox, cli_memory, cli_trust):
     module.register(app)
 
 
