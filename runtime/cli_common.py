@@ -12,8 +12,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from common.errors import TetherError
 from runtime.config import TetherConfig, load_config
-from sandbox.errors import TetherError
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)

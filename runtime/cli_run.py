@@ -21,9 +21,9 @@ from runtime.cli_common import HomeOption, JsonOption, config, err, errors_exit,
 from runtime.config import TetherConfig
 
 if TYPE_CHECKING:  # the runner pulls in langgraph: import it only when a run starts
+    from common.events import Event
     from runtime.events import EventStream
     from runtime.hooks import RunHooks, RunRecord
-    from runtime.journal import Event
     from runtime.report import LiveView
     from runtime.runner import AskPerson
 

@@ -13,10 +13,10 @@ from typing import Annotated, Any
 
 import typer
 
+from common.errors import TetherError
 from runtime.cli_common import HomeOption, JsonOption, err, errors_exit, fail, out, print_json
 from runtime.config import TetherConfig, load_config
 from sandbox import cleanup, commands
-from sandbox.errors import TetherError
 
 sandbox_app = typer.Typer(help="Docker sandbox: image, one-off commands, cleanup, diagnosis.", no_args_is_help=True)
 

@@ -1,7 +1,7 @@
 """`tether run --events`: the journal's events as JSON lines on stdout, as they are journaled.
 
 Each line is one journal event exactly as written to journal.jsonl (the
-runtime.journal models; `kind` tells them apart). After the run's `run_end`
+common.events models; `kind` tells them apart). After the run's `run_end`
 comes one `memory` line (what the memory cycle did after the run; it runs
 once the journal is closed, so it is the one line not in the journal), then
 the final line: the `--json` object (`RunResult`, no `kind`).
@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from runtime.journal import Event
+from common.events import Event
 
 SCHEMA_FILE = Path(__file__).resolve().parent.parent / "docs" / "events.schema.json"
 

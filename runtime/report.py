@@ -15,8 +15,8 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 
+from common.events import CommandProposed, Event, ExecFinished, StepChanged, VerdictRecorded
 from runtime.hooks import RunRecord
-from runtime.journal import CommandProposed, Event, ExecFinished, StepChanged, VerdictRecorded
 from runtime.run_totals import model_calls
 
 STYLE = {"done": "green", "running": "cyan", "pending": "dim", "failed": "red", "blocked": "yellow", "skipped": "magenta",

@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from runtime.journal import read_events
+from common.errors import ConfigError
+from common.events import read_events
 from runtime.run_totals import TOTALS_KEY, totals_from_events
-from sandbox.errors import ConfigError
 
 SMALL_JOURNAL = 1_000_000
 """A run without totals has them recomputed from a journal up to this many bytes."""

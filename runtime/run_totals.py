@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from runtime.journal import Event, GateRecorded, RunEnded, RunStarted, StepChanged
+from common.events import Event, GateRecorded, RunEnded, RunStarted, StepChanged
 
 TOTALS_KEY = "totals"
 

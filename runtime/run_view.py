@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from runtime.journal import (
+from common.events import (
     ApprovalRecorded,
     CommandProposed,
     Event,

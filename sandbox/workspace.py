@@ -20,7 +20,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from sandbox.errors import ConfigError
+from common.errors import ConfigError
 from sandbox.rootfs import SANDBOX_UID
 
 log = logging.getLogger(__name__)
