@@ -1,34 +1,25 @@
-"""Text from the model or the sandbox, made safe to show: in a terminal cell or an HTML page.
+"""Run text shown in a `tether runs`/`show` cell or in the HTML report, made safe first.
 
-`visible()` turns control characters (ESC, CR, BEL, C1, bidi overrides) into
-visible `\\xNN` escapes; `cell()` also escapes rich markup and shortens;
-`html_text()` also HTML-escapes (quotes included, so it is safe in attributes).
+Both build on runtime.terminal (control characters shown as visible escapes):
+`cell()` also puts the text on one line, shortens it and escapes rich markup;
+`html_text()` also HTML-escapes it, quotes included, so it is safe as element
+text and as a quoted attribute value.
 """
 
 from __future__ import annotations
 
 import html
-import re
 
 from rich.markup import escape
 
-# TODO(i14): swap for i10b's terminal-safety function once it is on main (one import).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+from runtime.terminal import one_line, plain
 
 
-def visible(text: str) -> str:
-    """`text` with every control character shown as an escape (newline and tab kept)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
-
-
-def cell(text: object, limit: int | None = None) -> str:
+def cell(text: object, limit: int = 100_000) -> str:
     """One table cell: visible, on one line, at most `limit` characters, rich markup escaped."""
-    s = visible(str(text)).replace("\n", " ").replace("\t", " ")
-    if limit is not None and len(s) > limit:
-        s = s[: limit - 1] + "…"
-    return escape(s)
+    return escape(one_line(text, limit))
 
 
 def html_text(text: object) -> str:
-    """Visible and HTML-escaped (quotes too): safe as element text and as a quoted attribute value."""
-    return html.escape(visible(str(text)), quote=True)
+    """Visible and HTML-escaped (quotes too)."""
+    return html.escape(plain(text), quote=True)

@@ -6,7 +6,7 @@ import json
 
 from runtime.events import SCHEMA_FILE, schema
 from runtime.report_html import word_diff
-from runtime.view_text import cell, html_text, visible
+from runtime.view_text import cell, html_text
 
 
 def test_events_schema_file_is_current():
@@ -14,8 +14,8 @@ def test_events_schema_file_is_current():
 
 
 def test_control_characters_become_visible_and_markup_stays_text():
-    assert visible("a\x1b[31mb\x07\r\u202ec\nd\te") == "a\\x1b[31mb\\x07\\x0d\\u202ec\nd\te"
-    assert cell("[bold]x[/bold]\nnext") == "\\[bold]x\\[/bold] next"
+    assert html_text("a\x1b[31mb\x07\r\u202ec\nd") == "a\\x1b[31mb\\x07\\r\\u202ec\nd"
+    assert cell("[bold]x[/bold]\nnext") == "\\[bold]x\\[/bold]\\nnext"
     assert html_text('"><img src=x onerror=alert(1)>') == "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"
 
 
