@@ -29,7 +29,8 @@ CATEGORIES = (
     "log-tampering", "cloud-destructive", "database-destructive", "outside-workspace",
     "guardian-failure",
 )
-_MODULES = ("rules_paths", "rules_fs", "rules_git", "rules_net", "rules_system", "rules_cloud")
+_MODULES = ("rules_paths", "rules_fs", "rules_git", "rules_net", "rules_system", "rules_cloud",
+            "rules_code")
 
 
 @dataclass(slots=True)
