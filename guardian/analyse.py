@@ -184,6 +184,7 @@ class Analyser:
         if not t.unknown:
             for rule in path_hits(t.path + ("/" if t.glob else ""), "write"):
                 self._hit(rule.id, prog)
+            program_pass.on_write(self, t.path, prog)
 
     def _inv(self, inv: Inv, depth: int) -> None:
         prog = inv.prog

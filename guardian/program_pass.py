@@ -28,6 +28,8 @@ from guardian.parse import DepthError
 from guardian.paths import normalise, under
 from guardian.programs_table import DATA_OPTIONS, DATA_PROGRAMS, DOWNLOADERS, MANIFESTS, SHELLS
 from guardian.rules import Inv
+from guardian.rules_paths import path_hits
+from guardian.targets import sensitive_targets
 from guardian.unwrap import unwrap
 from guardian.words import UNKNOWN
 
@@ -55,6 +57,7 @@ _SUBST_RUN = re.compile(
 _FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "sed", "tr", "rev",
                       "head", "tail", "bzip2", "bunzip2", "xz", "unxz", "zstd", "openssl", "dd",
                       "sort", "uniq", "grep", "awk", "iconv", "unzip", "bzcat", "xzcat"})
+_GIT_HOOK = re.compile(r"/\.git/(?:hooks(?:/|$)|config$)")
 _PARSE_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, AttributeError,
                  TypeError, ValueError, KeyError)
 
@@ -63,6 +66,12 @@ def on_line(an: Analyser, text: str) -> None:
     """A download run through process or command substitution."""
     if ("<(" in text or "$(" in text or "`" in text) and _SUBST_RUN.search(text):
         an._hit("NET-001", "", "downloaded content executed through a substitution")
+
+
+def on_write(an: Analyser, path: str, prog: str) -> None:
+    """Git hooks or git config of a repository outside the workspace: persistence."""
+    if "/.git/" in path and _GIT_HOOK.search(path) and not under(path, an.ws):
+        an._hit("PERSIST-006", prog, f"git hooks or config outside the workspace: {path}")
 
 
 def on_simple(an: Analyser, s: object, depth: int) -> None:
@@ -89,6 +98,12 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
         _payload_pass(an, inv, used | _code_args(inv), depth)
     _downloads(an, inv)
     _runs_download(an, inv)
+    for raw in sensitive_targets(inv):
+        if UNKNOWN not in raw:
+            path = normalise(raw, inv.simple.cwd, an.home)
+            for rule in path_hits(path, "write"):
+                an._hit(rule.id, inv.prog, path)
+            on_write(an, path, inv.prog)
 
 
 def _run(an: Analyser, text: str, depth: int, s: object) -> None:
