@@ -172,13 +172,16 @@ def _argv(an: Analyser, argv: list[str], inv: Inv | None, s: object, depth: int)
         an._inv(Inv(inner, s, sudo or bool(inv and inv.sudo), [*outer, *via]), depth + 1)  # type: ignore[arg-type]
 
 
+_LANGS = {"js": "node", "r": "R", "expect": "tcl", "elisp": "lisp"}
+
+
 def _code(an: Analyser, code: str, lang: str, s: object, depth: int) -> None:
-    from guardian.interp import scan_code
+    from guardian.interp_code import scan_code
 
     if lang in ("tcl", "expect"):
         for m in re.finditer(r"\b(?:spawn|exec)\s+([^;\]\n}]+)", code):
             _run(an, m.group(1), depth, s)
-    for action in scan_code(code):
+    for action in scan_code(code, _LANGS.get(lang, lang)):
         if action.kind == "shell":
             _run(an, action.text, depth, s)
         elif action.kind == "guess":

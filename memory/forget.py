@@ -17,8 +17,9 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from common.atomic import write_atomic
 from memory.errors import UnknownMemoryItemError
-from memory.files import atomic_write, read_text
+from memory.files import read_text
 from memory.lesson import Lesson, Revision
 from memory.rule import refresh
 from memory.store import MemoryStore
@@ -62,7 +63,7 @@ def _redact(store: MemoryStore, run_id: str) -> list[str]:
             continue
         text = read_text(path)
         if run_id in text:
-            atomic_write(path, pattern.sub(REDACTED, text).replace(run_id, REDACTED))
+            write_atomic(path, pattern.sub(REDACTED, text).replace(run_id, REDACTED))
             changed.append(str(rel))
     return changed
 

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 
 from langchain_core.language_models import BaseChatModel
 
+from common.errors import TetherError
 from memory.config import MemoryConfig
 from memory.errors import UnknownMemoryItemError
 from memory.llm import Call, ask, parse_json
@@ -26,7 +27,6 @@ from memory.report import RecalledRule, StepResult
 from memory.rule import Application, Rule, error_signature, normalize_error, refresh, rule_id
 from memory.run import FailedCommand, RunRecord, program_of
 from memory.store import MemoryStore
-from sandbox.errors import TetherError
 
 
 def _draw(goal: str, rule: Rule) -> float:

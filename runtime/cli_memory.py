@@ -13,6 +13,7 @@ from memory.api import list_memory, rebuild_index, search_memory, show_item
 from memory.forget import forget_run
 from memory.store import MemoryStore
 from runtime.cli_common import HomeOption, JsonOption, config, errors_exit, out, print_json
+from runtime.terminal import plain, safe
 
 
 class KindChoice(StrEnum):
@@ -44,12 +45,12 @@ def list_cmd(home: HomeOption = None, json: JsonOption = False) -> None:
     table = Table("id", "kind", "status", "outcome / conf.", "text")
     for x in data["lessons"]:
         status = x["status"] if x["listed"] else "unlisted"
-        table.add_row(x["id"], "lesson", status, x["source_outcome"], x["text"][:90])
+        table.add_row(safe(x["id"]), "lesson", safe(status), safe(x["source_outcome"]), safe(x["text"][:90]))
     for r in data["rules"]:
-        table.add_row(r["id"], "rule", r["status"] if r["listed"] else "unlisted", f"{r['confidence']:.2f}", r["text"][:90])
+        table.add_row(safe(r["id"]), "rule", safe(r["status"] if r["listed"] else "unlisted"), f"{r['confidence']:.2f}", safe(r["text"][:90]))
     for m in data["runs"]:
-        table.add_row(m["run_id"], "run", f"score {m['score']:+d}", m["outcome"], m["goal"][:90])
-    out.print(table if table.row_count else f"memory at {data['root']} is empty")
+        table.add_row(safe(m["run_id"]), "run", f"score {m['score']:+d}", safe(m["outcome"]), safe(m["goal"][:90]))
+    out.print(table if table.row_count else f"memory at {safe(data['root'])} is empty")
 
 
 @memory_app.command("show")
@@ -62,8 +63,8 @@ def show_cmd(item_id: Annotated[str, typer.Argument(help="Lesson, rule or run id
     if json:
         print_json(item)
         return
-    out.print(store.root / item["path"])
-    out.print((store.root / item["path"]).read_text(encoding="utf-8"), markup=False)
+    out.print(safe(store.root / item["path"]))
+    out.print(plain((store.root / item["path"]).read_text(encoding="utf-8")), markup=False)
 
 
 @memory_app.command("search")
@@ -79,7 +80,7 @@ def search_cmd(query: Annotated[str, typer.Argument(help="Text to match, e.g. a 
         print_json({"query": query, "kind": kind.value, "hits": hits})
         return
     for h in hits:
-        out.print(f"{h['score']:.3f}  {h.get('id') or h.get('run_id')}  {h.get('text') or h.get('goal')}", markup=False)
+        out.print(plain(f"{h['score']:.3f}  {h.get('id') or h.get('run_id')}  {h.get('text') or h.get('goal')}"), markup=False)
     if not hits:
         out.print("no matches")
 
@@ -93,7 +94,7 @@ def rebuild_cmd(home: HomeOption = None, json: JsonOption = False) -> None:
     if json:
         print_json(result)
         return
-    out.print(f"indexed {result['indexed']} items ({result['backend']}) from {result['root']}")
+    out.print(safe(f"indexed {result['indexed']} items ({result['backend']}) from {result['root']}"))
 
 
 @memory_app.command("forget")
@@ -106,7 +107,7 @@ def forget_cmd(run: Annotated[str, typer.Option("--run", help="Run id to forget,
     if json:
         print_json(report.model_dump())
         return
-    out.print(f"forgot run {run}: {len(report.lessons_deleted)} lesson(s) deleted, "
+    out.print(f"forgot run {safe(run)}: {len(report.lessons_deleted)} lesson(s) deleted, "
               f"{len(report.lessons_changed)} revised back, {len(report.rules_deleted)} rule(s) deleted, "
               f"{len(report.rules_changed)} rule(s) updated")
 
