@@ -19,8 +19,8 @@ from typing import Annotated, Any, Literal, Protocol, TypedDict
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
+from common.journal import Journal
 from guardian.verdict import CheckContext, Verdict
-from runtime.journal import Journal
 from sandbox.base import Sandbox
 
 ApprovalMode = Literal["prompt", "yes", "refuse"]

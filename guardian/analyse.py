@@ -19,6 +19,7 @@ import bashlex
 from guardian.config import GuardianConfig
 from guardian.decode import static_output
 from guardian.interp import DOWNLOADERS, payloads
+from guardian.operands import path_operands
 from guardian.parse import DepthError, Simple, parse_line
 from guardian.paths import Verb, judge_write, normalise, resolve
 from guardian.rules import RULES, Inv, get, load, rules_for
@@ -190,7 +191,7 @@ class Analyser:
 
         for raw, verb in write_targets(inv):
             self._target(raw, verb, prog, inv.simple.cwd)
-        for a in inv.args:
+        for a in path_operands(inv):
             for cand in (a, a.lstrip("@<"), a.split("=", 1)[-1]):
                 if "/" in cand and UNKNOWN not in cand:
                     for rule in path_hits(normalise(cand, inv.simple.cwd, self.home), "read"):

@@ -177,7 +177,7 @@ def payloads(inv: Inv, files: dict[str, str | None], resolve: callable) -> list[
         return _file_actions(script, files, resolve)
     if prog == "eval":
         return [Action("shell", " ".join(inv.args))]
-    if prog in ("[[", "test", "["):
+    if prog in ("[[", "test", "[", "(("):
         return _arith_operands(inv)
     if prog in ("source", "."):
         return _file_actions(inv.args[0], files, resolve) if inv.args else []
@@ -211,6 +211,10 @@ def _arith_operands(inv: Inv) -> list[Action]:
     in `[[ ]]`, `test` and `[` evaluates the subscript.
     """
     args, out = inv.args, []
+    if inv.prog == "((":  # `(( x ))` evaluates the value of x as arithmetic, again
+        names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(args))
+        values = [inv.simple.env.get(n, "") for n in names] + args
+        return [Action("shell", v) for v in values if "$(" in v or "`" in v]
     arith = ("-eq", "-ne", "-lt", "-le", "-gt", "-ge") if inv.prog == "[[" else ()
     for i, a in enumerate(args):
         operands = [args[i + 1]] if a == "-v" and i + 1 < len(args) else []

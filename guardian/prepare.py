@@ -30,6 +30,8 @@ _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "unti
                        "coproc", "in"})
 _ARITH = re.compile(r"\$\(\(")
 _QUOTED_HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\(\w+))")
+_ARITH_SET = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\]\s*)?(?:[-+*/%&|^]|<<|>>)?=(?!=)|"
+                        r"([A-Za-z_][A-Za-z0-9_]*)(?=\s*(?:\+\+|--))|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)")
 _DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _READ_OPTS = {"read": "dinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
 _TIME = re.compile(r"(^|[;&|({\n]|&&|\|\|)(\s*)time(\s+-p)?(?=\s)")
@@ -111,6 +113,9 @@ def track(argv: list[str], st: State) -> None:
         _read(prog, args, st)
     elif prog == "printf" and args[:1] == ["-v"] and len(args) > 1:
         arrays.forget(st.env, args[1])
+    elif prog == "((":
+        for m in _ARITH_SET.finditer(" ".join(args)):
+            arrays.forget(st.env, next(g for g in m.groups() if g))
     elif prog == "getopts" and len(args) > 1:
         arrays.forget(st.env, args[1])
     elif prog == "unset" and "-f" not in args:

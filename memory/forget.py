@@ -24,8 +24,9 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from common.atomic import write_atomic
 from memory.errors import UnknownMemoryItemError
-from memory.files import atomic_write, join_front_matter, read_text, split_front_matter
+from memory.files import join_front_matter, read_text, split_front_matter
 from memory.lesson import RETIRED, Lesson, Revision
 from memory.rule import refresh
 from memory.store import MemoryStore
@@ -71,7 +72,7 @@ def _redact(store: MemoryStore, run_id: str) -> list[str]:
             continue
         text = read_text(path)
         if run_id in text:
-            atomic_write(path, pattern.sub(REDACTED, text).replace(run_id, REDACTED))
+            write_atomic(path, pattern.sub(REDACTED, text).replace(run_id, REDACTED))
             changed.append(str(rel))
     return changed
 
@@ -131,7 +132,7 @@ def forget_rule(store: MemoryStore, rule_id: str) -> dict[str, object]:
                 path = store.run_dir(meta.run_id) / "trajectory.md"
                 front, body = split_front_matter(read_text(path), path)
                 front["error_signatures"] = [s for s in front.get("error_signatures", []) if s != rule.signature]
-                atomic_write(path, join_front_matter(front, body))
+                write_atomic(path, join_front_matter(front, body))
                 stripped.append(meta.run_id)
         store.delete_rule(rule.id)
         store.rebuild()

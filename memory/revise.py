@@ -17,6 +17,7 @@ from datetime import datetime
 
 from langchain_core.language_models import BaseChatModel
 
+from common.errors import TetherError
 from memory.errors import UnknownMemoryItemError
 from memory.grounding import check_revision, read_revision
 from memory.lesson import MOUNT, RETIRED, SUPERSEDED, Lesson, Revision
@@ -25,7 +26,6 @@ from memory.prompts import counterfactual_prompt, revise_prompt
 from memory.report import Recall, StepResult
 from memory.run import RunRecord, trajectory_text
 from memory.store import MemoryStore
-from sandbox.errors import TetherError
 
 
 def used_lessons(record: RunRecord, recall: Recall) -> tuple[list[str], list[str]]:

@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 
 from langchain_core.language_models import BaseChatModel
 
+from common.errors import TetherError
 from memory.config import MemoryConfig
 from memory.errors import UnknownMemoryItemError
 from memory.llm import Call, ask, parse_json
@@ -36,7 +37,6 @@ from memory.rule import (
 )
 from memory.run import FailedCommand, RunRecord, program_of
 from memory.store import MemoryStore
-from sandbox.errors import TetherError
 
 
 def trial_draw(run_id: str) -> float:

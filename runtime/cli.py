@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import logging
-
 import typer
 
 from runtime import cli_guard, cli_memory, cli_run, cli_sandbox, cli_trust
+from runtime.terminal import install_log_filter
 
 app = typer.Typer(
     name="tether",
@@ -22,7 +21,7 @@ for module in (cli_run, cli_guard, cli_sandbox, cli_memory, cli_trust):
 
 def main() -> None:
     """Console-script entry point."""
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    install_log_filter()
     app()
 
 

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from runtime.cli_common import JsonOption, err, fail, out, print_json
+from runtime.terminal import plain, safe
 
 EXIT = {"allow": 0, "ask": 1, "deny": 2}
 _STYLE = {"allow": "green", "ask": "yellow", "deny": "bold red"}
@@ -68,11 +69,11 @@ def guard(
         print_json({"command": text, "decision": v.decision, "rules": v.rules, "reason": v.reason,
                     "decoded": v.decoded})
     else:
-        out.print(f"[{_STYLE[v.decision]}]{v.decision}[/]  {text}")
+        out.print(f"[{_STYLE[v.decision]}]{v.decision}[/]  {safe(text)}")
         for h in v.hits:
-            out.print(f"  {h.id:<11} {h.decision:<5} {h.kind:<34} {h.reason}", markup=False)
+            out.print(plain(f"  {h.id:<11} {h.decision:<5} {h.kind:<34} {h.reason}"), markup=False)
         if len(v.decoded) > 1:
-            err.print("decoded: " + " | ".join(v.decoded[1:6]), markup=False)
+            err.print(plain("decoded: " + " | ".join(v.decoded[1:6])), markup=False)
     raise typer.Exit(EXIT[v.decision])
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from runtime.cli_common import HomeOption, JsonOption, config, err, errors_exit, fail, print_json
 from runtime.config import TetherConfig
+from runtime.terminal import safe
 
 if TYPE_CHECKING:  # the runner pulls in langgraph: import it only when a run starts
     from runtime.hooks import RunHooks, RunRecord
@@ -46,7 +46,7 @@ def _interactive() -> bool:
 def _prompt(view: LiveView) -> AskPerson:
     def ask(pending: dict[str, Any]) -> bool | None:
         view.live.stop()
-        err.print(f"[bold yellow]approval needed[/] `{escape(pending['command'])}`: {escape(pending.get('reason', ''))}")
+        err.print(f"[bold yellow]approval needed[/] `{safe(pending['command'])}`: {safe(pending.get('reason', ''))}")
         answer = err.input("approve? [y]es / [n]o / [l]ater: ", markup=False).strip().lower()
         view.live.start()
         if answer.startswith("l"):
@@ -147,7 +147,7 @@ def _collect_orphans(cfg: TetherConfig) -> None:
     try:
         collect(connect(cfg.sandbox.docker_host))
     except SandboxError as e:
-        err.print(f"[yellow]warning:[/] could not collect orphaned sandboxes: {e}")
+        err.print(f"[yellow]warning:[/] could not collect orphaned sandboxes: {safe(e)}")
 
 
 def resume(run_id: RunArg, yes: YesOption = False, json_out: JsonOption = False, home: HomeOption = None) -> None:

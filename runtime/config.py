@@ -18,10 +18,10 @@ from typing import Any
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from common.errors import ConfigError
 from guardian.config import GuardianConfig
 from memory.config import MemoryConfig
 from sandbox.config import DockerSandboxConfig
-from sandbox.errors import ConfigError
 
 log = logging.getLogger(__name__)
 

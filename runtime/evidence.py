@@ -13,6 +13,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from common.events import (
+    ApprovalRecorded,
+    CommandProposed,
+    Event,
+    ExecFinished,
+    LessonsUsed,
+    VerdictRecorded,
+)
 from guardian.gate_evidence import (
     Budgets,
     Claim,
@@ -23,14 +31,6 @@ from guardian.gate_evidence import (
     goal_flags,
 )
 from runtime.config import RunConfig
-from runtime.journal import (
-    ApprovalRecorded,
-    CommandProposed,
-    Event,
-    ExecFinished,
-    LessonsUsed,
-    VerdictRecorded,
-)
 from runtime.workspace import FileState, diff, manifest
 from sandbox.base import Sandbox
 

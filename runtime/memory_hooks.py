@@ -10,20 +10,20 @@ import json
 import logging
 from typing import Any
 
-from memory.cycle import MemoryCycle
-from memory.report import Recall
-from memory.run import FailedCommand, GateSummary, Turn, program_of
-from memory.run import RunRecord as MemoryRunRecord
-from runtime.config import TetherConfig
-from runtime.hooks import MemoryContext, NoHooks, RunInfo, RunRecord
-from runtime.journal import (
+from common.errors import TetherError
+from common.events import (
     CommandProposed,
     ExecFinished,
     SummaryWritten,
     VerdictRecorded,
     read_events,
 )
-from sandbox.errors import TetherError
+from memory.cycle import MemoryCycle
+from memory.report import Recall
+from memory.run import FailedCommand, GateSummary, Turn, program_of
+from memory.run import RunRecord as MemoryRunRecord
+from runtime.config import TetherConfig
+from runtime.hooks import MemoryContext, NoHooks, RunInfo, RunRecord
 
 log = logging.getLogger(__name__)
 RECALL_FILE = "recall.json"

@@ -23,17 +23,19 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 from pydantic import BaseModel
 
+from common.atomic import write_atomic
+from common.errors import ConfigError, TetherError
+from common.events import Event, LessonsUsed, RunEnded, RunStarted, read_events
+from common.journal import Journal
 from graphs.build import build_graph
 from graphs.state import ApprovalMode, Deps
 from guardian.gate import check_gate
 from runtime.config import TetherConfig
 from runtime.evidence import build_evidence, list_processes
 from runtime.hooks import MemoryContext, NoHooks, RunHooks, RunInfo, RunRecord
-from runtime.journal import Event, Journal, LessonsUsed, RunEnded, RunStarted, read_events
 from runtime.report import record_from
 from runtime.workspace import FileState, ManifestCache, diff, manifest
 from sandbox.base import Sandbox
-from sandbox.errors import ConfigError, TetherError
 
 SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
 OnEvent = Callable[[Event], None]
@@ -107,9 +109,7 @@ class JournalFirstSaver(SqliteSaver):
 
 
 def _save_meta(run_dir: Path, meta: dict[str, Any]) -> None:
-    tmp = run_dir / "run.json.tmp"
-    tmp.write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
-    tmp.replace(run_dir / "run.json")
+    write_atomic(run_dir / "run.json", json.dumps(meta, indent=2, default=str))
 
 
 def start_run(

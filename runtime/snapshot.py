@@ -26,10 +26,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from common.errors import TetherError
 from runtime.config import TetherConfig
 from runtime.trust import APPROVALS_FILE, LedgerCorruptError, TrustLedger
 from runtime.workspace import WorkspaceDiff
-from sandbox.errors import TetherError
 
 FICLONE = 0x40049409  # _IOW(0x94, 9, int) from linux/fs.h
 SNAPSHOT_DIR = "snapshot"

@@ -24,11 +24,12 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from common.errors import ConfigError
 from sandbox import cleanup
 from sandbox.base import ExecResult
 from sandbox.config import DockerSandboxConfig
 from sandbox.engine import connect, docker_sdk
-from sandbox.errors import ConfigError, SandboxError
+from sandbox.errors import SandboxError
 from sandbox.images import ensure_image
 from sandbox.output import OutputCap, copy_stream
 from sandbox.workspace import Handover, check_folder, sandbox_user
