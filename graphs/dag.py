@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sandbox.errors import TetherError
+from common.errors import TetherError
 
 StepStatus = str
 """One of pending, running, done, failed, blocked, skipped (see graphs.state)."""

@@ -27,18 +27,18 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langgraph.types import interrupt
 
-from graphs.common import call_model, fail_step, over_budget, plan_steps, set_status
-from graphs.dag import ready
-from graphs.prompts import ACTOR_TOOLS, actor_messages
-from graphs.state import Call, Deps, RunState, Step
-from guardian.verdict import CheckContext, RuleHit, Verdict
-from runtime.journal import (
+from common.events import (
     ApprovalRecorded,
     CommandProposed,
     ExecFinished,
     ExecStarted,
     VerdictRecorded,
 )
+from graphs.common import call_model, fail_step, over_budget, plan_steps, set_status
+from graphs.dag import ready
+from graphs.prompts import ACTOR_TOOLS, actor_messages
+from graphs.state import Call, Deps, RunState, Step
+from guardian.verdict import CheckContext, RuleHit, Verdict
 
 Node = Callable[[RunState], dict[str, Any]]
 SHELL_TOOLS = ("run_shell", "read_file")
@@ -259,9 +259,14 @@ def _run_once(deps: Deps, c: Call) -> ExecFinished:
     before = deps.snapshot() if deps.snapshot else None
     stray = deps.stray(before) if deps.stray and before is not None else []
     res = deps.sandbox.exec(c["command"], cwd=deps.workspace_mount)
-    changed = deps.changed(before, deps.snapshot()) if deps.snapshot and deps.changed else []
+    after = deps.snapshot() if deps.snapshot else None
+    changed = deps.changed(before, after) if deps.changed and after is not None else []
+    exit_code, output = res.exit_code, cap(res.output, 16_000)
+    over = deps.over_limit(after) if deps.over_limit and after is not None else None
+    if over:  # the command succeeded at filling the workspace: it fails, and the model is told why
+        exit_code, output = exit_code or 1, f"{output}\nTETHER: {over}"
     event = ExecFinished(
-        key=f"exec:{c['cmd_id']}", cmd_id=c["cmd_id"], exit_code=res.exit_code, output=cap(res.output, 16_000),
+        key=f"exec:{c['cmd_id']}", cmd_id=c["cmd_id"], exit_code=exit_code, output=output,
         duration_s=res.duration_s, timed_out=res.timed_out, changed=changed, stray=stray, secrets=list(res.secrets),
     )
     deps.journal.append(event)

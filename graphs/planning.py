@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from common.events import PlanAccepted, PlanRejected, Replanned, SummaryWritten
 from graphs.common import call_model, first_call, plan_steps, set_status
 from graphs.dag import PlanError, PlanStep, parse_steps, still_blocked, validate_plan
 from graphs.prompts import (
@@ -22,7 +23,6 @@ from graphs.prompts import (
     summarizer_messages,
 )
 from graphs.state import Deps, RunState, Step
-from runtime.journal import PlanAccepted, PlanRejected, Replanned, SummaryWritten
 
 Node = Callable[[RunState], dict[str, Any]]
 

@@ -19,8 +19,8 @@ from typing import Annotated, Any, Literal, Protocol, TypedDict
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
+from common.journal import Journal
 from guardian.verdict import CheckContext, Verdict
-from runtime.journal import Journal
 from sandbox.base import Sandbox
 
 ApprovalMode = Literal["prompt", "yes", "refuse"]
@@ -122,3 +122,5 @@ class Deps:
     changed: Callable[[Any, Any], list[str]] | None = None
     stray: Callable[[Any], list[str]] | None = None
     """Given the manifest before a command: changes since the previous command ended that no command made."""
+    over_limit: Callable[[Any], str | None] | None = None
+    """Given the snapshot after a command: why the workspace is now too big, or None; the command then fails with that message."""

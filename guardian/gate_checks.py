@@ -46,7 +46,10 @@ TRIVIAL = frozenset({
     "tree", "pwd", "which", "type", "sleep", "touch", "shellcheck", "ruff", "mypy", "flake8", "pylint", "black",
 })
 LINT_OR_COMPILE = re.compile(r"^(py_compile|compileall|pyflakes|pycodestyle|tabnanny)$")
-TEST_NAME = re.compile(r"(^|/)(tests?[\w.-]*|[\w.-]*_tests?(\.\w+)?|[\w.-]*\.test\.\w+|[\w.-]*_spec\.\w+|check[\w.-]*|verify[\w.-]*)$")
+TEST_NAME = re.compile(
+    r"(^|/)(tests?[\w.-]*|[\w.-]*_tests?(\.\w+)?|[\w.-]*\.test\.\w+|[\w.-]*_spec\.\w+|check[\w.-]*|verify[\w.-]*)$"
+    r"|(^|/)(tests?|spec|__tests__)/"
+)
 CODE_EXT = re.compile(r"\.(py|sh|bash|js|mjs|cjs|ts|tsx|jsx|rb|pl|php|go|rs|c|h|cc|cpp|hpp|java|kt|lua|r|swift|cs)$", re.I)
 TRIVIAL_PATTERNS = frozenset({"", ".", "^", "$", ".*", "^.*", ".*$", "^.*$", "^$", ".+", "\\w", "[a-z]", "[[:print:]]", "x*"})
 BINARY_TESTS = frozenset({"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "=~", "<", ">"})

@@ -29,8 +29,10 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from common.atomic import write_atomic
+from common.errors import StateFileError
 from memory.errors import MemoryStoreError, UnknownMemoryItemError
-from memory.files import atomic_write, read_text
+from memory.files import read_text
 from memory.lesson import EDITED, PERSON_EDIT, Lesson, Revision
 from memory.manifest import (
     Manifest,
@@ -77,7 +79,7 @@ def write_record(path: Path, m: Manifest, record: dict[str, str]) -> None:
     those are adopted, never mistaken for a person's edit.
     """
     keys = {f"{k}/{i}" for k in ("lessons", "rules") for i in getattr(m, k)}
-    atomic_write(path, json.dumps({k: v for k, v in record.items() if k in keys}, sort_keys=True))
+    write_atomic(path, json.dumps({k: v for k, v in record.items() if k in keys}, sort_keys=True))
 
 
 def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
@@ -99,7 +101,7 @@ def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
                     changed.append(item_id)
             except UnknownMemoryItemError:
                 continue  # the file was deleted by hand; the line lists nothing
-            except MemoryStoreError as e:
+            except StateFileError as e:
                 log.warning("MEMORY.md line of %s not applied: %s", item_id, e)
     if adopted:
         done = read_manifest(path)

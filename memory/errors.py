@@ -1,4 +1,4 @@
-"""Errors of the memory package, rooted in TetherError.
+"""Errors of the memory package, rooted in common.errors.
 
 Parts: `MemoryStoreError` (the markdown corpus cannot be read or written),
 `UnknownMemoryItemError` (an id names no lesson, rule or run),
@@ -6,10 +6,10 @@ Parts: `MemoryStoreError` (the markdown corpus cannot be read or written),
 `DenseUnavailableError` (dense embeddings asked for but the extra is absent).
 """
 
-from sandbox.errors import ConfigError, TetherError
+from common.errors import ConfigError, StateFileError, TetherError
 
 
-class MemoryStoreError(TetherError, OSError):
+class MemoryStoreError(StateFileError):
     """A memory file is unreadable, malformed or cannot be written."""
 
 

@@ -1,15 +1,13 @@
-"""Crash-safe file writes and the markdown shapes every memory document shares.
+"""Reading memory files, and the markdown shapes every memory document shares.
 
-Parts: `atomic_write` (temp file + fsync + os.replace, so a crash never leaves
-a half file), `split_front_matter` / `join_front_matter` (YAML between `---`
+Writes go through common.atomic.write_atomic.
+
+Parts: `read_text`, `split_front_matter` / `join_front_matter` (YAML between `---`
 lines), `sections` / `render_sections` (`## Heading` blocks).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,42 +16,6 @@ import yaml
 from memory.errors import MemoryStoreError
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Replace `path` with `text` so readers see the old file or the new one, never a mix.
-
-    Raises:
-        MemoryStoreError: the folder is not writable or the disk is full.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    except OSError as e:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        msg = f"cannot write {path}: {e.strerror or e}; check the memory folder's permissions and free space"
-        raise MemoryStoreError(msg) from e
-
-
-def _fsync_dir(folder: Path) -> None:
-    # Makes the rename itself durable; not every platform lets a folder be opened.
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def read_text(path: Path) -> str:

@@ -22,10 +22,11 @@ from typing import Literal
 
 from filelock import FileLock
 
+from common.atomic import write_atomic
 from memory.config import MemoryConfig
 from memory.edits import apply_line_edits, line_digest, read_record, write_record
 from memory.errors import IndexUnavailableError, UnknownMemoryItemError
-from memory.files import atomic_write, join_front_matter, read_front_matter, read_text
+from memory.files import join_front_matter, read_front_matter, read_text
 from memory.index import IndexDoc, IndexHit, Kind, LessonIndex, make_index
 from memory.lesson import Lesson, lesson_from_markdown, lesson_to_markdown
 from memory.manifest import Manifest, lesson_line, read_manifest, render_manifest, rule_line
@@ -99,7 +100,7 @@ class MemoryStore:
                 "count": count, "fingerprint": self.fingerprint()}
 
     def _save_state(self) -> None:
-        atomic_write(self.state_path, json.dumps(self._state(self.index.count())))
+        write_atomic(self.state_path, json.dumps(self._state(self.index.count())))
 
     def fingerprint(self) -> str:
         """Digest of every indexed markdown file's name, size and mtime: changes when a person edits one."""
@@ -154,7 +155,7 @@ class MemoryStore:
         after this session began (kept for the next session to apply); pass
         `applying_edit` when the lesson already carries that edit.
         """
-        atomic_write(self.lesson_path(lesson.id), lesson_to_markdown(lesson))
+        write_atomic(self.lesson_path(lesson.id), lesson_to_markdown(lesson))
         if lesson.status == "live":
             self.index.upsert([self._lesson_doc(lesson)])
         else:
@@ -180,7 +181,7 @@ class MemoryStore:
 
     def save_rule(self, rule: Rule, *, new: bool = False, applying_edit: bool = False) -> None:
         """Write the rule, re-index it, and relist it (its line as for `save_lesson`)."""
-        atomic_write(self.rules_dir / f"{rule.id}.md", rule_to_markdown(rule))
+        write_atomic(self.rules_dir / f"{rule.id}.md", rule_to_markdown(rule))
         if rule.status == "live":
             self.index.upsert([self._rule_doc(rule)])
         else:
@@ -212,13 +213,13 @@ class MemoryStore:
     def save_run(self, record: RunRecord, meta: RunMeta) -> None:
         """Write runs/<id>/trajectory.md and trajectory.jsonl (raw turns) and index the run."""
         folder = self.run_dir(record.run_id)
-        atomic_write(folder / "trajectory.jsonl", trajectory_jsonl(record))
-        atomic_write(folder / "trajectory.md", render_trajectory(meta, record))
+        write_atomic(folder / "trajectory.jsonl", trajectory_jsonl(record))
+        write_atomic(folder / "trajectory.md", render_trajectory(meta, record))
         self.index.upsert([self._run_doc(meta)])
 
     def save_compilation(self, run_id: str, outcome: str, text: str) -> None:
         body = f"# Compilation of run {run_id}\n\nRaw turns: [trajectory.md](trajectory.md)\n\n{text.strip()}\n"
-        atomic_write(self.run_dir(run_id) / "compilation.md", join_front_matter({"run_id": run_id, "outcome": outcome}, body))
+        write_atomic(self.run_dir(run_id) / "compilation.md", join_front_matter({"run_id": run_id, "outcome": outcome}, body))
 
     def run_turns(self, run_id: str) -> list[Turn]:
         """The raw turns of a stored run."""
@@ -273,7 +274,7 @@ class MemoryStore:
             listed[item_id] = line
         else:
             return  # a person deleted the line: the item stays forgotten
-        atomic_write(self.manifest_path, render_manifest(m))
+        write_atomic(self.manifest_path, render_manifest(m))
         if not existed:  # every line just written is the store's own
             record = {f"{k}/{i}": line_digest(v) for k in ("lessons", "rules") for i, v in getattr(m, k).items()}
         write_record(self.lines_path, m, record | ({key: line_digest(line)} if line else {}))

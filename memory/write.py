@@ -14,6 +14,7 @@ from datetime import datetime
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from common.errors import TetherError
 from memory.grounding import sentences, unsupported_claims
 from memory.lesson import Lesson
 from memory.llm import Call, ask, parse_json
@@ -22,7 +23,6 @@ from memory.report import StepResult
 from memory.run import RunRecord, trajectory_text
 from memory.store import MemoryStore
 from memory.text import jaccard, normalize
-from sandbox.errors import TetherError
 
 
 class _Candidate(BaseModel):
@@ -101,7 +101,7 @@ def new_lessons(store: MemoryStore, model: BaseChatModel, record: RunRecord, com
                 continue
             lesson = Lesson(
                 id=new_id, title=cand.title.strip() or cand.insight.strip()[:60], source_run=record.run_id,
-                source_outcome=record.outcome, source_goal=record.goal, created=now,
+                source_outcome=record.outcome, source_goal=record.goal, created=now, project=record.project,
                 insight=cand.insight.strip(), applicability=cand.applicability.strip(),
             )
             store.save_lesson(lesson, new=True)

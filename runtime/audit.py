@@ -22,9 +22,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from common.errors import TetherError
 from guardian.verdict import Decision, Verdict
 from runtime.snapshot import UnknownRunError, run_dir
-from sandbox.errors import TetherError
 
 SHADOW_FILE = "shadow.jsonl"
 

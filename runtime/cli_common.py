@@ -12,8 +12,9 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from common.errors import TetherError
 from runtime.config import TetherConfig, load_config
-from sandbox.errors import TetherError
+from runtime.terminal import safe
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -34,8 +35,8 @@ def config(home: Path | None) -> TetherConfig:
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print `error: message` on stderr and exit with `code`."""
-    err.print(f"[bold red]error:[/] {message}", markup=True)
+    """Print `error: message` on stderr (controls and markup escaped) and exit with `code`."""
+    err.print(f"[bold red]error:[/] {safe(message)}", markup=True)
     raise typer.Exit(code)
 
 

@@ -13,6 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from common.events import (
+    ApprovalRecorded,
+    CommandProposed,
+    Event,
+    ExecFinished,
+    LessonsUsed,
+    VerdictRecorded,
+)
+from common.walk import read_rel, shown
 from guardian.gate_evidence import (
     Budgets,
     Claim,
@@ -24,14 +33,6 @@ from guardian.gate_evidence import (
     real_changes,
 )
 from runtime.config import RunConfig
-from runtime.journal import (
-    ApprovalRecorded,
-    CommandProposed,
-    Event,
-    ExecFinished,
-    LessonsUsed,
-    VerdictRecorded,
-)
 from runtime.workspace import FileState, diff, manifest
 from sandbox.base import Sandbox
 
@@ -97,12 +98,12 @@ def _watchdog(cmd: str, ran: set[str]) -> bool:
 
 
 def _texts(root: Path, paths: list[str]) -> dict[str, str]:
+    """Leading text of each regular file, read by descriptor (no symlink followed, no FIFO opened)."""
     out: dict[str, str] = {}
     for rel in paths:
-        path = root / rel
-        if path.is_file() and not path.is_symlink():
-            with path.open("rb") as fh:
-                out[rel] = fh.read(TEXT_CAP).decode("utf-8", errors="replace")
+        data = read_rel(root, rel, TEXT_CAP)
+        if data is not None:
+            out[shown(rel)] = data.decode("utf-8", errors="replace")
     return out
 
 
@@ -112,18 +113,19 @@ def build_evidence(
     *,
     workspace: Path,
     start_manifest: dict[str, FileState],
+    end_manifest: dict[str, FileState] | None = None,
     processes: dict[str, str] | None,
     baseline: dict[str, str] | None,
     limits: RunConfig,
     lessons_used: list[str],
     mount: str,
-    end: dict[str, FileState] | None = None,
 ) -> Evidence:
     """The run's evidence, from what happened rather than what was said."""
     goal = state.get("goal", "")
     wants_change, artifacts = goal_flags(goal)
-    end = manifest(workspace) if end is None else end
-    delta = diff(start_manifest, end)
+    end = manifest(workspace) if end_manifest is None else end_manifest
+    raw = diff(start_manifest, end)
+    delta = raw.shown()
     steps = state.get("steps", {})
     summary = state.get("summary") or {}
     commands = commands_from_journal(events)
@@ -149,9 +151,9 @@ def build_evidence(
         diff_added=delta.added,
         diff_modified=delta.modified,
         diff_deleted=delta.deleted,
-        changed_texts=_texts(workspace, real_changes([*delta.added, *delta.modified])),
+        changed_texts=_texts(workspace, real_changes([*raw.added, *raw.modified])),
         stray_changes=sorted({p for e in events if isinstance(e, ExecFinished) for p in e.stray}),
-        workspace_files=sorted(end),
+        workspace_files=sorted(shown(p) for p in end),
         workspace_mount=mount,
         summary=summary.get("text") or None,
         summary_files=summary.get("files", []),

@@ -14,16 +14,16 @@ import os
 import re
 import shlex
 import shutil
-import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from common.events import Event, PlanAccepted, Replanned
+from common.walk import read_rel
 from guardian.gate_checks import COUNTING, classify, empty_test_run
 from guardian.gate_evidence import CheckRun, CommandEvidence
 from guardian.gate_verify import verify_commands
-from runtime.journal import Event, PlanAccepted, Replanned
-from runtime.snapshot import SNAPSHOT_DIR, SnapshotManifest
+from runtime.snapshot import SNAPSHOT_DIR, SnapshotManifest, clone_fd, from_text
 from sandbox.base import Sandbox
 
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -102,18 +102,7 @@ def _script_files(check: CheckRun, workspace: Path) -> list[str]:
         rel = os.path.normpath(s.removeprefix("./"))
         if not rel.startswith(("..", "/")):
             out.append(rel)
-    return [r for r in out if (workspace / r).is_file()]
-
-
-def _read_capped(path: Path) -> str:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return ""
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return ""
-        return fh.read(SCRIPT_READ_CAP).decode("utf-8", errors="replace")
+    return [r for r in out if read_rel(workspace, r, 0) is not None]
 
 
 def mark_authorship(checks: list[CheckRun], workspace: Path, changed: list[str]) -> list[str]:
@@ -131,7 +120,7 @@ def mark_authorship(checks: list[CheckRun], workspace: Path, changed: list[str])
         overlay.update(own)
         if own:
             c.authored = True
-            text = c.command + "\n" + "\n".join(_read_capped(workspace / s) for s in own)
+            text = c.command + "\n" + "\n".join((read_rel(workspace, s, SCRIPT_READ_CAP) or b"").decode("utf-8", "replace") for s in own)
             c.exercises_change = bool(pattern and pattern.search(text))
     return sorted(overlay)
 
@@ -148,29 +137,43 @@ def _result_after(check: CheckRun, code: int, output: str) -> None:
 
 
 def build_before(run_dir: Path, workspace: Path, overlay: list[str]) -> Path:
-    """A scratch copy of the pre-run snapshot, with the run's test files laid over it."""
+    """A scratch copy of the pre-run snapshot, with the run's test files laid over it.
+
+    FIFOs, sockets and devices are left out (a check must not hang on one).
+    """
     snap = run_dir / SNAPSHOT_DIR
     man = SnapshotManifest.model_validate_json((snap / "manifest.json").read_text(encoding="utf-8"))
     dest = run_dir / "gate-before"
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(mode=0o755)
-    for rel, entry in sorted(man.entries.items()):
+    reflink = True
+    for key, entry in man.entries.items():  # walk order: parents first
+        rel = from_text(key)
         target = dest / rel
         if entry.type == "dir":
             target.mkdir(mode=0o755, exist_ok=True)
         elif entry.type == "symlink":
-            os.symlink(entry.target or "", target)
-        else:
-            shutil.copyfile(snap / "files" / rel, target, follow_symlinks=False)
-            os.chmod(target, entry.mode | 0o600)
+            os.symlink(from_text(entry.target or ""), target)
+        elif entry.type == "file":
+            src = os.open(snap / "files" / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, entry.mode | 0o600)
+                try:
+                    reflink, _ = clone_fd(src, out, os.fstat(src).st_size, reflink)
+                finally:
+                    os.close(out)
+            finally:
+                os.close(src)
     for rel in overlay:
-        text = _read_capped(workspace / rel)
+        data = read_rel(workspace, rel, SCRIPT_READ_CAP)
+        if data is None:
+            continue
         target = dest / rel
-        if target.is_symlink():
+        if target.is_symlink() or target.is_file():
             target.unlink()
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        target.write_bytes(data)
     return dest
 
 

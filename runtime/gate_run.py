@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from common.events import Event
 from guardian.gate import GateReport, check_gate
 from guardian.gate_evidence import real_changes
 from runtime.config import TetherConfig
@@ -30,10 +31,10 @@ from runtime.gate_scan import (
     shadowing,
     tampering,
 )
-from runtime.journal import Event
 from runtime.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
-from runtime.workspace import FileState, diff, manifest
+from runtime.workspace import FileState, diff
 from sandbox.base import Sandbox
+from sandbox.config import WorkspaceLimits
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,8 @@ class GateContext:
     workspace: Path
     run_dir: Path
     start: dict[str, FileState]
+    final: Callable[[], dict[str, FileState]]
+    """The workspace's manifest now (a bounded walk)."""
     sandbox: Sandbox
     before_sandbox: Callable[[Path], Sandbox]
     """Starts a sandbox on a scratch folder (the pre-run copy)."""
@@ -57,12 +60,12 @@ class GateContext:
     tracker: ChangeTracker = field(default_factory=ChangeTracker)
 
 
-def ensure_snapshot(workspace: Path, run_dir: Path) -> None:
+def ensure_snapshot(workspace: Path, run_dir: Path, limits: WorkspaceLimits) -> None:
     """The pre-run copy the gate runs the checks on (the trust hooks may have taken it already)."""
     if (run_dir / SNAPSHOT_DIR / "manifest.json").is_file():
         return
     try:
-        snapshot(workspace, run_dir)
+        snapshot(workspace, run_dir, limits)
     except SnapshotError as e:  # no snapshot: the gate says so in R07 for a goal that changes something
         log.warning("no pre-run snapshot of %s: %s", workspace, e)
 
@@ -80,10 +83,10 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     """All the evidence, the gate's own checks, and the verdict R01-R18."""
     cfg, ws = ctx.config, ctx.workspace
     mount = cfg.sandbox.workspace_mount
-    end = manifest(ws)
+    end = ctx.final()
     ev = build_evidence(
         state, events, workspace=ws, start_manifest=ctx.start, processes=list_processes(ctx.sandbox),
-        baseline=ctx.baseline, limits=cfg.run, lessons_used=ctx.lessons_used, mount=mount, end=end,
+        baseline=ctx.baseline, limits=cfg.run, lessons_used=ctx.lessons_used, mount=mount, end_manifest=end,
     )
     delta = diff(ctx.start, end)
     written = real_changes([*delta.added, *delta.modified])

@@ -19,7 +19,9 @@ import sys
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from common.walk import Deadline, WalkError, read_rel, shown, walk
 from guardian.gate_evidence import CommandEvidence, is_generated, real_changes
 from guardian.gate_secrets import scan_bytes
 from runtime.gate_rerun import is_test_path
@@ -37,20 +39,25 @@ SHADOWED = frozenset(sys.stdlib_module_names) | {"pytest", "_pytest", "pluggy", 
 HOOK_FILES = re.compile(r"(^|/)(sitecustomize|usercustomize)\.py$|\.pth$")
 
 
+def _states(scan: Any) -> dict[str, FileState]:
+    """A manifest, from a `runtime.workspace.Scan` or a manifest itself."""
+    return getattr(scan, "states", scan)
+
+
 class ChangeTracker:
     """Remembers the manifest after each command; a later difference no command made is a stray change."""
 
     def __init__(self) -> None:
         self.last: dict[str, FileState] | None = None
 
-    def stray(self, now: dict[str, FileState]) -> list[str]:
-        """Changes since the last command ended, without caches (call before the next command)."""
-        return [] if self.last is None else real_changes(diff(self.last, now).changed)
+    def stray(self, now: Any) -> list[str]:
+        """Changes since the last command ended, without caches, as journal-safe text (call before the next command)."""
+        return [] if self.last is None else [shown(p) for p in real_changes(diff(self.last, _states(now)).changed)]
 
-    def command_changes(self, before: dict[str, FileState], after: dict[str, FileState]) -> list[str]:
+    def command_changes(self, before: Any, after: Any) -> list[str]:
         """One command's own changes (caches left out); remembers `after` for the next `stray`."""
-        self.last = after
-        return real_changes(diff(before, after).changed)
+        self.last = _states(after)
+        return [shown(p) for p in real_changes(diff(_states(before), self.last).changed)]
 
 
 def outside_files(sandbox: Sandbox) -> list[str] | None:
@@ -112,20 +119,12 @@ def artifact_types(workspace: Path, artifacts: Sequence[str], mount: str) -> dic
 
 
 def _snapshot_text(run_dir: Path, rel: str) -> str:
-    path = run_dir / SNAPSHOT_DIR / "files" / rel
-    try:
-        return path.read_bytes()[:DIFF_CAP].decode("utf-8", errors="replace") if path.is_file() and not path.is_symlink() else ""
-    except OSError:
-        return ""
+    data = read_rel(run_dir / SNAPSHOT_DIR / "files", rel, DIFF_CAP)
+    return (data or b"").decode("utf-8", errors="replace")
 
 
-def _text(path: Path) -> str:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return ""
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read(DIFF_CAP).decode("utf-8", errors="replace") if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else ""
+def _text(root: Path, rel: str) -> str:
+    return (read_rel(root, rel, DIFF_CAP) or b"").decode("utf-8", errors="replace")
 
 
 def tampering(
@@ -147,7 +146,7 @@ def tampering(
     chunks: list[str] = []
     for p in touched:
         old = _snapshot_text(run_dir, p).splitlines(keepends=True)
-        new = _text(workspace / p).splitlines(keepends=True) if p in end else []
+        new = _text(workspace, p).splitlines(keepends=True) if p in end else []
         chunks.extend(difflib.unified_diff(old, new, f"a/{p}", f"b/{p}"))
     return reasons, "".join(chunks)[:DIFF_CAP]
 
@@ -169,42 +168,33 @@ def shadowing(start: dict[str, FileState], end: dict[str, FileState]) -> list[st
     return sorted(out)
 
 
-def file_secrets(workspace: Path, changed: Sequence[str], since_ns: int) -> list[str]:
-    """Secrets in files the run added or changed, and in `.git` files written since the run began."""
+def file_secrets(workspace: Path, changed: Sequence[str], since_ns: int, deadline_s: float = 30.0) -> list[str]:
+    """Secrets in files the run added or changed, and in `.git` files written since the run began.
+
+    Read by descriptor (no link followed), at most FILE_BUDGET bytes a file
+    and TOTAL_BUDGET in all; loose git objects are inflated first.
+    """
     hits: list[str] = []
     budget = TOTAL_BUDGET
     paths = [p for p in changed if not is_generated(p)]
     git = workspace / ".git"
     if git.is_dir() and not git.is_symlink():
-        for dirpath, dirnames, filenames in os.walk(git):
-            dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
-            for name in filenames:
-                full = os.path.join(dirpath, name)
-                try:
-                    st = os.lstat(full)
-                except OSError:
-                    continue
-                if stat.S_ISREG(st.st_mode) and st.st_mtime_ns >= since_ns:
-                    paths.append(os.path.relpath(full, workspace))
+        try:
+            for e in walk(git, deadline=Deadline(deadline_s, "secrets scan of .git")):
+                if e.kind == "file" and e.st.st_mtime_ns >= since_ns:
+                    paths.append(".git/" + e.rel)
+        except (OSError, WalkError) as err:
+            hits.append(f".git could not be scanned: {err}")
     for rel in paths:
         if budget <= 0:
             hits.append(f"secret scan stopped at its {TOTAL_BUDGET >> 20} MiB budget")
             break
-        data = _read_bytes(workspace / rel, min(FILE_BUDGET, budget))
+        data = read_rel(workspace, rel, min(FILE_BUDGET, budget)) or b""
         budget -= len(data)
         if rel.startswith(".git/objects/") and data[:1] == b"x":
             try:
                 data = zlib.decompressobj().decompress(data, FILE_BUDGET)
             except zlib.error:
                 pass
-        hits.extend(f"{rel}: {kind}" for kind in scan_bytes(data))
+        hits.extend(f"{shown(rel)}: {kind}" for kind in scan_bytes(data))
     return hits
-
-
-def _read_bytes(path: Path, cap: int) -> bytes:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return b""
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read(cap) if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else b""

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 
+from common.errors import ConfigError
 from runtime.config import ModelConfig
 from runtime.scripted import ScriptedChatModel
-from sandbox.errors import ConfigError
 
 PROVIDERS = ("scripted", "openai", "ollama", "anthropic")
 

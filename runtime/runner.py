@@ -23,6 +23,10 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 from pydantic import BaseModel
 
+from common.atomic import write_atomic
+from common.errors import ConfigError, TetherError
+from common.events import Event, LessonsUsed, RunEnded, RunStarted, read_events
+from common.journal import Journal
 from graphs.build import build_graph
 from graphs.state import ApprovalMode, Deps
 from runtime.config import TetherConfig
@@ -30,11 +34,10 @@ from runtime.evidence import list_processes
 from runtime.gate_run import GateContext, ensure_snapshot, gate_guard, judge
 from runtime.gate_scan import ChangeTracker
 from runtime.hooks import MemoryContext, NoHooks, RunHooks, RunInfo, RunRecord
-from runtime.journal import Event, Journal, LessonsUsed, RunEnded, RunStarted, read_events
 from runtime.report import record_from
-from runtime.workspace import FileState, ManifestCache, manifest
+from runtime.run_totals import TOTALS_KEY, totals_from_events
+from runtime.workspace_watch import WorkspaceWatch, load_start, save_start
 from sandbox.base import Sandbox
-from sandbox.errors import ConfigError, TetherError
 
 SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
 OnEvent = Callable[[Event], None]
@@ -68,7 +71,7 @@ def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_di
     """The default factory: a started DockerSandbox for this run."""
     from sandbox.docker import DockerSandbox
 
-    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id).start()
+    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace).start()
 
 
 def load_meta(config: TetherConfig, run_id: str) -> dict[str, Any]:
@@ -110,9 +113,7 @@ class JournalFirstSaver(SqliteSaver):
 
 
 def _save_meta(run_dir: Path, meta: dict[str, Any]) -> None:
-    tmp = run_dir / "run.json.tmp"
-    tmp.write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
-    tmp.replace(run_dir / "run.json")
+    write_atomic(run_dir / "run.json", json.dumps(meta, indent=2, default=str))
 
 
 def start_run(
@@ -133,11 +134,10 @@ def start_run(
     workspace = options.workspace.resolve()
     info = RunInfo(run_id=run_id, goal=options.goal, workspace=workspace, run_dir=run_dir, shadow=options.shadow)
     context = hooks.before_run(info) or MemoryContext()
-    ensure_snapshot(workspace, run_dir)
-    start = manifest(workspace)
-    (run_dir / "start_manifest.json").write_text(json.dumps({k: v.model_dump() for k, v in start.items()}), encoding="utf-8")
+    ensure_snapshot(workspace, run_dir, config.workspace)
+    save_start(run_dir, workspace, config.workspace)
     meta = {**options.model_dump(mode="json"), "run_id": run_id, "workspace": str(workspace), "status": "running",
-            "memory_context": context.text, "lesson_ids": context.lesson_ids}
+            "memory_context": context.text, "lesson_ids": context.lesson_ids, "started_at": time.time()}
     _save_meta(run_dir, meta)
     journal = Journal(run_dir / "journal.jsonl")
     journal.listeners.extend([on_event] if on_event else [])
@@ -197,7 +197,8 @@ def _drive(
         from runtime.models import build_chat_model
 
         model = build_chat_model(config.model.model_copy(update={"spec": meta["model_spec"]}))
-    start = {k: FileState.model_validate(v) for k, v in json.loads((run_dir / "start_manifest.json").read_text()).items()}
+    start = load_start(run_dir)
+    watch = WorkspaceWatch(workspace, config.workspace)
     conn = _connect(config.checkpoint_db)
     graph_config: Any = {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
     sandbox: Sandbox | None = None
@@ -218,7 +219,7 @@ def _drive(
 
             sandbox.stream_scanner = StreamScanner  # the secrets scan sees the middle the output cap drops
         ctx = GateContext(
-            config=config, workspace=workspace, run_dir=run_dir, start=start, sandbox=sandbox,
+            config=config, workspace=workspace, run_dir=run_dir, start=start, final=watch.final, sandbox=sandbox,
             before_sandbox=lambda scratch: sandbox_factory(scratch, config, f"{run_id}-before", None),
             guard=gate_guard(config), person_checks=list(meta.get("verify") or []),
             lessons_used=meta.get("lesson_ids", []), baseline=list_processes(sandbox),
@@ -229,7 +230,7 @@ def _drive(
             return {"passed": report.passed, "results": [r.model_dump() for r in report.results],
                     "review": report.review, "review_diff": report.review_diff, "checks": report.checks}
 
-        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, workspace, ctx.tracker)
+        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, watch, ctx.tracker)
         graph = build_graph(deps, saver)
         if require_pause and not graph.get_state(graph_config).interrupts:
             msg = f"run {run_id} is not waiting for an approval; use `tether resume {run_id}`"
@@ -267,8 +268,9 @@ def _drive(
                     sandbox.close()
             finally:
                 conn.close()
-                if record is not None:
-                    _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason})
+                if record is not None:  # totals: what `tether runs` lists without reading the journal
+                    totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost, lesson_ids=meta.get("lesson_ids"))
+                    _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, TOTALS_KEY: {**totals, "ended_at": time.time()}})
     journal.append(RunEnded(key=f"run_end:{time.time()}", status=record.status, reason=record.reason))
     journal.close()
     if record.status != "interrupted":
@@ -288,7 +290,7 @@ def _stopped(meta: dict[str, Any], run_dir: Path, journal: Journal, graph: Any, 
     return rec.model_copy(update={"status": status, "reason": reason})
 
 
-def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, workspace: Path, tracker: ChangeTracker) -> Deps:
+def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, watch: WorkspaceWatch, tracker: ChangeTracker) -> Deps:
     from guardian.checker import check
 
     guardian_config = config.guardian
@@ -297,7 +299,6 @@ def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandb
         return check(command, context, guardian_config)
 
     run, run_id = config.run, meta["run_id"]
-    cache = ManifestCache()  # the before/after manifests of each command re-hash only files whose stat changed
     return Deps(
         model=model, sandbox=sandbox, journal=journal, guard=guard, gate=gate,
         max_steps=run.max_steps, max_commands_per_step=run.max_commands_per_step,
@@ -308,7 +309,5 @@ def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandb
         record_approval=lambda v, ok: hooks.record_approval(v, ok, run_id),
         shadow_record=lambda v, cmd, person: hooks.shadow_record(v, cmd, person, run_id),
         workspace_mount=config.sandbox.workspace_mount,
-        snapshot=lambda: manifest(workspace, cache=cache), changed=tracker.command_changes,
-        stray=tracker.stray,
+        snapshot=watch.snapshot, changed=tracker.command_changes, over_limit=watch.over_limit, stray=tracker.stray,
     )
-

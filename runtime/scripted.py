@@ -30,7 +30,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from sandbox.errors import ConfigError, TetherError
+from common.errors import ConfigError, TetherError
 
 RECALLED = "{{recalled_lessons}}"
 """Placeholder for the ids of the lessons the prompt recalled (memory lists them as `- [id] ...`)."""

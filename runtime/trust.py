@@ -21,6 +21,8 @@ from typing import Any, Literal
 from filelock import FileLock, Timeout
 from pydantic import BaseModel
 
+from common.atomic import write_atomic
+from common.errors import TetherError
 from guardian.verdict import Decision, Verdict
 from runtime.config import TrustConfig
 from runtime.trust_file import (
@@ -30,9 +32,7 @@ from runtime.trust_file import (
     LedgerFile,
     dump_ledger,
     read_ledger,
-    write_atomic,
 )
-from sandbox.errors import TetherError
 
 log = logging.getLogger(__name__)
 

@@ -2,14 +2,12 @@
 
 Parts: `KindRecord`, `Change`, `LedgerFile` (what `trust.toml` holds),
 `read_ledger` (raises LedgerCorruptError on anything unreadable),
-`dump_ledger` (TOML a person can read and edit), `write_atomic`.
+`dump_ledger` (TOML a person can read and edit); common.atomic writes it.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from datetime import datetime
@@ -18,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sandbox.errors import TetherError
+from common.errors import TetherError
 
 
 class LedgerCorruptError(TetherError, ValueError):
@@ -132,17 +130,3 @@ def dump_ledger(data: LedgerFile) -> str:
     for change in data.changes:
         lines += ["[[changes]]", *_table(change.model_dump(exclude_none=True)), ""]
     return "\n".join(lines)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

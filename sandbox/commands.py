@@ -15,10 +15,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from common.errors import TetherError
 from sandbox import cleanup, engine, images
 from sandbox.base import ExecResult
 from sandbox.config import DockerSandboxConfig
-from sandbox.errors import TetherError
 from sandbox.rootfs import SANDBOX_UID
 
 

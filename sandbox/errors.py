@@ -1,17 +1,13 @@
-"""The one exception tree of Tether.
+"""Errors of the sandbox layer, rooted in common.errors.
 
-It lives in the lowest layer (sandbox) so that guardian, memory, graphs and
-runtime can all share it without importing upwards. Each class also inherits
-the builtin it resembles, so callers may catch either.
+Parts: `SandboxError` and its kinds. `TetherError` and `ConfigError` are
+re-exported from common.errors (their home) for code written against this path.
 """
 
+from common.errors import ConfigError, TetherError
 
-class TetherError(Exception):
-    """Root of every error Tether raises on purpose; the message names the fix."""
-
-
-class ConfigError(TetherError, ValueError):
-    """Configuration or user input is invalid."""
+__all__ = ["CommandTimeoutError", "ConfigError", "EngineUnavailableError", "ImageMissingError",
+           "SandboxError", "TetherError"]
 
 
 class SandboxError(TetherError, RuntimeError):

@@ -37,7 +37,7 @@ def docker_client():
 @pytest.fixture(scope="session")
 def tiny_image(docker_client) -> str:
     """Tag of the busybox test image `tether-sandbox:tiny`, built (in ~1 s) when missing."""
-    from sandbox.errors import ConfigError
+    from common.errors import ConfigError
     from sandbox.images import build_image
 
     try:
@@ -50,7 +50,7 @@ def tiny_image(docker_client) -> str:
 @pytest.fixture(scope="session")
 def debian_image(docker_client) -> str:
     """Tag of the default Debian image, built like `tether sandbox build` when missing (~70 s once)."""
-    from sandbox.errors import ConfigError
+    from common.errors import ConfigError
     from sandbox.images import build_image
 
     try:

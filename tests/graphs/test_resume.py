@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.journal import ExecFinished, ExecStarted, read_events
+from common.events import ExecFinished, ExecStarted, read_events
 
 SCENARIO = Path(__file__).parent / "scenarios" / "append-then-sleep.yaml"
 pytestmark = pytest.mark.docker

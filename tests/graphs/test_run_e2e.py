@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.journal import (
+from common.events import (
     ApprovalRecorded,
     CommandProposed,
     ExecFinished,

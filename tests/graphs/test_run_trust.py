@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.journal import ApprovalRecorded, CommandProposed, ExecFinished
+from common.events import ApprovalRecorded, CommandProposed, ExecFinished
 from runtime.workspace import manifest
 
 SCENARIOS = Path(__file__).parent / "scenarios"

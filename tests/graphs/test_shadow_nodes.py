@@ -6,10 +6,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from common.journal import Journal
 from graphs.execution import execution_nodes
 from graphs.state import Deps
 from guardian.verdict import RuleHit, Verdict
-from runtime.journal import Journal
 from sandbox.recording import RecordingSandbox
 
 

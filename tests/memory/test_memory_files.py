@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from memory_helpers import T0, record
 
+from common.atomic import write_atomic
+from common.errors import StateFileError
 from memory.config import MemoryConfig
 from memory.dense import PACKAGE, load_embedder
-from memory.errors import DenseUnavailableError, MemoryStoreError
-from memory.files import atomic_write
+from memory.errors import DenseUnavailableError
 from memory.index import make_index
 from memory.lesson import Lesson, Revision, lesson_from_markdown, lesson_to_markdown
 from memory.run import program_of
@@ -25,9 +26,9 @@ def test_a_writer_killed_mid_write_leaves_a_whole_file(tmp_path: Path) -> None:
     target = tmp_path / "big.md"
     size = 2_000_000
     code = (
-        "import sys\nfrom pathlib import Path\nfrom memory.files import atomic_write\n"
+        "import sys\nfrom pathlib import Path\nfrom common.atomic import write_atomic\n"
         f"p = Path({str(target)!r})\nn = 0\n"
-        f"while True:\n    atomic_write(p, 'AB'[n % 2] * {size})\n    n += 1\n    print(n, flush=True)\n"
+        f"while True:\n    write_atomic(p, 'AB'[n % 2] * {size})\n    n += 1\n    print(n, flush=True)\n"
     )
     child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     for _ in range(3):  # let it finish a few writes, then kill it in the middle of the next ones
@@ -42,8 +43,8 @@ def test_a_writer_killed_mid_write_leaves_a_whole_file(tmp_path: Path) -> None:
 def test_failed_replace_cleans_its_temp_file(tmp_path: Path) -> None:
     target = tmp_path / "taken"
     (target / "child").mkdir(parents=True)  # os.replace of a file onto a non-empty folder fails
-    with pytest.raises(MemoryStoreError, match="cannot write"):
-        atomic_write(target, "new")
+    with pytest.raises(StateFileError, match="cannot write"):
+        write_atomic(target, "new")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
 
 

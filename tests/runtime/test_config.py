@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from common.errors import ConfigError
 from runtime.config import load_config
 from runtime.models import build_chat_model
 from runtime.scripted import ScriptedChatModel
-from sandbox.errors import ConfigError
 
 
 def test_defaults_are_hardened(tmp_path):

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from common.events import ExecFinished, read_events
 from runtime.config import load_config
-from runtime.journal import ExecFinished, read_events
 from runtime.runner import RunOptions, resume_run, start_run
 from runtime.scripted import Script, ScriptedChatModel
 from sandbox.recording import RecordingSandbox

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from common.events import ApprovalRecorded, ExecFinished, VerdictRecorded, read_events
 from runtime.config import load_config
 from runtime.hooks import NoHooks
-from runtime.journal import ApprovalRecorded, ExecFinished, VerdictRecorded, read_events
 from runtime.runner import RunOptions, start_run
 from runtime.scripted import Script, ScriptedChatModel
 from sandbox.recording import RecordingSandbox

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from common.errors import ConfigError
 from sandbox.base import Sandbox
 from sandbox.cleanup import PID_LABEL, RUN_LABEL
 from sandbox.config import DockerSandboxConfig
 from sandbox.docker import DockerSandbox
-from sandbox.errors import ConfigError, SandboxError
+from sandbox.errors import SandboxError
 
 pytestmark = pytest.mark.docker
 

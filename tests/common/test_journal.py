@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-import runtime.journal as journal_mod
-from graphs.execution import execution_nodes
-from graphs.state import Deps
-from guardian.verdict import RuleHit, Verdict
-from runtime.journal import (
+import common.journal as journal_mod
+from common.events import (
     CommandProposed,
     ExecFinished,
     ExecStarted,
-    Journal,
     StepChanged,
     read_events,
 )
+from common.journal import Journal
+from graphs.execution import execution_nodes
+from graphs.state import Deps
+from guardian.verdict import RuleHit, Verdict
 from runtime.runner import JournalFirstSaver
 from sandbox.recording import RecordingSandbox
 

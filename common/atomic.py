@@ -1,0 +1,64 @@
+"""The one crash-safe file writer: readers see the old file or the new one, never a mix.
+
+Parts: `write_atomic()` (temp file in the same folder, write, fsync the file,
+rename over the target, fsync the folder) and `fsync_dir()`. Every state
+file (run.json, trust.toml, memory markdown, ledgers) is written through it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from common.errors import StateFileError
+
+
+def write_atomic(path: Path, data: str | bytes, *, mode: int | None = None) -> None:
+    """Replace `path` with `data` (text is written as UTF-8) atomically and durably.
+
+    Args:
+        path: the file to replace; its folder is created when missing.
+        data: the whole new content.
+        mode: permission bits for the new file (default 0o600: state is private).
+
+    Raises:
+        StateFileError: the folder is not writable, the disk is full, or the target
+            cannot be replaced; the message names the file and the fix.
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        tmp = None
+        fsync_dir(path.parent)
+    except OSError as e:
+        msg = f"cannot write {path}: {e.strerror or e}; check that folder's permissions and free space"
+        raise StateFileError(msg) from e
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename or a new file in `folder` durable (a no-op where folders cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,163 @@
+"""The run journal's event types: one pydantic model per kind, joined in `Event`.
+
+Parts: the event models, the `Event` union, `read_events()`. They live in the
+leaf package so every layer (graphs writes them, runtime and memory read them,
+reports render them) shares one definition; the writer is common.journal.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+
+class _Base(BaseModel):
+    key: str
+    """Stable id of the event; a second event with the same key is not written."""
+    ts: float = Field(default_factory=time.time)
+
+
+class RunStarted(_Base):
+    kind: Literal["run_start"] = "run_start"
+    run_id: str
+    goal: str
+    workspace: str
+    model: str
+    shadow: bool = False
+    resumed: bool = False
+
+
+class PlanAccepted(_Base):
+    kind: Literal["plan"] = "plan"
+    attempt: int
+    steps: list[dict[str, Any]]
+
+
+class PlanRejected(_Base):
+    kind: Literal["plan_rejected"] = "plan_rejected"
+    attempt: int
+    error: str
+    steps: Any = None
+
+
+class CommandProposed(_Base):
+    kind: Literal["command"] = "command"
+    cmd_id: str
+    step: str
+    tool: Literal["run_shell", "read_file"]
+    command: str
+    cwd: str
+
+
+class VerdictRecorded(_Base):
+    kind: Literal["verdict"] = "verdict"
+    cmd_id: str
+    decision: Literal["allow", "ask", "deny"]
+    enforced: Literal["allow", "ask", "deny"]
+    """What was enforced: differs from `decision` in shadow mode or when trust auto-approves."""
+    rules: list[str] = Field(default_factory=list)
+    kinds: list[str] = Field(default_factory=list)
+    categories: list[str] = Field(default_factory=list)
+    reason: str = ""
+
+
+class ApprovalRecorded(_Base):
+    kind: Literal["approval"] = "approval"
+    cmd_id: str
+    approved: bool
+    by: Literal["person", "yes-flag", "trust", "no-person"]
+
+
+class ExecStarted(_Base):
+    kind: Literal["exec_start"] = "exec_start"
+    cmd_id: str
+
+
+class ExecFinished(_Base):
+    kind: Literal["exec"] = "exec"
+    cmd_id: str
+    exit_code: int
+    output: str
+    duration_s: float
+    timed_out: bool = False
+    changed: list[str] = Field(default_factory=list)
+    """Workspace paths this command added, modified or deleted."""
+    stray: list[str] = Field(default_factory=list)
+    """Workspace changes seen before this command started that no command made."""
+    secrets: list[str] = Field(default_factory=list)
+    """Secret kinds seen in the whole output stream (before it was cut to head and tail)."""
+
+
+class StepChanged(_Base):
+    kind: Literal["step"] = "step"
+    step: str
+    status: Literal["pending", "running", "done", "failed", "blocked", "skipped"]
+    reason: str = ""
+    summary: str = ""
+    files_read: list[str] = Field(default_factory=list)
+    files_changed: list[str] = Field(default_factory=list)
+    evidence: str = ""
+
+
+class Replanned(_Base):
+    kind: Literal["replan"] = "replan"
+    round: int
+    accepted: bool
+    steps: list[dict[str, Any]] = Field(default_factory=list)
+    replace: dict[str, str] = Field(default_factory=dict)
+    error: str = ""
+
+
+class SummaryWritten(_Base):
+    kind: Literal["summary"] = "summary"
+    text: str
+    files: list[str] = Field(default_factory=list)
+    commands: list[str] = Field(default_factory=list)
+    claims: list[dict[str, Any]] = Field(default_factory=list)
+    lessons_used: list[str] = Field(default_factory=list)
+    """Memory lessons the model says it relied on."""
+
+
+class LessonsUsed(_Base):
+    kind: Literal["lessons"] = "lessons"
+    ids: list[str]
+
+
+class GateRecorded(_Base):
+    kind: Literal["gate"] = "gate"
+    passed: bool
+    results: list[dict[str, Any]]
+    review: list[str] = Field(default_factory=list)
+    checks: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class RunEnded(_Base):
+    kind: Literal["run_end"] = "run_end"
+    status: Literal["success", "needs-review", "failed", "blocked", "interrupted"]
+    reason: str = ""
+
+
+Event = Annotated[
+    RunStarted | PlanAccepted | PlanRejected | CommandProposed | VerdictRecorded
+    | ApprovalRecorded | ExecStarted | ExecFinished | StepChanged | Replanned
+    | SummaryWritten | LessonsUsed | GateRecorded | RunEnded,
+    Field(discriminator="kind"),
+]
+_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def read_events(path: Path) -> list[Event]:
+    """Every event in the journal; a torn last line (crash mid-write) is ignored."""
+    if not path.exists():
+        return []
+    events: list[Event] = []
+    # errors="replace": a line torn inside a multi-byte character must not hide the whole journal
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            events.append(_ADAPTER.validate_json(line))
+        except ValueError:
+            continue
+    return events
