@@ -9,7 +9,14 @@ from pathlib import Path
 
 from guardian.gate_evidence import CheckRun, CommandEvidence, is_generated
 from runtime.gate_rerun import build_before, collect_checks, fresh, is_test_path, mark_authorship
-from runtime.gate_scan import ChangeTracker, artifact_types, escaping_links, file_secrets, shadowing, tampering
+from runtime.gate_scan import (
+    ChangeTracker,
+    artifact_types,
+    escaping_links,
+    file_secrets,
+    shadowing,
+    tampering,
+)
 from runtime.snapshot import snapshot
 from runtime.workspace import manifest
 
