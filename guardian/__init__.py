@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 DESTRUCTIVE_CATEGORIES: frozenset[str] = frozenset({
     "filesystem-destruction", "device-write", "credential-access", "privilege-escalation",
     "reverse-shell", "resource-exhaustion", "container-escape", "exfiltration",
+    "command-escape",
 })
 
 __all__ = ["DESTRUCTIVE_CATEGORIES", "CheckContext", "Decision", "GuardianConfig", "Rule",

@@ -16,6 +16,7 @@ import time
 
 import bashlex
 
+from guardian import program_pass
 from guardian.config import GuardianConfig
 from guardian.decode import static_output
 from guardian.interp import DOWNLOADERS, payloads
@@ -49,6 +50,7 @@ class Analyser:
         self.hits: dict[tuple[str, str], RuleHit] = {}
         self.decoded: list[str] = []
         self.files: dict[str, str | None] = {}
+        self.seen_vars: set[tuple[str, str]] = set()
         self.env = {"HOME": self.home, "PWD": self.cwd, "TMPDIR": "/tmp", "IFS": " \t\n",
                     "USER": "tether", "SHELL": "/bin/bash", "PATH": "/usr/local/bin:/usr/bin:/bin"}
 
@@ -80,6 +82,7 @@ class Analyser:
         self._tick()
         if depth:
             self.decoded.append(text)
+        program_pass.on_line(self, text)
         simples, _ = parse_line(text, env or self.env, cwd or self.cwd, self.home,
                                 self._subst(env or self.env, cwd or self.cwd))
         for s in simples:
@@ -126,6 +129,7 @@ class Analyser:
             if not t.unknown:
                 for rule in path_hits(t.path, "read"):
                     self._hit(rule.id, prog0)
+        program_pass.on_simple(self, s, depth)
         if not s.argv:
             return
         if s.in_function and s.argv[0] == s.in_function:
@@ -181,6 +185,7 @@ class Analyser:
         if not t.unknown:
             for rule in path_hits(t.path + ("/" if t.glob else ""), "write"):
                 self._hit(rule.id, prog)
+            program_pass.on_write(self, t.path, prog)
 
     def _inv(self, inv: Inv, depth: int) -> None:
         prog = inv.prog
@@ -214,6 +219,7 @@ class Analyser:
                 self._guess(action.text, depth, env, cwd)
             else:
                 self._hit(get(action.text).id, prog, action.detail)
+        program_pass.on_invocation(self, inv, depth)
 
     def _downloads(self, inv: Inv) -> None:
         args = inv.args

@@ -27,9 +27,10 @@ CATEGORIES = (
     "persistence", "download-execute", "reverse-shell", "exfiltration", "resource-exhaustion",
     "process-control", "git-history", "package-install", "system-config", "container-escape",
     "log-tampering", "cloud-destructive", "database-destructive", "outside-workspace",
-    "guardian-failure",
+    "guardian-failure", "command-escape",
 )
-_MODULES = ("rules_paths", "rules_fs", "rules_git", "rules_net", "rules_system", "rules_cloud")
+_MODULES = ("rules_paths", "rules_fs", "rules_git", "rules_net", "rules_system", "rules_cloud",
+            "rules_code", "rules_programs")
 
 
 @dataclass(slots=True)

@@ -43,8 +43,6 @@ _VALUED = {
     "command": set(),
     "exec": set("a"),
     "builtin": set(),
-    "chrt": set(),
-    "taskset": set(),
 }
 WRAPPERS = frozenset(_VALUED) | {"busybox", "find"}
 _PRIV = frozenset({"sudo", "doas", "pkexec", "run0"})
