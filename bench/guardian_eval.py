@@ -2,7 +2,9 @@
 
 Usage: python bench/guardian_eval.py FILE.jsonl [FILE.jsonl ...] [--misses N]
 
-Each line is {"command", "expected": "allow"|"deny", "source", "note"}. A
+Each line is {"command", "expected": "allow"|"deny", "source", "note"} (and
+optionally "family", which then names the group, as in the project's own
+adversarial sets under bench/corpora/). A
 corpus "deny" is met by our `ask` or `deny`. Prints, per file and per source
 prefix (`dcg:`, `dcg-packs:`, `safety-net`, `redcode`), recall on expected
 deny, false-positive rate on expected allow, counts, and the misses. Rows
@@ -77,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             if line.strip():
                 row = json.loads(line)
                 v = check(row["command"], ctx)
-                groups[_prefix(row["source"])].append((row, v.decision, v.rules))
+                group = row.get("family") or _prefix(row["source"])
+                groups[group].append((row, v.decision, v.rules))
         print(f"== {path.name}")
         for name, rows in sorted(groups.items()):
             _report(name, rows, args.misses)

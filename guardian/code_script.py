@@ -52,6 +52,16 @@ _TABLE: dict[str, dict[str, str]] = {
           "cat": "write"},
     "node": {},
 }
+_GENERIC = {"`": "shell", "system": "auto", "exec": "auto", "execute": "shell", "popen": "shell", "spawn": "auto",
+            "cmd": "auto", "shell": "shell", "script": "shell", "unix": "shell", "dos": "shell",
+            "command": "shell", "ProcessBuilder": "auto", "run": "auto", "pipeline": "auto",
+            "rmtree": "rdelete", "rm_rf": "rdelete", "rm_r": "rdelete", "unlink": "delete",
+            "rmdir": "rmdir", "remove": "delete", "delete": "delete"}
+"""Any other language (julia, elixir, erlang, groovy/scala, octave, applescript ...):
+the common names of exec and delete calls (`os:cmd`, `System.cmd`, `run(`cmd`)`,
+`do shell script`, `Runtime.exec`, `ProcessBuilder`)."""
+_LISP_RUN = re.compile(r'\((?:async-)?shell-command(?:-to-string)?\s+"((?:[^"\\]|\\.)*)"|'
+                       r'\((?:call|start)-process\s+((?:"(?:[^"\\]|\\.)*"\s*|nil\s*|t\s*)+)')
 _NODE_CP = {"exec": "shell", "execSync": "shell", "spawn": "argv", "spawnSync": "argv",
             "execFile": "argv", "execFileSync": "argv", "fork": "argv"}
 _NODE_FS = {"rmSync": "rm", "rm": "rm", "rmdirSync": "rm", "rmdir": "rm", "unlinkSync": "delete",
@@ -69,10 +79,16 @@ def script_actions(code: str, lang: str) -> list[Action]:
     fx = Effects(lang)
     if lang == "tcl":
         _tcl(code, fx)
+    elif lang in ("lisp", "elisp", "scheme", "clojure"):
+        for m in _LISP_RUN.finditer(code):
+            if m.group(1) is not None:
+                fx.shell(m.group(1), "shell-command")
+            else:
+                fx.argv([w for w in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))], "call-process")
     elif lang == "awk":
         _awk(code, fx)
     else:
-        table = dict(_TABLE.get(lang, {}))
+        table = dict(_TABLE.get(lang, _GENERIC))
         if lang == "node":
             if re.search(r"child_process|Deno\.(?:run|Command)|Bun\.spawn", code):
                 table.update(_NODE_CP)
@@ -94,6 +110,8 @@ def script_actions(code: str, lang: str) -> list[Action]:
 
 def _judge(call: Call, kind: str, lang: str, code: str, fx: Effects) -> None:
     args = [a for a in call.args if not (isinstance(a, list) and not a and lang == "ruby")]
+    if not args and kind in ("shell", "auto", "argv"):
+        return  # `x.execute()` on a receiver: the receiver was judged as its own call
     first = args[0] if args else NONLIT
     api = call.name
     if lang == "ruby" and kind == "auto" and first is NONLIT and len(args) > 1:
