@@ -20,9 +20,8 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import bashlex
-
 from guardian import escapes, programs
+from guardian.bashlex_load import bashlex
 from guardian.escapes import Act
 from guardian.parse import DepthError
 from guardian.paths import normalise, under
