@@ -17,6 +17,7 @@ from rich.table import Table
 
 from common.events import CommandProposed, Event, ExecFinished, StepChanged, VerdictRecorded
 from runtime.hooks import RunRecord
+from runtime.run_totals import model_calls
 from runtime.terminal import safe
 
 STYLE = {"done": "green", "running": "cyan", "pending": "dim", "failed": "red", "blocked": "yellow", "skipped": "magenta",
@@ -50,6 +51,7 @@ def record_from(meta: dict[str, Any], values: dict[str, Any], events: list[Event
         run_id=meta["run_id"], goal=meta["goal"], workspace=Path(meta["workspace"]), run_dir=run_dir,
         status=status, reason=reason, steps=steps, gate=values.get("gate"), summary=values.get("summary"),
         awaiting=awaiting, shadow=bool(meta.get("shadow")),
+        cost={"model_calls": model_calls(values), "tokens": int(values.get("tokens") or 0)},
     )
 
 

@@ -34,6 +34,7 @@ from runtime.config import TetherConfig
 from runtime.evidence import build_evidence, list_processes
 from runtime.hooks import MemoryContext, NoHooks, RunHooks, RunInfo, RunRecord
 from runtime.report import record_from
+from runtime.run_totals import TOTALS_KEY, totals_from_events
 from runtime.workspace import FileState, ManifestCache, diff, manifest
 from sandbox.base import Sandbox
 
@@ -133,7 +134,7 @@ def start_run(
     start = manifest(workspace)
     (run_dir / "start_manifest.json").write_text(json.dumps({k: v.model_dump() for k, v in start.items()}), encoding="utf-8")
     meta = {**options.model_dump(mode="json"), "run_id": run_id, "workspace": str(workspace), "status": "running",
-            "memory_context": context.text, "lesson_ids": context.lesson_ids}
+            "memory_context": context.text, "lesson_ids": context.lesson_ids, "started_at": time.time()}
     _save_meta(run_dir, meta)
     journal = Journal(run_dir / "journal.jsonl")
     journal.listeners.extend([on_event] if on_event else [])
@@ -259,8 +260,9 @@ def _drive(
                     sandbox.close()
             finally:
                 conn.close()
-                if record is not None:
-                    _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason})
+                if record is not None:  # totals: what `tether runs` lists without reading the journal
+                    totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost, lesson_ids=meta.get("lesson_ids"))
+                    _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, TOTALS_KEY: {**totals, "ended_at": time.time()}})
     journal.append(RunEnded(key=f"run_end:{time.time()}", status=record.status, reason=record.reason))
     journal.close()
     if record.status != "interrupted":
