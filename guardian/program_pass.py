@@ -53,7 +53,8 @@ _DL_NAMES = ("curl|wget|fetch|aria2c|lwp-request|lwp-download|http|https|xh|nc|n
              "ftp|GET|socat|openssl|busybox\\s+wget")
 _SUBST_RUN = re.compile(
     r"(?:\b(?:eval|source|exec|(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|php|lua)\b|"
-    r"(?:^|[;&|(\s])\.)\s+(?:-\S+\s+)*[\"']?(?:<\(|\$\(|`)\s*(?:sudo\s+)?(?:\S*/)?(?:"
+    r"(?:^|[;&|(\s])\.)\s+(?:-\S+\s+)*(?:/dev/stdin\s*|-\s*)?(?:<<<\s*)?[\"']?(?:<\(|\$\(|`)\s*"
+    r"(?:sudo\s+)?(?:\S*/)?(?:"
     + _DL_NAMES + r")\b|(?:^|[;&|]\s*)[\"']?\$\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b")
 _FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "sed", "tr", "rev",
                       "head", "tail", "bzip2", "bunzip2", "xz", "unxz", "zstd", "openssl", "dd",

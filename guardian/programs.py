@@ -92,8 +92,8 @@ def _walk(e: dict, argv: list[str], start: int, stdin: str | None, out: list[Act
         if a in pairs:
             i += 3
             continue
-        late_opt = cmd_rest and a.startswith("-") and _option(a, None, opts) is not None or \
-            (a in opts and i + 1 < n)
+        late_opt = (len(pos) <= at or e.get("late")) and (
+            (a.startswith("-") and _option(a, None, opts) is not None) or (a in opts and i + 1 < n))
         if pos and (subs or (cmd_rest and len(pos) > at)) and after != "--" and not late_opt:
             if subs and argv[pos[0]] in subs and depth < _MAX_DEPTH:
                 _walk(subs[argv[pos[0]]], argv, pos[0] + 1, stdin, out, used, depth + 1)
