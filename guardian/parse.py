@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import re
 
-import bashlex
-
 from guardian import arrays
+from guardian.bashlex_load import bashlex
 from guardian.prepare import fast_split, prepare, track
 from guardian.shell import DepthError, Redirect, Simple, State
 from guardian.words import UNKNOWN, SubstEval, expand_joined, expand_word

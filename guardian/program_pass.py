@@ -21,9 +21,8 @@ import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import bashlex
-
 from guardian import escapes, programs
+from guardian.bashlex_load import bashlex
 from guardian.escapes import Act
 from guardian.parse import DepthError
 from guardian.paths import SYSTEM, normalise, under
