@@ -141,7 +141,9 @@ def collect(client: docker.DockerClient, *, everything: bool = False) -> list[Le
 
     errors = docker_sdk().errors
     found: list[Leftover] = []
-    for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
+    # ignore_removed: a container removed between the listing and its inspect (a concurrent run
+    # ending) is skipped instead of failing the whole collection with NotFound
+    for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}, ignore_removed=True):
         labels = container.labels or {}
         orphan = everything or not owner_alive(labels)
         if orphan:
