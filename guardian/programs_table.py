@@ -299,6 +299,20 @@ PROGRAMS: dict[str, dict] = {
     "zathura": {"fam": "desktop", "opts": {"-x": "shell"}},
     "w3m": {"fam": "pager", "aka": "lynx links elinks"},
     "stap": {"fam": "trace", "aka": "bpftrace", "opts": {"-e": "ask", "-c": "shell"}},
+    "fzf": {"fam": "terminal", "aka": "sk skim", "opts": {"--preview": "shell", "--bind": "fzfbind", "--with-shell": "shellpath"}},
+    "sqlmap": {"fam": "network", "opts": {"--eval": "code:python", "--os-cmd": "rshell", "--os-shell": "none"}, "flags": {"--os-shell": "ask", "--os-pwn": "ask"}},
+    "terraform": {"fam": "config", "aka": "tofu", "manifest": "main.tf"},
+    "cowsay": {"fam": "desktop", "aka": "cowthink", "opts": {"-f": "extfile"}},
+    "vipw": {"fam": "editor", "aka": "vigr visudo sudoedit crontab-e"},
+    "psftp": {"fam": "network", "aka": "ncftp ginsh scanmem", "stdin": "escape"},
+    "genie": {"fam": "wrapper", "opts": {"-c": "shell"}},
+    "cabal": {"fam": "build", "aka": "stack", "sub": {"exec": {"rest": "argv"}, "run": {"rest": "argv"}}},
+    "byebug": {"fam": "debugger", "aka": "rdbg", "rest": "script1"},
+    "rtorrent": {"fam": "network", "opts": {"-o": "rtorrentopt"}},
+    "dotnet": {"fam": "build", "sub": {"tool": {"sub": {"run": {"rest": "argv"}}}, "exec": {"rest": "argv"}}},
+    "mutt": {"fam": "network", "aka": "neomutt", "opts": {"-e": "escape"}},
+    "enscript": {"fam": "build", "opts": {"-I": "shell", "--filter": "shell"}},
+    "dmsetup": {"fam": "wrapper", "opts": {"--exec": "shell"}},
 }
 
 CODE_VARS: dict[str, str] = {
