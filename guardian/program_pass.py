@@ -89,11 +89,14 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
         _do(an, act, inv, inv.simple, depth)
     if inv.prog not in DATA_PROGRAMS and not (e and e.get("by") == "unwrap"):
         _payload_pass(an, inv, used | (_code_args(inv) if e and e.get("by") else set()), depth)
-    if (inv.via or depth) and inv.prog in SHELLS and not an._stdin(inv.simple) and \
-            escapes.bare_shell(shlex.join(inv.argv)):
-        an._hit("EXEC-001", inv.via[-1] if inv.via else "", f"a payload starts {inv.prog}")
-    if inv.argv[0].startswith(("!", ":!")) and len(inv.argv[0].lstrip(":!")) > 0:
-        _run(an, shlex.join([inv.argv[0].lstrip(":!"), *inv.args]), depth, inv.simple)
+    if inv.prog in SHELLS and not an._stdin(inv.simple) and _interactive(inv, depth):
+        an._hit("EXEC-001", inv.via[-1] if inv.via else "", f"starts an interactive {inv.prog}")
+    head = _ESCAPE_LINE.sub("", inv.argv[0])
+    if head != inv.argv[0]:
+        if head in ("", "sh", "shell", "terminal", "term"):
+            an._hit("EXEC-001", "", inv.argv[0])
+        else:
+            _run(an, shlex.join([head, *inv.args]), depth, inv.simple)
     downloads.mark_downloads(an, inv)
     downloads.runs_download(an, inv)
     for raw in sensitive_targets(inv):
@@ -104,6 +107,21 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
             if any(under(path, d) for d in SYSTEM):
                 an._hit("SYS-001", inv.prog, path)
             on_write(an, path, inv.prog)
+
+
+_ESCAPE_LINE = re.compile(r"^(?:\^[A-Z@\[\]])*(?::?!|:(?=(?:sh|shell|terminal|term)$))")
+
+
+def _interactive(inv: Inv, depth: int) -> bool:
+    """A shell with nothing to run: started by another program or payload, or (in the line
+    itself) asked to be interactive or privileged (`bash -p`, `sh -i`, `sh 0<&2 1>&2`)."""
+    if not escapes.bare_shell(shlex.join(inv.argv)):
+        return False
+    if inv.via or depth:
+        return True
+    flags = {c for a in inv.args if a.startswith("-") for c in a[1:]}
+    dup = any(r.op in (">&", "<&") or r.target.isdigit() for r in inv.simple.redirects)
+    return bool(flags & {"i", "p"}) or dup
 
 
 def _run(an: Analyser, text: str, depth: int, s: object) -> None:
