@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from runtime import cli_guard, cli_memory, cli_run, cli_runs, cli_sandbox, cli_trust
+from runtime import cli_eval, cli_guard, cli_memory, cli_run, cli_runs, cli_sandbox, cli_trust
 from runtime.terminal import install_log_filter
 
 app = typer.Typer(
@@ -15,7 +15,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-for module in (cli_run, cli_runs, cli_guard, cli_sandbox, cli_memory, cli_trust):
+for module in (cli_run, cli_runs, cli_guard, cli_sandbox, cli_memory, cli_trust, cli_eval):
     module.register(app)
 
 
