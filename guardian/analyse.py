@@ -14,10 +14,9 @@ from __future__ import annotations
 import fnmatch
 import time
 
-import bashlex
-
 from guardian import program_pass
-from guardian.config import GuardianConfig
+from guardian.bashlex_load import bashlex
+from guardian.decision import Hit, Limits, Result, Where, strictest
 from guardian.decode import static_output
 from guardian.interp import DOWNLOADERS, payloads
 from guardian.operands import path_operands
@@ -26,7 +25,6 @@ from guardian.paths import Verb, judge_write, normalise, resolve
 from guardian.rules import RULES, Inv, get, load, rules_for
 from guardian.rules_paths import path_hits
 from guardian.unwrap import unwrap
-from guardian.verdict import CheckContext, RuleHit, Verdict, strictest
 from guardian.words import UNKNOWN
 
 
@@ -41,26 +39,25 @@ _GUESS_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, A
 class Analyser:
     """Collects the hits for one command line and everything it would run."""
 
-    def __init__(self, ctx: CheckContext, config: GuardianConfig, deadline: float) -> None:
+    def __init__(self, ctx: Where, config: Limits, deadline: float) -> None:
         load()
         self.ctx, self.config, self.deadline = ctx, config, deadline
         self.home = str(ctx.home)
         self.ws = normalise(str(ctx.workspace), "/", self.home)
         self.cwd = normalise(str(ctx.working_dir), self.ws, self.home)
-        self.hits: dict[tuple[str, str], RuleHit] = {}
+        self.hits: dict[tuple[str, str], Hit] = {}
         self.decoded: list[str] = []
         self.files: dict[str, str | None] = {}
         self.seen_vars: set[tuple[str, str]] = set()
         self.env = {"HOME": self.home, "PWD": self.cwd, "TMPDIR": "/tmp", "IFS": " \t\n",
                     "USER": "tether", "SHELL": "/bin/bash", "PATH": "/usr/local/bin:/usr/bin:/bin"}
 
-    def verdict(self, command: str) -> Verdict:
+    def result(self, command: str) -> Result:
         hits = list(self.hits.values())
         decision = strictest(*(h.decision for h in hits))
         risky = [h for h in hits if h.decision != "allow"]
         reason = "; ".join(f"{h.id}: {h.reason}" for h in risky) or "no risk pattern matched"
-        return Verdict(decision=decision, hits=hits, reason=reason,
-                       decoded=[command, *[d for d in self.decoded if d != command][:16]])
+        return Result(decision, hits, reason, [command, *[d for d in self.decoded if d != command][:16]])
 
     def _tick(self) -> None:
         if time.perf_counter() > self.deadline:
@@ -71,7 +68,7 @@ class Analyser:
         rule = RULES[rule_id]
         key = (rule_id, program or rule.program)
         if key not in self.hits:
-            self.hits[key] = rule.hit(program, detail)
+            self.hits[key] = rule.plain(program, detail)
 
     def run(self, text: str, depth: int, env: dict[str, str] | None = None,
             cwd: str | None = None) -> None:

@@ -35,7 +35,7 @@ from runtime.evidence import build_evidence, list_processes
 from runtime.hooks import MemoryContext, NoHooks, RunHooks, RunInfo, RunRecord
 from runtime.report import record_from
 from runtime.run_totals import TOTALS_KEY, totals_from_events
-from runtime.workspace import FileState, ManifestCache, diff, manifest
+from runtime.workspace_watch import WorkspaceWatch, load_start, save_start
 from sandbox.base import Sandbox
 
 SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
@@ -68,7 +68,7 @@ def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_di
     """The default factory: a started DockerSandbox for this run."""
     from sandbox.docker import DockerSandbox
 
-    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id).start()
+    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace).start()
 
 
 def load_meta(config: TetherConfig, run_id: str) -> dict[str, Any]:
@@ -131,8 +131,7 @@ def start_run(
     workspace = options.workspace.resolve()
     info = RunInfo(run_id=run_id, goal=options.goal, workspace=workspace, run_dir=run_dir, shadow=options.shadow)
     context = hooks.before_run(info) or MemoryContext()
-    start = manifest(workspace)
-    (run_dir / "start_manifest.json").write_text(json.dumps({k: v.model_dump() for k, v in start.items()}), encoding="utf-8")
+    save_start(run_dir, workspace, config.workspace)
     meta = {**options.model_dump(mode="json"), "run_id": run_id, "workspace": str(workspace), "status": "running",
             "memory_context": context.text, "lesson_ids": context.lesson_ids, "started_at": time.time()}
     _save_meta(run_dir, meta)
@@ -194,7 +193,8 @@ def _drive(
         from runtime.models import build_chat_model
 
         model = build_chat_model(config.model.model_copy(update={"spec": meta["model_spec"]}))
-    start = {k: FileState.model_validate(v) for k, v in json.loads((run_dir / "start_manifest.json").read_text()).items()}
+    start = load_start(run_dir)
+    watch = WorkspaceWatch(workspace, config.workspace)
     conn = _connect(config.checkpoint_db)
     graph_config: Any = {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
     sandbox: Sandbox | None = None
@@ -215,14 +215,14 @@ def _drive(
 
         def gate(state: dict[str, Any]) -> dict[str, Any]:
             evidence = build_evidence(
-                state, read_events(journal.path), workspace=workspace, start_manifest=start,
+                state, read_events(journal.path), workspace=workspace, start_manifest=start, end_manifest=watch.final(),
                 processes=list_processes(box), baseline=baseline, limits=config.run,
                 lessons_used=meta.get("lesson_ids", []), mount=config.sandbox.workspace_mount,
             )
             report = check_gate(evidence)
             return {"passed": report.passed, "results": [r.model_dump() for r in report.results]}
 
-        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, workspace)
+        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, watch)
         graph = build_graph(deps, saver)
         if require_pause and not graph.get_state(graph_config).interrupts:
             msg = f"run {run_id} is not waiting for an approval; use `tether resume {run_id}`"
@@ -282,7 +282,7 @@ def _stopped(meta: dict[str, Any], run_dir: Path, journal: Journal, graph: Any, 
     return rec.model_copy(update={"status": status, "reason": reason})
 
 
-def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, workspace: Path) -> Deps:
+def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, watch: WorkspaceWatch) -> Deps:
     from guardian.checker import check
 
     guardian_config = config.guardian
@@ -291,7 +291,6 @@ def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandb
         return check(command, context, guardian_config)
 
     run, run_id = config.run, meta["run_id"]
-    cache = ManifestCache()  # the before/after manifests of each command re-hash only files whose stat changed
     return Deps(
         model=model, sandbox=sandbox, journal=journal, guard=guard, gate=gate,
         max_steps=run.max_steps, max_commands_per_step=run.max_commands_per_step,
@@ -302,5 +301,5 @@ def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandb
         record_approval=lambda v, ok: hooks.record_approval(v, ok, run_id),
         shadow_record=lambda v, cmd, person: hooks.shadow_record(v, cmd, person, run_id),
         workspace_mount=config.sandbox.workspace_mount,
-        snapshot=lambda: manifest(workspace, cache=cache), changed=lambda a, b: diff(a, b).changed,
+        snapshot=watch.snapshot, changed=watch.changed, over_limit=watch.over_limit,
     )

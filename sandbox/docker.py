@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from common.errors import ConfigError
 from sandbox import cleanup
 from sandbox.base import ExecResult
-from sandbox.config import DockerSandboxConfig
+from sandbox.config import DockerSandboxConfig, WorkspaceLimits
 from sandbox.engine import connect, docker_sdk
 from sandbox.errors import SandboxError
 from sandbox.images import ensure_image
@@ -86,6 +86,7 @@ class DockerSandbox:
         memory_dir: Host folder mounted read-only at `config.memory_mount`.
         run_id: Labels the container (`tether.run`) so runs can be traced.
         client: A docker client to reuse; by default one is connected at start.
+        limits: Deadline and depth of the host-side lending passes (`Handover`).
     """
 
     def __init__(
@@ -96,8 +97,10 @@ class DockerSandbox:
         memory_dir: Path | None = None,
         run_id: str | None = None,
         client: docker.DockerClient | None = None,
+        limits: WorkspaceLimits | None = None,
     ) -> None:
         self.config = config or DockerSandboxConfig()
+        self.limits = limits or WorkspaceLimits()
         self.workspace = check_folder(workspace, "workspace", writable=True)
         self.memory_dir = check_folder(memory_dir, "memory folder", writable=False) if memory_dir else None
         self.run_id = run_id or uuid.uuid4().hex[:12]
@@ -131,7 +134,7 @@ class DockerSandbox:
         if self._client is None:
             self._client = connect(self.config.docker_host)
         ensure_image(self._client, self.config.image, pull_missing=self.config.pull_missing)
-        self.user, self._handover = sandbox_user(self.config.user, self.workspace)
+        self.user, self._handover = sandbox_user(self.config.user, self.workspace, self.limits)
         name = f"tether-{self.run_id}-{uuid.uuid4().hex[:6]}"
         cleanup.track(self)
         try:
