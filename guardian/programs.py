@@ -45,6 +45,34 @@ def coverage() -> dict[str, int]:
     return dict(sorted(Counter(e["fam"] for e in _INDEX.values()).items()))
 
 
+def _positions(e: dict) -> int:
+    own = len(e.get("opts", {})) + len(e.get("flags", {})) + sum(
+        1 for k in ("rest", "stdin", "manifest", "after") if e.get(k))
+    return own + sum(_positions(sub) for sub in e.get("sub", {}).values())
+
+
+def coverage_markdown() -> str:
+    """The docs table: per family, programs (with aliases) and command-carrying positions."""
+    fams: dict[str, list[int]] = {}
+    examples: dict[str, list[str]] = {}
+    for name, e in PROGRAMS.items():
+        row = fams.setdefault(e["fam"], [0, 0, 0])
+        row[0] += 1
+        row[1] += 1 + len(e.get("aka", "").split())
+        row[2] += _positions(e)
+        examples.setdefault(e["fam"], []).append(name)
+    lines = ["| family | programs | names with aliases | positions | e.g. |", "|---|---|---|---|---|"]
+    for fam, (n, names, pos) in sorted(fams.items()):
+        lines.append(f"| {fam} | {n} | {names} | {pos} | {', '.join(examples[fam][:6])} |")
+    total = [sum(r[i] for r in fams.values()) for i in range(3)]
+    lines.append(f"| **all** | **{total[0]}** | **{total[1]}** | **{total[2]}** | |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(coverage_markdown())
+
+
 def actions(argv: list[str], stdin: str | None = None) -> tuple[list[Act], set[int]]:
     """What `argv` would execute, and which argument indexes (into argv) carried it."""
     prog = argv[0].rsplit("/", 1)[-1] if argv else ""
