@@ -147,6 +147,9 @@ def _value(toks: list[Tok]) -> object:
     if toks and toks[0].kind == "op" and toks[0].value in ("[", "(") and toks[-1].kind == "op" \
             and toks[-1].value in ("]", ")"):
         return [_value(p) for p in _split(toks[1:-1])]
+    if len(toks) == 2 and toks[0].kind == "name" and toks[0].value in ("glob", "Dir.glob") and \
+            toks[1].kind == "str":
+        return _value(toks[1:])  # a glob pattern: judged like the shell's own globs
     if toks and toks[0].kind == "name" and toks[0].value in ("c", "array", "list") and len(toks) > 2:
         return _value(toks[1:])
     if toks and all(t.kind in ("str", "num") or (t.kind == "op" and t.value in "+...")

@@ -50,6 +50,8 @@ class Values:
             return [self.value(e) for e in node.elts]
         if isinstance(node, ast.Name):
             return self.values.get(node.id, NONLIT)
+        if isinstance(node, ast.Attribute) and self.name(node) == "sys.executable":
+            return "python3"
         if isinstance(node, ast.JoinedStr):
             parts = [self.value(v.value if isinstance(v, ast.FormattedValue) else v)
                      for v in node.values]
@@ -106,6 +108,11 @@ class Values:
             return "~"
         if fn in _DECODERS and args and isinstance(args[0], str) and literal(args[0]):
             return _decode(fn, args[0], args[1:])
+        if fn in ("tempfile.mkdtemp", "tempfile.mkstemp", "tempfile.TemporaryDirectory"):
+            where = next((self.value(k.value) for k in node.keywords if k.arg == "dir"), "/tmp")
+            return f"{where}/tmp.XXXXXXXX" if isinstance(where, str) and literal(where) else NONLIT
+        if fn == "tempfile.gettempdir":
+            return "/tmp"
         if fn == "chr" and args and isinstance(args[0], str) and args[0].isdigit():
             return chr(int(args[0]) % 0x110000)
         return NONLIT

@@ -113,6 +113,8 @@ def _code_args(inv: Inv, lang: str) -> tuple[list[str], list[str]]:
                         return codes, []
                     break
                 if ch in valued:
+                    if lang == "python" and ch == "m":  # `python -m MODULE`: stdin is its data
+                        return codes, [a[k + 1 :] or (nxt or "-m")]
                     i += 0 if a[k + 1 :] else 1
                     break
         elif lang == "awk" and a in ("--file", "--include") and nxt is not None:
