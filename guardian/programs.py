@@ -305,6 +305,12 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
     if kind == "cargocfg":
         return [Act("rule", "EXEC-002", detail=value[:60])] if any(
             k in value for k in ("runner", "linker", "rustc-wrapper", "rustc=")) else []
+    if kind == "fzfbind":
+        return [Act("shell", m.group(1)) for m in re.finditer(
+            r"(?:execute(?:-silent)?|reload|become|preview)[(:\[{]([^)\]}]*)", value)]
+    if kind == "rtorrentopt":
+        return [Act("shell", m.group(1).replace(",", " ")) for m in re.finditer(
+            r"execute(?:\.throw|\.nothrow)?(?:\.bg)?\s*=\s*(.*)$", value)]
     if kind == "prompt":
         return escapes.prompt_substs(value)
     if kind == "rpmeval":
