@@ -11,6 +11,7 @@ no lock held; each write takes the memory root's lock.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +19,7 @@ from pathlib import Path
 from langchain_core.language_models import BaseChatModel
 
 from memory.config import MemoryConfig
-from memory.errors import UnknownMemoryItemError
+from memory.errors import MemoryStoreError, UnknownMemoryItemError
 from memory.index import LessonIndex
 from memory.report import CycleReport, Recall, RecalledLesson, RecalledRun, StepResult
 from memory.revise import revise_lesson, used_lessons
@@ -29,6 +30,7 @@ from memory.store import MemoryStore
 from memory.write import compile_run, new_lessons
 
 Clock = Callable[[], datetime]
+log = logging.getLogger(__name__)
 
 
 def utc_now() -> datetime:
@@ -54,13 +56,21 @@ class MemoryCycle:
                     x = store.load_lesson(hit.id)
                 except UnknownMemoryItemError:
                     continue  # file deleted by hand; the next session's fingerprint check reindexes
+                except MemoryStoreError as e:
+                    log.warning("recall skips a broken lesson: %s", e)
+                    continue
                 lessons.append(RecalledLesson(id=x.id, title=x.title, insight=x.insight, applicability=x.applicability,
                                               source_run=x.source_run, source_outcome=x.source_outcome, score=hit.score))
             runs = []
             for hit in store.search(goal, "run", self.config.similar_runs):
-                if store.has_run(hit.id):
+                try:
                     m = store.load_run(hit.id)
-                    runs.append(RecalledRun(run_id=m.run_id, goal=m.goal, outcome=m.outcome, score=m.score))
+                except UnknownMemoryItemError:
+                    continue
+                except MemoryStoreError as e:
+                    log.warning("recall skips a broken run record: %s", e)
+                    continue
+                runs.append(RecalledRun(run_id=m.run_id, goal=m.goal, outcome=m.outcome, score=m.score))
             rules = select_rules(store, goal)
         return Recall(goal=goal, lessons=lessons, rules=rules, runs=runs)
 

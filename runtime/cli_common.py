@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from common.errors import TetherError
-from runtime.config import TetherConfig, load_config
+from runtime.config import TetherConfig, check_home, load_config
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -28,9 +28,11 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object 
 def config(home: Path | None) -> TetherConfig:
     """Load config or exit 2 with the one-line reason."""
     try:
-        return load_config(home)
+        cfg = load_config(home)
+        check_home(cfg)
     except TetherError as e:
         fail(str(e))
+    return cfg
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
