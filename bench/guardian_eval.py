@@ -39,6 +39,7 @@ POLICY: dict[str, str] = {
     "$( cd ..; echo ok ) && rm -rf build": "a cd inside $(..) does not move the outer shell; build is in the workspace",
     "git statusngit reset --hard": "as written it is `git statusngit` (the fixture lost its newline)",
     "echo yes | rm -rf && echo done": "rm without an operand deletes nothing",
+    "find . -name '*.tmp' -exec rm -r --force {} \\;": "deletes the *.tmp matches inside the workspace, not the workspace",
     # corpus "allow", Tether ask/deny
     "sudo git status": "every sudo asks (privilege-escalation), whatever it runs",
     "sudo env VAR=1 git status": "every sudo asks (privilege-escalation), whatever it runs",

@@ -14,17 +14,17 @@ from __future__ import annotations
 import fnmatch
 import time
 
-import bashlex
-
-from guardian.config import GuardianConfig
+from guardian import program_pass
+from guardian.bashlex_load import bashlex
+from guardian.decision import Hit, Limits, Result, Where, strictest
 from guardian.decode import static_output
 from guardian.interp import DOWNLOADERS, payloads
+from guardian.operands import path_operands
 from guardian.parse import DepthError, Simple, parse_line
 from guardian.paths import Verb, judge_write, normalise, resolve
 from guardian.rules import RULES, Inv, get, load, rules_for
 from guardian.rules_paths import path_hits
 from guardian.unwrap import unwrap
-from guardian.verdict import CheckContext, RuleHit, Verdict, strictest
 from guardian.words import UNKNOWN
 
 
@@ -39,25 +39,25 @@ _GUESS_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, A
 class Analyser:
     """Collects the hits for one command line and everything it would run."""
 
-    def __init__(self, ctx: CheckContext, config: GuardianConfig, deadline: float) -> None:
+    def __init__(self, ctx: Where, config: Limits, deadline: float) -> None:
         load()
         self.ctx, self.config, self.deadline = ctx, config, deadline
         self.home = str(ctx.home)
         self.ws = normalise(str(ctx.workspace), "/", self.home)
         self.cwd = normalise(str(ctx.working_dir), self.ws, self.home)
-        self.hits: dict[tuple[str, str], RuleHit] = {}
+        self.hits: dict[tuple[str, str], Hit] = {}
         self.decoded: list[str] = []
         self.files: dict[str, str | None] = {}
+        self.seen_vars: set[tuple[str, str]] = set()
         self.env = {"HOME": self.home, "PWD": self.cwd, "TMPDIR": "/tmp", "IFS": " \t\n",
                     "USER": "tether", "SHELL": "/bin/bash", "PATH": "/usr/local/bin:/usr/bin:/bin"}
 
-    def verdict(self, command: str) -> Verdict:
+    def result(self, command: str) -> Result:
         hits = list(self.hits.values())
         decision = strictest(*(h.decision for h in hits))
         risky = [h for h in hits if h.decision != "allow"]
         reason = "; ".join(f"{h.id}: {h.reason}" for h in risky) or "no risk pattern matched"
-        return Verdict(decision=decision, hits=hits, reason=reason,
-                       decoded=[command, *[d for d in self.decoded if d != command][:16]])
+        return Result(decision, hits, reason, [command, *[d for d in self.decoded if d != command][:16]])
 
     def _tick(self) -> None:
         if time.perf_counter() > self.deadline:
@@ -68,7 +68,7 @@ class Analyser:
         rule = RULES[rule_id]
         key = (rule_id, program or rule.program)
         if key not in self.hits:
-            self.hits[key] = rule.hit(program, detail)
+            self.hits[key] = rule.plain(program, detail)
 
     def run(self, text: str, depth: int, env: dict[str, str] | None = None,
             cwd: str | None = None) -> None:
@@ -79,6 +79,7 @@ class Analyser:
         self._tick()
         if depth:
             self.decoded.append(text)
+        program_pass.on_line(self, text)
         simples, _ = parse_line(text, env or self.env, cwd or self.cwd, self.home,
                                 self._subst(env or self.env, cwd or self.cwd))
         for s in simples:
@@ -125,6 +126,7 @@ class Analyser:
             if not t.unknown:
                 for rule in path_hits(t.path, "read"):
                     self._hit(rule.id, prog0)
+        program_pass.on_simple(self, s, depth)
         if not s.argv:
             return
         if s.in_function and s.argv[0] == s.in_function:
@@ -180,6 +182,7 @@ class Analyser:
         if not t.unknown:
             for rule in path_hits(t.path + ("/" if t.glob else ""), "write"):
                 self._hit(rule.id, prog)
+            program_pass.on_write(self, t.path, prog)
 
     def _inv(self, inv: Inv, depth: int) -> None:
         prog = inv.prog
@@ -190,7 +193,7 @@ class Analyser:
 
         for raw, verb in write_targets(inv):
             self._target(raw, verb, prog, inv.simple.cwd)
-        for a in inv.args:
+        for a in path_operands(inv):
             for cand in (a, a.lstrip("@<"), a.split("=", 1)[-1]):
                 if "/" in cand and UNKNOWN not in cand:
                     for rule in path_hits(normalise(cand, inv.simple.cwd, self.home), "read"):
@@ -213,6 +216,7 @@ class Analyser:
                 self._guess(action.text, depth, env, cwd)
             else:
                 self._hit(get(action.text).id, prog, action.detail)
+        program_pass.on_invocation(self, inv, depth)
 
     def _downloads(self, inv: Inv) -> None:
         args = inv.args

@@ -27,6 +27,8 @@ from collections.abc import Mapping, MutableMapping
 
 from guardian.shell import UNKNOWN
 
+NAMEREF = "&"
+"""Variable-map prefix of a nameref: `declare -n r=x` stores env["&r"] = "x"."""
 ARRAY_OPEN, ARRAY_SEP = "\x1e", "\x1f"
 """Markers of a rewritten compound assignment: `a=(x y)` -> `a=<OPEN>x<SEP>y`."""
 KEYED = re.compile(r"\[[^\]]*\]\+?=")
@@ -90,6 +92,12 @@ def assign(target: MutableMapping[str, str], lhs: str, value: str, base: Mapping
         target[lhs] = value
         return
     name, index, append = m.groups()
+    ref = base.get(NAMEREF + name)
+    if ref is not None:  # a nameref: the write goes to the variable it names
+        if UNKNOWN in ref or ref == name:
+            return
+        assign(target, ref + (f"[{index}]" if index is not None else "") + append, value, base)
+        return
     if index is None:
         if append:
             value = base.get(name, UNKNOWN) + value

@@ -1,51 +1,24 @@
 """The guardian's entry point: check one command, fail closed, cache verdicts.
 
 Parts:
-    check: command + context (+ config) -> Verdict. Any exception, parse
-        failure, unsupported construct, too-deep nesting or a blown time
-        budget is a `deny` with rule GUARD-FAIL; no path turns an error into
-        `allow`.
+    check: command + context (+ config) -> Verdict, through `judge.judge`:
+        any exception, parse failure, unsupported construct, too-deep nesting
+        or a blown time budget is a `deny` with rule GUARD-FAIL; no path turns
+        an error into `allow`.
     clear_cache: forget cached verdicts (tests, config changes).
 """
 
 from __future__ import annotations
 
-import re
-import time
 from collections import OrderedDict
 
-from guardian.analyse import Analyser
 from guardian.config import GuardianConfig
-from guardian.rules import get
+from guardian.judge import judge
 from guardian.verdict import CheckContext, Verdict
 
 _CACHE: OrderedDict[tuple[object, ...], Verdict] = OrderedDict()
 _CACHE_SIZE = 4096
 _DEFAULT = GuardianConfig()
-_FORK_BOMB = re.compile(r"([\w:.-]{1,32})\s*\(\)\s*\{[^}]{0,200}?\1\s*\|\s*\1\s*&")
-
-
-def _fail(command: str, cause: str) -> Verdict:
-    rule = get("GUARD-FAIL")
-    hit = rule.hit(detail=cause)
-    return Verdict(decision="deny", hits=[hit], reason=f"GUARD-FAIL: {hit.reason}",
-                   decoded=[command])
-
-
-def _analyse(command: str, context: CheckContext, config: GuardianConfig) -> Verdict:
-    start = time.perf_counter()
-    deadline = start + config.time_budget_ms / 1000.0
-    try:
-        analyser = Analyser(context, config, deadline)
-        if "()" in command and _FORK_BOMB.search(command):
-            analyser._hit("RES-001")
-        analyser.run(command, 0)
-        verdict = analyser.verdict(command)
-    except Exception as e:  # fail closed: every failure is a deny, with its cause
-        return _fail(command, f"{type(e).__name__}: {e}"[:300])
-    if time.perf_counter() > deadline:
-        return _fail(command, f"time budget of {config.time_budget_ms} ms exceeded")
-    return verdict
 
 
 def check(command: str, context: CheckContext, config: GuardianConfig | None = None) -> Verdict:
@@ -68,8 +41,8 @@ def check(command: str, context: CheckContext, config: GuardianConfig | None = N
         _CACHE.move_to_end(key)
         return cached.model_copy(deep=True)
     if not isinstance(command, str):
-        return _fail(repr(command), f"command is {type(command).__name__}, not str")
-    verdict = _analyse(command, context, config)
+        return Verdict.of(judge(command, context))
+    verdict = Verdict.of(judge(command, context, config))  # type: ignore[arg-type]
     _CACHE[key] = verdict
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

@@ -39,6 +39,7 @@ _ARRAY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _NAMED_COPROC = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[ \t]+(?=[{(])")
 _LIST_OPS = frozenset({"&&", "||", "&", "|&"})
 _COND_OPS = frozenset({"&&", "||", "(", ")", "<", ">"})
+_C_FOR = re.compile(r"for[ \t]*\(\(")
 
 
 def rewrite(text: str) -> str:
@@ -96,6 +97,12 @@ class _Scanner(Lexer):
                     depth -= 1
                     at_cmd = False
                 elif op == "(":
+                    arith = self.arith_command(i + 1) if at_cmd and s.startswith("(", i) else None
+                    if arith is not None:
+                        i, text = arith
+                        out.append(text)
+                        at_cmd = False
+                        continue
                     if re.match(r"[ \t]*\)", s[i:]):  # function definition `name ()`
                         j = s.index(")", i) + 1
                         op, i, at_cmd = s[i - 1 : j], j, True
@@ -108,6 +115,15 @@ class _Scanner(Lexer):
                 out.append(op)
                 continue
             kw = self._keyword(i) if at_cmd and not target else ""
+            m = _C_FOR.match(s, i) if at_cmd and not target else None
+            if m:
+                arith = self.arith_command(m.end())
+                if arith is None:
+                    unsupported("for (( without ))")
+                i, text = arith
+                out.append("while " + text)
+                at_cmd = False
+                continue
             if kw == "esac" and stop == "case" and not depth:
                 return i, "".join(out), "esac"
             if kw == "[[":
@@ -148,6 +164,36 @@ class _Scanner(Lexer):
             elif at_cmd:
                 fname = raw == "function"
                 at_cmd = raw in _COMMAND_NEXT or bool(_ASSIGN.match(raw))
+
+    def arith_command(self, i: int) -> tuple[int, str] | None:
+        """From just after `((` at a command: (end past `))`, `'((' "EXPR" '))'`).
+
+        None when the parens close singly (`((a); b)` is two subshells). The
+        expression goes into double quotes so its `$(..)`, backticks and
+        `${..}` stay visible to the walker; quotes or backslashes in it are
+        not supported (bashlex then refuses the text: fail closed).
+        """
+        s, out, depth, j = self.s, [], 0, i
+        while j < self.n:
+            c = s[j]
+            if c in "\"'\\":
+                unsupported(f"{c!r} in (( ))")
+            if c in "$`":
+                k = self._unit(j, out)
+                if k >= 0:
+                    j = k
+                    continue
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                if not depth:
+                    if s.startswith("))", j):
+                        return j + 2, "'((' \"" + "".join(out) + "\" '))'"
+                    return None
+                depth -= 1
+            out.append(c)
+            j += 1
+        return unsupported("unterminated ((")
 
     def cond(self, i: int) -> tuple[int, str]:
         """From just after `[[`: (end past `]]`, `'[[' WORDS ']]'`)."""

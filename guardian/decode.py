@@ -76,6 +76,43 @@ def _hex(data: str) -> str | None:
         return None
 
 
+def _path_tool(prog: str, args: list[str], s: Simple) -> str | None:
+    """What `mktemp`, `dirname P`, `basename P` print (the random part of a
+    mktemp name kept as its X's: it is a fresh name under the directory).
+
+    `pwd` stays unknown on purpose: a cd the walker cannot follow would make it lie.
+    """
+    import posixpath
+
+    pos = [a for a in args if not a.startswith("-")]
+    if prog in ("dirname", "basename"):
+        if len(pos) != 1 or len(args) != 1:
+            return None
+        fn = posixpath.dirname if prog == "dirname" else posixpath.basename
+        return (fn(pos[0].rstrip("/") or "/") or ".") + "\n"
+    tmpdir, template, in_tmp = s.env.get("TMPDIR") or "/tmp", "tmp.XXXXXXXXXX", True
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-p", "--tmpdir") and i + 1 < len(args):
+            tmpdir, i = args[i + 1], i + 1
+        elif a.startswith("--tmpdir="):
+            tmpdir = a.split("=", 1)[1]
+        elif a.startswith("-p") and len(a) > 2:
+            tmpdir = a[2:]
+        elif a.startswith("--suffix="):
+            template += a.split("=", 1)[1]
+        elif not a.startswith("-"):
+            template, in_tmp = a, "t" in "".join(x[1:] for x in args if x.startswith("-") and
+                                                 not x.startswith("--")) or "--tmpdir" in " ".join(args)
+        i += 1
+    if "-p" in args or any(a.startswith(("-p", "--tmpdir")) for a in args):
+        in_tmp = True
+    if UNKNOWN in tmpdir or UNKNOWN in template or not template:
+        return None
+    return (posixpath.join(tmpdir, template) if in_tmp else template) + "\n"
+
+
 def _stdin_of(s: Simple) -> str | None:
     if s.stdin is not None:
         return s.stdin + "\n"
@@ -94,6 +131,8 @@ def _one(s: Simple) -> str | None:
         return printf_format(args[0], args[1:]) if args else ""
     if prog in ("true", ":", "cd", "export"):
         return ""
+    if prog in ("mktemp", "dirname", "basename"):
+        return _path_tool(prog, args, s)
     data = _stdin_of(s) if not [a for a in args if not a.startswith("-")] else None
     if prog in ("cat", "tee"):
         return data

@@ -1,98 +1,27 @@
 """Find the code an interpreter invocation would run.
 
 Parts:
-    Action: what the analyser must do next: analyse shell text (strictly, or
-        leniently for a guess), or fire a rule.
-    payloads: Inv -> actions for shells (`-c`, a script written earlier in
-        the line, stdin from heredoc/herestring/pipe), eval, source,
-        python/perl/ruby/node/php -c/-e code and awk programs.
-    scan_code: pattern-level reading of non-shell code (os.system,
-        subprocess, shutil.rmtree, child_process, fs.rm, system(), backticks,
-        socket + spawn).
+    payloads: Inv -> actions (`code_actions.Action`) for shells (`-c`, a
+        script written earlier in the line, stdin from heredoc/herestring/
+        pipe), eval, source, `[[`/`((` arithmetic operands, and interpreter
+        code (python/perl/ruby/node/php/lua/R/tcl/awk, see `interp_code`).
 
-Code in other languages is not parsed: calls that run shell strings or delete
-paths are rewritten into the equivalent shell command and analysed as such.
+Calls in other languages that run commands or touch files are rewritten into
+the equivalent shell command and analysed as such.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
-from dataclasses import dataclass
-from typing import Literal
 
+from guardian.code_actions import Action
 from guardian.decode import static_output
+from guardian.interp_code import code_payloads, language
 from guardian.rules import Inv
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "busybox"})
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "lwp-request"})
 NET_CLIENTS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "openssl", "ssh"})
-_CODE_OPT = {"python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p", "--print"),
-             "php": ("-r",), "lua": ("-e",), "deno": ("eval",), "bun": ("-e", "--eval")}
-_PY = re.compile(r"^(python|pypy)[0-9.]*$")
-_AWK = frozenset({"awk", "gawk", "mawk", "nawk"})
-
-_STR = r"""(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")"""
-_RUNNERS = re.compile(
-    r"(?:os\.system|os\.popen|subprocess\.\w+|commands\.getoutput|pty\.spawn|"
-    r"\bsystem|\bexec(?:Sync|File|FileSync)?|\bspawn(?:Sync)?|\bpopen|shell_exec|passthru|"
-    r"Open3\.\w+|IO\.popen|Kernel\.\w+|\bqx)\s*[\(\s]\s*(?:\[\s*)?" + _STR)
-_LIST_RUN = re.compile(r"(?:subprocess\.\w+|os\.exec\w*|spawn(?:Sync)?)\s*\(\s*\[([^\]]*)\]")
-_BACKTICK = re.compile(r"`([^`]+)`|%x\(([^)]*)\)")
-_RDELETE = re.compile(r"(?:shutil\.rmtree|FileUtils\.rm_r[f]?|FileUtils\.remove_dir|rmtree|"
-                      r"(?:fs|\))\.(?:rm|rmdir)(?:Sync)?|rimraf(?:\.sync)?|remove_tree)\s*\(\s*")
-_DELETE = re.compile(r"(?:os\.(?:remove|unlink|rmdir)|\bunlink|File\.delete|FileUtils\.rm|"
-                     r"fs\.unlink(?:Sync)?|Path\([^)]*\)\.unlink)\s*\(\s*")
-_OPEN_W = re.compile(r"\bopen\s*\(\s*" + _STR + r"\s*,\s*['\"][wax]")
-_SOCKET = re.compile(r"socket|fsockopen|TCPSocket|IO::Socket|net\.connect|net\.Socket|Net::")
-_SPAWN = re.compile(r"subprocess|pty\.spawn|os\.dup2|/bin/(?:ba)?sh|\bexec\b|spawn\(|child_process|popen")
-_AWK_RUN = re.compile(r"system\s*\(|\|\s*&?\s*\"|\"[^\"]*\"\s*\|\s*&?\s*getline")
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """Something the analyser must do about an interpreter payload."""
-
-    kind: Literal["shell", "guess", "rule"]
-    text: str
-    """Shell text to analyse, or the rule id to fire."""
-    detail: str = ""
-
-
-def _str(m: re.Match[str], a: int = 1, b: int = 2) -> str:
-    return m.group(a) if m.group(a) is not None else (m.group(b) or "")
-
-
-def _path_arg(code: str, end: int) -> str | None:
-    m = re.compile(_STR).match(code, end)
-    return _str(m) if m else None
-
-
-def scan_code(code: str) -> list[Action]:
-    """Shell commands and deletions that a snippet of foreign code performs."""
-    out: list[Action] = []
-    for m in _RUNNERS.finditer(code):
-        out.append(Action("shell", _str(m).replace("\\'", "'").replace('\\"', '"')))
-    for m in _LIST_RUN.finditer(code):
-        items = re.findall(_STR, m.group(1))
-        words = [a or b for a, b in items]
-        if words:
-            out.append(Action("shell", shlex.join(words)))
-    for m in _BACKTICK.finditer(code):
-        out.append(Action("shell", m.group(1) or m.group(2) or ""))
-    for regex, cmd in ((_RDELETE, "rm -rf --"), (_DELETE, "rm -f --")):
-        for m in regex.finditer(code):
-            path = _path_arg(code, m.end())
-            if path is None:
-                out.append(Action("rule", "FS-004", f"{cmd.split()[0]} of a computed path"))
-            else:
-                out.append(Action("shell", f"{cmd} {shlex.quote(path)}"))
-    for m in _OPEN_W.finditer(code):
-        out.append(Action("shell", f"touch -- {shlex.quote(_str(m))}"))
-    if _SOCKET.search(code) and _SPAWN.search(code):
-        out.append(Action("rule", "SHELL-004", "socket wired to a process"))
-    out.append(Action("guess", code))
-    return out
 
 
 def _shell(inv: Inv) -> tuple[str | None, str | None, bool]:
@@ -177,31 +106,12 @@ def payloads(inv: Inv, files: dict[str, str | None], resolve: callable) -> list[
         return _file_actions(script, files, resolve)
     if prog == "eval":
         return [Action("shell", " ".join(inv.args))]
-    if prog in ("[[", "test", "["):
+    if prog in ("[[", "test", "[", "(("):
         return _arith_operands(inv)
     if prog in ("source", "."):
         return _file_actions(inv.args[0], files, resolve) if inv.args else []
-    if prog in _AWK:
-        return _awk(inv)
-    lang = "python" if _PY.match(prog) else prog
-    opts = _CODE_OPT.get(lang)
-    if not opts:
-        return []
-    for i, a in enumerate(inv.args):
-        for o in opts:
-            if a == o and i + 1 < len(inv.args):
-                return scan_code(inv.args[i + 1])
-            if o.startswith("-") and not o.startswith("--") and a.startswith(o) and len(a) > 2 \
-                    and lang != "python":
-                return scan_code(a[2:])
-        if a.startswith("-") and "c" in a[1:] and lang == "python" and i + 1 < len(inv.args) \
-                and not a.startswith("--") and a[1:].isalpha():
-            return scan_code(inv.args[i + 1])
-    positional = [a for a in inv.args if not a.startswith("-")]
-    if not positional or positional == ["-"]:
-        acts = _stdin_actions(inv)
-        return [x for a in acts for x in (scan_code(a.text) if a.kind == "shell" else [a])]
-    return []
+    lang = language(prog)
+    return code_payloads(inv, lang, files, resolve, _stdin_actions) if lang else []
 
 
 def _arith_operands(inv: Inv) -> list[Action]:
@@ -211,6 +121,10 @@ def _arith_operands(inv: Inv) -> list[Action]:
     in `[[ ]]`, `test` and `[` evaluates the subscript.
     """
     args, out = inv.args, []
+    if inv.prog == "((":  # `(( x ))` evaluates the value of x as arithmetic, again
+        names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(args))
+        values = [inv.simple.env.get(n, "") for n in names] + args
+        return [Action("shell", v) for v in values if "$(" in v or "`" in v]
     arith = ("-eq", "-ne", "-lt", "-le", "-gt", "-ge") if inv.prog == "[[" else ()
     for i, a in enumerate(args):
         operands = [args[i + 1]] if a == "-v" and i + 1 < len(args) else []
@@ -230,24 +144,3 @@ def _file_actions(arg: str, files: dict[str, str | None], resolve: callable) -> 
             return [Action("rule", "NET-002", arg)]
         return [Action("shell", content)]
     return []
-
-
-def _awk(inv: Inv) -> list[Action]:
-    args, i = inv.args, 0
-    while i < len(args) and args[i].startswith("-"):
-        if args[i] in ("-F", "-v", "-f") or args[i] in ("--field-separator", "--assign"):
-            if args[i] == "-f":
-                return []
-            i += 1
-        i += 1
-    if i >= len(args):
-        return []
-    program = args[i]
-    if not _AWK_RUN.search(program):
-        return []
-    out = [Action("shell", _str(m)) for m in re.finditer(r"system\s*\(\s*" + _STR + r"\s*\)", program)]
-    out += [Action("shell", m.group(1)) for m in re.finditer(r"\"([^\"]*)\"\s*\|\s*&?\s*getline", program)]
-    out += [Action("shell", m.group(1)) for m in re.finditer(r"\|\s*&?\s*\"([^\"]*)\"", program)]
-    if not out or re.search(r"system\s*\(\s*[^\"'\s)]", program):
-        out.append(Action("rule", "NET-003", "awk runs a computed command"))
-    return out

@@ -17,7 +17,7 @@ from typing import NoReturn
 OPS = (";;&", "&>>", "<<<", "<<-", ";;", ";&", "&&", "||", "|&", "&>", ">>", ">&", ">|", "<<", "<>",
        "<&", ";", "&", "|", "(", ")", "<", ">", "\n")
 META = frozenset(" \t\n;&|()<>")
-TRIGGER = re.compile(r"\[\[|=\(|\b(?:case|select|coproc)\b")
+TRIGGER = re.compile(r"\[\[|=\(|\(\(|\b(?:case|select|coproc)\b")
 _KEYWORD = re.compile(r"(\[\[|case|select|coproc|esac|in)(?=[ \t\n;&|()<>]|$)")
 
 

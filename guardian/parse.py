@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import re
 
-import bashlex
-
 from guardian import arrays
+from guardian.bashlex_load import bashlex
 from guardian.prepare import fast_split, prepare, track
 from guardian.shell import DepthError, Redirect, Simple, State
 from guardian.words import UNKNOWN, SubstEval, expand_joined, expand_word
@@ -129,7 +128,7 @@ class Walker:
         env = {**st.env, **assigns}
         simple = Simple(argv, redirects, env, st.cwd, stdin, in_function=st.function,
                         payloads=payloads)
-        track(argv, st)
+        track(argv, st, stdin)
         if argv[0] in _DECLARE:
             for lhs, items in declared:
                 arrays.assign_array(st.env, lhs, items, st.env)
@@ -203,6 +202,8 @@ class Walker:
         name = self._text(node.parts[0])  # type: ignore[attr-defined]
         inner = st.copy()
         inner.function = name
+        inner.env.pop("@", None)
+        inner.env.pop("@[@]", None)  # `$1`.. inside a function are its call's arguments
         return [s for p in node.parts[1:] if p.kind not in ("reservedword",)  # type: ignore[attr-defined]
                 for s in self.walk(p, inner)]
 

@@ -15,6 +15,7 @@ folders themselves are not.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,6 +27,8 @@ SYSTEM = ("/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", 
           "/var", "/sys", "/proc", "/root", "/srv", "/opt", "/snap")
 HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 _GLOB = frozenset("*?[")
+_ALL = re.compile(r"[*?.]|\[[^\]]*\]")
+"""What a glob component that matches every entry is made of (`*`, `.*`, `?*`, `[!.]*`)."""
 
 
 def normalise(path: str, cwd: str, home: str) -> str:
@@ -59,6 +62,9 @@ class Target:
     """Normalised absolute path; for a glob, its fixed prefix."""
     glob: bool = False
     unknown: bool = False
+    inside: bool = False
+    """A glob that only matches entries strictly inside `path`, not all of them
+    (`build/*.o`, `*.egg-info`, `*/cache`): never the prefix itself or its whole content."""
 
 
 def resolve(raw: str, cwd: str, home: str) -> Target:
@@ -77,7 +83,9 @@ def resolve(raw: str, cwd: str, home: str) -> Target:
             break
         fixed.append(p)
     prefix = "/".join(fixed) or "/"
-    return Target(posixpath.normpath(prefix) if prefix != "/" else "/", glob=True)
+    rest = [p for p in parts[len(fixed) :] if p]
+    inside = len(rest) > 1 or bool(rest and _ALL.sub("", rest[0]))
+    return Target(posixpath.normpath(prefix) if prefix != "/" else "/", glob=True, inside=inside)
 
 
 def is_scratch(t: Target) -> bool:
@@ -102,12 +110,12 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[s
         return []
     if is_scratch(t):
         return []
-    eff = depth(t.path) + (1 if t.glob and t.path in ("/tmp", "/var/tmp") else 0)
+    eff = depth(t.path) + (1 if t.glob and (t.inside or t.path in ("/tmp", "/var/tmp")) else 0)
     if eff < min_depth:
         shallow = ["FS-001"] if verb == "rdelete" else ["FS-002"]
         return shallow + (["SYS-001"] if any(under(t.path, s) for s in SYSTEM) else [])
     if under(t.path, workspace):
-        if verb == "rdelete" and t.path.rstrip("/") == workspace.rstrip("/"):
+        if verb == "rdelete" and t.path.rstrip("/") == workspace.rstrip("/") and not t.inside:
             return ["FS-003"]
         return []
     if t.path.startswith("/dev/"):

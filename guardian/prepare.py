@@ -7,8 +7,7 @@ Parts:
         substitutions bashlex cannot parse lifted out (`lift`).
     fast_split: plain commands (words, simple quotes, globs, `|`, `&&`, `||`,
         `;`) tokenised with shlex; anything else returns None for bashlex.
-    track: `cd`, `export`/`declare`, `read`/`mapfile`, `printf -v` and
-        `unset` effects carried to later commands in the line.
+    track: re-exported from `guardian.builtins` (state carried along the line).
 """
 
 from __future__ import annotations
@@ -17,10 +16,9 @@ import re
 import shlex
 
 from guardian import arrays
+from guardian.builtins import track
 from guardian.lift import MARK, rewrite
-from guardian.paths import normalise
 from guardian.shell import Simple, State
-from guardian.words import UNKNOWN
 
 _PLAIN = re.compile(r"[A-Za-z0-9 \t._/,:@+%=^*?\[\]'\"|;&-]*")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
@@ -30,8 +28,6 @@ _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "unti
                        "coproc", "in"})
 _ARITH = re.compile(r"\$\(\(")
 _QUOTED_HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\(\w+))")
-_DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
-_READ_OPTS = {"read": "dinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
 _TIME = re.compile(r"(^|[;&|({\n]|&&|\|\|)(\s*)time(\s+-p)?(?=\s)")
 
 
@@ -91,56 +87,6 @@ def _arith_end(text: str, i: int) -> int:
             return i + 1
         i += 1
     return -1
-
-
-def track(argv: list[str], st: State) -> None:
-    """Carry `cd`, `export`/`declare`, `read`/`mapfile`, `printf -v` and `unset` effects."""
-    args = argv[1:]
-    if argv[0] == "builtin" and args:
-        argv, args = args, args[1:]
-    prog = argv[0]
-    if prog in ("cd", "pushd"):
-        dest = next((a for a in args if not a.startswith("-")), st.home)
-        st.cwd = UNKNOWN if UNKNOWN in dest else normalise(dest, st.cwd, st.home)
-    elif prog in _DECLARE:
-        for a in args:
-            if "=" in a and not a.startswith("-"):
-                k, _, v = a.partition("=")
-                arrays.assign(st.env, k, v, st.env)
-    elif prog in _READ_OPTS:
-        _read(prog, args, st)
-    elif prog == "printf" and args[:1] == ["-v"] and len(args) > 1:
-        arrays.forget(st.env, args[1])
-    elif prog == "getopts" and len(args) > 1:
-        arrays.forget(st.env, args[1])
-    elif prog == "unset" and "-f" not in args:
-        for a in args:
-            if not a.startswith("-"):
-                arrays.unset(st.env, a)
-
-
-def _read(prog: str, args: list[str], st: State) -> None:
-    """`read [-a A] NAME...`, `mapfile/readarray [NAME]`: the names now hold unknown data."""
-    names: list[str] = []
-    array, i = "", 0
-    while i < len(args):
-        a = args[i]
-        if a.startswith("-") and len(a) > 1 and not names:
-            for k, f in enumerate(a[1:], 2):
-                if (f == "a" and prog == "read") or f in _READ_OPTS[prog]:
-                    value = a[k:] or (args[i + 1] if i + 1 < len(args) else "")
-                    i += not a[k:]
-                    array = value if f == "a" else array
-                    break
-        else:
-            names.append(a)
-        i += 1
-    if prog != "read":
-        array, names = (names or ["MAPFILE"])[0], []
-    for name in names or ([] if array else ["REPLY"]):
-        arrays.forget(st.env, name)
-    if array:
-        arrays.forget(st.env, array, array=True)
 
 
 def fast_split(text: str, st: State) -> list[Simple] | None:

@@ -18,18 +18,23 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from guardian.decision import Decision, Hit
 from guardian.shell import Simple
-from guardian.verdict import Decision, RuleHit
+
+if TYPE_CHECKING:
+    from guardian.verdict import RuleHit
 
 CATEGORIES = (
     "filesystem-destruction", "device-write", "privilege-escalation", "credential-access",
     "persistence", "download-execute", "reverse-shell", "exfiltration", "resource-exhaustion",
     "process-control", "git-history", "package-install", "system-config", "container-escape",
     "log-tampering", "cloud-destructive", "database-destructive", "outside-workspace",
-    "guardian-failure",
+    "guardian-failure", "command-escape",
 )
-_MODULES = ("rules_paths", "rules_fs", "rules_git", "rules_net", "rules_system", "rules_cloud")
+_MODULES = ("rules_paths", "rules_fs", "rules_git", "rules_net", "rules_system", "rules_cloud",
+            "rules_code", "rules_programs")
 
 
 @dataclass(slots=True)
@@ -109,11 +114,18 @@ class Rule:
     test: Test | None = None
     programs: tuple[str, ...] = ()
 
-    def hit(self, program: str = "", detail: str = "") -> RuleHit:
-        """A RuleHit for this rule (program defaults to the rule's own)."""
+    def plain(self, program: str = "", detail: str = "") -> Hit:
+        """A plain Hit for this rule (program defaults to the rule's own)."""
         reason = f"{self.reason} ({detail})" if detail else self.reason
-        return RuleHit(id=self.id, category=self.category, program=program or self.program,
-                       decision=self.decision, reason=reason)
+        return Hit(self.id, self.category, program or self.program, self.decision, reason)
+
+    def hit(self, program: str = "", detail: str = "") -> RuleHit:
+        """A RuleHit (pydantic) for this rule."""
+        from guardian.verdict import RuleHit
+
+        h = self.plain(program, detail)
+        return RuleHit(id=h.id, category=h.category, program=h.program, decision=h.decision,
+                       reason=h.reason)
 
 
 RULES: dict[str, Rule] = {}

@@ -43,11 +43,27 @@ def _p(rule: Rule, mode: Mode, pattern: str) -> tuple[Rule, Mode, re.Pattern[str
 
 
 PATH_RULES = [
-    _p(static_rule("PERSIST-001", "persistence", "ask", "write to a shell startup file",
+    _p(static_rule("PERSIST-001", "persistence", "deny", "write to a shell startup file",
                    "echo 'alias ls=rm' >> ~/.bashrc"), "write",
-       rf"^{_HOME}/\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|"
-       r"kshrc|cshrc|tcshrc|inputrc|config/fish/config\.fish)$|^/etc/(?:bash\.bashrc|profile|"
-       r"zsh/zshrc|environment)$"),
+       rf"^{_HOME}/\.(?:bashrc|bash_profile|bash_login|bash_logout|bash_aliases|profile|zshrc|"
+       r"zprofile|zshenv|zlogin|zlogout|kshrc|cshrc|tcshrc|login|mkshrc|inputrc|"
+       r"config/fish/(?:config\.fish|conf\.d/.*)|xinitrc|xsession|xsessionrc|xprofile|"
+       r"pam_environment|config/environment\.d/.*)$|^/etc/(?:bash\.bashrc|profile|"
+       r"zsh/zshrc|zsh/zshenv|environment|bashrc)$"),
+    _p(static_rule("PERSIST-006", "persistence", "deny",
+                   "write to a config file that makes a program run commands (ssh config, "
+                   "gitconfig, vimrc, gdbinit, tmux/screen rc, pip/npm config)",
+                   "echo 'ProxyCommand sh -c x' >> ~/.ssh/config"), "write",
+       rf"^{_HOME}/(?:\.ssh/(?:config|environment)|\.gitconfig|\.config/git/(?:config|attributes)|"
+       r"\.vimrc|\.exrc|\.gvimrc|\.vim/(?:plugin|autoload|ftplugin)/|\.config/nvim/|"
+       r"\.gdbinit|\.lldbinit|\.tmux\.conf|\.config/tmux/|\.screenrc|\.wgetrc|\.curlrc|"
+       r"\.npmrc|\.yarnrc|\.pip/pip\.conf|\.config/pip/pip\.conf|\.pydistutils\.cfg|"
+       r"\.gemrc|\.irbrc|\.pythonrc|\.perldb|\.config/pythonstartup|\.local/bin/|"
+       r"\.emacs|\.emacs\.d/init\.el|\.config/direnv/|\.envrc$)|^/etc/(?:gitconfig|vim/|"
+       r"ssh/ssh_config|ld\.so\.conf|sudoers|apt/apt\.conf)"),
+    _p(static_rule("PERSIST-007", "persistence", "ask",
+                   "write to git hooks or git config (run by git on the host later)",
+                   "cp x .git/hooks/pre-commit"), "write", r"/\.git/(?:hooks/|config$)"),
     _p(static_rule("PERSIST-002", "persistence", "deny", "write to SSH authorized_keys",
                    "echo key >> ~/.ssh/authorized_keys"), "write",
        r"/\.ssh/authorized_keys2?$|/\.ssh/rc$|^/etc/ssh/"),

@@ -12,6 +12,8 @@ forced delete, the only kind that may remove a whole tree unasked.
 
 from __future__ import annotations
 
+import re
+
 from guardian.paths import Verb
 from guardian.rules import Inv
 
@@ -77,6 +79,97 @@ def _find(inv: Inv) -> list[tuple[str, Verb]]:
     return [(r, "delete" if filtered else "rdelete") for r in roots or ["."]]
 
 
+_FIND_WRITES = ("-fprintf", "-fprint", "-fprint0", "-fls")
+
+
+def _find_writes(inv: Inv) -> list[tuple[str, Verb]]:
+    """`find -fprintf FILE FMT` and friends write FILE (also inside `-exec`-free parts)."""
+    args = inv.args
+    return [(args[i + 1], "write") for i, a in enumerate(args[:-1]) if a in _FIND_WRITES]
+
+
+def _perl(inv: Inv) -> list[tuple[str, Verb]]:
+    """`perl -pi -e CODE FILE...`: in-place edits of the files after the code."""
+    args = inv.args
+    if not any(a.startswith("-") and not a.startswith("--") and "i" in a[1:].split("e")[0]
+               for a in args):
+        return []
+    out, i, code_seen = [], 0, False
+    while i < len(args):
+        a = args[i]
+        if a in ("-e", "-E") or (a.startswith("-") and a.rstrip("E").endswith("e") and len(a) > 1
+                                 and not a.startswith("--")):
+            i += 2
+            code_seen = True
+            continue
+        if not a.startswith("-"):
+            if code_seen:
+                out.append((a, "write"))
+            code_seen = True
+        i += 1
+    return out
+
+
+def _awk(inv: Inv) -> list[tuple[str, Verb]]:
+    """`print > "file"` / `>> "file"` inside an awk program given on the command line."""
+    args, i = inv.args, 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] == "-f":
+            return []
+        i += 2 if args[i] in ("-F", "-v") else 1
+    if i >= len(args):
+        return []
+    return [(m.group(1), "write") for m in re.finditer(r">>?\s*\"([^\"]+)\"", args[i])]
+
+
+def _valued(opts: tuple[str, ...], verb: Verb = "write"):  # type: ignore[no-untyped-def]
+    def fn(inv: Inv) -> list[tuple[str, Verb]]:
+        args = inv.args
+        out = [(args[i + 1], verb) for i, a in enumerate(args[:-1]) if a in opts]
+        out += [(a.split("=", 1)[1], verb) for a in args
+                if "=" in a and a.split("=", 1)[0] in opts and a.startswith("--")]
+        out += [(a[2:], verb) for a in args if len(a) > 2 and not a.startswith("--")
+                and a[:2] in opts]
+        return out
+
+    return fn
+
+
+def _keygen(inv: Inv) -> list[tuple[str, Verb]]:
+    """`ssh-keygen -f FILE` writes FILE (and FILE.pub) when generating a key."""
+    if inv.has("l", "y", "e", "i", "F", "H", "r", "B", "L", "Q", "D", "K", "k"):
+        return []
+    return _valued(("-f",))(inv)
+
+
+SENSITIVE_ONLY: dict = {}
+"""Programs whose destination is judged only against the sensitive-path rules (filled below)."""
+
+
+def _copy_dest(inv: Inv) -> list[tuple[str, Verb]]:
+    """rsync/scp: the last operand, when it is local."""
+    pos = inv.positional
+    if len(pos) < 2 or re.match(r"^(?:[\w.-]+@)?[\w.-]+:|^\w+://", pos[-1]):
+        return []
+    return [(pos[-1], "write")]
+
+
+def _tar(inv: Inv) -> list[tuple[str, Verb]]:
+    """tar extracting into `-C DIR` / `--directory=DIR`."""
+    first = inv.args[0] if inv.args else ""
+    extracting = inv.has("x", "--extract", "--get") or (not first.startswith("-") and "x" in first)
+    return _valued(("-C", "--directory"))(inv) if extracting else []
+
+
+def _editor(inv: Inv) -> list[tuple[str, Verb]]:
+    """ed/ex/vim given commands that write (`w`, `wq`, `x`, `:w!`): the files they edit."""
+    text = " ".join(a for a in inv.args) + "\n" + (inv.simple.stdin or "")
+    if not re.search(r"(?:^|[\n|:;\s])(?:w|wq|x|wq!|w!|write|update|saveas|sav)(?:\s|$|!|\|)", text):
+        return []
+    return [(p, "write") for p in inv.positional if not p.startswith(("+", ":"))
+            and " " not in p]
+
+
 def _sed(inv: Inv) -> list[tuple[str, Verb]]:
     if not any(a.startswith("-i") or a.startswith("--in-place") for a in inv.args):
         return []
@@ -126,9 +219,31 @@ _TABLE = {
     "cp": lambda inv: _last_is_dest(inv, "write"), "install": lambda inv: _last_is_dest(inv, "write"),
     "ln": lambda inv: _last_is_dest(inv, "write"), "truncate": _truncate, "touch": _plain("write"),
     "mkdir": _plain("write"), "tee": _plain("write"), "dd": _dd, "sed": _sed, "find": _find,
-    "perl": _sed, "srm": _plain("delete"), "wipe": _plain("delete"), "curl": _download,
-    "wget": _download,
+    "perl": _perl, "srm": _plain("delete"), "wipe": _plain("delete"), "curl": _download,
+    "wget": _download, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk,
+    "ssh-keygen": _keygen, "sort": _valued(("-o", "--output")),
+    "gpg": _valued(("-o", "--output")), "openssl": _valued(("-out",)),
+    "iconv": _valued(("-o", "--output")), "patch": _valued(("-o", "--output")),
+    "ed": _editor, "ex": _editor, "vim": _editor, "vi": _editor, "nvim": _editor,
+    "uudecode": _valued(("-o", "--output-file")),
 }
+
+
+def _clone_dest(inv: Inv) -> list[tuple[str, Verb]]:
+    """`git clone URL DIR`: the directory it creates."""
+    pos = inv.positional
+    return [(pos[2], "write")] if pos[:1] == ["clone"] and len(pos) > 2 else []
+
+
+SENSITIVE_ONLY.update({"rsync": _copy_dest, "scp": _copy_dest, "tar": _tar,
+                       "unzip": _valued(("-d",)), "7z": _valued(("-o",)), "git": _clone_dest})
+
+
+def sensitive_targets(inv: Inv) -> list[str]:
+    """Destinations (rsync, scp, tar -C, unzip -d, git clone) checked only against
+    persistence and credential paths, not the write-depth policy."""
+    fn = SENSITIVE_ONLY.get(inv.prog)
+    return [p for p, _ in fn(inv)] if fn else []
 
 
 def write_targets(inv: Inv) -> list[tuple[str, Verb]]:
@@ -136,6 +251,7 @@ def write_targets(inv: Inv) -> list[tuple[str, Verb]]:
     if inv.prog in _CHMODS:
         return _chmod(inv)
     fn = _TABLE.get(inv.prog)
-    if fn is None:
-        return []
-    return [(p, v) for p, v in fn(inv) if p and p != "-"]
+    out = fn(inv) if fn is not None else []
+    if inv.prog == "find":
+        out = out + _find_writes(inv)
+    return [(p, v) for p, v in out if p and p != "-"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from guardian.operands import find_matches
 from guardian.words import UNKNOWN
 
 Unwrapped = tuple[list[str], bool, list[str]]
@@ -42,8 +43,6 @@ _VALUED = {
     "command": set(),
     "exec": set("a"),
     "builtin": set(),
-    "chrt": set(),
-    "taskset": set(),
 }
 WRAPPERS = frozenset(_VALUED) | {"busybox", "find"}
 _PRIV = frozenset({"sudo", "doas", "pkexec", "run0"})
@@ -110,8 +109,9 @@ def _find(args: list[str]) -> list[list[str]]:
                 cmd.append(args[j])
                 j += 1
             expanded: list[str] = []
+            matches = find_matches(args, roots)
             for c in cmd:
-                expanded.extend(roots if c == "{}" else [c.replace("{}", roots[0])])
+                expanded.extend(matches if c == "{}" else [c.replace("{}", matches[0])])
             if expanded:
                 out.append(expanded)
             i = j

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Decision = Literal["allow", "ask", "deny"]
-SEVERITY: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
+from guardian.decision import SEVERITY, Decision, Result, strictest
 
-
-def strictest(*decisions: Decision) -> Decision:
-    """The most restrictive of the decisions (allow < ask < deny)."""
-    return max(decisions, key=SEVERITY.__getitem__, default="allow")
+__all__ = ["SEVERITY", "CheckContext", "Decision", "RuleHit", "Verdict", "strictest"]
 
 
 class CheckContext(BaseModel):
@@ -59,6 +54,14 @@ class Verdict(BaseModel):
     @property
     def rules(self) -> list[str]:
         return [h.id for h in self.hits]
+
+    @classmethod
+    def of(cls, result: Result) -> Verdict:
+        """The pydantic form of a plain `decision.Result`."""
+        hits = [RuleHit(id=h.id, category=h.category, program=h.program, decision=h.decision,
+                        reason=h.reason) for h in result.hits]
+        return cls(decision=result.decision, hits=hits, reason=result.reason,
+                   decoded=list(result.decoded))
 
     @property
     def kinds(self) -> list[str]:

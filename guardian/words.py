@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from guardian.arrays import Fields, subscript
+from guardian.arrays import Fields
+from guardian.params import braced, ifs_split, special, target
 from guardian.shell import UNKNOWN
 
 _BREAK = ("", None)
@@ -91,26 +92,13 @@ def _param(text: str, i: int, env: Mapping[str, str]) -> tuple[str, int]:
     nxt = text[i + 1] if i + 1 < len(text) else ""
     if nxt == "{":
         end = _matching(text, i + 1, "{", "}")
-        inner = text[i + 2 : end - 1]
-        m = _NAME.match(inner)
-        if not m:
-            return UNKNOWN, end
-        name, rest = m.group(0), inner[m.end() :]
-        if rest[:1] == "[":
-            return subscript(name, rest, env), end
-        value = env.get(name)
-        if rest[:2] in (":-", ":=") or rest[:1] in ("-", "="):
-            default = rest[2:] if rest[:1] == ":" else rest[1:]
-            if value is None or (value == "" and rest[:1] == ":"):
-                return (expand_joined(default, env) if default else ""), end
-            return value, end
-        if rest:
-            return UNKNOWN, end
-        return (UNKNOWN if value is None else value), end
+        return braced(text[i + 2 : end - 1], env, lambda t: expand_joined(t, env)), end
     m = _NAME.match(text, i + 1)
     if m:
-        value = env.get(m.group(0))
+        value = env.get(target(m.group(0), env))
         return (UNKNOWN if value is None else value), m.end()
+    if nxt and (nxt.isdigit() or nxt in "@*#"):
+        return special(nxt, env), i + 2
     if nxt and (nxt.isdigit() or nxt in "@*#?$!-"):
         return UNKNOWN, i + 2
     return "$", i + 1
@@ -255,6 +243,7 @@ def expand_word(raw: str, env: Mapping[str, str], home: str,
                 subst: SubstEval | None = None) -> list[str]:
     """The fields one unexpanded shell word becomes (may be several, or none)."""
     fields: list[str] = []
+    ifs = env.get("IFS", " \t\n")
     for text in brace_expand(raw):
         if text.startswith("~"):
             m = re.match(r"~([A-Za-z0-9_.-]*)(?=/|$)", text)
@@ -267,9 +256,9 @@ def expand_word(raw: str, env: Mapping[str, str], home: str,
                 if has or current:
                     fields.append(current)
                 current, has = "", False
-            elif split and any(ch.isspace() for ch in value):
-                parts = value.split()
-                if value[:1].isspace() and (current or has):
+            elif split and (cut := ifs_split(value, ifs)) is not None:
+                parts, lead, trail = cut
+                if lead and (current or has):
                     fields.append(current)
                     current, has = "", False
                 for k, part in enumerate(parts):
@@ -278,9 +267,12 @@ def expand_word(raw: str, env: Mapping[str, str], home: str,
                         current = ""
                     current += part
                 has = bool(current)
-                if value[-1:].isspace() and current:
+                if trail and current:
                     fields.append(current)
                     current, has = "", False
+            elif split and UNKNOWN in ifs and value:
+                current += UNKNOWN
+                has = True
             else:
                 current += value
                 has = has or not split or bool(value)  # an empty unquoted expansion is no field

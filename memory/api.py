@@ -8,12 +8,14 @@ also writes a person's pending MEMORY.md edits into the files).
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import Any
 
+from memory.config import MemoryConfig
 from memory.errors import MemoryStoreError, UnknownMemoryItemError
 from memory.index import Kind
 from memory.lesson import Lesson
-from memory.rule import Rule
+from memory.rule import Rule, current_confidence
 from memory.run import RunMeta
 from memory.store import MemoryStore
 
@@ -23,12 +25,26 @@ log = logging.getLogger(__name__)
 def lesson_json(x: Lesson, listed: bool) -> dict[str, Any]:
     data = x.model_dump(mode="json", exclude={"history"})
     return data | {"kind": "lesson", "text": x.insight, "listed": listed,
-                   "revisions": [h.model_dump(mode="json") for h in x.history],
+                   "confirmations": x.confirmations, "uses": x.uses,
+                   "revisions": revisions_json(x),
                    "path": f"lessons/{x.id}.md"}
 
 
-def rule_json(r: Rule, listed: bool) -> dict[str, Any]:
-    return r.model_dump(mode="json") | {"kind": "rule", "listed": listed, "path": f"rules/{r.id}.md"}
+def revisions_json(x: Lesson) -> list[dict[str, Any]]:
+    """The history, each accepted text change with the text it replaced (`before`) and put (`after`)."""
+    out = [h.model_dump(mode="json") for h in x.history]
+    changes = [i for i, h in enumerate(x.history) if h.status == "accepted" and (h.before or h.verdict == "outdated")]
+    for n, i in enumerate(changes):
+        later = changes[n + 1] if n + 1 < len(changes) else None
+        out[i]["after"] = x.history[later].before if later is not None else x.insight
+    return out
+
+
+def rule_json(r: Rule, listed: bool, config: MemoryConfig | None = None, now: datetime | None = None) -> dict[str, Any]:
+    data = r.model_dump(mode="json") | {"kind": "rule", "listed": listed, "path": f"rules/{r.id}.md"}
+    if config is not None:
+        data["confidence_now"] = current_confidence(r, config, now)
+    return data
 
 
 def run_json(m: RunMeta) -> dict[str, Any]:
@@ -42,7 +58,7 @@ def list_memory(store: MemoryStore) -> dict[str, Any]:
     return {
         "root": str(store.root),
         "lessons": [lesson_json(x, x.id in manifest.lessons) for x in store.lessons()],
-        "rules": [rule_json(r, r.id in manifest.rules) for r in store.rules()],
+        "rules": [rule_json(r, r.id in manifest.rules, store.config, store.clock()) for r in store.rules()],
         "runs": [run_json(m) for m in store.runs()],
     }
 
@@ -54,7 +70,7 @@ def show_item(store: MemoryStore, item_id: str) -> dict[str, Any]:
     if store.lesson_path(item_id).is_file():
         return lesson_json(store.load_lesson(item_id), item_id in manifest.lessons)
     if (store.rules_dir / f"{item_id}.md").is_file():
-        return rule_json(store.load_rule(item_id), item_id in manifest.rules)
+        return rule_json(store.load_rule(item_id), item_id in manifest.rules, store.config, store.clock())
     if store.has_run(item_id):
         return run_json(store.load_run(item_id)) | {"turns_detail": [t.model_dump() for t in store.run_turns(item_id)]}
     msg = f"no lesson, rule or run '{item_id}'; `tether memory list` shows the ids"

@@ -56,7 +56,18 @@ class MemoryConfig(BaseModel):
     """Rules put into one prompt at most (highest confidence first)."""
     rule_trial_rate: float = Field(default=0.2, ge=0, le=1)
     """Share of runs that carry one rule still below the threshold, on trial, so that it can
-    earn credit at all; chosen deterministically from the goal and the rule id."""
+    earn credit at all. Drawn per run from a generator seeded by the run id (the draw is
+    recorded in the run's recall.json); the rule tried is the one tried least recently, so
+    every sub-threshold rule gets its turn even when the same goal repeats."""
+    rule_half_life_days: float | None = Field(default=30.0, gt=0)
+    """Days without use (no run it applied to, no recurrence of its error) after which a rule's
+    confidence halves; it retires once below `rule_retire_below`. None: rules never fade."""
+    confirm_boost: float = Field(default=0.1, ge=0)
+    """Each accepted `confirmed` verdict (since the text last changed) multiplies a lesson's
+    retrieval score by 1 + confirm_boost, counting at most 5 confirmations."""
+    recall_global_share: float = Field(default=0.4, ge=0, le=1)
+    """Share of the top_k lesson slots kept for lessons from other projects (the rest go to the
+    current project's lessons first); slots one side cannot fill go to the other."""
 
     @model_validator(mode="before")
     @classmethod

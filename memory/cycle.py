@@ -21,6 +21,7 @@ from langchain_core.language_models import BaseChatModel
 from memory.config import MemoryConfig
 from memory.errors import MemoryStoreError, UnknownMemoryItemError
 from memory.index import LessonIndex
+from memory.ranking import boosted_score, prefer_project
 from memory.report import CycleReport, Recall, RecalledLesson, RecalledRun, StepResult
 from memory.revise import revise_lesson, used_lessons
 from memory.rule import refresh
@@ -46,12 +47,19 @@ class MemoryCycle:
         self.config = config
         self.clock = clock
 
-    def read(self, goal: str) -> Recall:
-        """Top-k listed lessons, rules to inject, and the most similar past runs."""
-        store = self.store
+    def read(self, goal: str, run_id: str = "", project: str = "", *, sources: bool = True) -> Recall:
+        """Top-k listed lessons, rules to inject, and the most similar past runs.
+
+        Lessons are ranked by similarity times their confirmation boost, the
+        current `project` first (see memory.ranking). `run_id` seeds the rule
+        trial draw. With `sources` False (the lessons-only baseline) no past
+        runs are listed and the prompt carries neither source links nor
+        descent rules.
+        """
+        store, cfg = self.store, self.config
         with store.session():
-            lessons = []
-            for hit in store.search(goal, "lesson", self.config.top_k):
+            ranked = []
+            for hit in store.search(goal, "lesson", cfg.top_k * 4):
                 try:
                     x = store.load_lesson(hit.id)
                 except UnknownMemoryItemError:
@@ -59,10 +67,14 @@ class MemoryCycle:
                 except MemoryStoreError as e:
                     log.warning("recall skips a broken lesson: %s", e)
                     continue
-                lessons.append(RecalledLesson(id=x.id, title=x.title, insight=x.insight, applicability=x.applicability,
-                                              source_run=x.source_run, source_outcome=x.source_outcome, score=hit.score))
+                ranked.append((boosted_score(hit.score, x, cfg), x))
+            ranked.sort(key=lambda sx: -sx[0])
+            chosen = prefer_project([((s, x), x.project) for s, x in ranked], project, cfg.top_k, cfg.recall_global_share)
+            lessons = [RecalledLesson(id=x.id, title=x.title, insight=x.insight, applicability=x.applicability,
+                                      source_run=x.source_run, source_outcome=x.source_outcome, score=s,
+                                      project=x.project, confirmations=x.confirmations) for s, x in chosen]
             runs = []
-            for hit in store.search(goal, "run", self.config.similar_runs):
+            for hit in store.search(goal, "run", cfg.similar_runs if sources else 0):
                 try:
                     m = store.load_run(hit.id)
                 except UnknownMemoryItemError:
@@ -71,22 +83,23 @@ class MemoryCycle:
                     log.warning("recall skips a broken run record: %s", e)
                     continue
                 runs.append(RecalledRun(run_id=m.run_id, goal=m.goal, outcome=m.outcome, score=m.score))
-            rules = select_rules(store, goal)
-        return Recall(goal=goal, lessons=lessons, rules=rules, runs=runs)
+            rules, draw = select_rules(store, goal, run_id, project)
+        return Recall(goal=goal, lessons=lessons, rules=rules, runs=runs, project=project, trial_draw=draw,
+                      sources=sources)
 
     def after_run(self, record: RunRecord, model: BaseChatModel, recall: Recall | None = None) -> CycleReport:
         """Write the run into memory and learn from it; call once per run, after the gate."""
         store, recall = self.store, recall or Recall(goal=record.goal)
         now = self.clock()
         finished = record.finished or now
-        record = record.model_copy(update={"finished": finished})
+        record = record.model_copy(update={"finished": finished, "project": record.project or recall.project})
         used, unused = used_lessons(record, recall)
         report = CycleReport(run_id=record.run_id, used_lessons=used, unused_lessons=unused)
         meta = RunMeta(run_id=record.run_id, goal=record.goal, outcome=record.outcome, score=record.score,
                        finished=finished, turns=len(record.turns), lessons_used=used,
                        error_signatures=list(signatures(record)),
                        gate_passed=record.gate.passed if record.gate else None,
-                       gate_failed=record.gate.failed if record.gate else [])
+                       gate_failed=record.gate.failed if record.gate else [], project=record.project)
         with store.session():
             store.save_run(record, meta)
         report.steps.append(StepResult(step="trajectory", target=record.run_id, status="ok"))
@@ -131,7 +144,7 @@ class MemoryCycle:
                 try:  # another run may have learnt the same rule meanwhile
                     current = store.load_rule(rule.id)
                     merged = sorted(set(current.source_runs) | set(rule.source_runs))
-                    store.save_rule(refresh(current.model_copy(update={"source_runs": merged}), self.config))
+                    store.save_rule(refresh(current.model_copy(update={"source_runs": merged}), self.config, finished))
                     report.rules_updated.append(rule.id)
                 except UnknownMemoryItemError:
                     store.save_rule(rule, new=True)

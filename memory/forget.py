@@ -1,6 +1,13 @@
 """Provenance: forget a run and everything memory derived from it.
 
-Parts: `ForgetReport`, `forget_run`. Removed: the run's folder; lessons whose
+Parts: `ForgetReport`, `forget_run`, `forget_lesson`, `forget_rule`.
+
+`forget_lesson` deletes one lesson (file, index entry, MEMORY.md line); the
+runs that used it keep their raw record. `forget_rule` deletes one rule and
+strips its error signature from the stored runs, so it is learnt again only
+when its error recurs twice anew within the window.
+
+`forget_run` removes: the run's folder; lessons whose
 source is the run; revision-history entries the run caused (an accepted one
 is undone by restoring the text it replaced, and later accepted revisions,
 which were written over that text, are undone with it); the run from every
@@ -19,8 +26,8 @@ from pydantic import BaseModel, Field
 
 from common.atomic import write_atomic
 from memory.errors import UnknownMemoryItemError
-from memory.files import read_text
-from memory.lesson import Lesson, Revision
+from memory.files import join_front_matter, read_text, split_front_matter
+from memory.lesson import RETIRED, Lesson, Revision
 from memory.rule import refresh
 from memory.store import MemoryStore
 
@@ -50,6 +57,8 @@ def _unrevise(lesson: Lesson, run_id: str, now: datetime) -> Lesson:
         kept.append(Revision(at=now, run_id="", status="reverted",
                              reason=f"text restored to before a forgotten run's revision; {len(undone)} later revision(s) undone"))
         update |= {"insight": history[first].before, "applicability": history[first].before_applicability}
+        if any(h.reason == RETIRED for h in history[first:] if h.status == "accepted"):
+            update["status"] = "live"  # the retirement was undone with the revision that made it
     update |= {"history": kept, "revision_count": sum(h.status == "accepted" for h in kept)}
     return lesson.model_copy(update=update)
 
@@ -84,7 +93,8 @@ def forget_run(store: MemoryStore, run_id: str, now: datetime) -> ForgetReport:
                 store.delete_lesson(x.id)
                 report.lessons_deleted.append(x.id)
             elif any(h.run_id == run_id for h in x.history):
-                store.save_lesson(_unrevise(x, run_id, now))
+                undone = _unrevise(x, run_id, now)
+                store.save_lesson(undone, new=x.status == "retired" and undone.status == "live")
                 report.lessons_changed.append(x.id)
         for r in rules:
             if run_id not in r.source_runs and all(a.run != run_id for a in r.applied):
@@ -95,9 +105,35 @@ def forget_run(store: MemoryStore, run_id: str, now: datetime) -> ForgetReport:
                 report.rules_deleted.append(r.id)
                 continue
             kept = r.model_copy(update={"source_runs": sources, "applied": [a for a in r.applied if a.run != run_id]})
-            store.save_rule(refresh(kept, store.config))
+            store.save_rule(refresh(kept, store.config, now))
             report.rules_changed.append(r.id)
         store.delete_run(run_id)
         report.files_redacted = _redact(store, run_id)
         store.rebuild()
     return report
+
+
+def forget_lesson(store: MemoryStore, lesson_id: str) -> dict[str, str]:
+    """Delete one lesson; UnknownMemoryItemError (naming `memory list`) when there is none."""
+    with store.session():
+        lesson = store.load_lesson(lesson_id)
+        store.delete_lesson(lesson.id)
+        store.rebuild()  # no deleted text lingers in the engine's files
+    return {"kind": "lesson", "id": lesson.id, "source_run": lesson.source_run}
+
+
+def forget_rule(store: MemoryStore, rule_id: str) -> dict[str, object]:
+    """Delete one rule and the record of its error in stored runs (so it is not relearnt from them)."""
+    with store.session():
+        rule = store.load_rule(rule_id)
+        stripped = []
+        for meta in store.runs():
+            if rule.signature in meta.error_signatures:
+                path = store.run_dir(meta.run_id) / "trajectory.md"
+                front, body = split_front_matter(read_text(path), path)
+                front["error_signatures"] = [s for s in front.get("error_signatures", []) if s != rule.signature]
+                write_atomic(path, join_front_matter(front, body))
+                stripped.append(meta.run_id)
+        store.delete_rule(rule.id)
+        store.rebuild()
+    return {"kind": "rule", "id": rule.id, "runs_stripped": stripped}

@@ -7,7 +7,9 @@ Parts: `RevisionProposal` (a revise answer, validated), `read_revision`
 A revision is rejected when a quote it gives as evidence does not occur in the
 SOURCE run (normalised substring), or when the rewritten lesson adds a number,
 path, file name, flag, identifier or backticked command that neither the old
-lesson nor the source run contains, or when it is empty or over 3 sentences.
+lesson nor the source run contains, or when it is over 3 sentences. An empty
+lesson means "keep the text" for `confirmed` and "retire the lesson" for
+`outdated`; `too_general` must rewrite it and state a narrower applicability.
 The current run may decide the verdict; it can never supply a fact.
 """
 
@@ -81,10 +83,12 @@ def check_revision(p: RevisionProposal, old_insight: str, old_applicability: str
         if not q or q not in source:
             problems.append(f"evidence not found in the source run: {quote!r}")
     if not p.lesson.strip():
-        if p.verdict != "confirmed":
-            problems.append("rewritten lesson is empty")
+        if p.verdict == "too_general":
+            problems.append("rewritten lesson is empty (too_general narrows the lesson; outdated with no text retires it)")
     elif sentences(p.lesson) > MAX_SENTENCES:
         problems.append(f"rewritten lesson has {sentences(p.lesson)} sentences (at most {MAX_SENTENCES})")
+    if p.verdict == "too_general" and normalize(p.applicability) in ("", normalize(old_applicability)):
+        problems.append("too_general must state a narrower applicability than the lesson's current one")
     invented = unsupported_claims(f"{p.lesson}\n{p.applicability}", f"{old_insight}\n{old_applicability}", source)
     if invented:
         problems.append("claims not supported by the source run: " + ", ".join(invented))

@@ -24,6 +24,10 @@ EDITED = "edited"
 """The verdict of a person's edit of the lesson's MEMORY.md line."""
 PERSON_EDIT = "edited by a person in MEMORY.md"
 LessonStatus = Literal["live", "retired"]
+RETIRED = "retired: outdated, no replacement text"
+"""Reason of the accepted `outdated` verdict that retired a lesson (forgetting its run revives it)."""
+SUPERSEDED = "superseded: outdated, the replaced text is kept in `before`"
+"""Reason of the accepted `outdated` verdict that replaced a lesson's text."""
 MOUNT = "/memory"
 """Where the memory folder is mounted read-only inside the sandbox."""
 
@@ -66,7 +70,30 @@ class Lesson(BaseModel):
     revision_count: int = 0
     insight: str
     applicability: str = ""
+    project: str = ""
+    """The project the source run worked on (git remote URL or workspace path); empty = unknown."""
     history: list[Revision] = Field(default_factory=list)
+
+    @property
+    def confirmations(self) -> int:
+        """Accepted `confirmed` verdicts since the text last changed by `outdated` or a person's edit.
+
+        Derived from the history, so forgetting a run lowers it again; recall ranks by it.
+        """
+        count = 0
+        for h in self.history:
+            if h.status != "accepted":
+                continue
+            if h.verdict == "confirmed":
+                count += 1
+            elif h.verdict in ("outdated", EDITED):
+                count = 0
+        return count
+
+    @property
+    def uses(self) -> int:
+        """Runs that relied on the lesson (every revise call, accepted or rejected)."""
+        return len({h.run_id for h in self.history if h.run_id})
 
     def links(self, base: str = "..") -> tuple[str, str]:
         """(compilation, trajectory) of the source run, relative to `base`."""

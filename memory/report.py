@@ -21,9 +21,10 @@ lessons and compilations are readings of them.
 Go down to a lesson's source run (its compilation, then its raw trajectory) when:
 - the lesson says what to do but not exactly how;
 - the lesson came from a failed run;
-- two lessons disagree;
-- and again whenever an action fails.
-Look there for the one fact that settles it, such as a command format.
+- two lessons disagree.
+Check this before your first action for the lessons you will rely on, and again
+whenever an action fails. Look there for the one fact that settles it, such as a
+command format.
 Memory rules:
 - Never replay a past run. It started from a different state than this task, even
   when its task reads the same, and steps that worked there can fail here.
@@ -44,6 +45,9 @@ class RecalledLesson(BaseModel):
     source_run: str
     source_outcome: Outcome
     score: float = 0.0
+    project: str = ""
+    confirmations: int = 0
+    """Accepted `confirmed` verdicts since its text last changed (ranking boosts them)."""
 
     @property
     def compilation(self) -> str:
@@ -85,6 +89,12 @@ class Recall(BaseModel):
     lessons: list[RecalledLesson] = Field(default_factory=list)
     rules: list[RecalledRule] = Field(default_factory=list)
     runs: list[RecalledRun] = Field(default_factory=list)
+    project: str = ""
+    """The project the run works on; new lessons and rules carry it."""
+    trial_draw: float | None = None
+    """This run's rule-trial draw (seeded by the run id); a trial happens below rule_trial_rate."""
+    sources: bool = True
+    """False for the lessons-only baseline: no source links, past runs or descent rules."""
 
     @property
     def lesson_ids(self) -> list[str]:
@@ -96,6 +106,8 @@ class Recall(BaseModel):
         Each text is cut to `item_chars` and entries stop at `total_chars`, so no
         past run (a huge goal, a long edited lesson) crowds out the new task.
         """
+        if not self.sources:
+            return self._lessons_only()
         if not (self.lessons or self.rules or self.runs):
             return f"Memory: nothing relevant yet.\n\n{DESCENT_RULES}\n"
 
@@ -127,6 +139,16 @@ class Recall(BaseModel):
         if left_out:
             parts.append(f"({left_out} more memory item(s) left out to keep this block short; grep {MOUNT} for more)")
         return "\n".join(parts) + f"\n\n{DESCENT_RULES}\n"
+
+
+    def _lessons_only(self) -> str:
+        """The WikiTrace "Insights Only" control: the same lessons, nothing to descend to."""
+        parts = ["Lessons from past runs:" if self.lessons else "Memory: no lessons yet."]
+        parts += [f"- [{x.id}] {x.insight}\n  Applies: {x.applicability or 'not stated'}" for x in self.lessons]
+        if self.rules:
+            parts.append("Prevention rules (learnt from repeated errors):")
+            parts += [f"- [{r.id}] {r.text} (tool {r.tool}, confidence {r.confidence:.2f})" for r in self.rules]
+        return "\n".join(parts) + "\n"
 
 
 class StepResult(BaseModel):

@@ -20,7 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from common.errors import TetherError
 from memory.errors import UnknownMemoryItemError
 from memory.grounding import check_revision, read_revision
-from memory.lesson import MOUNT, Lesson, Revision
+from memory.lesson import MOUNT, RETIRED, SUPERSEDED, Lesson, Revision
 from memory.llm import Call, ask, parse_json
 from memory.prompts import counterfactual_prompt, revise_prompt
 from memory.report import Recall, StepResult
@@ -47,7 +47,14 @@ def revised_by(lesson: Lesson, run_id: str) -> bool:
 
 def _apply(store: MemoryStore, lesson_id: str, revision: Revision, new_text: str, applicability: str,
            retire: bool) -> None:
-    """Write the verdict into the lesson as it is NOW on disk (another run may have revised it)."""
+    """Write the verdict into the lesson as it is NOW on disk (another run may have revised it).
+
+    What an accepted verdict does: `confirmed` keeps the text and adds a
+    confirmation (ranking uses the count); `too_general` rewrites the text with
+    the narrower applicability it must state; `outdated` with new text
+    supersedes the old text (kept in the entry's `before`; confirmations
+    restart), and with no text retires the lesson (never recalled again).
+    """
     with store.session():
         try:
             lesson = store.load_lesson(lesson_id)
@@ -55,14 +62,18 @@ def _apply(store: MemoryStore, lesson_id: str, revision: Revision, new_text: str
             return  # forgotten while we were asking
         if revised_by(lesson, revision.run_id):
             return  # this run's verdict is already in (a resumed after-run phase)
-        update: dict[str, object] = {"history": [*lesson.history, revision]}
+        update: dict[str, object] = {}
         if revision.status == "accepted":
             revision.before, revision.before_applicability = lesson.insight, lesson.applicability
             update |= {"revised": revision.at, "revision_count": lesson.revision_count + 1}
             if new_text.strip():
                 update |= {"insight": new_text.strip(), "applicability": applicability.strip() or lesson.applicability}
+                if revision.verdict == "outdated":
+                    revision.reason = SUPERSEDED
             if retire:
                 update["status"] = "retired"
+                revision.reason = RETIRED
+        update["history"] = [*lesson.history, revision]
         store.save_lesson(lesson.model_copy(update=update))
 
 

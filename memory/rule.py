@@ -3,7 +3,8 @@
 Parts: `normalize_error`, `error_signature` (SHA256 of tool + normalised
 error), `Rule`, `fold_confidence` (confidence as a pure function of the runs
 a rule applied to, so forgetting a run can recompute it), `rule_to_markdown`,
-`rule_from_markdown`.
+`rule_from_markdown`, `current_confidence` (the earned confidence faded by
+idle time: halved per `rule_half_life_days` since the rule's last use).
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class Application(BaseModel):
 
     run: str
     outcome: Outcome
+    at: datetime | None = None
+    """When that run finished (None in rules written before decay existed)."""
 
 
 class Rule(BaseModel):
@@ -73,6 +76,10 @@ class Rule(BaseModel):
     applied: list[Application] = Field(default_factory=list)
     edited: datetime | None = None
     """When a person last changed the text in MEMORY.md."""
+    last_tried: datetime | None = None
+    """When a run last carried the rule in its prompt (on trial or above the threshold)."""
+    project: str = ""
+    """The project of the run that first hit the error (git remote URL or workspace path)."""
     text: str
     error: str = ""
     """The normalised error text the signature hashes."""
@@ -94,9 +101,24 @@ def fold_confidence(applied: list[Application], config: MemoryConfig) -> float:
     return round(value, 4)
 
 
-def refresh(rule: Rule, config: MemoryConfig) -> Rule:
-    """Recompute confidence, counts and status from the rule's applications."""
-    confidence = fold_confidence(rule.applied, config)
+def last_use(rule: Rule) -> datetime:
+    """The rule's last use: its last application, or the last time its error happened."""
+    return max([rule.first_seen, rule.last_seen, *(a.at for a in rule.applied if a.at is not None)])
+
+
+def current_confidence(rule: Rule, config: MemoryConfig, now: datetime | None) -> float:
+    """Earned confidence, halved per `rule_half_life_days` of idle time since the last use."""
+    value = fold_confidence(rule.applied, config)
+    half_life = config.rule_half_life_days
+    if now is None or not half_life:
+        return value
+    idle_days = max(0.0, (now - last_use(rule)).total_seconds() / 86400)
+    return round(value * 0.5 ** (idle_days / half_life), 4)
+
+
+def refresh(rule: Rule, config: MemoryConfig, now: datetime | None = None) -> Rule:
+    """Recompute confidence (faded to `now` when given), counts and status from the applications."""
+    confidence = current_confidence(rule, config, now)
     return rule.model_copy(update={
         "confidence": confidence,
         "successes": sum(a.outcome == "success" for a in rule.applied),

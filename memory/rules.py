@@ -1,7 +1,8 @@
 """The rule learner: repeated error signatures become one-line prevention rules.
 
-Parts: `select_rules` (what goes into a prompt: rules at or above the
-threshold, plus at most one rule on trial), `credit` (confidence moves by the
+Parts: `trial_draw` (the per-run draw, seeded by the run id),
+`select_rules` (what goes into a prompt: rules at or above the threshold,
+plus at most one rule on trial, the one tried least recently), `credit` (confidence moves by the
 outcome of runs a rule applied to), `learn` (new rules from signatures seen
 twice within the window).
 
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime, timedelta
+import random
+from datetime import UTC, datetime, timedelta
 
 from langchain_core.language_models import BaseChatModel
 
@@ -24,28 +26,50 @@ from memory.errors import UnknownMemoryItemError
 from memory.llm import Call, ask, parse_json
 from memory.prompts import rule_prompt
 from memory.report import RecalledRule, StepResult
-from memory.rule import Application, Rule, error_signature, normalize_error, refresh, rule_id
+from memory.rule import (
+    Application,
+    Rule,
+    current_confidence,
+    error_signature,
+    normalize_error,
+    refresh,
+    rule_id,
+)
 from memory.run import FailedCommand, RunRecord, program_of
 from memory.store import MemoryStore
 
 
-def _draw(goal: str, rule: Rule) -> float:
-    digest = hashlib.sha256(f"{goal}\n{rule.id}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") / 2**32
+def trial_draw(run_id: str) -> float:
+    """The run's draw in [0, 1): seeded by the run id, so a run and its resume draw the same."""
+    return random.Random(hashlib.sha256(run_id.encode()).digest()).random()
 
 
-def select_rules(store: MemoryStore, goal: str) -> list[RecalledRule]:
-    """Listed live rules with confidence >= threshold (best first), plus at most one on trial."""
-    cfg = store.config
+def select_rules(store: MemoryStore, goal: str, run_id: str = "", project: str = "") -> tuple[list[RecalledRule], float]:
+    """Listed live rules with faded confidence >= threshold (best first), plus at most one on trial.
+
+    Returns the rules and the run's trial draw. A trial happens when the draw is
+    below `rule_trial_rate`; it carries the sub-threshold rule tried least
+    recently (never tried first), so repeating one goal still tries every rule.
+    Rules of the current project come first among equals.
+    """
+    cfg, now = store.config, store.clock()
     listed = store.manifest().rules
-    live = [r for r in store.rules() if r.status == "live" and r.id in listed]
-    chosen = sorted((r for r in live if r.confidence >= cfg.rule_inject_threshold), key=lambda r: -r.confidence)
-    out = [RecalledRule(id=r.id, text=r.text, tool=r.tool, confidence=r.confidence) for r in chosen[: cfg.rule_max_injected]]
-    trials = sorted((_draw(goal, r), r.id, r) for r in live if r.confidence < cfg.rule_inject_threshold)
-    if trials and trials[0][0] < cfg.rule_trial_rate:
-        r = trials[0][2]
-        out.append(RecalledRule(id=r.id, text=r.text, tool=r.tool, confidence=r.confidence, trial=True))
-    return out
+    live = []
+    for r in store.rules():
+        if r.status == "live" and r.id in listed:
+            conf = current_confidence(r, cfg, now)
+            if conf >= cfg.rule_retire_below:
+                live.append((conf, r))
+    chosen = sorted((x for x in live if x[0] >= cfg.rule_inject_threshold),
+                    key=lambda x: (-x[0], x[1].project != project, x[1].id))
+    out = [RecalledRule(id=r.id, text=r.text, tool=r.tool, confidence=c) for c, r in chosen[: cfg.rule_max_injected]]
+    draw = trial_draw(run_id or goal)
+    waiting = [x for x in live if x[0] < cfg.rule_inject_threshold]
+    if waiting and draw < cfg.rule_trial_rate:
+        never = datetime.min.replace(tzinfo=UTC)
+        conf, r = min(waiting, key=lambda x: (x[1].last_tried or never, x[1].project != project, x[1].id))
+        out.append(RecalledRule(id=r.id, text=r.text, tool=r.tool, confidence=conf, trial=True))
+    return out, round(draw, 6)
 
 
 def signatures(record: RunRecord) -> dict[str, FailedCommand]:
@@ -57,7 +81,7 @@ def signatures(record: RunRecord) -> dict[str, FailedCommand]:
 
 
 def credit(store: MemoryStore, record: RunRecord, injected: list[RecalledRule]) -> list[StepResult]:
-    """Move the confidence of every injected rule that applied to this run. Call inside a session."""
+    """Note every injected rule as tried, and move the confidence of those that applied. Call inside a session."""
     used_tools = {program_of(t.command) for t in record.turns if t.command} | {f.tool for f in record.failed_commands}
     seen = signatures(record)
     steps = []
@@ -66,11 +90,16 @@ def credit(store: MemoryStore, record: RunRecord, injected: list[RecalledRule]) 
             rule = store.load_rule(recalled.id)
         except UnknownMemoryItemError:
             continue  # forgotten meanwhile
+        finished = record.finished or store.clock()
+        if rule.last_tried is None or rule.last_tried < finished:
+            rule = rule.model_copy(update={"last_tried": finished})
+            store.save_rule(refresh(rule, store.config, finished))
         if rule.tool not in used_tools or any(a.run == record.run_id for a in rule.applied):
             continue
         outcome = "failure" if record.outcome == "failure" or rule.signature in seen else "success"
         before = rule.confidence
-        rule = refresh(rule.model_copy(update={"applied": [*rule.applied, Application(run=record.run_id, outcome=outcome)]}), store.config)
+        applied = Application(run=record.run_id, outcome=outcome, at=finished)
+        rule = refresh(rule.model_copy(update={"applied": [*rule.applied, applied]}), store.config, finished)
         store.save_rule(rule)
         steps.append(StepResult(step="credit", target=rule.id, status="ok",
                                 detail=f"{outcome}: {before:.2f} -> {rule.confidence:.2f} ({rule.status})"))
@@ -101,7 +130,7 @@ def pending_rules(store: MemoryStore, record: RunRecord, finished: datetime) -> 
         if record.run_id not in rule.source_runs:
             rule = rule.model_copy(update={"source_runs": [*rule.source_runs, record.run_id],
                                            "last_seen": max(rule.last_seen, finished)})
-            store.save_rule(refresh(rule, store.config))
+            store.save_rule(refresh(rule, store.config, finished))
             updated.append(rule.id)
     return updated, fresh
 
@@ -133,7 +162,7 @@ def write_rule(model: BaseChatModel, record: RunRecord, sig: str, earlier: Earli
     rule = Rule(
         id=rule_id(sig), signature=sig, tool=fc.tool, confidence=config.rule_initial_confidence,
         first_seen=min([finished, *(t for _, t in earlier)]), last_seen=finished,
-        source_runs=[*(r for r, _ in earlier), record.run_id], text=text, error=error,
+        source_runs=[*(r for r, _ in earlier), record.run_id], text=text, error=error, project=record.project,
     )
     detail = f"from runs {json.dumps(rule.source_runs)}"
-    return refresh(rule, config), StepResult(step="rule", target=rule.id, status="ok", detail=detail), call
+    return refresh(rule, config, finished), StepResult(step="rule", target=rule.id, status="ok", detail=detail), call

@@ -89,6 +89,8 @@ class RunRecord(BaseModel):
     """The agent's final summary."""
     finished: datetime | None = None
     """When the run ended (timezone-aware); the cycle's clock when omitted."""
+    project: str = ""
+    """The project the run worked on (see runtime.project); lessons and rules it teaches carry it."""
 
     @model_validator(mode="after")
     def _score(self) -> RunRecord:
@@ -112,6 +114,7 @@ class RunMeta(BaseModel):
     error_signatures: list[str] = Field(default_factory=list)
     gate_passed: bool | None = None
     gate_failed: list[str] = Field(default_factory=list)
+    project: str = ""
 
 
 def program_of(command: str) -> str:

@@ -101,7 +101,7 @@ def new_lessons(store: MemoryStore, model: BaseChatModel, record: RunRecord, com
                 continue
             lesson = Lesson(
                 id=new_id, title=cand.title.strip() or cand.insight.strip()[:60], source_run=record.run_id,
-                source_outcome=record.outcome, source_goal=record.goal, created=now,
+                source_outcome=record.outcome, source_goal=record.goal, created=now, project=record.project,
                 insight=cand.insight.strip(), applicability=cand.applicability.strip(),
             )
             store.save_lesson(lesson, new=True)

@@ -1,29 +1,57 @@
-"""The `tether` command: a typer app assembled from one sub-module per area."""
+"""The `tether` command: a typer app assembled from one sub-module per area.
+
+`tether guard ...` in its plain forms runs through `runtime.guard_fast`
+before typer, rich or any other area's module is imported (it is started once
+per agent command, so start-up time matters); the app itself is built on
+first use (`runtime.cli.app`, or `main` for every other command).
+"""
 
 from __future__ import annotations
 
-import logging
+import sys
+from typing import Any
 
-import typer
 
-from runtime import cli_guard, cli_memory, cli_run, cli_sandbox, cli_trust
+def build_app() -> Any:
+    """The full typer app with every area's commands."""
+    import typer
 
-app = typer.Typer(
-    name="tether",
-    help="Agent runtime with guarded execution and a memory that learns without rotting.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-)
+    from runtime import cli_guard, cli_memory, cli_run, cli_runs, cli_sandbox, cli_trust
 
-for module in (cli_run, cli_guard, cli_sandbox, cli_memory, cli_trust):
-    module.register(app)
+    app = typer.Typer(
+        name="tether",
+        help="Agent runtime with guarded execution and a memory that learns without rotting.",
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+    )
+    for module in (cli_run, cli_runs, cli_guard, cli_sandbox, cli_memory, cli_trust):
+        module.register(app)
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        app = build_app()
+        globals()["app"] = app
+        return app
+    msg = f"module 'runtime.cli' has no attribute {name!r}"
+    raise AttributeError(msg)
 
 
 def main() -> None:
     """Console-script entry point."""
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    app()
+    from runtime.terminal import install_log_filter
+
+    install_log_filter()
+    args = sys.argv[1:]
+    if args[:1] == ["guard"]:
+        from runtime import guard_fast
+
+        code = guard_fast.main(args[1:])
+        if code is not None:
+            sys.exit(code)
+    __getattr__("app")()
 
 
 if __name__ == "__main__":

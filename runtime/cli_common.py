@@ -14,6 +14,7 @@ from rich.console import Console
 
 from common.errors import TetherError
 from runtime.config import TetherConfig, check_home, load_config
+from runtime.terminal import safe
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -36,8 +37,8 @@ def config(home: Path | None) -> TetherConfig:
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print `error: message` on stderr and exit with `code`."""
-    err.print(f"[bold red]error:[/] {message}", markup=True)
+    """Print `error: message` on stderr (controls and markup escaped) and exit with `code`."""
+    err.print(f"[bold red]error:[/] {safe(message)}", markup=True)
     raise typer.Exit(code)
 
 

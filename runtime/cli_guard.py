@@ -1,49 +1,22 @@
 """CLI: `tether guard` judges a command (or a JSONL batch) with the guardian.
 
 Exit codes: 0 allow, 1 ask, 2 deny; with --batch, 0 unless the input cannot
-be read (then one line on stderr and 2).
+be read (then one line on stderr and 2). The work is done by
+`runtime.guard_fast`, which `runtime.cli.main` also calls directly (without
+building this typer app) for the plain forms of the command line.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from runtime.cli_common import JsonOption, err, fail, out, print_json
+from runtime import guard_fast
+from runtime.cli_common import JsonOption
 
-EXIT = {"allow": 0, "ask": 1, "deny": 2}
-_STYLE = {"allow": "green", "ask": "yellow", "deny": "bold red"}
-
-
-def _context(workspace: Path | None, cwd: Path | None, home: Path | None):  # type: ignore[no-untyped-def]
-    from guardian import CheckContext
-
-    ws = (workspace or Path.cwd()).absolute()
-    kwargs = {"workspace": ws, "cwd": cwd.absolute() if cwd else None}
-    if home is not None:
-        kwargs["home"] = home.absolute()
-    return CheckContext(**kwargs)
-
-
-def _batch(path: Path, workspace: Path | None, home: Path | None) -> None:
-    from guardian import check
-
-    try:
-        lines = path.read_text().splitlines()
-        rows = [json.loads(line) for line in lines if line.strip()]
-        if not all(isinstance(r, dict) and isinstance(r.get("command"), str) for r in rows):
-            msg = "every line needs a string field 'command'"
-            raise ValueError(msg)
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        fail(f"cannot read batch {path}: {e}")
-    for row in rows:
-        cwd = Path(row["cwd"]) if row.get("cwd") else None
-        v = check(row["command"], _context(workspace, cwd, home))
-        print_json({"command": row["command"], "decision": v.decision, "rules": v.rules,
-                    "reason": v.reason})
+EXIT = guard_fast.EXIT
 
 
 def guard(
@@ -56,24 +29,10 @@ def guard(
 ) -> None:
     """Judge a bash command: exit 0 allow, 1 ask, 2 deny."""
     if batch is not None:
-        _batch(batch, workspace, home)
-        raise typer.Exit(0)
+        raise typer.Exit(guard_fast.batch(batch, workspace, home))
     if not command:
-        fail("give a command after --, or --batch FILE")
-    from guardian import check
-
-    text = command[0] if len(command) == 1 else " ".join(command)
-    v = check(text, _context(workspace, cwd, home))
-    if json_out:
-        print_json({"command": text, "decision": v.decision, "rules": v.rules, "reason": v.reason,
-                    "decoded": v.decoded})
-    else:
-        out.print(f"[{_STYLE[v.decision]}]{v.decision}[/]  {text}")
-        for h in v.hits:
-            out.print(f"  {h.id:<11} {h.decision:<5} {h.kind:<34} {h.reason}", markup=False)
-        if len(v.decoded) > 1:
-            err.print("decoded: " + " | ".join(v.decoded[1:6]), markup=False)
-    raise typer.Exit(EXIT[v.decision])
+        raise typer.Exit(guard_fast.error("give a command after --, or --batch FILE"))
+    raise typer.Exit(guard_fast.judge(command, json_out, workspace, cwd, home))
 
 
 def register(app: typer.Typer) -> None:

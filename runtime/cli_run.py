@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from runtime.cli_common import HomeOption, JsonOption, config, err, errors_exit, fail, print_json
 from runtime.config import TetherConfig
+from runtime.terminal import safe
 
 if TYPE_CHECKING:  # the runner pulls in langgraph: import it only when a run starts
+    from common.events import Event
+    from runtime.events import EventStream
     from runtime.hooks import RunHooks, RunRecord
     from runtime.report import LiveView
     from runtime.runner import AskPerson
@@ -30,6 +32,7 @@ EXIT = {"success": 0, "failed": 1, "blocked": 1, "interrupted": 3}
 RunArg = Annotated[str, typer.Argument(help="Run id, as `tether run` printed it.")]
 YesOption = Annotated[bool, typer.Option("--yes", help="Approve every command the guardian asks about (never overrides a deny).")]
 
+EventsOption = Annotated[bool, typer.Option("--events", help="Stream the run's events as JSON lines on stdout (docs/events.md); the last line is the --json object.")]
 NoMemoryOption = Annotated[bool, typer.Option("--no-memory", help="Run without reading or writing memory (a baseline).")]
 
 
@@ -47,7 +50,7 @@ def _interactive() -> bool:
 def _prompt(view: LiveView) -> AskPerson:
     def ask(pending: dict[str, Any]) -> bool | None:
         view.live.stop()
-        err.print(f"[bold yellow]approval needed[/] `{escape(pending['command'])}`: {escape(pending.get('reason', ''))}")
+        err.print(f"[bold yellow]approval needed[/] `{safe(pending['command'])}`: {safe(pending.get('reason', ''))}")
         answer = err.input("approve? [y]es / [n]o / [l]ater: ", markup=False).strip().lower()
         view.live.start()
         if answer.startswith("l"):
@@ -57,8 +60,12 @@ def _prompt(view: LiveView) -> AskPerson:
     return ask
 
 
-def _finish(record: RunRecord, json_out: bool) -> typer.Exit:
+def _finish(record: RunRecord, json_out: bool, stream: EventStream | None = None) -> typer.Exit:
     from runtime.report import render_final, to_json
+
+    if stream is not None:
+        stream.memory(record.memory)
+        json_out = True
 
     render_final(err, record)
     if record.awaiting:
@@ -68,6 +75,24 @@ def _finish(record: RunRecord, json_out: bool) -> typer.Exit:
     if json_out:
         print_json(to_json(record))
     return typer.Exit(EXIT[record.status])
+
+
+def _listeners(view: LiveView, stream: EventStream | None) -> Callable[[Event], None]:
+    """The live view, and the JSON-lines stream when --events asked for it."""
+    if stream is None:
+        return view.on_event
+
+    def both(e: Event) -> None:
+        stream(e)
+        view.on_event(e)
+
+    return both
+
+
+def _stream(events: bool) -> EventStream | None:
+    from runtime.events import EventStream
+
+    return EventStream() if events else None
 
 
 def _with_view(fn: Callable[[LiveView], RunRecord]) -> RunRecord:
@@ -88,6 +113,7 @@ def run(
     shadow: Annotated[bool, typer.Option("--shadow", help="Shadow audit: record the guardian's verdicts without enforcing them (the sandbox still isolates).")] = False,
     no_memory: NoMemoryOption = False,
     json_out: JsonOption = False,
+    events: EventsOption = False,
     home: HomeOption = None,
 ) -> None:
     """Plan GOAL, execute it step by step in the sandbox, and gate the result."""
@@ -117,15 +143,17 @@ def run(
     from sandbox.cleanup import install_signal_handlers
 
     install_signal_handlers()
+    stream = _stream(events)
     with errors_exit(2):
         hooks = hooks_factory(cfg, memory=not no_memory)
         record = _with_view(lambda v: start_run(
-            cfg, options, hooks=hooks, model=chat, ask_person=_prompt(v) if interactive else None, on_event=v.on_event,
+            cfg, options, hooks=hooks, model=chat, ask_person=_prompt(v) if interactive else None, on_event=_listeners(v, stream),
         ))
-    raise _finish(record, json_out)
+    raise _finish(record, json_out, stream)
 
 
-def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home: Path | None, from_journal: bool = False) -> None:
+def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home: Path | None, events: bool = False,
+            from_journal: bool = False) -> None:
     from runtime.runner import check_resumable
 
     cfg = config(home)
@@ -138,12 +166,13 @@ def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home:
 
     install_signal_handlers()
     _collect_orphans(cfg)
+    stream = _stream(events)
     with errors_exit(2):
         record = _with_view(lambda v: resume_run(
             cfg, run_id, approved=approved, approval="yes" if yes else None, hooks=hooks,
-            ask_person=_prompt(v) if interactive else None, on_event=v.on_event, from_journal=from_journal,
+            ask_person=_prompt(v) if interactive else None, on_event=_listeners(v, stream), from_journal=from_journal,
         ))
-    raise _finish(record, json_out)
+    raise _finish(record, json_out, stream)
 
 
 def _collect_orphans(cfg: TetherConfig) -> None:
@@ -155,30 +184,30 @@ def _collect_orphans(cfg: TetherConfig) -> None:
     try:
         collect(connect(cfg.sandbox.docker_host))
     except SandboxError as e:
-        err.print(f"[yellow]warning:[/] could not collect orphaned sandboxes: {e}")
+        err.print(f"[yellow]warning:[/] could not collect orphaned sandboxes: {safe(e)}")
 
 
 FromJournalOption = Annotated[bool, typer.Option(
     "--from-journal", help="The run's checkpoint is gone: start its graph over, reusing every journaled command result.")]
 
 
-def resume(run_id: RunArg, yes: YesOption = False, from_journal: FromJournalOption = False,
-           json_out: JsonOption = False, home: HomeOption = None) -> None:
+def resume(run_id: RunArg, yes: YesOption = False, from_journal: FromJournalOption = False, json_out: JsonOption = False,
+           events: EventsOption = False, home: HomeOption = None) -> None:
     """Continue RUN_ID after a crash, SIGKILL, Ctrl-C or pause, without re-running finished commands.
 
     A run that already finished is reported again, unchanged.
     """
-    _resume(run_id, None, yes, json_out, home, from_journal)
+    _resume(run_id, None, yes, json_out, home, events, from_journal)
 
 
-def approve(run_id: RunArg, json_out: JsonOption = False, home: HomeOption = None) -> None:
+def approve(run_id: RunArg, json_out: JsonOption = False, events: EventsOption = False, home: HomeOption = None) -> None:
     """Approve the command RUN_ID is waiting on, and continue the run."""
-    _resume(run_id, True, False, json_out, home)
+    _resume(run_id, True, False, json_out, home, events)
 
 
-def deny(run_id: RunArg, json_out: JsonOption = False, home: HomeOption = None) -> None:
+def deny(run_id: RunArg, json_out: JsonOption = False, events: EventsOption = False, home: HomeOption = None) -> None:
     """Refuse the command RUN_ID is waiting on (the model sees the refusal), and continue."""
-    _resume(run_id, False, False, json_out, home)
+    _resume(run_id, False, False, json_out, home, events)
 
 
 def register(app: typer.Typer) -> None:

@@ -16,6 +16,7 @@ import typer
 from common.errors import TetherError
 from runtime.cli_common import HomeOption, JsonOption, err, errors_exit, fail, out, print_json
 from runtime.config import TetherConfig, load_config
+from runtime.terminal import plain, safe
 from sandbox import cleanup, commands
 
 sandbox_app = typer.Typer(help="Docker sandbox: image, one-off commands, cleanup, diagnosis.", no_args_is_help=True)
@@ -72,7 +73,8 @@ def exec_(
     if as_json:
         print_json(result.model_dump())
     else:
-        sys.stdout.write(result.output)
+        # Raw when piped (it is data); on a terminal the sandbox must not drive it.
+        sys.stdout.write(plain(result.output) if sys.stdout.isatty() else result.output)
         sys.stdout.flush()
         if result.dropped_bytes:
             err.print(f"note: {result.dropped_bytes} bytes of output dropped from the middle")
@@ -96,7 +98,7 @@ def gc(
         print_json({"removed": [c.model_dump() for c in removed], "kept": [c.model_dump() for c in found if not c.removed]})
         return
     for c in found:
-        out.print(f"{'removed' if c.removed else 'kept   '} {c.name} (run {c.run}, owner pid {c.owner_pid}, {c.status})")
+        out.print(safe(f"{'removed' if c.removed else 'kept   '} {c.name} (run {c.run}, owner pid {c.owner_pid}, {c.status})"))
     out.print(f"{len(removed)} removed, {len(found) - len(removed)} kept")
 
 
@@ -115,9 +117,9 @@ def doctor(
     else:
         for c in checks:
             mark = "[green]ok[/]  " if c.ok else "[red]FAIL[/]"
-            out.print(f"{mark} {c.name}: {c.detail}", markup=True)
+            out.print(f"{mark} {c.name}: {safe(c.detail)}", markup=True)
             if c.fix:
-                out.print(f"      fix: {c.fix}")
+                out.print(f"      fix: {safe(c.fix)}")
     raise typer.Exit(0 if ok else 1)
 
 
@@ -127,7 +129,7 @@ def register(app: typer.Typer) -> None:
 
 
 if __name__ == "__main__":  # `python -m runtime.cli_sandbox ...` = `tether sandbox ...` without the other areas' imports
-    import logging
+    from runtime.terminal import install_log_filter
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    install_log_filter()
     sandbox_app(prog_name="tether sandbox")

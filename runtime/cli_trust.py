@@ -11,6 +11,7 @@ from runtime.audit import AuditReport, audit_run
 from runtime.cli_common import HomeOption, JsonOption, config, errors_exit, fail, out, print_json
 from runtime.config import TetherConfig
 from runtime.snapshot import rollback_run
+from runtime.terminal import safe
 from runtime.trust import TrustLedger, never_promoted
 
 trust_app = typer.Typer(help="Inspect and edit the trust ledger (what is auto-approved).",
@@ -48,9 +49,9 @@ def list_kinds(home: HomeOption = None, json: JsonOption = False) -> None:
     for kind in kinds:
         rec = ledger.data.kinds[kind]
         status = "never" if never_promoted(kind) else "yes" if ledger.is_promoted(kind) else "no"
-        table.add_row(kind, str(rec.approvals), str(rec.refusals), _pct(rec.rate), str(rec.rollbacks),
+        table.add_row(safe(kind), str(rec.approvals), str(rec.refusals), _pct(rec.rate), str(rec.rollbacks),
                       status, rec.last_seen.strftime("%m-%d %H:%M") if rec.last_seen else "-")
-    out.print(table if kinds else f"no kinds on record yet in {ledger.path}")
+    out.print(table if kinds else f"no kinds on record yet in {safe(ledger.path)}")
 
 
 @trust_app.command("show")
@@ -64,11 +65,11 @@ def show(kind: KindArg, home: HomeOption = None, json: JsonOption = False) -> No
     if json:
         print_json({"kind": kind, **data, "changes": changes})
         return
-    out.print(f"[bold]{kind}[/]")
+    out.print(f"[bold]{safe(kind)}[/]")
     for key, value in data.items():
-        out.print(f"  {key}: {_pct(value) if key.endswith('rate') else value}")
+        out.print(safe(f"  {key}: {_pct(value) if key.endswith('rate') else value}"))
     for c in changes:
-        out.print(f"  {c['at']} {c['event']} {c.get('reason', '')} {c.get('run_id', '')}".rstrip())
+        out.print(safe(f"  {c['at']} {c['event']} {c.get('reason', '')} {c.get('run_id', '')}".rstrip()))
 
 
 @trust_app.command("revoke")
@@ -80,7 +81,7 @@ def revoke(kind: KindArg, home: HomeOption = None, json: JsonOption = False) -> 
     if json:
         print_json({"kind": kind, "revoked": True})
     else:
-        out.print(f"revoked {kind}: it asks again until re-earned")
+        out.print(f"revoked {safe(kind)}: it asks again until re-earned")
 
 
 def rollback(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) -> None:
@@ -92,10 +93,10 @@ def rollback(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) 
         print_json(result.model_dump(mode="json"))
     else:
         d = result.restore.diff
-        out.print(f"restored {result.restore.workspace}: removed {len(d.added)}, "
+        out.print(f"restored {safe(result.restore.workspace)}: removed {len(d.added)}, "
                   f"reverted {len(d.modified)}, recreated {len(d.deleted)}")
         for kind in result.demoted:
-            out.print(f"demoted {kind}")
+            out.print(f"demoted {safe(kind)}")
     if result.ledger_error:
         fail(f"workspace restored but nothing demoted: {result.ledger_error}")
 
@@ -112,14 +113,14 @@ def audit(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) -> 
 
 
 def _print_report(report: AuditReport) -> None:
-    out.print(f"run {report.run_id}: {report.commands} commands, {report.allows} allowed, "
+    out.print(f"run {safe(report.run_id)}: {report.commands} commands, {report.allows} allowed, "
               f"{report.denies} would be denied, {report.asks} would ask, "
               f"{report.auto_approvals} would be auto-approved; agreement {_pct(report.agreement)} "
               f"over {report.compared} answered asks")
     table = Table("kind", "deny", "ask", "auto", "approved", "refused", "agreement", "auto agreement")
     table.columns[0].no_wrap = True
     for kind, k in sorted(report.kinds.items()):
-        table.add_row(kind, str(k.denies), str(k.asks), str(k.auto_approvals), str(k.person_approved),
+        table.add_row(safe(kind), str(k.denies), str(k.asks), str(k.auto_approvals), str(k.person_approved),
                       str(k.person_refused), _pct(k.agreement), _pct(k.auto_agreement))
     if report.kinds:
         out.print(table)

@@ -51,6 +51,8 @@ class RunRecord(BaseModel):
     awaiting: dict[str, Any] | None = None
     """The command waiting for approval when the run paused on an ask."""
     shadow: bool = False
+    cost: dict[str, Any] = Field(default_factory=dict)
+    """model_calls and tokens, from the graph state."""
     memory: dict[str, Any] = Field(default_factory=dict)
     """What the memory cycle did after the run (lessons used, revised, written; rules fired)."""
 

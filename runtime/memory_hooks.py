@@ -70,14 +70,21 @@ class MemoryHooks(NoHooks):
     Trust decisions are not memory's: those methods stay NoHooks' no-ops.
     """
 
-    def __init__(self, config: TetherConfig) -> None:
+    def __init__(self, config: TetherConfig, *, project: str | None = None, sources: bool = True,
+                 learn: bool = True) -> None:
+        """`project` overrides the workspace's identity (an eval shares one across tasks);
+        `sources=False, learn=False` is the lessons-only baseline (recall, nothing after)."""
         self.config = config
         self.cycle = MemoryCycle(config.memory_dir, config.memory)
+        self.project, self.sources, self.learn = project, sources, learn
 
     def before_run(self, run: RunInfo) -> MemoryContext:
         """Recall for the goal; a memory that cannot be read leaves the run without it, with a warning."""
+        from runtime.project import project_of
+
         try:
-            recall = self.cycle.read(run.goal)
+            project = self.project if self.project is not None else project_of(run.workspace)
+            recall = self.cycle.read(run.goal, run.run_id, project, sources=self.sources)
         except (TetherError, OSError, ValueError) as e:
             log.warning("memory recall failed, so run %s goes without memory: %s", run.run_id, e)
             return MemoryContext()
@@ -90,6 +97,8 @@ class MemoryHooks(NoHooks):
         from runtime.models import build_chat_model
         from runtime.runner import load_meta
 
+        if not self.learn:
+            return {}
         recall_path = record.run_dir / RECALL_FILE
         try:
             recall = Recall.model_validate_json(recall_path.read_bytes()) if recall_path.is_file() else None
@@ -109,7 +118,10 @@ class MemoryHooks(NoHooks):
                 ],
                 "lessons_written": report.new_lessons,
                 "rules_fired": [r.id for r in recall.rules] if recall else [],
+                "rules_tried": [r.id for r in recall.rules if r.trial] if recall else [],
+                "rule_trial_draw": recall.trial_draw if recall else None,
                 "memory_calls": len(report.calls),
+                "memory_tokens": report.tokens,
             }
         write_atomic(record.run_dir / REPORT_FILE, json.dumps(out, indent=2))
         return out

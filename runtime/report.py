@@ -17,6 +17,8 @@ from rich.table import Table
 
 from common.events import CommandProposed, Event, ExecFinished, StepChanged, VerdictRecorded
 from runtime.hooks import RunRecord
+from runtime.run_totals import model_calls
+from runtime.terminal import safe
 
 STYLE = {"done": "green", "running": "cyan", "pending": "dim", "failed": "red", "blocked": "yellow", "skipped": "magenta",
          "pass": "green", "fail": "red", "n/a": "dim", "success": "green", "interrupted": "yellow"}
@@ -49,6 +51,7 @@ def record_from(meta: dict[str, Any], values: dict[str, Any], events: list[Event
         run_id=meta["run_id"], goal=meta["goal"], workspace=Path(meta["workspace"]), run_dir=run_dir,
         status=status, reason=reason, steps=steps, gate=values.get("gate"), summary=values.get("summary"),
         awaiting=awaiting, shadow=bool(meta.get("shadow")),
+        cost={"model_calls": model_calls(values), "tokens": int(values.get("tokens") or 0)},
     )
 
 
@@ -97,29 +100,29 @@ class LiveView:
         steps.add_column("step")
         steps.add_column("status")
         for sid, st in self.steps.items():
-            steps.add_row(sid, f"[{STYLE.get(st, '')}]{st}[/]")
+            steps.add_row(safe(sid), f"[{STYLE.get(st, '')}]{safe(st)}[/]")
         cmds = Table(title="commands", show_edge=False)
         for col in ("step", "command", "verdict", "exit"):
             cmds.add_column(col)
         for c in list(self.cmds.values())[-self.last:]:
-            cmds.add_row(c["step"], c["command"][:70], c["verdict"], c["exit"])
+            cmds.add_row(safe(c["step"]), safe(c["command"][:70]), safe(c["verdict"]), safe(c["exit"]))
         return Group(steps, cmds)
 
 
 def render_final(console: Console, record: RunRecord) -> None:
     """Summary, gate table and the status line."""
     if record.summary and record.summary.get("text"):
-        console.print(f"[bold]summary:[/] {record.summary['text']}")
+        console.print(f"[bold]summary:[/] {safe(record.summary['text'])}")
     if record.gate:
         table = Table(title="completion gate", show_edge=False)
         for col in ("id", "requirement", "status", "evidence"):
             table.add_column(col)
         for r in record.gate["results"]:
-            table.add_row(r["id"], r["title"], f"[{STYLE[r['status']]}]{r['status']}[/]", r["evidence"])
+            table.add_row(safe(r["id"]), safe(r["title"]), f"[{STYLE[r['status']]}]{safe(r['status'])}[/]", safe(r["evidence"]))
         console.print(table)
     _render_memory(console, record.memory)
     color = STYLE.get(record.status, "red")
-    console.print(f"[bold {color}]{record.status}[/] run {record.run_id}" + (f": {record.reason}" if record.reason else ""))
+    console.print(f"[bold {color}]{safe(record.status)}[/] run {safe(record.run_id)}" + (f": {safe(record.reason)}" if record.reason else ""))
 
 
 def _render_memory(console: Console, memory: dict[str, Any]) -> None:
@@ -127,9 +130,9 @@ def _render_memory(console: Console, memory: dict[str, Any]) -> None:
     if not memory:
         return
     if memory.get("memory_error"):
-        console.print(f"[yellow]memory:[/] cycle failed: {memory['memory_error']}")
+        console.print(f"[yellow]memory:[/] cycle failed: {safe(memory['memory_error'])}")
         return
-    revised = ", ".join(f"{r['id']} {r['verdict'] or r['status']}" for r in memory.get("lessons_revised", []))
+    revised = ", ".join(safe(f"{r['id']} {r['verdict'] or r['status']}") for r in memory.get("lessons_revised", []))
     console.print(
         f"[bold]memory:[/] relied on {len(memory.get('lessons_used', []))} lesson(s)"
         + (f", revised {revised}" if revised else "")

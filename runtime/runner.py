@@ -52,6 +52,7 @@ from runtime.run_phases import (
     start_manifest,
     why,
 )
+from runtime.run_totals import TOTALS_KEY, totals_from_events
 from runtime.workspace import ManifestCache, diff, manifest
 from sandbox.base import Sandbox
 
@@ -114,7 +115,7 @@ def start_run(
     run_dir = config.runs_dir / run_id
     workspace = options.workspace.resolve()
     meta = {**options.model_dump(mode="json"), "run_id": run_id, "workspace": str(workspace), "status": "running",
-            "phase": "preparing", "memory_context": "", "lesson_ids": []}
+            "phase": "preparing", "memory_context": "", "lesson_ids": [], "started_at": time.time()}
     try:
         run_dir.mkdir(parents=True)
     except OSError as e:
@@ -312,8 +313,10 @@ def _drive(
         record = _stopped(meta, run_dir, journal, graph, graph_config, f"crashed: {e!r}; continue with `tether resume`", "interrupted")
     finally:
         close_parts(journal, sandbox, conn)
-        if record is not None:
-            _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting})
+        if record is not None:  # totals: what `tether runs` lists without reading the journal
+            totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost, lesson_ids=meta.get("lesson_ids"))
+            _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting,
+                                 TOTALS_KEY: {**totals, "ended_at": time.time()}})
     end(journal, record)
     return after_run(record, hooks)
 

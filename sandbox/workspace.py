@@ -21,6 +21,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from common.errors import ConfigError
+from common.walk import (
+    Deadline,
+    Entry,
+    chown_entry,
+    copy_sparse,
+    has_caps,
+    open_regular,
+    open_root,
+    shown,
+    walk,
+)
 from sandbox.rootfs import SANDBOX_UID
 
 log = logging.getLogger(__name__)
@@ -94,14 +105,20 @@ def sandbox_user(user: str, workspace: Path) -> tuple[str, Handover | None]:
 class Handover:
     """Lend a root-owned workspace to the sandbox user, and give it back at close.
 
-    `give()` chowns the tree to uid:gid, remembering each entry's owner;
-    `take_back()` restores those owners and gives files the sandbox created
-    to the workspace's owner, so afterwards root owns its folder as before
-    (git's ownership check included). A SIGKILL in between leaves the tree
-    owned by uid:gid; root can still use it, or chown it back.
+    `give()` chowns the tree to uid:gid, remembering each inode's owner;
+    `take_back()` restores those owners and gives entries the sandbox
+    created to the workspace's owner, so afterwards root owns its folder as
+    before (git's ownership check included). A SIGKILL in between leaves the
+    tree owned by uid:gid; root can still use it, or chown it back.
+
+    Both passes walk by file descriptor (common.walk): each folder is pinned
+    open with O_NOFOLLOW and each entry is chowned through a descriptor
+    checked to be the inode the walk saw, so a uid-1000 process that swaps a
+    folder for a symlink to a host folder mid-pass changes nothing outside
+    the workspace.
     """
 
-    def __init__(self, workspace: Path, uid: int, gid: int) -> None:
+    def __init__(self, workspace: Path, uid: int, gid: int, deadline_s: float | None = None) -> None:
         if os.geteuid() != 0:
             msg = (
                 f"root owns {workspace}, and the sandbox never runs as root; "
@@ -115,61 +132,115 @@ class Handover:
             )
             raise ConfigError(msg)
         self.workspace, self.uid, self.gid = workspace, uid, gid
+        self.deadline_s = deadline_s
         st = workspace.stat()
         self.owner = (st.st_uid, st.st_gid)
-        self.original: dict[str, tuple[int, int]] = {}
+        self.original: dict[tuple[int, int], tuple[int, int]] = {}
+        """(device, inode) -> owner before lending, for every inode the workspace held."""
+        self.kept: list[str] = []
+        """Entries not handed over or back (hardlinked from outside, setuid/setgid/caps), as shown names."""
 
     def give(self) -> None:
-        """Chown the tree to the sandbox user, recording what each entry had.
+        """Chown the tree to the sandbox user, recording what each lent inode had.
 
         Files that are hardlinked from outside the workspace (chowning them would
         lend a host file), or whose setuid/setgid bits or file capabilities a chown
         would clear for good, keep their owner: the sandbox may read them, not write them.
+        Symlinks keep theirs too (a link's owner grants nothing here).
         """
         log.info("lending root-owned workspace %s to %d:%d until the sandbox closes", self.workspace, self.uid, self.gid)
-        entries: list[tuple[str, os.stat_result]] = []
-        links: dict[tuple[int, int], int] = {}
-        for path in _walk(self.workspace):
-            with contextlib.suppress(FileNotFoundError):
-                st = os.lstat(path)
-                entries.append((path, st))
-                if not stat.S_ISDIR(st.st_mode):
-                    links[st.st_dev, st.st_ino] = links.get((st.st_dev, st.st_ino), 0) + 1
-        for path, st in entries:
-            self.original[path] = (st.st_uid, st.st_gid)
-            if (st.st_uid, st.st_gid) == (self.uid, self.gid):
-                continue
-            if not stat.S_ISDIR(st.st_mode) and not stat.S_ISLNK(st.st_mode):
-                if st.st_nlink > links[st.st_dev, st.st_ino] or _privileged(path, st):
-                    log.info("not lending %s (hardlinked from outside the workspace, or setuid/setgid/caps)", path)
+        with _pinned(self.workspace) as root:
+            inside = _link_counts(root, Deadline(self.deadline_s, "lending the workspace"))
+            self._give_root(root)
+            for entry in walk(root, deadline=Deadline(self.deadline_s, "lending the workspace"), what="lending"):
+                st = entry.st
+                self.original.setdefault((st.st_dev, st.st_ino), (st.st_uid, st.st_gid))
+                if (st.st_uid, st.st_gid) == (self.uid, self.gid) or stat.S_ISLNK(st.st_mode):
                     continue
-            with contextlib.suppress(FileNotFoundError):
-                os.chown(path, self.uid, self.gid, follow_symlinks=False)
+                if not stat.S_ISDIR(st.st_mode) and (
+                        _outside_links(st, inside) or _privileged(entry)):
+                    log.info("not lending %s (hardlinked from outside the workspace, or setuid/setgid/caps)", shown(entry.rel))
+                    self.kept.append(shown(entry.rel))
+                    continue
+                chown_entry(entry, self.uid, self.gid)
+
+    def _give_root(self, root: int) -> None:
+        st = os.fstat(root)
+        self.original.setdefault((st.st_dev, st.st_ino), (st.st_uid, st.st_gid))
+        os.fchown(root, self.uid, self.gid)
 
     def take_back(self) -> None:
-        """Restore recorded owners; what the sandbox user created goes to the workspace owner."""
-        for path in _walk(self.workspace):
-            with contextlib.suppress(FileNotFoundError):
-                st = os.lstat(path)
-                want = self.original.get(path, self.owner if st.st_uid == self.uid else None)
-                if want is not None and want != (st.st_uid, st.st_gid):
-                    os.chown(path, *want, follow_symlinks=False)
+        """Restore recorded owners; what the sandbox user created goes to the workspace owner.
+
+        A file the sandbox user owns that is hardlinked from outside the
+        workspace is replaced by a private copy, so the outside file keeps its owner.
+        """
+        with _pinned(self.workspace) as root:
+            st = os.fstat(root)
+            want = self.original.get((st.st_dev, st.st_ino), self.owner)
+            if (st.st_uid, st.st_gid) != want:
+                os.fchown(root, *want)
+            deadline = Deadline(self.deadline_s, "taking the workspace back")
+            inside = _link_counts(root, deadline)
+            for entry in walk(root, deadline=deadline, what="taking the workspace back"):
+                st = entry.st
+                key = (st.st_dev, st.st_ino)
+                mine = st.st_uid == self.uid or st.st_gid == self.gid
+                want = self.original.get(key, self.owner if mine else None)
+                if want is None or want == (st.st_uid, st.st_gid):
+                    continue
+                if key not in self.original and stat.S_ISREG(st.st_mode) and _outside_links(st, inside):
+                    _break_link(entry, self.owner)
+                    continue
+                chown_entry(entry, *want)
         self.original.clear()
 
 
-def _privileged(path: str, st: os.stat_result) -> bool:
-    """Whether a chown would strip this file's setuid/setgid bits or file capabilities."""
-    if st.st_mode & (stat.S_ISUID | stat.S_ISGID):
-        return True
+@contextlib.contextmanager
+def _pinned(workspace: Path) -> Iterator[int]:
+    fd = open_root(workspace)
     try:
-        os.getxattr(path, "security.capability", follow_symlinks=False)
-    except OSError:
-        return False
-    return True
+        yield fd
+    finally:
+        os.close(fd)
 
 
-def _walk(root: Path) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        yield dirpath
-        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
-            yield os.path.join(dirpath, name)
+def _link_counts(root: int, deadline: Deadline) -> dict[tuple[int, int], int]:
+    """How many names each non-folder inode has inside the workspace."""
+    counts: dict[tuple[int, int], int] = {}
+    for entry in walk(root, deadline=deadline, what="counting hardlinks"):
+        if entry.fd is None and entry.st.st_nlink > 1:
+            key = (entry.st.st_dev, entry.st.st_ino)
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def _outside_links(st: os.stat_result, inside: dict[tuple[int, int], int]) -> bool:
+    """Whether the inode has names outside the workspace too."""
+    return st.st_nlink > 1 and st.st_nlink > inside.get((st.st_dev, st.st_ino), 0)
+
+
+def _privileged(entry: Entry) -> bool:
+    """Whether a chown would strip this file's setuid/setgid bits or file capabilities."""
+    return bool(entry.st.st_mode & (stat.S_ISUID | stat.S_ISGID)) or has_caps(entry)
+
+
+def _break_link(entry: Entry, owner: tuple[int, int]) -> None:
+    """Replace a hardlink to an outside file by a private copy owned by `owner`."""
+    got = open_regular(entry.parent, entry.name)
+    if got is None:
+        return
+    src, st = got
+    tmp = f".tether-copy-{os.getpid()}-{entry.name}"[:200]
+    try:
+        dst = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=entry.parent)
+        try:
+            copy_sparse(src, dst, st.st_size)
+            os.fchown(dst, *owner)
+            os.fchmod(dst, stat.S_IMODE(st.st_mode) & 0o777)
+        finally:
+            os.close(dst)
+        os.rename(tmp, entry.name, src_dir_fd=entry.parent, dst_dir_fd=entry.parent)
+    finally:
+        os.close(src)
+    log.info("replaced %s, hardlinked from outside the workspace, by a private copy", shown(entry.rel))

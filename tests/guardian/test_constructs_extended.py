@@ -144,7 +144,9 @@ def test_array_expansion() -> None:
     assert expand_word('""', env, "/h") == [""]
     assert expand_word("$a", env, "/h") == ["rm"]
     assert expand_word("${a[$i]}", env, "/h") == ["\x00"]
-    assert expand_word("${a[@]:1}", env, "/h") == ["\x00"]
+    assert expand_word('"${a[@]:1}"', env, "/h") == ["-rf", "a b"]
+    assert expand_word('"${a[@]/#/x}"', env, "/h") == ["xrm", "x-rf", "xa b"]
+    assert expand_word("${a[@]@Q}", env, "/h") == ["\x00"]
 
 
 _SLOTS = [

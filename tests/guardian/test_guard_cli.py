@@ -1,8 +1,11 @@
-"""`tether guard`: exit codes, --json, --batch."""
+"""`tether guard`: exit codes, --json, --batch, through typer and as a new process (the hook path)."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,7 @@ from typer.testing import CliRunner
 from runtime.cli import app
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(("command", "code"), [("ls -la", 0), ("git reset --hard", 1), ("rm -rf /", 2)])
@@ -47,3 +51,49 @@ def test_batch_unreadable(content: str | None, tmp_path: Path) -> None:
 
 def test_no_command_is_an_error() -> None:
     assert runner.invoke(app, ["guard"]).exit_code == 2
+
+
+def _tether(*args: str, **kw: object) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "runtime.cli", *args], capture_output=True,
+                          text=True, env=env, cwd=ROOT, check=False, **kw)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(("command", "code"), [("ls -la", 0), ("git reset --hard", 1), ("rm -rf /", 2)])
+def test_process_exit_codes_and_json_match_the_typer_app(command: str, code: int) -> None:
+    r = _tether("guard", "--json", "--workspace", "/home/t/ws/p", "--", command)
+    typer_run = runner.invoke(app, ["guard", "--json", "--workspace", "/home/t/ws/p", "--", command])
+    assert r.returncode == code == typer_run.exit_code, r.stderr
+    assert json.loads(r.stdout) == json.loads(typer_run.stdout.strip().splitlines()[-1])
+
+
+def test_process_plain_output_and_errors(tmp_path: Path) -> None:
+    r = _tether("guard", "--workspace=/home/t/ws", "--", "rm", "-rf", "/")
+    assert r.returncode == 2 and r.stdout.startswith("deny  rm -rf /") and "FS-001" in r.stdout
+    r = _tether("guard")
+    assert r.returncode == 2 and r.stderr.startswith("error: give a command")
+    r = _tether("guard", "--batch", str(tmp_path / "missing.jsonl"))
+    assert r.returncode == 2 and "cannot read batch" in r.stderr and len(r.stderr.splitlines()) == 1
+    f = tmp_path / "in.jsonl"
+    f.write_text('{"command": "ls"}\n{"command": "rm -rf /"}\n')
+    r = _tether("guard", "--batch", str(f), "--workspace", "/home/t/ws")
+    assert r.returncode == 0 and [json.loads(x)["decision"] for x in r.stdout.splitlines()] == [
+        "allow", "deny"]
+
+
+def test_process_help_and_unknown_options_go_to_typer() -> None:
+    assert _tether("guard", "--help").returncode == 0
+    assert _tether("guard", "--bogus", "--", "ls").returncode == 2
+
+
+def test_hook_path_imports_no_heavy_module() -> None:
+    code = ("import sys; sys.argv = ['tether', 'guard', '--json', '--', 'ls -la']\n"
+            "from runtime import cli\n"
+            "try:\n    cli.main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('pydantic', 'typer', 'rich', 'langgraph', 'langchain_core', 'qdrant_client', 'docker',"
+            " 'yaml', 'memory', 'sandbox', 'graphs') or m == 'runtime.config')\n"
+            "print(code, heavy)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    assert r.stdout.strip().splitlines()[-1] == "0 []", r.stdout + r.stderr

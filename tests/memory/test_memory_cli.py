@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from memory_helpers import Clock, learn_desc
+from memory_helpers import Clock, learn_desc, record
 from typer.testing import CliRunner
 
 from memory.cycle import MemoryCycle
@@ -70,4 +70,29 @@ def test_human_output(home) -> None:
     code, out, _ = tether(home, "list")
     assert code == 0 and lesson_id in out
     code, out, _ = tether(home, "show", lesson_id)
-    assert code == 0 and "## Revision history" in out
+    assert code == 0 and "Revision history" in out and "Insight:" in out
+
+
+def test_show_displays_the_history_and_forget_takes_one_lesson(home, scripted) -> None:
+    home, lesson_id = home
+    cfg = load_config(home, environ={})
+    cycle = MemoryCycle(cfg.memory_dir, cfg.memory, clock=Clock())
+    goal = "Sort the numbers in values.txt in ascending order"
+    run = record("run-asc", goal, "failure", turns=[(f"Per {lesson_id}.", "sort -rn values.txt", 0, "")])
+    new = "Put the largest numbers first only when the task asks for descending order."
+    model = scripted(compile=["c"], lessons=[{"lessons": []}],
+                     revise=[{"verdict": "outdated", "evidence": ["sort -rn data.txt > out.txt"], "lesson": new}])
+    cycle.after_run(run, model, cycle.read(goal))
+    code, out, _ = tether(home, "show", lesson_id)
+    assert code == 0 and "outdated" in out and "superseded" in out
+    code, out, _ = tether(home, "show", lesson_id, "--json")
+    last = json.loads(out)["revisions"][-1]
+    assert (last["before"], last["after"]) == ("Put the largest numbers first when sorting numbers.", new)
+    code, _, err = tether(home, "forget", "--lesson", lesson_id, "--rule", "rule-x")
+    assert code == 2 and "exactly one of" in err
+    code, out, _ = tether(home, "forget", "--lesson", lesson_id, "--json")
+    assert code == 0 and json.loads(out) == {"kind": "lesson", "id": lesson_id, "source_run": "run-desc"}
+    code, out, _ = tether(home, "list", "--json")
+    assert json.loads(out)["lessons"] == []
+    code, _, err = tether(home, "forget", "--rule", "rule-nope")
+    assert code == 2 and "no rule 'rule-nope'" in err

@@ -1,0 +1,145 @@
+"""Import bashlex without rebuilding its parser tables on every start.
+
+bashlex's bundled PLY rebuilds the LALR tables of its grammar each time
+`bashlex.parser` is imported (about 0.1 s, most of a `tether guard` start).
+The tables depend only on bashlex's grammar, so they are built once and
+shipped in `guardian/bashlex_tables.json`, keyed by a hash of bashlex's own
+`parser.py` and `yacc.py`. When the hash differs (another bashlex version),
+bashlex is imported the ordinary way: slower, never wrong.
+
+Parts:
+    bashlex: the imported package (use `from guardian.bashlex_load import bashlex`).
+    signature: the hash the shipped tables must match.
+    build_tables: the tables as PLY builds them (for the generator and the test).
+    main: `python -m guardian.bashlex_load` rewrites guardian/bashlex_tables.json.
+
+JSON rather than a Python module: it loads in about a millisecond whether or
+not bytecode caches can be written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+_TABLES = Path(__file__).with_name("bashlex_tables.json")
+
+
+def _package_dir() -> Path:
+    spec = importlib.util.find_spec("bashlex")
+    if spec is None or not spec.submodule_search_locations:
+        msg = "bashlex is not installed"
+        raise ImportError(msg)
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def signature() -> str:
+    """sha256 of bashlex's parser.py and yacc.py: what the tables were built from."""
+    h = hashlib.sha256()
+    for name in ("parser.py", "yacc.py"):
+        h.update((_package_dir() / name).read_bytes())
+    return h.hexdigest()
+
+
+class _Production:
+    """What LRParser reads of a production: name, length and the bound callable."""
+
+    __slots__ = ("callable", "func", "len", "name", "str")
+
+    def __init__(self, name: str, length: int, func: str | None, text: str) -> None:
+        self.name, self.len, self.func, self.str = name, length, func, text
+        self.callable = None
+
+    def bind(self, pdict: dict[str, Any]) -> None:
+        if self.func:
+            self.callable = pdict[self.func]
+
+
+class _Tables:
+    def __init__(self, tables: dict[str, Any]) -> None:
+        self.lr_action = {int(k): v for k, v in tables["action"].items()}
+        self.lr_goto = {int(k): v for k, v in tables["goto"].items()}
+        self.lr_productions = [_Production(*p) for p in tables["productions"]]
+
+
+def _fast_import() -> ModuleType:
+    tables = json.loads(_TABLES.read_text())
+    if tables["signature"] != signature():
+        msg = "shipped bashlex tables do not match the installed bashlex"
+        raise ImportError(msg)
+    spec = importlib.util.find_spec("bashlex")
+    assert spec is not None and spec.loader is not None
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["bashlex"] = package
+    yacc = importlib.import_module("bashlex.yacc")
+
+    def from_tables(**_: object) -> object:
+        lr = _Tables(tables)
+        pdict = yacc.get_caller_module_dict(2)
+        for p in lr.lr_productions:
+            p.bind(pdict)
+        return yacc.LRParser(lr, pdict.get("p_error"))
+
+    original = yacc.yacc
+    yacc.yacc = from_tables
+    try:
+        spec.loader.exec_module(package)
+    finally:
+        yacc.yacc = original
+    return package
+
+
+def _load() -> ModuleType:
+    if "bashlex.parser" in sys.modules:
+        return sys.modules["bashlex"]
+    try:
+        return _fast_import()
+    except Exception:  # any mismatch: forget the half-import, build the slow way
+        for name in [n for n in sys.modules if n == "bashlex" or n.startswith("bashlex.")]:
+            del sys.modules[name]
+        return importlib.import_module("bashlex")
+
+
+def build_tables() -> tuple[dict, dict, list]:
+    """(action, goto, productions) exactly as bashlex's PLY builds them."""
+    import bashlex.parser as parser
+    from bashlex import yacc
+
+    pinfo = yacc.ParserReflect(vars(parser), log=yacc.NullLogger())
+    pinfo.get_all()
+    pinfo.validate_all()
+    grammar = yacc.Grammar(pinfo.tokens)
+    for term, assoc, level in pinfo.preclist:
+        grammar.set_precedence(term, assoc, level)
+    for funcname, gram in pinfo.grammar:
+        file, line, prodname, syms = gram
+        grammar.add_production(prodname, syms, funcname, file, line)
+    grammar.set_start(pinfo.start)
+    lr = yacc.LRTable(grammar, yacc.NullLogger())
+    prods = [(p.name, p.len, p.func, p.str) for p in lr.lr_productions]
+    return lr.lr_action, lr.lr_goto, prods
+
+
+def tables_json() -> str:
+    """The JSON text of the tables for the installed bashlex."""
+    action, goto, prods = build_tables()
+    return json.dumps({"signature": signature(), "action": action, "goto": goto,
+                       "productions": prods}, separators=(",", ":")) + "\n"
+
+
+def main() -> None:
+    """Write guardian/bashlex_tables.json for the installed bashlex."""
+    _TABLES.write_text(tables_json())
+    print(f"wrote {_TABLES} ({_TABLES.stat().st_size} bytes)")
+
+
+bashlex = _load()
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,255 @@
+"""Perl, ruby, node, php, lua, R, tcl and awk code: the calls that run commands or touch files.
+
+Parts:
+    script_actions: code + language -> actions (see `code_actions.Effects`).
+
+Per language, a table maps a callee's last name to what it does:
+    shell   a command line run through a shell (perl/ruby `system "x"`,
+            backticks, qx, %x, php system/exec/passthru/shell_exec/popen,
+            node exec/execSync, lua os.execute/io.popen, R system/shell/pipe);
+    auto    a shell line when given one string, an argv when given several or
+            a list (perl/ruby system/exec/spawn, php proc_open, R system2);
+    argv    program + argument list (node spawn/execFile, php pcntl_exec);
+    rdelete / delete / rmdir / write / move / copy / chmod: file-system calls
+            judged with the same path rules as rm, touch, mv and chmod;
+    open    perl/ruby/php/lua/R open: a pipe mode runs a command, a write mode
+            writes the path.
+Node's child_process and fs names count only where the code uses those modules.
+Tcl `exec`/`open |` words and awk `system()`, `print | "cmd"`, `"cmd" | getline`
+and `|&` coprocesses are read with patterns (awk `/inet/` sockets: SHELL-004).
+"""
+
+from __future__ import annotations
+
+import re
+
+from guardian.code_actions import NONLIT, Action, Effects, literal
+from guardian.code_tokens import Call, calls
+
+_FS_COMMON = {"unlink": "delete", "rmdir": "rmdir", "rename": "move", "chmod": "chmod"}
+_TABLE: dict[str, dict[str, str]] = {
+    "perl": {"system": "auto", "exec": "auto", "`": "shell", "open": "open", "rmtree": "rdelete",
+             "remove_tree": "rdelete", "copy": "copy", "move": "move", "symlink": "copy",
+             **_FS_COMMON},
+    "ruby": {"system": "auto", "exec": "auto", "spawn": "auto", "`": "shell", "popen": "auto",
+             "capture2": "auto", "capture2e": "auto", "capture3": "auto", "popen2": "auto",
+             "popen3": "auto", "popen2e": "auto", "pipeline": "auto", "pipeline_r": "auto",
+             "rm_rf": "rdelete", "rm_r": "rdelete", "remove_dir": "rdelete", "rmtree": "rdelete",
+             "remove_entry": "rdelete", "remove_entry_secure": "rdelete", "rm": "delete",
+             "rm_f": "delete", "remove": "delete", "delete": "delete", "write": "write",
+             "binwrite": "write", "open": "open", "mv": "move", "cp": "copy", "cp_r": "copy",
+             "install": "copy", "ln_s": "copy", **_FS_COMMON},
+    "php": {"system": "shell", "exec": "shell", "passthru": "shell", "shell_exec": "shell",
+            "popen": "shell", "proc_open": "auto", "pcntl_exec": "argv", "`": "shell",
+            "file_put_contents": "write", "fopen": "open", "copy": "copy", "symlink": "copy",
+            "touch": "write", **_FS_COMMON},
+    "lua": {"execute": "shell", "popen": "shell", "remove": "delete", "rename": "move",
+            "open": "open"},
+    "R": {"system": "shell", "shell": "shell", "pipe": "shell", "system2": "auto",
+          "unlink": "delete", "file.remove": "delete", "remove": "delete", "rename": "move",
+          "file.rename": "move", "file.copy": "copy", "writeLines": "write", "write": "write",
+          "saveRDS": "write", "Sys.chmod": "chmod", "sink": "write", "file": "open",
+          "cat": "write"},
+    "node": {},
+}
+_NODE_CP = {"exec": "shell", "execSync": "shell", "spawn": "argv", "spawnSync": "argv",
+            "execFile": "argv", "execFileSync": "argv", "fork": "argv"}
+_NODE_FS = {"rmSync": "rm", "rm": "rm", "rmdirSync": "rm", "rmdir": "rm", "unlinkSync": "delete",
+            "unlink": "delete", "writeFileSync": "write", "writeFile": "write",
+            "appendFileSync": "write", "appendFile": "write", "createWriteStream": "write",
+            "copyFileSync": "copy", "copyFile": "copy", "cpSync": "copy", "cp": "copy",
+            "renameSync": "move", "rename": "move", "chmodSync": "chmod", "chmod": "chmod",
+            "symlinkSync": "copy", "truncateSync": "write", "openSync": "open", "open": "open"}
+_R_CALLS = re.compile(r"\b(file\.remove|file\.rename|file\.copy|Sys\.chmod)\s*\(")
+_RECURSIVE = re.compile(r"recursive\s*[:=]\s*(?:true|TRUE|T)\b")
+
+
+def script_actions(code: str, lang: str) -> list[Action]:
+    """What `code` in `lang` would run, delete or write."""
+    fx = Effects(lang)
+    if lang == "tcl":
+        _tcl(code, fx)
+    elif lang == "awk":
+        _awk(code, fx)
+    else:
+        table = dict(_TABLE.get(lang, {}))
+        if lang == "node":
+            if re.search(r"child_process|Deno\.(?:run|Command)|Bun\.spawn", code):
+                table.update(_NODE_CP)
+                table.update({"run": "auto", "Command": "argv", "spawn": "auto"})
+            if re.search(r"\bfs\b|fs/promises|fs-extra|Deno\.remove", code):
+                table.update(_NODE_FS)
+                table.update({"remove": "rm", "removeSync": "rm", "emptyDirSync": "rm"})
+        code_r = _R_CALLS.sub(lambda m: m.group(1).replace(".", "_") + "(", code) if lang == "R" else code
+        for call in calls(code_r, lang):
+            name = call.short if lang != "R" else call.name.replace("_", ".")
+            kind = table.get(name) or table.get(call.short)
+            if kind:
+                _judge(call, kind, lang, code, fx)
+    if re.search(r"\bfork\b[^;\n]{0,20}\bwhile\b[^;\n]{0,20}\bfork\b|while\s*\(?\s*(?:1|true)\s*\)?\s*"
+                 r"(?:\{|do)?\s*(?:[\w.:]+\.)?fork\b", code):
+        fx.rule("RES-001", "fork in an endless loop")
+    return fx.out
+
+
+def _judge(call: Call, kind: str, lang: str, code: str, fx: Effects) -> None:
+    args = [a for a in call.args if not (isinstance(a, list) and not a and lang == "ruby")]
+    first = args[0] if args else NONLIT
+    api = call.name
+    if lang == "ruby" and kind == "auto" and first is NONLIT and len(args) > 1:
+        args, first = args[1:], args[1]  # an env hash or options first
+    if kind == "shell":
+        fx.shell(first, api)
+    elif kind == "auto":
+        if lang == "R" and len(args) > 1:
+            rest = args[1] if isinstance(args[1], list) else [args[1]]
+            fx.argv([first, *rest], api)
+        elif len(args) > 1 and lang != "R":
+            flat = [x for a in args for x in (a if isinstance(a, list) else [a])]
+            fx.argv(flat, api)
+        elif isinstance(first, list):
+            fx.argv(first, api)
+        else:
+            fx.shell(first, api)
+    elif kind == "argv":
+        rest = args[1] if len(args) > 1 else []
+        prog = first
+        if lang == "node" and re.search(r"shell\s*:\s*(?:true|['\"])", code):
+            fx.shell(" ".join([str(prog), *(rest if isinstance(rest, list) else [])]) if literal(
+                prog) and literal(rest) else NONLIT, api)
+            return
+        fx.argv([prog, *(rest if isinstance(rest, list) else [NONLIT])], api)
+    elif kind == "rm":
+        fx.path("rdelete" if _RECURSIVE.search(code) else "delete", first, api)
+    elif kind in ("rdelete", "delete", "rmdir", "write"):
+        verb = "rdelete" if kind == "delete" and lang == "R" and _RECURSIVE.search(code) else kind
+        targets = first if isinstance(first, list) else [first]
+        if kind == "write" and lang == "R":
+            named = _r_file_arg(call, code)
+            if call.short == "cat" and named is None:
+                return
+            targets = [named or (args[1] if len(args) > 1 else NONLIT)]
+        if lang == "perl" and kind in ("delete", "rmdir"):
+            targets = [x for a in args for x in (a if isinstance(a, list) else [a])] or [NONLIT]
+        for t in targets:
+            fx.path(verb, t, api)
+    elif kind in ("move", "copy"):
+        fx.path(kind, first, api, args[1] if len(args) > 1 else NONLIT)
+    elif kind == "chmod":
+        if lang in ("perl", "ruby"):  # chmod(MODE, FILES)
+            for t in args[1:] or [NONLIT]:
+                fx.path("chmod", t, api, _octal(first))
+        else:
+            fx.path("chmod", first, api, _octal(args[1]) if len(args) > 1 else "644")
+    elif kind == "open":
+        _open(call, lang, args, fx)
+
+
+def _r_file_arg(call: Call, code: str) -> object:
+    m = re.search(rf"{re.escape(call.name)}\s*\([^)]*\b(?:file|con)\s*=\s*(['\"])([^'\"]*)\1", code)
+    return m.group(2) if m else None
+
+
+def _octal(mode: object) -> str:
+    if isinstance(mode, str) and re.fullmatch(r"0?[0-7]{3,4}", mode):
+        return mode.lstrip("0").rjust(3, "0") if len(mode.lstrip("0")) >= 3 else mode
+    return "644"
+
+
+def _open(call: Call, lang: str, args: list[object], fx: Effects) -> None:
+    """open(): a pipe mode runs a command, a write mode writes, a read mode reads."""
+    if lang == "perl" and args:
+        args = args[1:]  # the filehandle
+    if lang == "perl" and len(args) == 1 and isinstance(args[0], str) and literal(args[0]):
+        spec = args[0].strip()
+        if spec.startswith("|") or spec.endswith("|"):
+            fx.shell(spec.strip("|").strip(), "open |")
+        elif spec.startswith(">") or spec.startswith("+"):
+            fx.path("write", spec.lstrip("+<>").strip(), "open >")
+        else:
+            fx.read(spec.lstrip("<").strip())
+        return
+    if lang == "perl" and len(args) >= 2:
+        mode = args[0]
+        if mode in ("-|", "|-"):
+            fx.argv([x for a in args[1:] for x in (a if isinstance(a, list) else [a])], "open |")
+        elif isinstance(mode, str) and literal(mode) and ">" in mode:
+            fx.path("write", args[1], "open >")
+        elif not literal(mode):
+            fx.rule("CODE-002", "open with a mode computed at run time")
+        else:
+            fx.read(args[1])
+        return
+    path = args[0] if args else NONLIT
+    mode = args[1] if len(args) > 1 else "r"
+    if isinstance(path, str) and literal(path) and path.startswith("|"):  # ruby open("|cmd")
+        fx.shell(path[1:], "open |")
+    elif not literal(mode):
+        fx.path("write", path, "open")
+    elif any(c in str(mode) for c in "wax+c"):
+        fx.path("write", path, "open")
+    else:
+        fx.read(path)
+
+
+_TCL_CMD = re.compile(r"(?:^|[;\[\n{])\s*(exec|open|file\s+delete|file\s+rename|file\s+copy)\s+([^;\]\n}]*)")
+
+
+def _tcl_words(text: str) -> list[object]:
+    words: list[object] = []
+    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"|\{([^{}]*)\}|(\S+)', text):
+        w = m.group(1) if m.group(1) is not None else m.group(2) if m.group(2) is not None else m.group(3)
+        words.append(NONLIT if ("$" in w or "[" in w) and m.group(2) is None else w)
+    return words
+
+
+def _tcl(code: str, fx: Effects) -> None:
+    for m in _TCL_CMD.finditer(code):
+        verb, words = m.group(1).split()[0], _tcl_words(m.group(2))
+        sub = m.group(1).split()[-1]
+        if verb == "exec":
+            words = [w for w in words if w != "--"] if words[:1] != ["-ignorestderr"] else words[1:]
+            fx.shell(" ".join(str(w) for w in words) if literal(words) else NONLIT, "exec")
+        elif verb == "open" and words:
+            target = words[0]
+            if isinstance(target, str) and target.startswith("|"):
+                fx.shell(target[1:] if literal(target) else NONLIT, "open |")
+            elif len(words) > 1 and any(c in str(words[1]) for c in "wa+") or "WRONLY" in str(words[1:]):
+                fx.path("write", target, "open")
+            else:
+                fx.read(target)
+        elif sub == "delete":
+            paths = [w for w in words if w not in ("-force", "--")]
+            for p in paths or [NONLIT]:
+                fx.path("rdelete" if "-force" in words else "delete", p, "file delete")
+        elif sub in ("rename", "copy"):
+            paths = [w for w in words if w not in ("-force", "--")]
+            if len(paths) >= 2:
+                fx.path("move" if sub == "rename" else "copy", paths[0], f"file {sub}", paths[1])
+
+
+_AWK_STR = r'"((?:[^"\\]|\\.)*)"'
+
+
+def _awk(program: str, fx: Effects) -> None:
+    for m in re.finditer(r"system\s*\(\s*([^)]*)\)", program):
+        arg = re.fullmatch(r'\s*' + _AWK_STR + r'\s*', m.group(1))
+        fx.shell(arg.group(1).replace('\\"', '"') if arg else NONLIT, "system()")
+    for m in re.finditer(r"\|\s*&?\s*" + _AWK_STR, program):
+        if not m.group(1).startswith("/inet"):
+            fx.shell(m.group(1), "print |")
+    for m in re.finditer(_AWK_STR + r"\s*\|\s*&?\s*getline", program):
+        if not m.group(1).startswith("/inet"):
+            fx.shell(m.group(1), "getline")
+    for m in re.finditer(r"\|&?\s*getline|print[^;|]*\|&?\s*(?!\")[A-Za-z_]", program):
+        if re.search(r"\b[A-Za-z_]\w*\s*\|&?\s*getline", program[max(0, m.start() - 40) : m.end()]) \
+                and not re.search(r'"\s*\|&?\s*getline', program[max(0, m.start() - 3) : m.end()]):
+            fx.rule("CODE-002", "awk runs a command held in a variable")
+            break
+    for m in re.finditer(r"(?:print|printf)[^;>|}]*>>?\s*" + _AWK_STR, program):
+        fx.path("write", m.group(1), "print >")
+    if "/inet/" in program:
+        if "|&" in program:
+            fx.rule("SHELL-004", "awk /inet/ coprocess socket")
+        else:
+            fx.rule("CODE-002", "awk opens a network socket")

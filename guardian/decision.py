@@ -1,0 +1,77 @@
+"""Decisions, plain hits and the analysis limits, without pydantic (the hook path imports this).
+
+Parts:
+    Decision, SEVERITY, strictest: allow < ask < deny.
+    Hit: one rule that fired (the plain form of `verdict.RuleHit`).
+    Where: workspace, working directory and home of one check.
+    Limits / LIMITS: time budget, payload depth and minimum write depth
+        (`config.GuardianConfig` takes its defaults from LIMITS).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+Decision = Literal["allow", "ask", "deny"]
+SEVERITY: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
+
+
+def strictest(*decisions: Decision) -> Decision:
+    """The most restrictive of the decisions (allow < ask < deny)."""
+    return max(decisions, key=SEVERITY.__getitem__, default="allow")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One risk pattern that matched (see `verdict.RuleHit`)."""
+
+    id: str
+    category: str
+    program: str
+    decision: Decision
+    reason: str
+
+    @property
+    def kind(self) -> str:
+        return f"{self.category}:{self.program}" if self.program else self.category
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a command would run (see `verdict.CheckContext`)."""
+
+    workspace: Path
+    cwd: Path | None = None
+    home: Path = Path("/home/tether")
+
+    @property
+    def working_dir(self) -> Path:
+        return self.cwd or self.workspace
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Analysis limits (see `config.GuardianConfig`)."""
+
+    time_budget_ms: float = 250.0
+    max_depth: int = 8
+    min_write_depth: int = 3
+
+
+LIMITS = Limits()
+
+
+@dataclass(slots=True)
+class Result:
+    """A verdict in plain data (see `verdict.Verdict`)."""
+
+    decision: Decision
+    hits: list[Hit]
+    reason: str
+    decoded: list[str]
+
+    @property
+    def rules(self) -> list[str]:
+        return [h.id for h in self.hits]

@@ -1,0 +1,115 @@
+"""Which code an interpreter invocation runs, and in which language.
+
+Parts:
+    language: program name -> "python", "perl", "ruby", "node", "php", "lua",
+        "R", "tcl", "awk" or "".
+    scan_code: code + language -> actions (Python through `ast`, the others
+        through `code_script`), plus SHELL-004 where a socket meets a process.
+    code_payloads: Inv -> actions for the code given by `-c`/`-e`/`-r`/
+        `--eval`/`-E` (also at the end of a flag cluster: `perl -lne`,
+        `python3 -Ic`; several `-e` are all read), a script file written
+        earlier in the same line, or stdin (heredoc, here-string, pipe).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from guardian.code_actions import Action
+from guardian.code_python import python_actions
+from guardian.code_script import script_actions
+from guardian.rules import Inv
+
+_CODE_LETTER = {"python": "c", "perl": "eE", "ruby": "e", "node": "ep", "php": "r", "lua": "e",
+                "R": "e", "tcl": "c", "awk": ""}
+_LONG = {"node": ("--eval", "--print"), "R": ("--expr",), "awk": ("--source",)}
+_VALUED = {"python": "mWXQ", "perl": "IMmx", "ruby": "IrCEx", "node": "r", "php": "cdz",
+           "lua": "l", "R": "f", "tcl": "", "awk": "Fvf"}
+_LANG = [(re.compile(r"^(?:python|pypy)[0-9.]*$"), "python"), (re.compile(r"^perl[0-9.]*$"), "perl"),
+         (re.compile(r"^(?:ruby|jruby)[0-9.]*$"), "ruby"),
+         (re.compile(r"^(?:node|nodejs|bun)$"), "node"), (re.compile(r"^php[0-9.]*(?:-cli)?$"), "php"),
+         (re.compile(r"^(?:lua|luajit)[0-9.]*$"), "lua"), (re.compile(r"^(?:rscript|r)$"), "R"),
+         (re.compile(r"^(?:tclsh|wish|expect)[0-9.]*$"), "tcl"),
+         (re.compile(r"^(?:g|m|n)?awk$"), "awk")]
+_SOCKET = re.compile(r"socket|fsockopen|TCPSocket|IO::Socket|net\.connect|net\.Socket|Net::|"
+                     r"createConnection|/dev/tcp/")
+_SPAWN = re.compile(r"subprocess|pty\.spawn|os\.dup2|/bin/(?:ba|z|da)?sh\b|\bexec\b|spawn\(|"
+                    r"child_process|popen|\bsystem\b|proc_open|\bsh\b|cmd\.exe|\bpipe\(")
+
+StdinActions = Callable[[Inv], list[Action]]
+
+
+def language(prog: str) -> str:
+    """The interpreter language of a program name, or ""."""
+    return next((lang for rx, lang in _LANG if rx.match(prog)), "")
+
+
+def scan_code(code: str, lang: str) -> list[Action]:
+    """Shell commands, file-system calls and sockets that a snippet of `lang` code performs."""
+    out = python_actions(code) if lang == "python" else script_actions(code, lang)
+    if lang != "awk" and _SOCKET.search(code) and _SPAWN.search(code):
+        out.append(Action("rule", "SHELL-004", f"{lang}: socket wired to a process"))
+    if lang not in ("python", "awk"):
+        out.append(Action("guess", code))
+    return out
+
+
+def code_payloads(inv: Inv, lang: str, files: dict[str, str | None],
+                  resolve: Callable[[str], str], stdin: StdinActions) -> list[Action]:
+    """Actions for the code `inv` runs (command line, script written earlier, or stdin)."""
+    codes, operands = _code_args(inv, lang)
+    if codes:
+        return [x for code in codes for x in scan_code(code, lang)]
+    if lang == "awk":
+        return scan_code(operands[0], lang) if operands else []
+    script = operands[0] if operands else None
+    if script is not None and script != "-":
+        content = files.get(resolve(script), "")
+        if content is None:
+            return [Action("rule", "NET-002", script)]
+        return scan_code(content, lang) if content else []
+    return [x for a in stdin(inv) for x in (scan_code(a.text, lang) if a.kind == "shell" else [a])]
+
+
+def _code_args(inv: Inv, lang: str) -> tuple[list[str], list[str]]:
+    """(code given by options, the operands after the options)."""
+    letters, longs, valued = _CODE_LETTER[lang], _LONG.get(lang, ()), _VALUED[lang]
+    args, codes, i = inv.args, [], 0
+    while i < len(args):
+        a = args[i]
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        if a == "--":
+            return codes, args[i + 1 :]
+        if not a.startswith("-") or a == "-":
+            break
+        if a in longs:
+            codes += [nxt] if nxt is not None else []
+            i += 2
+            continue
+        if a.startswith(tuple(o + "=" for o in longs)):
+            codes.append(a.split("=", 1)[1])
+        elif lang == "node" and a in ("-e", "-p") or (lang == "awk" and a == "-e"):
+            codes += [nxt] if nxt is not None else []
+            i += 1
+        elif not a.startswith("--"):
+            for k, ch in enumerate(a[1:], 1):
+                if ch in letters and letters:
+                    rest = a[k + 1 :]
+                    if rest:
+                        codes.append(rest)
+                    elif nxt is not None:
+                        codes.append(nxt)
+                        i += 1
+                    if lang == "python":
+                        return codes, []
+                    break
+                if ch in valued:
+                    i += 0 if a[k + 1 :] else 1
+                    break
+        elif lang == "awk" and a in ("--file", "--include") and nxt is not None:
+            return [], []
+        i += 1
+    if lang == "awk" and any(a in ("-f",) or a.startswith("-f") for a in args[:i]):
+        return codes, []
+    return codes, args[i:]

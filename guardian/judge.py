@@ -1,0 +1,40 @@
+"""One fail-closed check in plain data, without pydantic (the `tether guard` hook path).
+
+Parts:
+    judge: command + Where (+ Limits) -> decision.Result. Any exception,
+        parse failure, unsupported construct, too-deep nesting or a blown
+        time budget is a `deny` with rule GUARD-FAIL; no path turns an error
+        into `allow`. `checker.check` wraps it with the cache and the
+        pydantic Verdict.
+"""
+
+from __future__ import annotations
+
+import time
+
+from guardian.analyse import Analyser
+from guardian.decision import LIMITS, Limits, Result, Where
+from guardian.rules import get
+
+
+def fail(command: str, cause: str) -> Result:
+    """The GUARD-FAIL deny for `command`, naming the cause."""
+    hit = get("GUARD-FAIL").plain(detail=cause)
+    return Result("deny", [hit], f"GUARD-FAIL: {hit.reason}", [command])
+
+
+def judge(command: str, where: Where, limits: Limits = LIMITS) -> Result:
+    """Judge one bash command line (`where` and `limits` may be the pydantic forms too)."""
+    if not isinstance(command, str):
+        return fail(repr(command), f"command is {type(command).__name__}, not str")
+    start = time.perf_counter()
+    deadline = start + limits.time_budget_ms / 1000.0
+    try:
+        analyser = Analyser(where, limits, deadline)  # type: ignore[arg-type]
+        analyser.run(command, 0)
+        result = analyser.result(command)
+    except Exception as e:  # fail closed: every failure is a deny, with its cause
+        return fail(command, f"{type(e).__name__}: {e}"[:300])
+    if time.perf_counter() > deadline:
+        return fail(command, f"time budget of {limits.time_budget_ms} ms exceeded")
+    return result

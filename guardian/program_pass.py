@@ -1,0 +1,386 @@
+"""What programs run through their options, arguments and environment, for the analyser.
+
+Parts:
+    on_invocation: the program table's actions for one invocation (analysed
+        as shell lines, argvs, code, files, hook directories, lifecycle
+        manifests), the payload pass over its other arguments, the files it
+        downloads and the downloaded files it runs.
+    on_simple: environment variables set in the line that a program runs
+        (`PROMPT_COMMAND`, `PAGER`, `GIT_SSH_COMMAND`, `BASH_ENV`...).
+    on_line: a download executed through a substitution (`bash <(curl ..)`,
+        `eval "$(wget -O- ..)"`).
+
+The analyser is passed in (duck-typed: run, _inv, _hit, _guess, files, ...):
+this module adds what the table knows without growing `guardian.analyse`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from guardian import escapes, programs
+from guardian.bashlex_load import bashlex
+from guardian.escapes import Act
+from guardian.parse import DepthError
+from guardian.paths import normalise, under
+from guardian.programs_table import DATA_OPTIONS, DATA_PROGRAMS, DOWNLOADERS, MANIFESTS, SHELLS
+from guardian.rules import Inv
+from guardian.rules_paths import path_hits
+from guardian.targets import sensitive_targets
+from guardian.unwrap import unwrap
+from guardian.words import UNKNOWN
+
+if TYPE_CHECKING:
+    from guardian.analyse import Analyser
+
+_SEVERE = frozenset({"filesystem-destruction", "device-write", "reverse-shell", "download-execute",
+                     "exfiltration", "persistence", "credential-access", "container-escape",
+                     "privilege-escalation", "resource-exhaustion"})
+_PLAUSIBLE = re.compile(
+    r"^\s*(?:sudo\s+)?(?:/\S*/)?(?:rm|dd|mkfs\S*|shred|wipefs|chmod|chown|nc|ncat|netcat|socat|"
+    r"curl|wget|bash|sh|zsh|dash|ksh|python[0-9.]*|perl|ruby|php|node|lua|mv|cp|tee|kill|pkill|"
+    r"killall|shutdown|reboot|halt|crontab|base64|eval|exec|telnet|ssh|scp|rsync|tftp|ftp|find|"
+    r"truncate|fdisk|parted|history|iptables|useradd|usermod|passwd|chattr|systemctl|echo|"
+    r"printf|cat|ln|install|docker|xargs|env|nohup|setsid|busybox|awk|sed|openssl|mount|"
+    r"wipe|srm|fork|:\(\))\b|/dev/(?:tcp|udp)/|\|\s*(?:ba|z|da|k)?sh\b", re.I)
+_RUNNERS = SHELLS | {"source", ".", "python", "python3", "python2", "perl", "ruby", "node", "php",
+                     "lua", "tclsh", "expect", "Rscript", "pwsh", "osascript", "java", "deno", "bun"}
+_DL_NAMES = ("curl|wget|fetch|aria2c|lwp-request|lwp-download|http|https|xh|nc|ncat|netcat|tftp|"
+             "ftp|GET|socat|openssl|busybox\\s+wget")
+_SUBST_RUN = re.compile(
+    r"(?:\b(?:eval|source|exec|(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|php|lua)\b|"
+    r"(?:^|[;&|(\s])\.)\s+(?:-\S+\s+)*[\"']?(?:<\(|\$\(|`)\s*(?:sudo\s+)?(?:\S*/)?(?:"
+    + _DL_NAMES + r")\b|(?:^|[;&|]\s*)[\"']?\$\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b")
+_FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "sed", "tr", "rev",
+                      "head", "tail", "bzip2", "bunzip2", "xz", "unxz", "zstd", "openssl", "dd",
+                      "sort", "uniq", "grep", "awk", "iconv", "unzip", "bzcat", "xzcat"})
+_GIT_HOOK = re.compile(r"/\.git/(?:hooks(?:/|$)|config$)")
+_PARSE_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, AttributeError,
+                 TypeError, ValueError, KeyError)
+
+
+def on_line(an: Analyser, text: str) -> None:
+    """A download run through process or command substitution."""
+    if ("<(" in text or "$(" in text or "`" in text) and _SUBST_RUN.search(text):
+        an._hit("NET-001", "", "downloaded content executed through a substitution")
+
+
+def on_write(an: Analyser, path: str, prog: str) -> None:
+    """Git hooks or git config of a repository outside the workspace: persistence."""
+    if "/.git/" in path and _GIT_HOOK.search(path) and not under(path, an.ws):
+        an._hit("PERSIST-006", prog, f"git hooks or config outside the workspace: {path}")
+
+
+def on_simple(an: Analyser, s: object, depth: int) -> None:
+    """Environment variables some program runs, set in this line."""
+    env = s.env  # type: ignore[attr-defined]
+    for name in programs.CODE_VARS:
+        value = env.get(name)
+        if value is None or value == an.env.get(name) or (name, value) in an.seen_vars:
+            continue
+        an.seen_vars.add((name, value))
+        for act in programs.env_actions(name, value):
+            _do(an, act, None, s, depth)
+
+
+def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
+    """Table actions, payload pass, downloads and downloaded files run by `inv`."""
+    e = programs.entry(inv.prog)
+    stdin = an._stdin(inv.simple) if e is not None and (e.get("stdin") or e.get("rest") == "crontab") \
+        else None
+    acts, used = programs.actions(inv.argv, stdin)
+    for act in acts:
+        _do(an, act, inv, inv.simple, depth)
+    if inv.prog not in DATA_PROGRAMS and not (e and e.get("by") == "unwrap"):
+        _payload_pass(an, inv, used | _code_args(inv), depth)
+    _downloads(an, inv)
+    _runs_download(an, inv)
+    for raw in sensitive_targets(inv):
+        if UNKNOWN not in raw:
+            path = normalise(raw, inv.simple.cwd, an.home)
+            for rule in path_hits(path, "write"):
+                an._hit(rule.id, inv.prog, path)
+            on_write(an, path, inv.prog)
+
+
+def _run(an: Analyser, text: str, depth: int, s: object) -> None:
+    """Analyse a command a program runs; unparseable text asks."""
+    body = escapes.strip_prefix(text)
+    if not body.strip():
+        return
+    if escapes.bare_shell(body):
+        an._hit("EXEC-001", "", body[:60])
+        return
+    if depth + 1 > an.config.max_depth:
+        msg = f"payload nesting deeper than max_depth={an.config.max_depth}"
+        raise DepthError(msg)
+    try:
+        an.run(body, depth + 1, s.env, s.cwd)  # type: ignore[attr-defined]
+    except _PARSE_ERRORS as err:
+        an._hit("EXEC-004", "", f"{type(err).__name__}: {body[:60]}")
+
+
+def _do(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) -> None:
+    prog = inv.prog if inv is not None else ""
+    if act.env:
+        s = replace(s, env={**s.env, **dict(act.env)})  # type: ignore[type-var, attr-defined]
+    if act.remote:
+        found = _isolated(an, replace(act, remote=False), inv, s, depth)
+        for h in found:
+            if h.decision == "deny":
+                an.hits.setdefault((h.id, h.program), h)
+        return
+    if act.kind == "shell":
+        _run(an, act.text, depth, s)
+    elif act.kind == "rule":
+        an._hit(act.text, prog, act.detail)
+    elif act.kind == "argv":
+        _argv(an, list(act.argv), inv, s, depth)
+    elif act.kind == "code":
+        _code(an, act.text, act.lang, s, depth)
+    elif act.kind == "file":
+        _file(an, act.text, act.lang, prog, s, depth, act.how)
+    elif act.kind == "dir":
+        path = normalise(act.text, s.cwd, an.home) if UNKNOWN not in act.text else UNKNOWN  # type: ignore[attr-defined]
+        written = [p for p in an.files if path != UNKNOWN and under(p, path)]
+        for p in written:
+            _file(an, p, "shell", prog, s, depth)
+        if not written and (path == UNKNOWN or not under(path, an.ws)):
+            an._hit("EXEC-002", prog, f"{act.detail or 'directory'} {act.text}"[:80])
+    elif act.kind == "manifest":
+        _manifest(an, act.text, prog, s, depth)
+
+
+def _argv(an: Analyser, argv: list[str], inv: Inv | None, s: object, depth: int) -> None:
+    if not argv:
+        return
+    if depth + 1 > an.config.max_depth:
+        msg = f"payload nesting deeper than max_depth={an.config.max_depth}"
+        raise DepthError(msg)
+    outer = [inv.prog] if inv is not None else []
+    for inner, sudo, via in unwrap(argv, lambda: an._stdin(s)):
+        if not inner:
+            continue
+        if UNKNOWN in inner[0]:
+            an._hit("NET-004", "", "program name unknown until run time")
+            continue
+        if escapes.bare_shell(" ".join(inner)) and len(inner) == 1 and not an._stdin(s):
+            an._hit("EXEC-001", outer[0] if outer else "", inner[0])
+        an._inv(Inv(inner, s, sudo or bool(inv and inv.sudo), [*outer, *via]), depth + 1)  # type: ignore[arg-type]
+
+
+_LANGS = {"js": "node", "r": "R", "expect": "tcl", "elisp": "lisp"}
+
+
+def _code(an: Analyser, code: str, lang: str, s: object, depth: int) -> None:
+    from guardian.interp_code import scan_code
+
+    if lang in ("tcl", "expect"):
+        for m in re.finditer(r"\b(?:spawn|exec)\s+([^;\]\n}]+)", code):
+            _run(an, m.group(1), depth, s)
+    for action in scan_code(code, _LANGS.get(lang, lang)):
+        if action.kind == "shell":
+            _run(an, action.text, depth, s)
+        elif action.kind == "guess":
+            an._guess(action.text, depth, s.env, s.cwd)  # type: ignore[attr-defined]
+        else:
+            an._hit(action.text, "", action.detail)
+
+
+def _file(an: Analyser, raw: str, lang: str, prog: str, s: object, depth: int,
+          how: str = "") -> None:
+    """A file a program runs or loads: analysed when written in this line, else ask
+    (a program's main script only when downloaded; `outside` only outside the workspace)."""
+    if UNKNOWN in raw or not raw:
+        if how != "script":
+            an._hit("EXEC-002", prog, "script path unknown until run time")
+        return
+    path = normalise(raw, s.cwd, an.home)  # type: ignore[attr-defined]
+    if path not in an.files:
+        if lang == "binary" and path.startswith(("/usr/", "/bin/", "/sbin/", "/opt/")):
+            _argv(an, [path], None, s, depth)
+        elif how == "" or (how == "outside" and not under(path, an.ws)):
+            an._hit("EXEC-002", prog, raw[:80])
+        return
+    content = an.files[path]
+    if content is None:
+        an._hit("NET-002", prog, raw)
+    elif lang == "makefile":
+        for act in escapes.recipes(content):
+            _run(an, act.text, depth, s)
+    elif lang == "crontab":
+        for act in escapes.crontab_lines(content):
+            _run(an, act.text, depth, s)
+    elif lang == "sshconfig":
+        for line in content.splitlines():
+            for act in escapes.config_value("sshcfg", line.strip()):
+                _do(an, act, None, s, depth)
+    elif lang.startswith("code:") or lang not in ("shell", "binary", "gitconfig", "sshconfig"):
+        _code(an, content, lang.removeprefix("code:"), s, depth)
+    elif content:
+        _run(an, content, depth, s)
+
+
+def _manifest(an: Analyser, name: str, prog: str, s: object, depth: int) -> None:
+    """A lifecycle file (package.json, setup.py, Makefile, .git/hooks) written in this line."""
+    cwd = s.cwd  # type: ignore[attr-defined]
+    for fname in ([name] if name != "Makefile" else ["Makefile", "makefile", "GNUmakefile"]):
+        path = normalise(fname, cwd, an.home)
+        hits = [p for p in an.files if p == path or (name == ".git/hooks" and under(p, path))]
+        for p in hits:
+            content = an.files[p]
+            if content is None:
+                an._hit("NET-002", prog, p)
+                continue
+            how = MANIFESTS.get(name, "shell")
+            if how == "json-scripts":
+                for act in escapes.json_scripts(content):
+                    _do(an, act, None, s, depth)
+            elif how == "makefile":
+                for act in escapes.recipes(content):
+                    _run(an, act.text, depth, s)
+            elif how.startswith("code:"):
+                _code(an, content, how[5:], s, depth)
+            else:
+                _run(an, content, depth, s)
+
+
+def _code_args(inv: Inv) -> set[int]:
+    """Indexes of `-c`/`-e` code that `guardian.interp` reads itself (shells, interpreters)."""
+    return {k + 1 for k, a in enumerate(inv.argv[:-1])
+            if a.startswith("-") and not a.startswith("--") and ("c" in a[1:] or a in ("-e", "-E", "-r", "-p"))
+            or a in ("--eval", "--print", "--command")}
+
+
+def _data_values(inv: Inv) -> set[int]:
+    """Indexes of arguments that are text by the program's definition (commit messages...)."""
+    opts = DATA_OPTIONS.get(inv.prog, ())
+    out: set[int] = set()
+    for k, a in enumerate(inv.argv):
+        if a in opts:
+            out.add(k + 1)
+        elif any(a.startswith(o + "=") for o in opts if o.startswith("--")):
+            out.add(k)
+    return out
+
+
+def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
+    """Any other argument that parses as a destructive command makes the line ask."""
+    skip = used | _data_values(inv)
+    for k, word in enumerate(inv.argv[1:], 1):
+        if k in skip or len(word) < 4 or UNKNOWN in word or not any(c in word for c in " ;|&<>"):
+            continue
+        cand = escapes.strip_prefix(word, generic=True)
+        if not _PLAUSIBLE.search(cand) or depth + 1 > an.config.max_depth:
+            continue
+        found = _isolated(an, Act("shell", cand), inv, inv.simple, depth)
+        severe = [h for h in found if h.decision == "deny" and h.category in _SEVERE]
+        if severe:
+            an._hit("EXEC-003", inv.prog, f"{severe[0].id} in argument: {cand[:60]}")
+
+
+def _isolated(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) -> list:
+    """Hits of `act` analysed on its own, leaving the analyser's state as it was."""
+    saved = an.hits, an.decoded, dict(an.files)
+    an.hits, an.decoded = {}, []
+    try:
+        if act.kind == "shell":
+            an.run(escapes.strip_prefix(act.text), depth + 1, s.env, s.cwd)  # type: ignore[attr-defined]
+        else:
+            _do(an, act, inv, s, depth)
+    except (*_PARSE_ERRORS, DepthError):
+        pass
+    finally:
+        found = list(an.hits.values())
+        an.hits, an.decoded, an.files = saved
+    return found
+
+
+def _downloads(an: Analyser, inv: Inv) -> None:
+    """Mark the files this invocation fetches from another host (content unknown)."""
+    spec = DOWNLOADERS.get(inv.prog)
+    s, args, pos = inv.simple, inv.args, inv.positional
+    mark = an.files.__setitem__
+    cwd = s.cwd
+
+    def local(p: str) -> None:
+        if p and UNKNOWN not in p and p != "-":
+            mark(normalise(p, cwd, an.home), None)
+
+    if inv.prog in ("tee", "dd") and _fed_by_download(s):
+        for p in (pos if inv.prog == "tee" else [a[3:] for a in args if a.startswith("of=")]):
+            local(p)
+    if spec is None or inv.prog in ("curl", "wget"):
+        return
+    for r in s.redirects:
+        if r.writes:
+            local(r.target)
+    for part in spec.split("|"):
+        if part.startswith("opt:"):
+            opts = part[4:].split(",")
+            for i, a in enumerate(args):
+                if a in opts and i + 1 < len(args):
+                    local(args[i + 1])
+                elif a.startswith(tuple(o + "=" for o in opts if o.startswith("--"))):
+                    local(a.split("=", 1)[1])
+        elif part == "url-name":
+            for u in pos:
+                if "://" in u:
+                    local(u.rstrip("/").rsplit("/", 1)[-1].split("?")[0])
+        elif part.startswith("pos:") and len(pos) > int(part[4:]) and any("://" in p for p in pos):
+            local(pos[int(part[4:])])
+        elif part == "tftp":
+            words = " ".join(args) + " " + (an._stdin(s) or "")
+            for m in re.finditer(r"\bget\s+(\S+)(?:\s+(?!-)(\S+))?", words):
+                local(m.group(2) or m.group(1).rsplit("/", 1)[-1])
+            for flag in ("-l", "-r"):
+                if flag in args and args.index(flag) + 1 < len(args):
+                    local(args[args.index(flag) + 1].rsplit("/", 1)[-1] if flag == "-r" else
+                          args[args.index(flag) + 1])
+        elif part == "remote-copy" and len(pos) >= 2:
+            remote = [p for p in pos[:-1] if re.match(r"^(?:[\w.-]+@)?[\w.-]+:(?!//)|^\w+://", p)]
+            dest = pos[-1]
+            for r in remote:
+                name = r.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+                if dest in (".", "./") or dest.endswith("/"):
+                    local(dest.rstrip("/") + "/" + name)
+                else:
+                    local(dest)
+
+
+def _fed_by_download(s: object, depth: int = 0) -> bool:
+    """Whether the stdin of `s` comes (through filters) from a downloader."""
+    for u in getattr(s, "upstream", []) or []:
+        if not u.argv or depth > 8:
+            continue
+        name = u.argv[0].rsplit("/", 1)[-1]
+        if name in DOWNLOADERS and name not in ("git", "ssh", "busybox") or (
+                name == "busybox" and u.argv[1:2] == ["wget"]):
+            return True
+        if name in _FILTERS and _fed_by_download(u, depth + 1):
+            return True
+    return False
+
+
+def _runs_download(an: Analyser, inv: Inv) -> None:
+    """An interpreter running a downloaded file, or reading a download through filters."""
+    if inv.prog not in _RUNNERS and not re.match(r"^(?:python|pypy)[0-9.]*$", inv.prog):
+        return
+    for a in inv.args:
+        if a.startswith("-") or UNKNOWN in a:
+            continue
+        if an.files.get(normalise(a, inv.simple.cwd, an.home), "") is None:
+            an._hit("NET-002", inv.prog, a)
+        break
+    if _reads_code_on_stdin(inv) and _fed_by_download(inv.simple):
+        an._hit("NET-001", inv.prog, "download piped (through filters) into an interpreter")
+
+
+def _reads_code_on_stdin(inv: Inv) -> bool:
+    """Whether the interpreter takes its program from stdin (`sh`, `sh -s -- args`, `python3 -`)."""
+    if inv.has("c", "e", "E", "m", "r", "--eval", "--command"):
+        return False
+    pos = inv.positional
+    return not pos or pos[0] in ("-", "/dev/stdin") or (inv.prog in SHELLS and inv.has("s"))

@@ -1,0 +1,300 @@
+"""The program table: which programs execute commands, and where they carry them.
+
+Parts:
+    entry: a program name -> its table entry (aliases resolved), or None.
+    actions: argv (+ stdin text) -> (Acts, indexes of the arguments consumed)
+        for every command the program would run through its options,
+        positionals, subcommands or stdin.
+    coverage: program count per family (docs and tests).
+    ENTRIES, WRAPPERS: every program name the table knows; those whose
+        positionals are a command (for the fuzz tests and the docs).
+
+The data lives in `guardian.programs_table` (schema documented there); this
+is the only module that reads it. Programs marked `by` are handled by
+`guardian.interp` (interpreter code) or `guardian.unwrap` (wrappers) and
+yield no actions here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import replace
+
+from guardian import escapes
+from guardian.escapes import Act
+from guardian.programs_table import CODE_VARS, PROGRAMS
+
+_INDEX: dict[str, dict] = {}
+for _name, _e in PROGRAMS.items():
+    for _n in [_name, *_e.get("aka", "").split()]:
+        _INDEX.setdefault(_n, _e)
+ENTRIES: frozenset[str] = frozenset(_INDEX)
+WRAPPERS: frozenset[str] = frozenset(n for n, e in _INDEX.items() if e.get("rest") == "argv"
+                                     or e.get("by") == "unwrap")
+_MAX_DEPTH = 6
+
+
+def entry(prog: str) -> dict | None:
+    """The table entry of `prog` (a basename), or None when it runs nothing known."""
+    return _INDEX.get(prog)
+
+
+def coverage() -> dict[str, int]:
+    """Programs (names and aliases) per family."""
+    return dict(sorted(Counter(e["fam"] for e in _INDEX.values()).items()))
+
+
+def actions(argv: list[str], stdin: str | None = None) -> tuple[list[Act], set[int]]:
+    """What `argv` would execute, and which argument indexes (into argv) carried it."""
+    prog = argv[0].rsplit("/", 1)[-1] if argv else ""
+    e = _INDEX.get(prog)
+    out: list[Act] = []
+    used: set[int] = set()
+    if e is None or e.get("by"):
+        return out, used
+    _walk(e, argv, 1, stdin, out, used, 0)
+    if e.get("env"):
+        out = [replace(a, env=tuple(e["env"].items())) if a.kind in ("shell", "argv") else a
+               for a in out]
+    return out, used
+
+
+def env_actions(name: str, value: str) -> list[Act]:
+    """Acts for an environment variable some program runs (`PAGER`, `PROMPT_COMMAND`...)."""
+    kind = CODE_VARS.get(name)
+    if kind is None or not value:
+        return []
+    if kind == "taropts":
+        return actions(["tar", *value.split()])[0]
+    if kind == "nodeopts":
+        words = value.split()
+        return [Act("file", words[i + 1], lang="code:node") for i, w in enumerate(words[:-1])
+                if w in ("-r", "--require", "--import", "--loader", "--experimental-loader")]
+    return _emit(kind, value, [])
+
+
+def _walk(e: dict, argv: list[str], start: int, stdin: str | None, out: list[Act],
+          used: set[int], depth: int) -> None:
+    """Walk argv[start:] against entry `e`, appending Acts."""
+    opts: dict[str, str] = e.get("opts", {})
+    flags: dict[str, str] = e.get("flags", {})
+    valued = set(e.get("valued", ""))
+    lvalued = set(e.get("lvalued", "").split())
+    rest, at, after = e.get("rest"), e.get("at", 0), e.get("after")
+    subs: dict[str, dict] = e.get("sub", {})
+    pos: list[int] = []
+    i, n = start, len(argv)
+    while i < n:
+        a = argv[i]
+        if pos and (subs or (rest == "argv" and len(pos) > at)) and after != "--":
+            if subs and argv[pos[0]] in subs and depth < _MAX_DEPTH:
+                _walk(subs[argv[pos[0]]], argv, pos[0] + 1, stdin, out, used, depth + 1)
+                return
+            if rest == "argv":
+                pos.extend(range(i, n))
+                break
+        if a == "--":
+            if after == "--" or flags.get("--") == "shell_rest":
+                _take(out, used, argv, i + 1, "argv" if after == "--" else "shell_rest",
+                      bool(e.get("remote")))
+                return
+            pos.extend(range(i + 1, n))
+            break
+        if a in flags and flags[a] in ("argv", "argv_rest"):
+            _take(out, used, argv, i + 1, "argv")
+            return
+        if a in flags and flags[a] == "stuff":
+            tail = argv[i + 1 :]
+            if "stuff" in tail and tail.index("stuff") + 1 < len(tail):
+                out.append(Act("shell", tail[tail.index("stuff") + 1].replace("\\n", "\n")))
+            used.update(range(i, n))
+            return
+        if a in flags:
+            out.extend(_emit(flags[a], a, argv))
+            used.add(i)
+            i += 1
+            continue
+        if a in opts and opts[a] == "argv_rest":
+            _take(out, used, argv, i + 1, "argv")
+            return
+        hit = _option(a, argv[i + 1] if i + 1 < n else None, opts)
+        if hit is not None:
+            kind, value, width = hit
+            out.extend(_emit(kind, value, argv))
+            used.update(range(i, i + width))
+            i += width
+            continue
+        if "=" in a and not a.startswith("-") and e.get("assign"):
+            key, _, value = a.partition("=")
+            if key in e["assign"]:
+                out.extend(_emit(e["assign"][key], value, argv))
+                used.add(i)
+                i += 1
+                continue
+        if a.startswith("-") and len(a) > 1 and not (pos and rest == "argv" and len(pos) > at):
+            i += _width(a, valued, lvalued)
+            continue
+        pos.append(i)
+        i += 1
+    if subs and pos and argv[pos[0]] in subs and depth < _MAX_DEPTH:
+        _walk(subs[argv[pos[0]]], argv, pos[0] + 1, stdin, out, used, depth + 1)
+        return
+    _rest(e, argv, pos, stdin, out, used)
+
+
+def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list[Act],
+          used: set[int]) -> None:
+    rest, at = e.get("rest"), e.get("at", 0)
+    chosen = pos[at:]
+    if rest and chosen:
+        if rest in ("argv", "shell", "rargv", "rshell"):
+            used.update(chosen)
+            remote = rest.startswith("r")
+            if rest.endswith("argv"):
+                out.append(Act("argv", argv=tuple(argv[k] for k in chosen), remote=remote))
+            else:
+                out.append(Act("shell", " ".join(argv[k] for k in chosen), remote=remote))
+        elif rest.endswith("1") or rest in ("crontab", "service", "url", "dir"):
+            used.add(chosen[0])
+            out.extend(_emit(rest.rstrip("1"), argv[chosen[0]], argv))
+        else:
+            for k in chosen:
+                used.add(k)
+                out.extend(_emit(rest, argv[k], argv))
+    elif rest == "crontab" and not chosen and stdin is not None:
+        out.extend(escapes.crontab_lines(stdin))
+    if e.get("stdin") and stdin is not None:
+        out.extend(_emit(e["stdin"], stdin, argv))
+    if e.get("manifest"):
+        out.append(Act("manifest", e["manifest"]))
+
+
+def _take(out: list[Act], used: set[int], argv: list[str], k: int, kind: str,
+          remote: bool = False) -> None:
+    """Everything from argv[k] on is a command (`--`, `gdb --args`, `xterm -e`)."""
+    tail = tuple(argv[k:])
+    if not tail:
+        return
+    used.update(range(k, len(argv)))
+    out.append(Act("argv", argv=("bash", *tail) if kind == "shell_rest" else tail, remote=remote))
+
+
+def _option(a: str, nxt: str | None, opts: dict[str, str]) -> tuple[str, str, int] | None:
+    """(kind, value, words used) when `a` is one of `opts` carrying a value."""
+    if a in opts:
+        return (opts[a], nxt, 2) if nxt is not None else None
+    if a.startswith("--") and "=" in a:
+        key, _, value = a.partition("=")
+        return (opts[key], value, 1) if key in opts else None
+    if a.startswith("+") and "+" in opts and len(a) > 1:
+        return opts["+"], a[1:], 1
+    if a.startswith("-") and not a.startswith("--"):
+        for o, kind in opts.items():
+            if o.startswith("-") and not o.startswith("--") and len(o) == 2 and a.startswith(o) \
+                    and len(a) > 2:
+                return kind, a[2:], 1
+            if "=" not in o and len(o) > 2 and a.startswith(o + "="):
+                return kind, a[len(o) + 1 :], 1
+    return None
+
+
+def _width(a: str, valued: set[str], lvalued: set[str]) -> int:
+    """Words taken by an option that carries nothing executable (1 or 2)."""
+    if a.startswith("--") or (a in lvalued):
+        return 2 if a in lvalued else 1
+    letters = a[1:]
+    for j, ch in enumerate(letters):
+        if ch in valued:
+            return 1 if letters[j + 1 :] else 2
+    return 1
+
+
+def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
+    """Acts for one value of the given kind (see programs_table for the kinds)."""
+    if kind in ("none", "") or value is None:
+        return []
+    if kind == "shell":
+        body = escapes.strip_prefix(value)
+        if escapes.bare_shell(body):
+            return [Act("rule", "EXEC-001", detail=value[:60])]
+        return [Act("shell", body)] if body.strip() else []
+    if kind == "rshell":
+        return [replace(a, remote=True) for a in _emit("shell", value, argv)]
+    if kind == "shellpath":
+        return _shellpath(value)
+    if kind in ("script", "extfile", "sshconfig"):
+        lang = "sshconfig" if kind == "sshconfig" else "shell"
+        return [] if value in ("-", "/dev/stdin") else [
+            Act("file", value, lang=lang, how="outside" if kind == "extfile" else "script")]
+    if kind == "bindx":
+        m = re.match(r"""^\s*["']?[^"':]*["']?\s*:\s*["']?(.*?)["']?\s*$""", value, re.S)
+        return [Act("shell", m.group(1))] if m and m.group(1) else []
+    if kind == "argv":
+        return [Act("argv", argv=tuple(value.split()))]
+    if kind in ("file", "file_text"):
+        return [Act("file", value, lang="shell")]
+    if kind == "ask":
+        return [Act("rule", "EXEC-002", detail=f"{argv[0] if argv else ''} {value}"[:80])]
+    if kind == "escape":
+        return escapes.escape_lines(value)
+    if kind.startswith("code:"):
+        return [Act("code", value, lang=kind[5:])]
+    if kind in ("gitcfg", "aptcfg", "sshcfg", "hgcfg"):
+        return escapes.config_value(kind, value)
+    if kind == "alias":
+        name, eq, body = value.partition("=")
+        ok = eq and body.strip() and re.fullmatch(r"[\w.:@%+,-]+", name)
+        return [Act("shell", body, remote=True)] if ok else []
+    if kind == "shell_each":
+        return _emit("shell", value, argv)
+    if kind == "makefile":
+        return escapes.recipes(value.replace("\\n", "\n").replace("; ", "\n\t"))
+    if kind == "makefile_file":
+        return [Act("file", value, lang="makefile")]
+    if kind == "crontab":
+        return [] if value.startswith("-") and value != "-" else [Act("file", value, lang="crontab")]
+    if kind == "service":
+        return [Act("file", value, lang="shell")] if "/" in value else []
+    if kind == "dir":
+        return [Act("dir", value)]
+    if kind == "url":
+        if value.startswith("ext::"):
+            return [Act("shell", value[5:].replace("% ", " ").replace("%%", "%"))]
+        return [Act("rule", "EXEC-002", detail=value[:60])] if value.startswith("fd::") else []
+    if kind == "gccwrapper":
+        return [Act("argv", argv=tuple(value.split(",")))]
+    if kind == "cargocfg":
+        return [Act("rule", "EXEC-002", detail=value[:60])] if any(
+            k in value for k in ("runner", "linker", "rustc-wrapper", "rustc=")) else []
+    if kind == "prompt":
+        return escapes.prompt_substs(value)
+    if kind == "rpmeval":
+        return escapes.rpm_macro(value)
+    handler = {"tex": escapes.tex, "m4": escapes.m4, "sed": escapes.sed_script,
+               "socat": escapes.socat_address, "gitconfig": _gitconfig(argv)}.get(kind)
+    return handler(value) if handler else []
+
+
+def _gitconfig(argv: list[str]):  # type: ignore[no-untyped-def]
+    """`git config [--global] KEY VALUE`: the setting, judged like `git -c KEY=VALUE`."""
+    pos = [a for a in argv[argv.index("config") + 1 :] if not a.startswith("-")] \
+        if "config" in argv else []
+
+    def one(word: str) -> list[Act]:
+        if len(pos) >= 2 and word == pos[0]:
+            return escapes.config_value("gitcfg", f"{pos[0]}={' '.join(pos[1:])}")
+        return []
+
+    return one
+
+
+def _shellpath(value: str) -> list[Act]:
+    """A program path (maybe with arguments) that is executed directly."""
+    if any(c.isspace() for c in value.strip()):
+        return _emit("shell", value, [])
+    if escapes.bare_shell(value):
+        return []
+    if "/" in value:
+        return [Act("file", value, lang="binary")]
+    return [Act("argv", argv=(value,))]

@@ -1,0 +1,22 @@
+"""Rules fired by the program table and the payload pass (`guardian.program_pass`).
+
+A payload that a known program runs is analysed like any command line, so its
+own rules (FS-001, NET-001, ...) decide; these rules cover what cannot be
+analysed, or what hides in an argument of a program not known to run it.
+"""
+
+from __future__ import annotations
+
+from guardian.rules import static_rule
+
+static_rule("EXEC-001", "command-escape", "ask",
+            "a program is made to start an interactive shell or REPL the guardian cannot see into",
+            "vim -c ':!/bin/sh'")
+static_rule("EXEC-002", "command-escape", "ask",
+            "a program runs a script, hook directory or setting the guardian cannot read "
+            "(written elsewhere)", "nmap --script=/tmp/x.nse")
+static_rule("EXEC-003", "command-escape", "ask",
+            "an argument holds a destructive, reverse-shell or download-and-run command",
+            "./tool --hook 'rm -rf /'")
+static_rule("EXEC-004", "command-escape", "ask",
+            "a command a program would run could not be parsed", "git -c core.pager='a \"b' log")

@@ -1,0 +1,30 @@
+"""Project identity of a workspace (memory scopes, issue 13)."""
+
+from __future__ import annotations
+
+import os
+
+from runtime.project import normalize_remote, project_of
+
+
+def test_project_identity_from_git_remote_or_path(tmp_path) -> None:
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    (ws / ".git" / "config").write_text('[core]\n\tbare = false\n[remote "origin"]\n\turl = https://user:tok@GitHub.com/acme/app.git\n')
+    assert project_of(ws) == "github.com/acme/app"
+    assert normalize_remote("git@github.com:acme/app.git") == "github.com/acme/app"
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert project_of(plain) == f"path:{plain.resolve()}"
+    # A .git that is a symlink (the model's workspace) is not followed.
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    os.symlink(ws / ".git", linked / ".git")
+    assert project_of(linked) == f"path:{linked.resolve()}"
+
+
+def test_a_fifo_config_is_not_read(tmp_path) -> None:
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    os.mkfifo(ws / ".git" / "config")
+    assert project_of(ws) == f"path:{ws.resolve()}"  # returned at once: a FIFO would block a plain open
