@@ -460,3 +460,44 @@ def _open_writable(parent: int, name: str) -> int:
     fd = os.open(name, DIR_FLAGS, dir_fd=parent)
     os.fchmod(fd, 0o700)  # read-only folders would block removal
     return fd
+
+
+class Folders:
+    """Descriptors of the folders leading to the entry being written, for building a tree in walk order.
+
+    `parent(rel)` returns the descriptor of `rel`'s folder, opening each
+    missing component relative to the one above with O_NOFOLLOW (and
+    creating it, mode 0700, when `create`); folders the walk has left are
+    closed, so any depth costs one descriptor per level. Use as a context manager.
+    """
+
+    def __init__(self, root: int, *, create: bool = False) -> None:
+        self.root, self.create = root, create
+        self.stack: list[tuple[str, int]] = [("", root)]
+
+    def __enter__(self) -> Folders:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def parent(self, rel: str) -> int:
+        """Descriptor of the folder holding `rel` (a `/`-joined relative name)."""
+        want = rel.rpartition("/")[0]
+        while self.stack[-1][0] and not (want == self.stack[-1][0] or want.startswith(self.stack[-1][0] + "/")):
+            os.close(self.stack.pop()[1])
+        have = self.stack[-1][0]
+        rest = want[len(have):].lstrip("/")
+        for part in rest.split("/") if rest else []:
+            fd = self.stack[-1][1]
+            if self.create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o700, dir_fd=fd)
+            sub = os.open(part, DIR_FLAGS, dir_fd=fd)
+            self.stack.append((f"{self.stack[-1][0]}/{part}".lstrip("/"), sub))
+        return self.stack[-1][1]
+
+    def close(self) -> None:
+        """Close every descriptor opened here (never the root)."""
+        while len(self.stack) > 1:
+            os.close(self.stack.pop()[1])

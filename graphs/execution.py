@@ -258,9 +258,14 @@ def _run_once(deps: Deps, c: Call) -> ExecFinished:
     deps.journal.append(ExecStarted(key=f"exec_start:{c['cmd_id']}", cmd_id=c["cmd_id"]))
     before = deps.snapshot() if deps.snapshot else None
     res = deps.sandbox.exec(c["command"], cwd=deps.workspace_mount)
-    changed = deps.changed(before, deps.snapshot()) if deps.snapshot and deps.changed else []
+    after = deps.snapshot() if deps.snapshot else None
+    changed = deps.changed(before, after) if deps.changed and after is not None else []
+    exit_code, output = res.exit_code, cap(res.output, 16_000)
+    over = deps.over_limit(after) if deps.over_limit and after is not None else None
+    if over:  # the command succeeded at filling the workspace: it fails, and the model is told why
+        exit_code, output = exit_code or 1, f"{output}\nTETHER: {over}"
     event = ExecFinished(
-        key=f"exec:{c['cmd_id']}", cmd_id=c["cmd_id"], exit_code=res.exit_code, output=cap(res.output, 16_000),
+        key=f"exec:{c['cmd_id']}", cmd_id=c["cmd_id"], exit_code=exit_code, output=output,
         duration_s=res.duration_s, timed_out=res.timed_out, changed=changed,
     )
     deps.journal.append(event)

@@ -120,3 +120,5 @@ class Deps:
     snapshot: Callable[[], Any] | None = None
     """Returns a workspace manifest; diffs of two snapshots name a command's changes."""
     changed: Callable[[Any, Any], list[str]] | None = None
+    over_limit: Callable[[Any], str | None] | None = None
+    """Given the snapshot after a command: why the workspace is now too big, or None; the command then fails with that message."""

@@ -22,6 +22,7 @@ and `|&` coprocesses are read with patterns (awk `/inet/` sockets: SHELL-004).
 from __future__ import annotations
 
 import re
+import shlex
 
 from guardian.code_actions import NONLIT, Action, Effects, literal
 from guardian.code_tokens import Call, calls
@@ -52,6 +53,16 @@ _TABLE: dict[str, dict[str, str]] = {
           "cat": "write"},
     "node": {},
 }
+_GENERIC = {"`": "shell", "system": "auto", "exec": "auto", "execute": "shell", "popen": "shell", "spawn": "auto",
+            "cmd": "auto", "shell": "shell", "script": "shell", "unix": "shell", "dos": "shell",
+            "command": "shell", "ProcessBuilder": "auto", "run": "auto", "pipeline": "auto",
+            "rmtree": "rdelete", "rm_rf": "rdelete", "rm_r": "rdelete", "unlink": "delete",
+            "rmdir": "rmdir", "remove": "delete", "delete": "delete"}
+"""Any other language (julia, elixir, erlang, groovy/scala, octave, applescript ...):
+the common names of exec and delete calls (`os:cmd`, `System.cmd`, `run(`cmd`)`,
+`do shell script`, `Runtime.exec`, `ProcessBuilder`)."""
+_LISP_RUN = re.compile(r'\((?:async-)?shell-command(?:-to-string)?\s+"((?:[^"\\]|\\.)*)"|'
+                       r'\((?:call|start)-process\s+((?:"(?:[^"\\]|\\.)*"\s*|nil\s*|t\s*)+)')
 _NODE_CP = {"exec": "shell", "execSync": "shell", "spawn": "argv", "spawnSync": "argv",
             "execFile": "argv", "execFileSync": "argv", "fork": "argv"}
 _NODE_FS = {"rmSync": "rm", "rm": "rm", "rmdirSync": "rm", "rmdir": "rm", "unlinkSync": "delete",
@@ -69,10 +80,16 @@ def script_actions(code: str, lang: str) -> list[Action]:
     fx = Effects(lang)
     if lang == "tcl":
         _tcl(code, fx)
+    elif lang in ("lisp", "elisp", "scheme", "clojure"):
+        for m in _LISP_RUN.finditer(code):
+            if m.group(1) is not None:
+                fx.shell(m.group(1), "shell-command")
+            else:
+                fx.argv([w for w in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))], "call-process")
     elif lang == "awk":
         _awk(code, fx)
     else:
-        table = dict(_TABLE.get(lang, {}))
+        table = dict(_TABLE.get(lang, _GENERIC))
         if lang == "node":
             if re.search(r"child_process|Deno\.(?:run|Command)|Bun\.spawn", code):
                 table.update(_NODE_CP)
@@ -94,6 +111,8 @@ def script_actions(code: str, lang: str) -> list[Action]:
 
 def _judge(call: Call, kind: str, lang: str, code: str, fx: Effects) -> None:
     args = [a for a in call.args if not (isinstance(a, list) and not a and lang == "ruby")]
+    if not args and kind in ("shell", "auto", "argv"):
+        return  # `x.execute()` on a receiver: the receiver was judged as its own call
     first = args[0] if args else NONLIT
     api = call.name
     if lang == "ruby" and kind == "auto" and first is NONLIT and len(args) > 1:
@@ -192,24 +211,55 @@ def _open(call: Call, lang: str, args: list[object], fx: Effects) -> None:
         fx.read(path)
 
 
-_TCL_CMD = re.compile(r"(?:^|[;\[\n{])\s*(exec|open|file\s+delete|file\s+rename|file\s+copy)\s+([^;\]\n}]*)")
+_TCL_CMD = re.compile(r"(?:^|[;\[\n{])\s*(exec|open|file\s+delete|file\s+rename|file\s+copy)\s+")
+_TCL_REDIRECT = re.compile(r"^(?:\||\|&|&|2?>>?&?|<<?|2>@1|>@)\S*$")
 
 
-def _tcl_words(text: str) -> list[object]:
+def _tcl_words(code: str, i: int) -> list[object]:
+    """The words of one tcl command from code[i] up to `;`, a newline or an unmatched `]`/`}`."""
     words: list[object] = []
-    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"|\{([^{}]*)\}|(\S+)', text):
-        w = m.group(1) if m.group(1) is not None else m.group(2) if m.group(2) is not None else m.group(3)
-        words.append(NONLIT if ("$" in w or "[" in w) and m.group(2) is None else w)
+    n = len(code)
+    while i < n:
+        while i < n and code[i] in " \t":
+            i += 1
+        if i >= n or code[i] in ";\n]}":
+            break
+        c, start = code[i], i
+        if c in "{\"":
+            close, depth, i = ("}" if c == "{" else '"'), 1, i + 1
+            while i < n and depth:
+                if code[i] == "\\":
+                    i += 1
+                elif c == "{" and code[i] == "{":
+                    depth += 1
+                elif code[i] == close:
+                    depth -= 1
+                i += 1
+            body = code[start + 1 : i - 1]
+            words.append(body if c == "{" or not re.search(r"[$\[]", body) else NONLIT)
+            continue
+        while i < n and code[i] not in " \t;\n]}":
+            i += 1
+        word = code[start:i]
+        words.append(NONLIT if "$" in word or "[" in word else word)
     return words
+
+
+def _tcl_line(words: list[object]) -> object:
+    """A shell line for `exec` words: argv words quoted, tcl's `|` and `>file` words kept."""
+    if not literal(words):
+        return NONLIT
+    return " ".join(w if _TCL_REDIRECT.match(w) else shlex.quote(w) for w in map(str, words))
 
 
 def _tcl(code: str, fx: Effects) -> None:
     for m in _TCL_CMD.finditer(code):
-        verb, words = m.group(1).split()[0], _tcl_words(m.group(2))
+        verb, words = m.group(1).split()[0], _tcl_words(code, m.end())
         sub = m.group(1).split()[-1]
         if verb == "exec":
-            words = [w for w in words if w != "--"] if words[:1] != ["-ignorestderr"] else words[1:]
-            fx.shell(" ".join(str(w) for w in words) if literal(words) else NONLIT, "exec")
+            while words and words[0] in ("-ignorestderr", "-keepnewline", "--"):
+                words = words[1:]
+            fx.shell(_tcl_line(words), "exec")
         elif verb == "open" and words:
             target = words[0]
             if isinstance(target, str) and target.startswith("|"):

@@ -19,6 +19,14 @@ import re
 from guardian.shell import Simple
 from guardian.words import UNKNOWN, ansi_c
 
+_ENV_SETUP: dict[str, list[list[str]]] = {
+    "ssh-agent": [["-s"], ["-c"], []], "pyenv": [["init"], ["virtualenv-init"]], "rbenv": [["init"]],
+    "nodenv": [["init"]], "goenv": [["init"]], "jenv": [["init"]], "direnv": [["hook"]],
+    "conda": [["shell.bash"], ["shell.zsh"]], "brew": [["shellenv"]], "starship": [["init"]],
+    "zoxide": [["init"]], "opam": [["env"]], "fnm": [["env"]], "mise": [["activate"]],
+    "dircolors": [["-b"], []], "keychain": [["--eval"]], "gpg-agent": [["--daemon"]],
+}
+"""Tools whose output is meant for `eval` and only sets up the environment (judged as empty)."""
 _DIRECTIVE = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([sbdqc%])")
 _MAX = 100_000
 
@@ -133,6 +141,8 @@ def _one(s: Simple) -> str | None:
         return ""
     if prog in ("mktemp", "dirname", "basename"):
         return _path_tool(prog, args, s)
+    if prog in _ENV_SETUP and (args[:1] in _ENV_SETUP[prog] or (not args and [] in _ENV_SETUP[prog])):
+        return ""  # `eval "$(pyenv init -)"`: environment set-up printed by a known tool
     data = _stdin_of(s) if not [a for a in args if not a.startswith("-")] else None
     if prog in ("cat", "tee"):
         return data

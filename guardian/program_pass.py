@@ -7,8 +7,9 @@ Parts:
         downloads and the downloaded files it runs.
     on_simple: environment variables set in the line that a program runs
         (`PROMPT_COMMAND`, `PAGER`, `GIT_SSH_COMMAND`, `BASH_ENV`...).
-    on_line: a download executed through a substitution (`bash <(curl ..)`,
-        `eval "$(wget -O- ..)"`).
+    on_write: git hooks or config of a repository outside the workspace.
+
+Downloads (fetched files, and running them) are `guardian.downloads`.
 
 The analyser is passed in (duck-typed: run, _inv, _hit, _guess, files, ...):
 this module adds what the table knows without growing `guardian.analyse`.
@@ -17,15 +18,16 @@ this module adds what the table knows without growing `guardian.analyse`.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from guardian import escapes, programs
+from guardian import downloads, escapes, programs
 from guardian.bashlex_load import bashlex
 from guardian.escapes import Act
 from guardian.parse import DepthError
-from guardian.paths import normalise, under
-from guardian.programs_table import DATA_OPTIONS, DATA_PROGRAMS, DOWNLOADERS, MANIFESTS, SHELLS
+from guardian.paths import SYSTEM, normalise, under
+from guardian.programs_table import DATA_OPTIONS, DATA_PROGRAMS, MANIFESTS, SHELLS
 from guardian.rules import Inv
 from guardian.rules_paths import path_hits
 from guardian.targets import sensitive_targets
@@ -45,26 +47,9 @@ _PLAUSIBLE = re.compile(
     r"truncate|fdisk|parted|history|iptables|useradd|usermod|passwd|chattr|systemctl|echo|"
     r"printf|cat|ln|install|docker|xargs|env|nohup|setsid|busybox|awk|sed|openssl|mount|"
     r"wipe|srm|fork|:\(\))\b|/dev/(?:tcp|udp)/|\|\s*(?:ba|z|da|k)?sh\b", re.I)
-_RUNNERS = SHELLS | {"source", ".", "python", "python3", "python2", "perl", "ruby", "node", "php",
-                     "lua", "tclsh", "expect", "Rscript", "pwsh", "osascript", "java", "deno", "bun"}
-_DL_NAMES = ("curl|wget|fetch|aria2c|lwp-request|lwp-download|http|https|xh|nc|ncat|netcat|tftp|"
-             "ftp|GET|socat|openssl|busybox\\s+wget")
-_SUBST_RUN = re.compile(
-    r"(?:\b(?:eval|source|exec|(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|php|lua)\b|"
-    r"(?:^|[;&|(\s])\.)\s+(?:-\S+\s+)*[\"']?(?:<\(|\$\(|`)\s*(?:sudo\s+)?(?:\S*/)?(?:"
-    + _DL_NAMES + r")\b|(?:^|[;&|]\s*)[\"']?\$\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b")
-_FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "sed", "tr", "rev",
-                      "head", "tail", "bzip2", "bunzip2", "xz", "unxz", "zstd", "openssl", "dd",
-                      "sort", "uniq", "grep", "awk", "iconv", "unzip", "bzcat", "xzcat"})
 _GIT_HOOK = re.compile(r"/\.git/(?:hooks(?:/|$)|config$)")
 _PARSE_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, AttributeError,
                  TypeError, ValueError, KeyError)
-
-
-def on_line(an: Analyser, text: str) -> None:
-    """A download run through process or command substitution."""
-    if ("<(" in text or "$(" in text or "`" in text) and _SUBST_RUN.search(text):
-        an._hit("NET-001", "", "downloaded content executed through a substitution")
 
 
 def on_write(an: Analyser, path: str, prog: str) -> None:
@@ -73,9 +58,18 @@ def on_write(an: Analyser, path: str, prog: str) -> None:
         an._hit("PERSIST-006", prog, f"git hooks or config outside the workspace: {path}")
 
 
+_DECLARES = frozenset({"export", "declare", "typeset", "readonly", "local", "setenv"})
+
+
 def on_simple(an: Analyser, s: object, depth: int) -> None:
-    """Environment variables some program runs, set in this line."""
-    env = s.env  # type: ignore[attr-defined]
+    """Environment variables some program runs, set in this line (also by `export X=..`)."""
+    env = dict(s.env)  # type: ignore[attr-defined]
+    argv = s.argv  # type: ignore[attr-defined]
+    if argv and argv[0] in _DECLARES:
+        for a in argv[1:]:
+            name, eq, value = a.partition("=")
+            if eq and name in programs.CODE_VARS:
+                env[name] = value
     for name in programs.CODE_VARS:
         value = env.get(name)
         if value is None or value == an.env.get(name) or (name, value) in an.seen_vars:
@@ -94,14 +88,19 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
     for act in acts:
         _do(an, act, inv, inv.simple, depth)
     if inv.prog not in DATA_PROGRAMS and not (e and e.get("by") == "unwrap"):
-        _payload_pass(an, inv, used | _code_args(inv), depth)
-    _downloads(an, inv)
-    _runs_download(an, inv)
+        _payload_pass(an, inv, used | (_code_args(inv) if e and e.get("by") else set()), depth)
+    if inv.via and inv.prog in SHELLS and not an._stdin(inv.simple) and \
+            escapes.bare_shell(shlex.join(inv.argv)):
+        an._hit("EXEC-001", inv.via[-1], f"{'/'.join(inv.via)} starts {inv.prog}")
+    downloads.mark_downloads(an, inv)
+    downloads.runs_download(an, inv)
     for raw in sensitive_targets(inv):
         if UNKNOWN not in raw:
             path = normalise(raw, inv.simple.cwd, an.home)
             for rule in path_hits(path, "write"):
                 an._hit(rule.id, inv.prog, path)
+            if any(under(path, d) for d in SYSTEM):
+                an._hit("SYS-001", inv.prog, path)
             on_write(an, path, inv.prog)
 
 
@@ -166,7 +165,7 @@ def _argv(an: Analyser, argv: list[str], inv: Inv | None, s: object, depth: int)
         if UNKNOWN in inner[0]:
             an._hit("NET-004", "", "program name unknown until run time")
             continue
-        if escapes.bare_shell(" ".join(inner)) and len(inner) == 1 and not an._stdin(s):
+        if len(inner) == 1 and escapes.bare_shell(inner[0]) and not an._stdin(s):
             an._hit("EXEC-001", outer[0] if outer else "", inner[0])
         an._inv(Inv(inner, s, sudo or bool(inv and inv.sudo), [*outer, *via]), depth + 1)  # type: ignore[arg-type]
 
@@ -296,91 +295,3 @@ def _isolated(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) ->
         found = list(an.hits.values())
         an.hits, an.decoded, an.files = saved
     return found
-
-
-def _downloads(an: Analyser, inv: Inv) -> None:
-    """Mark the files this invocation fetches from another host (content unknown)."""
-    spec = DOWNLOADERS.get(inv.prog)
-    s, args, pos = inv.simple, inv.args, inv.positional
-    mark = an.files.__setitem__
-    cwd = s.cwd
-
-    def local(p: str) -> None:
-        if p and UNKNOWN not in p and p != "-":
-            mark(normalise(p, cwd, an.home), None)
-
-    if inv.prog in ("tee", "dd") and _fed_by_download(s):
-        for p in (pos if inv.prog == "tee" else [a[3:] for a in args if a.startswith("of=")]):
-            local(p)
-    if spec is None or inv.prog in ("curl", "wget"):
-        return
-    for r in s.redirects:
-        if r.writes:
-            local(r.target)
-    for part in spec.split("|"):
-        if part.startswith("opt:"):
-            opts = part[4:].split(",")
-            for i, a in enumerate(args):
-                if a in opts and i + 1 < len(args):
-                    local(args[i + 1])
-                elif a.startswith(tuple(o + "=" for o in opts if o.startswith("--"))):
-                    local(a.split("=", 1)[1])
-        elif part == "url-name":
-            for u in pos:
-                if "://" in u:
-                    local(u.rstrip("/").rsplit("/", 1)[-1].split("?")[0])
-        elif part.startswith("pos:") and len(pos) > int(part[4:]) and any("://" in p for p in pos):
-            local(pos[int(part[4:])])
-        elif part == "tftp":
-            words = " ".join(args) + " " + (an._stdin(s) or "")
-            for m in re.finditer(r"\bget\s+(\S+)(?:\s+(?!-)(\S+))?", words):
-                local(m.group(2) or m.group(1).rsplit("/", 1)[-1])
-            for flag in ("-l", "-r"):
-                if flag in args and args.index(flag) + 1 < len(args):
-                    local(args[args.index(flag) + 1].rsplit("/", 1)[-1] if flag == "-r" else
-                          args[args.index(flag) + 1])
-        elif part == "remote-copy" and len(pos) >= 2:
-            remote = [p for p in pos[:-1] if re.match(r"^(?:[\w.-]+@)?[\w.-]+:(?!//)|^\w+://", p)]
-            dest = pos[-1]
-            for r in remote:
-                name = r.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
-                if dest in (".", "./") or dest.endswith("/"):
-                    local(dest.rstrip("/") + "/" + name)
-                else:
-                    local(dest)
-
-
-def _fed_by_download(s: object, depth: int = 0) -> bool:
-    """Whether the stdin of `s` comes (through filters) from a downloader."""
-    for u in getattr(s, "upstream", []) or []:
-        if not u.argv or depth > 8:
-            continue
-        name = u.argv[0].rsplit("/", 1)[-1]
-        if name in DOWNLOADERS and name not in ("git", "ssh", "busybox") or (
-                name == "busybox" and u.argv[1:2] == ["wget"]):
-            return True
-        if name in _FILTERS and _fed_by_download(u, depth + 1):
-            return True
-    return False
-
-
-def _runs_download(an: Analyser, inv: Inv) -> None:
-    """An interpreter running a downloaded file, or reading a download through filters."""
-    if inv.prog not in _RUNNERS and not re.match(r"^(?:python|pypy)[0-9.]*$", inv.prog):
-        return
-    for a in inv.args:
-        if a.startswith("-") or UNKNOWN in a:
-            continue
-        if an.files.get(normalise(a, inv.simple.cwd, an.home), "") is None:
-            an._hit("NET-002", inv.prog, a)
-        break
-    if _reads_code_on_stdin(inv) and _fed_by_download(inv.simple):
-        an._hit("NET-001", inv.prog, "download piped (through filters) into an interpreter")
-
-
-def _reads_code_on_stdin(inv: Inv) -> bool:
-    """Whether the interpreter takes its program from stdin (`sh`, `sh -s -- args`, `python3 -`)."""
-    if inv.has("c", "e", "E", "m", "r", "--eval", "--command"):
-        return False
-    pos = inv.positional
-    return not pos or pos[0] in ("-", "/dev/stdin") or (inv.prog in SHELLS and inv.has("s"))

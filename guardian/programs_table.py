@@ -8,22 +8,32 @@ same escapes); the table is written for this project.
 Entry keys (all optional but `fam`):
     fam: family, for coverage figures.   aka: other names, space separated.
     opts: option -> kind of its value (`-c X`, `-cX`, `--opt=X`, `+X` for `+`).
-    flags: option without value -> kind (its presence alone executes).
-    rest: kind of the positionals from index `at` on (`argv`: a command and
-        its arguments; `shell`: joined into one shell line; `shell1`/`file1`/
-        `escape1`: just the positional at `at`).
+    flags: option without value -> kind (its presence alone executes, or
+        `argv`: the rest of the line is a command, `stuff`: screen -X stuff).
+    rest: kind of the positionals from index `at` on (`argv`/`rargv`: a
+        command and its arguments; `shell`/`rshell`: joined into one shell
+        line; `shell1`/`lshell1`/`script1`: just the positional at `at`).
     valued / lvalued: short letters / long names of options that take a value
-        (so the first positional is found).
-    after: "--": the command starts after `--` (kubectl exec).
+        (so the first positional is found); pairs: options taking two values.
+    late: the table's options count even after the first positional (runuser).
+    after: "--": the command starts after `--` (kubectl exec); remote: it runs
+        elsewhere (only deny-level findings count).
     sub: subcommand (first positional) -> an entry for the rest.
     stdin: kind of the text the program reads on stdin (heredoc, pipe).
+    assign: `NAME=value` arguments -> kind (make SHELL=).   env: variables the
+        program sets for the commands it runs (split --filter sets FILE).
+    manifest: a file in the working directory it runs code from (package.json).
     by: handled elsewhere ("interp": interpreter code, "unwrap": wrapper).
 Kinds: shell, argv, escape (editor/pager/debugger/REPL command language:
 `!cmd`, `:!cmd`, `shell cmd`, `.system cmd`, `\\! cmd`, `py ...`), code:LANG,
-file (a script it runs: content known in the line -> analysed, downloaded ->
-deny, written elsewhere -> ask), ask, gitcfg, aptcfg, sshcfg, hgcfg,
-alias, tex, m4, sed, shellpath, dir (a directory of hooks/scripts -> ask when
-outside the workspace), url (a git URL: ext:: runs a command).
+file (a script it loads: content known in the line -> analysed, downloaded ->
+deny, written elsewhere -> ask), script (its main input: only a download
+counts), extfile (asks only outside the workspace), ask, none, gitcfg,
+aptcfg, sshcfg, hgcfg, sshconfig, alias, tex, m4, sed, rpmeval, makefile,
+makefile_file, crontab, bindx, socat, url (git `ext::` URLs), dir (hook or
+script directory: asks outside the workspace), shellpath (a program path,
+a bare shell is fine), gccwrapper, cargocfg, prompt, taropts, nodeopts.
+The `r` prefix (rshell, rargv) and `lshell1` mean "runs elsewhere or later".
 """
 
 # fmt: off
@@ -39,7 +49,7 @@ PROGRAMS: dict[str, dict] = {
     "eval": {"fam": "shell", "by": "interp"},
     "source": {"fam": "shell", "aka": ".", "by": "interp"},
     "exec": {"fam": "shell", "by": "unwrap"},
-    "trap": {"fam": "persistence", "rest": "shell1"},
+    "trap": {"fam": "persistence", "rest": "lshell1"},
     "alias": {"fam": "persistence", "rest": "alias", "flags": {"-g": "none", "-s": "none"}},
     "complete": {"fam": "persistence", "aka": "compgen", "opts": {"-C": "shell", "-F": "ask"}},
     "bind": {"fam": "persistence", "opts": {"-x": "bindx"}},
@@ -117,7 +127,7 @@ PROGRAMS: dict[str, dict] = {
     "redis-cli": {"fam": "repl", "opts": {"--eval": "file"}},
     # ---- wrappers: the rest of the line is a command ----
     "strace": {"fam": "trace", "valued": "abeEIoOpPsSuUX", "lvalued": "--output --trace --signal --user --env --attach --string-limit -e", "rest": "argv"},
-    "ltrace": {"fam": "trace", "valued": "aAeflnopsuxX", "lvalued": "--output --library --align", "rest": "argv"},
+    "ltrace": {"fam": "trace", "valued": "aAeFlnopsuwxX", "lvalued": "--output --library --align", "rest": "argv"},
     "valgrind": {"fam": "trace", "rest": "argv"},
     "taskset": {"fam": "wrapper", "valued": "", "rest": "argv", "at": 1, "flags": {"-p": "none"}},
     "chrt": {"fam": "wrapper", "rest": "argv", "at": 1},
@@ -127,8 +137,8 @@ PROGRAMS: dict[str, dict] = {
     "chroot": {"fam": "namespace", "lvalued": "--userspec --groups", "rest": "argv", "at": 1},
     "flock": {"fam": "wrapper", "valued": "wEn", "lvalued": "--timeout --conflict-exit-code", "opts": {"-c": "shell", "--command": "shell"}, "rest": "argv", "at": 1},
     "script": {"fam": "wrapper", "opts": {"-c": "shell", "--command": "shell"}, "valued": "IOTBE", "lvalued": "--log-in --log-out --log-timing --log-io --echo"},
-    "su": {"fam": "privilege", "aka": "sg ksu", "opts": {"-c": "shell", "--command": "shell", "--session-command": "shell"}, "valued": "sgG", "lvalued": "--shell --group --supp-group"},
-    "runuser": {"fam": "privilege", "opts": {"-c": "shell", "--command": "shell"}, "valued": "ugGs", "lvalued": "--user --group --supp-group --shell", "rest": "argv"},
+    "su": {"fam": "privilege", "aka": "ksu", "opts": {"-c": "shell", "--command": "shell", "--session-command": "shell"}, "valued": "sgG", "lvalued": "--shell --group --supp-group"},
+    "runuser": {"fam": "privilege", "late": True, "opts": {"-c": "shell", "--command": "shell"}, "valued": "ugGs", "lvalued": "--user --group --supp-group --shell", "rest": "argv"},
     "setpriv": {"fam": "privilege", "lvalued": "--reuid --regid --groups --inh-caps --bounding-set --securebits --selinux-label --apparmor-profile", "rest": "argv"},
     "aa-exec": {"fam": "sandbox", "valued": "pn", "lvalued": "--profile --namespace", "rest": "argv"},
     "firejail": {"fam": "sandbox", "rest": "argv"},
@@ -254,7 +264,7 @@ PROGRAMS: dict[str, dict] = {
     "facter": {"fam": "config", "opts": {"--custom-dir": "dir"}},
     "crontab": {"fam": "scheduler", "rest": "crontab", "valued": "u"},
     "at": {"fam": "scheduler", "aka": "batch", "opts": {"-f": "file"}, "stdin": "shell", "valued": "qf", "flags": {"-l": "none", "-c": "none", "-r": "none", "-d": "none"}},
-    "run-parts": {"fam": "scheduler", "rest": "dir"},
+    "run-parts": {"fam": "scheduler", "rest": "dir", "lvalued": "--regex --arg -a --umask -u"},
     "service": {"fam": "scheduler", "rest": "service"},
     "systemctl": {"fam": "scheduler", "sub": {"edit": {}}},
     "launchctl": {"fam": "scheduler", "sub": {"submit": {"after": "--"}, "asuser": {"rest": "argv", "at": 1}}},

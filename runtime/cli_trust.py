@@ -10,7 +10,7 @@ from rich.table import Table
 from runtime.audit import AuditReport, audit_run
 from runtime.cli_common import HomeOption, JsonOption, config, errors_exit, fail, out, print_json
 from runtime.config import TetherConfig
-from runtime.snapshot import rollback_run
+from runtime.restore import rollback_run
 from runtime.terminal import safe
 from runtime.trust import TrustLedger, never_promoted
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from common.errors import ConfigError
 from guardian.config import GuardianConfig
 from memory.config import MemoryConfig
-from sandbox.config import DockerSandboxConfig
+from sandbox.config import DockerSandboxConfig, WorkspaceLimits
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,8 @@ class TetherConfig(BaseModel):
     guardian: GuardianConfig = Field(default_factory=GuardianConfig)
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     trust: TrustConfig = Field(default_factory=TrustConfig)
+    workspace: WorkspaceLimits = Field(default_factory=WorkspaceLimits)
+    """Host-side bounds: workspace size, bytes hashed per file, pass deadlines, snapshots kept."""
 
     @property
     def runs_dir(self) -> Path:

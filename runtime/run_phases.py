@@ -9,22 +9,22 @@ most once per run: run_files.AfterRun), `close_parts` and `start_manifest`.
 
 from __future__ import annotations
 
-import json
 import logging
 import signal
 import sqlite3
 from pathlib import Path
 from typing import Any
 
-from common.atomic import write_atomic
 from common.errors import ConfigError, StateFileError
 from common.events import RunEnded, RunStarted
 from common.journal import Journal
 from runtime.config import TetherConfig
 from runtime.hooks import MemoryContext, RunHooks, RunInfo, RunRecord
 from runtime.run_files import AfterRun, save_meta
-from runtime.workspace import FileState, manifest
+from runtime.workspace import FileState
+from runtime.workspace_watch import START_MANIFEST, load_start, save_start
 from sandbox.base import Sandbox
+from sandbox.config import WorkspaceLimits
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ def check_goal(goal: str, config: TetherConfig) -> None:
         raise ConfigError(msg) from e
 
 
-def prepare(meta: dict[str, Any], run_dir: Path, hooks: RunHooks, shadow: bool) -> dict[str, Any]:
+def prepare(meta: dict[str, Any], run_dir: Path, hooks: RunHooks, shadow: bool, limits: WorkspaceLimits) -> dict[str, Any]:
     """Recall memory, snapshot the workspace (trust) and record the start manifest; nothing runs yet.
 
     A run stopped here resumes by preparing again (resume_run).
@@ -52,8 +52,7 @@ def prepare(meta: dict[str, Any], run_dir: Path, hooks: RunHooks, shadow: bool) 
     info = RunInfo(run_id=meta["run_id"], goal=meta["goal"], workspace=workspace, run_dir=run_dir, shadow=shadow)
     try:
         context = hooks.before_run(info) or MemoryContext()
-        start = manifest(workspace)
-        write_atomic(run_dir / "start_manifest.json", json.dumps({k: v.model_dump() for k, v in start.items()}))
+        save_start(run_dir, workspace, limits)
     except BaseException as e:
         reason = why(e)
         save_meta(run_dir, {**meta, "status": "interrupted", "reason": f"stopped while preparing ({reason}); continue with `tether resume {meta['run_id']}`"})
@@ -134,10 +133,10 @@ def close_parts(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connect
 
 
 def start_manifest(run_dir: Path) -> dict[str, FileState]:
-    path = run_dir / "start_manifest.json"
+    """The workspace manifest taken before the run; one line naming the file when it is unusable."""
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-        return {k: FileState.model_validate(v) for k, v in data.items()}
+        return load_start(run_dir)
     except (OSError, ValueError, AttributeError) as e:
+        path = run_dir / START_MANIFEST
         msg = f"{path} is missing or corrupt ({why(e)}); the gate cannot compare the workspace with its start; start the goal again with `tether run`"
         raise StateFileError(msg) from e

@@ -53,7 +53,7 @@ from runtime.run_phases import (
     why,
 )
 from runtime.run_totals import TOTALS_KEY, totals_from_events
-from runtime.workspace import ManifestCache, diff, manifest
+from runtime.workspace_watch import WorkspaceWatch
 from sandbox.base import Sandbox
 
 SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
@@ -86,7 +86,7 @@ def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_di
     """The default factory: a started DockerSandbox for this run."""
     from sandbox.docker import DockerSandbox
 
-    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id).start()
+    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace).start()
 
 
 def load_meta(config: TetherConfig, run_id: str) -> dict[str, Any]:
@@ -123,7 +123,7 @@ def start_run(
         raise StateFileError(msg) from e
     _save_meta(run_dir, meta)  # first: a run folder always says what it is
     try:
-        meta = prepare(meta, run_dir, hooks, options.shadow)
+        meta = prepare(meta, run_dir, hooks, options.shadow, config.workspace)
     except (KeyboardInterrupt, SystemExit) as e:
         return not_started(meta, run_dir, f"stopped while preparing ({why(e)}); continue with `tether resume {run_id}`")
     journal = Journal(run_dir / "journal.jsonl")
@@ -174,7 +174,7 @@ def resume_run(
         meta["approval"] = approval
     if meta.get("phase") == "preparing":
         try:
-            meta = prepare(meta, run_dir, hooks, bool(meta.get("shadow")))
+            meta = prepare(meta, run_dir, hooks, bool(meta.get("shadow")), config.workspace)
         except (KeyboardInterrupt, SystemExit) as e:
             return not_started(meta, run_dir, f"stopped while preparing ({why(e)}); continue with `tether resume {run_id}`")
     journal.append(RunStarted(key=f"resume:{time.time()}", run_id=run_id, goal=meta["goal"], workspace=meta["workspace"], model=meta["model_spec"], shadow=meta.get("shadow", False), resumed=True))
@@ -242,6 +242,7 @@ def _drive(
 
         model = build_chat_model(config.model.model_copy(update={"spec": meta["model_spec"]}))
     start = start_manifest(run_dir)
+    watch = WorkspaceWatch(workspace, config.workspace)
     conn = connect(config.checkpoint_db)
     graph_config: Any = {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
     sandbox: Sandbox | None = None
@@ -268,14 +269,14 @@ def _drive(
 
         def gate(state: dict[str, Any]) -> dict[str, Any]:
             evidence = build_evidence(
-                state, read_events(journal.path), workspace=workspace, start_manifest=start,
-                processes=list_processes(box), baseline=baseline, limits=config.run,
+                state, read_events(journal.path), workspace=workspace, start_manifest=start, end_manifest=watch.final(),
+                processes=list_processes(box, baseline), baseline=baseline, limits=config.run,
                 lessons_used=meta.get("lesson_ids", []), mount=config.sandbox.workspace_mount,
             )
             report = check_gate(evidence)
             return {"passed": report.passed, "results": [r.model_dump() for r in report.results]}
 
-        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, workspace)
+        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, watch)
         graph = build_graph(deps, saver)
         if require_pause and not graph.get_state(graph_config).interrupts:
             msg = f"run {run_id} is not waiting for an approval; use `tether resume {run_id}`"
@@ -332,7 +333,7 @@ def _stopped(meta: dict[str, Any], run_dir: Path, journal: Journal, graph: Any, 
     return rec.model_copy(update={"status": status, "reason": reason})
 
 
-def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, workspace: Path) -> Deps:
+def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, watch: WorkspaceWatch) -> Deps:
     from guardian.checker import check
 
     guardian_config = config.guardian
@@ -341,7 +342,6 @@ def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandb
         return check(command, context, guardian_config)
 
     run, run_id = config.run, meta["run_id"]
-    cache = ManifestCache()  # the before/after manifests of each command re-hash only files whose stat changed
     return Deps(
         model=model, sandbox=sandbox, journal=journal, guard=guard, gate=gate,
         max_steps=run.max_steps, max_commands_per_step=run.max_commands_per_step,
@@ -352,5 +352,5 @@ def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandb
         record_approval=lambda v, ok: hooks.record_approval(v, ok, run_id),
         shadow_record=lambda v, cmd, person: hooks.shadow_record(v, cmd, person, run_id),
         workspace_mount=config.sandbox.workspace_mount,
-        snapshot=lambda: manifest(workspace, cache=cache), changed=lambda a, b: diff(a, b).changed,
+        snapshot=watch.snapshot, changed=watch.changed, over_limit=watch.over_limit,
     )

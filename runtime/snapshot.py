@@ -1,24 +1,26 @@
-"""Workspace snapshots taken before a run, and the rollback that restores them.
+"""Workspace snapshots taken before a run, so `tether rollback` can put it back.
 
 Parts: `snapshot` (copy the workspace into `<run dir>/snapshot/`, with a
-manifest of modes, symlinks and empty folders), `restore` (put the workspace
-back byte for byte), `approved_kinds` (what a run approved) and `rollback_run`
-(restore, then demote those kinds in the trust ledger).
+manifest of modes, symlinks, FIFOs and empty folders), `load_manifest`,
+`gc_snapshots` (keep the newest `workspace.snapshot_keep`) and the name
+encoding the manifest uses. `runtime.restore` puts a snapshot back.
 
+The copy walks the workspace by file descriptor (common.walk): no symlink is
+followed, no FIFO opened, any depth works, and names keep their exact bytes.
 Files are cloned with copy-on-write reflinks (FICLONE) where the filesystem
 supports them (btrfs, XFS, bcachefs, ZFS 2.2+): near-free in time and space.
-Elsewhere they are plainly copied, which costs one full copy of the
-workspace per run. Hardlinks are never used: a file edited in place would
-change the snapshot with it.
+Elsewhere only their data segments are copied, holes kept (a 15 TiB sparse
+file costs what it holds), which costs the workspace's allocated size per
+run: the free space is checked first, and a failed snapshot is removed.
+Hardlinks are never used: a file edited in place would change the snapshot with it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
-import json
 import os
 import re
-import shutil
 import stat
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,15 +28,27 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from common.atomic import write_atomic
 from common.errors import TetherError
-from runtime.config import TetherConfig
-from runtime.trust import APPROVALS_FILE, LedgerCorruptError, TrustLedger
+from common.walk import (
+    Deadline,
+    Folders,
+    WalkError,
+    allocated,
+    copy_sparse,
+    open_regular,
+    open_root,
+    walk,
+)
 from runtime.workspace import WorkspaceDiff
+from sandbox.config import WorkspaceLimits
 
 FICLONE = 0x40049409  # _IOW(0x94, 9, int) from linux/fs.h
 SNAPSHOT_DIR = "snapshot"
 MANIFEST = "manifest.json"
 JOURNAL_FILE = "journal.jsonl"
+RAW = "\x00"
+"""Prefix of a name stored as hex because it is not valid UTF-8 (no real name holds a NUL)."""
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -49,11 +63,11 @@ class UnknownRunError(TetherError, LookupError):
 class Entry(BaseModel):
     """One workspace entry as it was before the run."""
 
-    type: Literal["file", "dir", "symlink"]
+    type: Literal["file", "dir", "symlink", "fifo"]
     mode: int
     """Permission bits (`stat.S_IMODE`)."""
     target: str | None = None
-    """Link target, for symlinks."""
+    """Link target, for symlinks (encoded like the names: `to_text`)."""
     mtime_ns: int | None = None
     """Modification time, restored for files so build tools see no change."""
 
@@ -66,11 +80,14 @@ class SnapshotManifest(BaseModel):
     method: Literal["reflink", "copy"]
     """How file contents were stored."""
     entries: dict[str, Entry] = Field(default_factory=dict)
-    """Relative POSIX path -> entry; folders included so empty ones come back."""
+    """Relative name (`to_text`) -> entry, in walk order (parents first); folders
+    included so empty ones come back."""
     root_mode: int = 0o755
     """Permission bits of the workspace folder itself."""
     skipped: list[str] = Field(default_factory=list)
-    """Sockets, FIFOs and devices, which are not restored."""
+    """Sockets and devices, which are neither copied nor touched by a restore."""
+    bytes_copied: int = 0
+    """Data bytes written into the snapshot (0 for reflinked files)."""
 
 
 class RestoreResult(BaseModel):
@@ -82,6 +99,18 @@ class RestoreResult(BaseModel):
     (folders end in `/`)."""
 
 
+def to_text(name: str) -> str:
+    """A surrogate-escaped name as JSON-safe text that maps back exactly (`from_text`)."""
+    if name.isascii() or not any("\udc80" <= c <= "\udcff" for c in name):
+        return name
+    return RAW + os.fsencode(name).hex()
+
+
+def from_text(text: str) -> str:
+    """The surrogate-escaped name `to_text` stored."""
+    return os.fsdecode(bytes.fromhex(text[len(RAW):])) if text.startswith(RAW) else text
+
+
 def run_dir(runs_dir: Path, run_id: str) -> Path:
     """The run's folder; the id must be a plain name so it cannot escape `runs_dir`."""
     if not _RUN_ID.match(run_id):
@@ -90,243 +119,146 @@ def run_dir(runs_dir: Path, run_id: str) -> Path:
     return runs_dir / run_id
 
 
-def _clone(src: Path, dst: Path, try_reflink: bool) -> bool:
-    """Copy one file's bytes; return whether a reflink was used."""
-    with src.open("rb") as fin, dst.open("wb") as fout:
-        if try_reflink:
-            try:
-                fcntl.ioctl(fout.fileno(), FICLONE, fin.fileno())
-                return True
-            except OSError:
-                pass  # not supported here: fall back to a byte copy below
-        shutil.copyfileobj(fin, fout, 1 << 20)
-    return False
+def clone_fd(src: int, dst: int, size: int, try_reflink: bool, deadline: Deadline | None = None) -> tuple[bool, int]:
+    """Copy one file's bytes: (whether a reflink was made, data bytes written)."""
+    if try_reflink:
+        try:
+            fcntl.ioctl(dst, FICLONE, src)
+            return True, 0
+        except OSError:
+            pass  # not supported here: copy the data segments below
+    return False, copy_sparse(src, dst, size, deadline)
 
 
-def _raise(e: OSError) -> None:
-    raise e  # os.walk would otherwise skip unreadable folders, and restore delete them
+def _needed(workspace: Path, limits: WorkspaceLimits) -> int:
+    """Bytes the workspace's files take on disk: what a plain copy needs."""
+    deadline = Deadline(limits.host_pass_seconds, "sizing the snapshot")
+    return sum(allocated(e.st) for e in walk(workspace, max_depth=limits.max_depth, deadline=deadline)
+               if e.kind == "file")
 
 
-def snapshot(workspace: Path, dest_run_dir: Path) -> SnapshotManifest:
-    """Copy `workspace` (everything, `.git` included) into `dest_run_dir/snapshot/`."""
+def _check_space(workspace: Path, root: Path, limits: WorkspaceLimits) -> None:
+    need = _needed(workspace, limits)
+    fs = os.statvfs(root)
+    free = fs.f_bavail * fs.f_frsize
+    if need + (64 << 20) > free:
+        msg = (f"not enough free space for the snapshot of {workspace}: it needs {need / 2**30:.2f} GiB "
+               f"(+64 MiB spare), {free / 2**30:.2f} GiB free under {root}; free some space or "
+               "lower workspace.snapshot_keep")
+        raise SnapshotError(msg)
+
+
+def snapshot(workspace: Path, dest_run_dir: Path, limits: WorkspaceLimits | None = None) -> SnapshotManifest:
+    """Copy `workspace` (everything, `.git` included) into `dest_run_dir/snapshot/`.
+
+    Older snapshots beyond `limits.snapshot_keep` are removed first; a
+    snapshot that fails is removed, never left half-made.
+
+    Raises:
+        SnapshotError: not enough free space, unreadable, too deep, or past the deadline.
+    """
+    limits = limits or WorkspaceLimits()
     workspace = workspace.resolve()
     if dest_run_dir.resolve().is_relative_to(workspace):
         msg = f"run folder {dest_run_dir} is inside the workspace {workspace}; set TETHER_HOME outside it"
         raise SnapshotError(msg)
     root = dest_run_dir / SNAPSHOT_DIR
-    files = root / "files"
     if root.exists():
-        shutil.rmtree(root)
-    files.mkdir(parents=True)
-    man = SnapshotManifest(workspace=workspace, created_at=datetime.now(UTC), method="copy",
-                           root_mode=stat.S_IMODE(workspace.stat().st_mode))
-    reflink = True
+        _remove_tree(root)
+    dest_run_dir.mkdir(parents=True, exist_ok=True)
+    if limits.snapshot_keep:
+        gc_snapshots(dest_run_dir.parent, max(limits.snapshot_keep - 1, 0), spare=dest_run_dir.name)
     try:
-        for dirpath, dirnames, filenames in os.walk(workspace, onerror=_raise):
-            base = Path(dirpath)
-            for name in sorted([*dirnames, *filenames]):
-                path = base / name
-                rel = path.relative_to(workspace).as_posix()
-                st = path.lstat()
-                mode = stat.S_IMODE(st.st_mode)
-                if stat.S_ISLNK(st.st_mode):
-                    man.entries[rel] = Entry(type="symlink", mode=mode, target=os.readlink(path))
-                elif stat.S_ISDIR(st.st_mode):
-                    man.entries[rel] = Entry(type="dir", mode=mode)
-                    (files / rel).mkdir()
-                elif stat.S_ISREG(st.st_mode):
-                    reflink = _clone(path, files / rel, reflink)
-                    man.method = "reflink" if reflink else "copy"
-                    man.entries[rel] = Entry(type="file", mode=mode, mtime_ns=st.st_mtime_ns)
-                else:
-                    man.skipped.append(rel)
-    except OSError as e:
+        _check_space(workspace, dest_run_dir, limits)
+        (root / "files").mkdir(parents=True)
+        man = _copy(workspace, root / "files", limits)
+        write_atomic(root / MANIFEST, man.model_dump_json(indent=1))
+    except (OSError, WalkError) as e:
+        with contextlib.suppress(OSError):
+            _remove_tree(root)
+        if isinstance(e, SnapshotError):
+            raise
         msg = f"cannot snapshot {workspace}: {e}; make the workspace readable or run without rollback"
         raise SnapshotError(msg) from e
-    (root / MANIFEST).write_text(man.model_dump_json(indent=1), encoding="utf-8")
     return man
+
+
+def _copy(workspace: Path, files: Path, limits: WorkspaceLimits) -> SnapshotManifest:
+    deadline = Deadline(limits.host_pass_seconds, "workspace snapshot")
+    src_root = open_root(workspace)
+    dst_root = open_root(files)
+    try:
+        man = SnapshotManifest(workspace=workspace, created_at=datetime.now(UTC), method="copy",
+                               root_mode=stat.S_IMODE(os.fstat(src_root).st_mode))
+        reflink = True
+        with Folders(dst_root) as dst:
+            for e in walk(src_root, max_depth=limits.max_depth, deadline=deadline, what="workspace snapshot"):
+                mode, key = stat.S_IMODE(e.st.st_mode), to_text(e.rel)
+                if e.kind == "dir":
+                    os.mkdir(e.name, 0o700, dir_fd=dst.parent(e.rel))
+                    man.entries[key] = Entry(type="dir", mode=mode)
+                elif e.kind == "symlink":
+                    target = os.fsdecode(os.readlink(os.fsencode(e.name), dir_fd=e.parent))
+                    man.entries[key] = Entry(type="symlink", mode=mode, target=to_text(target))
+                elif e.kind == "file":
+                    got = open_regular(e.parent, e.name)
+                    if got is None:
+                        continue  # replaced mid-walk by something that is not a file
+                    src, st = got
+                    try:
+                        out = os.open(e.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                      0o600, dir_fd=dst.parent(e.rel))
+                        try:
+                            reflink, written = clone_fd(src, out, st.st_size, reflink, deadline)
+                        finally:
+                            os.close(out)
+                    finally:
+                        os.close(src)
+                    man.bytes_copied += written
+                    man.method = "reflink" if reflink else "copy"
+                    man.entries[key] = Entry(type="file", mode=mode, mtime_ns=st.st_mtime_ns)
+                elif stat.S_ISFIFO(e.st.st_mode):
+                    man.entries[key] = Entry(type="fifo", mode=mode)
+                else:
+                    man.skipped.append(key)
+    finally:
+        os.close(src_root)
+        os.close(dst_root)
+    return man
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a folder by descriptor (any depth, no link followed)."""
+    from common.walk import remove_entry
+
+    parent = open_root(path.parent)
+    try:
+        remove_entry(parent, path.name)
+    finally:
+        os.close(parent)
 
 
 def load_manifest(runs_dir: Path, run_id: str) -> SnapshotManifest:
     """The run's snapshot manifest, or UnknownRunError naming the fix."""
     path = run_dir(runs_dir, run_id) / SNAPSHOT_DIR / MANIFEST
     if not path.is_file():
-        msg = f"no snapshot for run {run_id!r} under {runs_dir}; list runs with `ls {runs_dir}`"
+        msg = (f"no snapshot for run {run_id!r} under {runs_dir} (never taken, or pruned by "
+               f"workspace.snapshot_keep); list runs with `ls {runs_dir}`")
         raise UnknownRunError(msg)
     return SnapshotManifest.model_validate_json(path.read_text(encoding="utf-8"))
 
 
-def _kind_of(st: os.stat_result) -> str:
-    if stat.S_ISLNK(st.st_mode):
-        return "symlink"
-    return "dir" if stat.S_ISDIR(st.st_mode) else "file" if stat.S_ISREG(st.st_mode) else "other"
+def gc_snapshots(runs_dir: Path, keep: int, *, spare: str | None = None) -> list[str]:
+    """Remove the snapshots of all but the newest `keep` runs; return the run ids pruned.
 
-
-def _same_file(a: Path, b: Path) -> bool:
-    if a.stat().st_size != b.stat().st_size or not os.access(b, os.R_OK):
-        return False
-    with a.open("rb") as fa, b.open("rb") as fb:
-        while True:
-            ca, cb = fa.read(1 << 20), fb.read(1 << 20)
-            if ca != cb:
-                return False
-            if not ca:
-                return True
-
-
-def _label(rel: str, is_dir: bool) -> str:
-    return rel + "/" if is_dir else rel
-
-
-def _remove(path: Path, rel: str) -> list[str]:
-    """Delete a file, link or whole tree; return the labels of everything removed."""
-    if path.is_symlink() or not path.is_dir():
-        path.unlink()
-        return [rel]
-    gone = [_label(rel, True)]
-    for dirpath, dirnames, filenames in os.walk(path):
-        os.chmod(dirpath, 0o700)  # read-only folders would block removal
-        base = Path(dirpath).relative_to(path.parent)
-        gone += [_label((base / n).as_posix(), n in dirnames and not (Path(dirpath) / n).is_symlink())
-                 for n in [*dirnames, *filenames]]
-    shutil.rmtree(path)
-    return gone
-
-
-def restore(runs_dir: Path, run_id: str) -> RestoreResult:
-    """Put the run's workspace back as the snapshot holds it: contents, modes, symlinks.
-
-    Entries the run added are removed, deleted ones recreated, changed ones
-    rewritten; unchanged files are left alone. Never follows a symlink the
-    run may have planted: wrong-typed entries are replaced before writing below them.
+    Only `<run>/snapshot/` goes; the run's journal and record stay. `spare`
+    names a run whose snapshot is never removed (the one being taken).
     """
-    man = load_manifest(runs_dir, run_id)
-    files = run_dir(runs_dir, run_id) / SNAPSHOT_DIR / "files"
-    ws = man.workspace
-    added, modified, deleted = set(), set(), set()
-    try:
-        if ws.is_symlink() or (ws.exists() and not ws.is_dir()):
-            ws.unlink()
-        ws.mkdir(parents=True, exist_ok=True)
-        os.chmod(ws, stat.S_IMODE(ws.stat().st_mode) | 0o700)
-        for dirpath, dirnames, filenames in os.walk(ws, onerror=_raise):  # top-down: drop what does not belong
-            base = Path(dirpath)
-            keep = []
-            for name in [*dirnames, *filenames]:
-                path = base / name
-                rel = path.relative_to(ws).as_posix()
-                st = path.lstat()
-                entry = man.entries.get(rel)
-                if entry is None or entry.type != _kind_of(st):
-                    gone = _remove(path, rel)
-                    if entry is None:
-                        added.update(gone)
-                    else:
-                        modified.add(_label(rel, entry.type == "dir"))
-                        added.update(gone[1:])
-                elif entry.type == "dir":
-                    os.chmod(path, stat.S_IMODE(st.st_mode) | 0o700)
-                    keep.append(name)
-            dirnames[:] = [d for d in dirnames if d in keep]
-        for rel, entry in sorted(man.entries.items()):
-            path, src = ws / rel, files / rel
-            exists = path.is_symlink() or path.exists()
-            if entry.type == "dir":
-                if not exists:
-                    path.mkdir(mode=0o700)
-                    deleted.add(rel + "/")
-            elif entry.type == "symlink":
-                if exists and os.readlink(path) == entry.target:
-                    continue
-                if exists:
-                    path.unlink()
-                os.symlink(entry.target or "", path)
-                (modified if exists else deleted).add(rel)
-            else:
-                if exists and stat.S_IMODE(path.lstat().st_mode) == entry.mode and _same_file(src, path):
-                    continue
-                if exists:
-                    path.unlink()
-                _clone(src, path, True)
-                os.chmod(path, entry.mode)
-                os.utime(path, ns=(entry.mtime_ns or 0, entry.mtime_ns or 0))
-                (modified if exists else deleted).add(rel)
-        for rel, entry in sorted(man.entries.items(), reverse=True):  # deepest first
-            if entry.type == "dir":
-                os.chmod(ws / rel, entry.mode)
-        os.chmod(ws, man.root_mode)
-    except OSError as e:
-        msg = f"restore of run {run_id} into {ws} failed: {e}; fix permissions and rerun `tether rollback {run_id}`"
-        raise SnapshotError(msg) from e
-    deleted -= modified
-    return RestoreResult(workspace=ws, diff=WorkspaceDiff(
-        added=sorted(added), modified=sorted(modified), deleted=sorted(deleted)))
-
-
-def _json_lines(file: Path) -> list[dict]:
-    """JSON objects of a log, skipping lines that are not (a crash may cut the last one)."""
-    rows = []
-    lines = file.read_text(encoding="utf-8", errors="replace").splitlines() if file.is_file() else []
-    for line in lines:
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(row, dict):
-            rows.append(row)
-    return rows
-
-
-def approved_kinds(path: Path) -> list[str]:
-    """Kinds approved (by a person or automatically) in the run at `path`.
-
-    Sources, all optional: `approvals.jsonl` rows `{"kind": K, "approved": true}`
-    (written by `TrustLedger.record`); in `journal.jsonl`, events
-    `{"type": "approval", "kinds": [...], "approved": true}`, events
-    `{"kind": "approval", "cmd_id": C, "approved": true}` joined with the
-    `{"kind": "verdict", "cmd_id": C, "kinds": [...]}` of the same command, and
-    verdict events the trust ledger turned from ask into allow (`enforced`;
-    not in shadow runs, which enforce nothing).
-    """
-    kinds = {r["kind"] for r in _json_lines(path / APPROVALS_FILE)
-             if r.get("approved") is True and isinstance(r.get("kind"), str)}
-    events = _json_lines(path / JOURNAL_FILE)
-    verdicts = {e.get("cmd_id"): e.get("kinds") for e in events if e.get("kind") == "verdict"}
-    shadow = any(e.get("kind") == "run_start" and e.get("shadow") is True for e in events)
-    for e in events:
-        found: object = None
-        if e.get("type") == "approval" and e.get("approved") is True:
-            found = e.get("kinds")
-        elif e.get("kind") == "approval" and e.get("approved") is True:
-            found = verdicts.get(e.get("cmd_id"))
-        elif (not shadow and e.get("kind") == "verdict" and e.get("decision") == "ask"
-              and e.get("enforced") == "allow"):
-            found = e.get("kinds")
-        if isinstance(found, list):
-            kinds.update(k for k in found if isinstance(k, str))
-    return sorted(kinds)
-
-
-class RollbackResult(BaseModel):
-    """A restored workspace and the kinds demoted because of it."""
-
-    run_id: str
-    restore: RestoreResult
-    demoted: list[str] = Field(default_factory=list)
-    ledger_error: str | None = None
-    """Set when the ledger is corrupt: the workspace is restored but nothing was demoted."""
-
-
-def rollback_run(config: TetherConfig, run_id: str) -> RollbackResult:
-    """Restore the run's workspace, then demote every kind the run approved."""
-    result = RollbackResult(run_id=run_id, restore=restore(config.runs_dir, run_id))
-    kinds = approved_kinds(run_dir(config.runs_dir, run_id))
-    try:
-        ledger = TrustLedger.load(config.ledger_path, config.trust, runs_dir=config.runs_dir)
-        for kind in kinds:
-            ledger.demote(kind, f"run {run_id} rolled back", run_id=run_id)
-    except LedgerCorruptError as e:
-        result.ledger_error = str(e)
-        return result
-    result.demoted = kinds
-    return result
+    if not runs_dir.is_dir():
+        return []
+    found = sorted((p.stat().st_mtime, p.parent.name) for p in runs_dir.glob(f"*/{SNAPSHOT_DIR}")
+                   if p.parent.name != spare and not p.is_symlink())
+    pruned = [name for _, name in found[:max(len(found) - keep, 0)]]
+    for name in pruned:
+        _remove_tree(runs_dir / name / SNAPSHOT_DIR)
+    return pruned

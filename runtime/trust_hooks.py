@@ -25,11 +25,12 @@ class TrustHooks(NoHooks):
     def __init__(self, config: TetherConfig) -> None:
         self.ledger = TrustLedger.load_or_closed(config.ledger_path, config.trust, runs_dir=config.runs_dir)
         self.recorder = ShadowRecorder(config.runs_dir)
+        self.limits = config.workspace
         if self.ledger.closed_reason:
             log.warning("trust ledger closed, nothing is auto-approved: %s", self.ledger.closed_reason)
 
     def before_run(self, run: RunInfo) -> MemoryContext:
-        snapshot(run.workspace, run.run_dir)
+        snapshot(run.workspace, run.run_dir, self.limits)
         return MemoryContext()
 
     def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:

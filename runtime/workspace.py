@@ -3,23 +3,32 @@
 The completion gate and the memory read these diffs instead of trusting what
 the model says it changed.
 
-`manifest()` hashes every file; given a `ManifestCache` it re-hashes only the
-files whose stat (device, inode, size, mode, mtime, ctime) changed since the
-last manifest, like git's index. A file changed within `RACY_NS` of a scan is
-not cached (it might change again within the same timestamp tick), so it is
-hashed again next time.
+`scan()` walks the workspace by file descriptor (common.walk: no symlink
+followed, no FIFO opened, any depth) and hashes every regular file's data,
+reading at most `hash_max_bytes` of it and skipping holes; it also totals the
+apparent and allocated bytes for the size limits. Given a `ManifestCache` it
+re-hashes only the files whose stat (device, inode, size, mode, mtime, ctime)
+changed since the last scan, like git's index: the kernel sets ctime on every
+change and no unprivileged process can set it back, so an unchanged stat
+means unchanged content. A file changed within `RACY_NS` of a scan is not
+cached (it might change again within the same timestamp tick).
+
+Names are surrogate-escaped `str` (see common.walk); `shown()` turns them into
+text for the journal, the gate and people.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import stat
 import time
-from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+
+from common.walk import Deadline, allocated, hash_file, open_regular, shown, walk
+from sandbox.config import WorkspaceLimits
 
 SKIP_DIRS = frozenset({".git"})
 RACY_NS = 2_000_000_000
@@ -52,13 +61,10 @@ class WorkspaceDiff(BaseModel):
     def empty(self) -> bool:
         return not (self.added or self.modified or self.deleted)
 
-
-def _hash(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    def shown(self) -> WorkspaceDiff:
+        """The same diff with every name as valid text (for JSON, the gate and people)."""
+        return WorkspaceDiff(added=[shown(p) for p in self.added], modified=[shown(p) for p in self.modified],
+                             deleted=[shown(p) for p in self.deleted])
 
 
 class ManifestCache:
@@ -70,58 +76,102 @@ class ManifestCache:
         """Files hashed (not reused) by scans with this cache, for benchmarks and tests."""
 
 
-def _entries(root: str, skip_dirs: frozenset[str]) -> Iterator[tuple[str, str, os.stat_result]]:
-    """(relative path, path, lstat) of every non-directory under `root`; what os.walk would list.
+@dataclass
+class Scan:
+    """One pass over the workspace: its manifest and its size."""
 
-    Directories named in `skip_dirs` (and symlinks to directories so named)
-    are left out; unreadable directories are skipped, as os.walk does.
+    states: dict[str, FileState] = field(default_factory=dict)
+    apparent: int = 0
+    """Sum of file sizes, holes included (`.git` too)."""
+    allocated: int = 0
+    """Bytes the entries take on disk (`.git` too)."""
+
+    def over_limit(self, limits: WorkspaceLimits) -> str | None:
+        """A message for the model when the workspace is larger than the limits allow."""
+        if self.apparent > limits.max_bytes:
+            return (f"the workspace now holds {_gib(self.apparent)} of files (holes included), over the limit of "
+                    f"{_gib(limits.max_bytes)} (workspace.max_bytes); delete or shrink what this command made")
+        if self.allocated > limits.max_allocated_bytes:
+            return (f"the workspace now takes {_gib(self.allocated)} on disk, over the limit of "
+                    f"{_gib(limits.max_allocated_bytes)} (workspace.max_allocated_bytes); delete what this command made")
+        return None
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB"
+
+
+def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache | None = None,
+         skip_dirs: frozenset[str] = SKIP_DIRS, what: str = "workspace manifest") -> Scan:
+    """Hash every regular file and symlink under `root` (not following links); total its size.
+
+    Folders named in `skip_dirs` are left out of the manifest but counted in
+    the totals. With `cache`, a regular file whose stat is unchanged since a
+    scan that started more than `RACY_NS` after its last change is not read again.
+
+    Raises:
+        WalkError: past `limits.host_pass_seconds`, deeper than `limits.max_depth`, or unreadable.
     """
-    stack = [("", root)]
-    while stack:
-        prefix, top = stack.pop()
-        try:
-            with os.scandir(top) as it:
-                found = list(it)
-        except OSError:
-            continue
-        for entry in found:
-            st = entry.stat(follow_symlinks=False)
-            if stat.S_ISDIR(st.st_mode):
-                if entry.name not in skip_dirs:
-                    stack.append((f"{prefix}{entry.name}/", entry.path))
-            elif not (entry.name in skip_dirs and stat.S_ISLNK(st.st_mode) and entry.is_dir()):
-                yield prefix + entry.name, entry.path, st
-
-
-def manifest(root: Path, skip_dirs: frozenset[str] = SKIP_DIRS, cache: ManifestCache | None = None) -> dict[str, FileState]:
-    """Hash every regular file and symlink under `root` (not following links).
-
-    With `cache`, a regular file whose stat is unchanged since a scan that
-    started more than `RACY_NS` after its last change is not read again.
-    """
-    states: dict[str, FileState] = {}
+    limits = limits or WorkspaceLimits()
+    deadline = Deadline(limits.host_pass_seconds, what)
+    out = Scan()
     started = time.time_ns()
     keep: dict[str, tuple[tuple[int, ...], FileState]] = {}
     old = cache.entries if cache is not None else {}
-    for rel, path, st in _entries(str(root), skip_dirs):
-        if stat.S_ISLNK(st.st_mode):
-            target = os.readlink(path)
-            states[rel] = FileState(sha256=hashlib.sha256(target.encode()).hexdigest(), size=0, mode=st.st_mode, link=target)
-        elif stat.S_ISREG(st.st_mode):
-            sig = (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
-            hit = old.get(rel)
-            if hit is not None and hit[0] == sig:
-                state = hit[1]
-            else:
-                state = FileState(sha256=_hash(path), size=st.st_size, mode=st.st_mode)
-                if cache is not None:
-                    cache.hashed += 1
-            states[rel] = state
+    skipped: list[str] = []
+    for e in walk(root, max_depth=limits.max_depth, deadline=deadline, what=what):
+        st = e.st
+        out.apparent += st.st_size if e.fd is None else 0
+        out.allocated += allocated(st)
+        if skipped and e.rel.startswith(skipped[-1]):
+            continue
+        if e.fd is not None:
+            if e.name in skip_dirs:
+                skipped.append(e.rel + "/")
+            continue
+        kind = e.kind
+        if kind == "symlink":
+            target = os.fsdecode(os.readlink(os.fsencode(e.name), dir_fd=e.parent))
+            digest = hashlib.sha256(os.fsencode(target)).hexdigest()
+            out.states[e.rel] = FileState(sha256=digest, size=0, mode=st.st_mode, link=target)
+        elif kind == "file":
+            state = _file_state(e.parent, e.name, e.rel, st, old, limits, deadline, cache)
+            if state is None:
+                continue
+            out.states[e.rel] = state
             if cache is not None and max(st.st_mtime_ns, st.st_ctime_ns) < started - RACY_NS:
-                keep[rel] = (sig, state)
+                keep[e.rel] = (_sig(st), state)
     if cache is not None:
         cache.entries = keep
-    return states
+    return out
+
+
+def _sig(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _file_state(parent: int, name: str, rel: str, st: os.stat_result, old: dict, limits: WorkspaceLimits,
+                deadline: Deadline, cache: ManifestCache | None) -> FileState | None:
+    hit = old.get(rel)
+    if hit is not None and hit[0] == _sig(st):
+        return hit[1]
+    got = open_regular(parent, name)
+    if got is None:  # replaced since listed by something that is not a file
+        return None
+    fd, now = got
+    try:
+        digest = hash_file(fd, now, limits.hash_max_bytes, deadline)
+    finally:
+        os.close(fd)
+    if cache is not None:
+        cache.hashed += 1
+    return FileState(sha256=digest, size=now.st_size, mode=now.st_mode)
+
+
+def manifest(root: Path, skip_dirs: frozenset[str] = SKIP_DIRS, cache: ManifestCache | None = None,
+             limits: WorkspaceLimits | None = None) -> dict[str, FileState]:
+    """Just the manifest of `scan()`: relative name -> content identity."""
+    return scan(root, limits, cache, skip_dirs).states
 
 
 def diff(before: dict[str, FileState], after: dict[str, FileState]) -> WorkspaceDiff:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import resource
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +33,7 @@ from common.walk import (
     shown,
     walk,
 )
+from sandbox.config import WorkspaceLimits
 from sandbox.rootfs import SANDBOX_UID
 
 log = logging.getLogger(__name__)
@@ -77,7 +79,7 @@ def _parse(user: str) -> tuple[int, int]:
     return int(uid), int(gid or uid)
 
 
-def sandbox_user(user: str, workspace: Path) -> tuple[str, Handover | None]:
+def sandbox_user(user: str, workspace: Path, limits: WorkspaceLimits | None = None) -> tuple[str, Handover | None]:
     """The uid:gid commands run as (never 0), and the handover to undo at close, if any.
 
     Raises:
@@ -99,7 +101,7 @@ def sandbox_user(user: str, workspace: Path) -> tuple[str, Handover | None]:
     uid = gid = SANDBOX_UID
     if can_write(st, uid, gid):
         return f"{uid}:{gid}", None
-    return f"{uid}:{gid}", Handover(workspace, uid, gid)
+    return f"{uid}:{gid}", Handover(workspace, uid, gid, limits)
 
 
 class Handover:
@@ -118,7 +120,7 @@ class Handover:
     the workspace.
     """
 
-    def __init__(self, workspace: Path, uid: int, gid: int, deadline_s: float | None = None) -> None:
+    def __init__(self, workspace: Path, uid: int, gid: int, limits: WorkspaceLimits | None = None) -> None:
         if os.geteuid() != 0:
             msg = (
                 f"root owns {workspace}, and the sandbox never runs as root; "
@@ -132,7 +134,7 @@ class Handover:
             )
             raise ConfigError(msg)
         self.workspace, self.uid, self.gid = workspace, uid, gid
-        self.deadline_s = deadline_s
+        self.limits = limits or WorkspaceLimits()
         st = workspace.stat()
         self.owner = (st.st_uid, st.st_gid)
         self.original: dict[tuple[int, int], tuple[int, int]] = {}
@@ -150,9 +152,11 @@ class Handover:
         """
         log.info("lending root-owned workspace %s to %d:%d until the sandbox closes", self.workspace, self.uid, self.gid)
         with _pinned(self.workspace) as root:
-            inside = _link_counts(root, Deadline(self.deadline_s, "lending the workspace"))
+            depth = self.limits.max_depth
+            inside = _link_counts(root, Deadline(self.limits.host_pass_seconds, "lending the workspace"), depth)
             self._give_root(root)
-            for entry in walk(root, deadline=Deadline(self.deadline_s, "lending the workspace"), what="lending"):
+            deadline = Deadline(self.limits.host_pass_seconds, "lending the workspace")
+            for entry in walk(root, deadline=deadline, max_depth=depth, what="lending the workspace"):
                 st = entry.st
                 self.original.setdefault((st.st_dev, st.st_ino), (st.st_uid, st.st_gid))
                 if (st.st_uid, st.st_gid) == (self.uid, self.gid) or stat.S_ISLNK(st.st_mode):
@@ -180,9 +184,10 @@ class Handover:
             want = self.original.get((st.st_dev, st.st_ino), self.owner)
             if (st.st_uid, st.st_gid) != want:
                 os.fchown(root, *want)
-            deadline = Deadline(self.deadline_s, "taking the workspace back")
-            inside = _link_counts(root, deadline)
-            for entry in walk(root, deadline=deadline, what="taking the workspace back"):
+            deadline = Deadline(self.limits.host_pass_seconds, "taking the workspace back")
+            depth = _deepest_possible()  # whatever the sandbox nested must come back
+            inside = _link_counts(root, deadline, depth)
+            for entry in walk(root, deadline=deadline, max_depth=depth, what="taking the workspace back"):
                 st = entry.st
                 key = (st.st_dev, st.st_ino)
                 mine = st.st_uid == self.uid or st.st_gid == self.gid
@@ -205,10 +210,16 @@ def _pinned(workspace: Path) -> Iterator[int]:
         os.close(fd)
 
 
-def _link_counts(root: int, deadline: Deadline) -> dict[tuple[int, int], int]:
+def _deepest_possible() -> int:
+    """The deepest walk this process has descriptors for."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    return 1_000_000 if hard == resource.RLIM_INFINITY else max(hard - 256, 64)
+
+
+def _link_counts(root: int, deadline: Deadline, depth: int) -> dict[tuple[int, int], int]:
     """How many names each non-folder inode has inside the workspace."""
     counts: dict[tuple[int, int], int] = {}
-    for entry in walk(root, deadline=deadline, what="counting hardlinks"):
+    for entry in walk(root, deadline=deadline, max_depth=depth, what="counting hardlinks"):
         if entry.fd is None and entry.st.st_nlink > 1:
             key = (entry.st.st_dev, entry.st.st_ino)
             counts[key] = counts.get(key, 0) + 1

@@ -7,15 +7,8 @@ import stat
 import pytest
 
 from runtime.config import load_config
-from runtime.snapshot import (
-    SnapshotError,
-    UnknownRunError,
-    approved_kinds,
-    restore,
-    rollback_run,
-    run_dir,
-    snapshot,
-)
+from runtime.restore import approved_kinds, restore, rollback_run
+from runtime.snapshot import SnapshotError, UnknownRunError, run_dir, snapshot
 from runtime.trust import TrustLedger
 from runtime.workspace import manifest
 
