@@ -106,6 +106,8 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
                 an._hit(rule.id, inv.prog, path)
             if any(under(path, d) for d in SYSTEM):
                 an._hit("SYS-001", inv.prog, path)
+            elif path == an.home or re.match(re.escape(an.home) + r"/\.[^/]+/?$", path):
+                an._hit("CONF-001", inv.prog, f"unpacks into {path}")
             on_write(an, path, inv.prog)
 
 
@@ -303,11 +305,22 @@ def _data_values(inv: Inv) -> set[int]:
     return out
 
 
+_EXEC_OPT = re.compile(r"^-(?:e|c|x)$|^--?(?:exec\w*|command|cmd|shell-command|run|\w*-?hook|"
+                       r"pre\w*|post\w*|editor|pager|filter|wrapper|program|spawn|on-[\w-]+)(?:=|$)")
+
+
 def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
     """Any other argument that parses as a destructive command makes the line ask."""
     skip = used | _data_values(inv)
+    known = programs.entry(inv.prog) is not None
     for k, word in enumerate(inv.argv[1:], 1):
-        if k in skip or len(word) < 4 or UNKNOWN in word or not any(c in word for c in " ;|&<>"):
+        if k in skip or UNKNOWN in word:
+            continue
+        if not known and _EXEC_OPT.match(inv.argv[k - 1] if "=" not in word else word) and \
+                escapes.bare_shell(escapes.strip_prefix(word, generic=True)):
+            an._hit("EXEC-001", inv.prog, f"{inv.argv[k - 1]} {word}"[:60])
+            continue
+        if len(word) < 4 or not any(c in word for c in " ;|&<>"):
             continue
         cand = escapes.strip_prefix(word, generic=True)
         if not _PLAUSIBLE.search(cand) or depth + 1 > an.config.max_depth:
