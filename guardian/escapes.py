@@ -56,7 +56,7 @@ _PREFIX = re.compile(r"^(?:\s+|[:!|=;]+|(?:exec|system|cmd|command)[=:](?!//))+"
 _ANY_PREFIX = re.compile(r"^(?:\s+|[:!|=;]+|[A-Za-z_][\w.]*=(?=\S)|(?:exec|system|cmd|command)[=:](?!//)|"
                          r"-{1,2}[A-Za-z][\w.-]*=)+", re.I)
 _REPLS = re.compile(r"^(?:python[0-9.]*|perl|ruby|irb|node|lua[0-9.]*|php|tclsh|wish|expect|"
-                    r"pwsh|powershell|gdb|sqlite3|mysql|psql|bc|dc|ed|ex|vi|vim|nvim)$")
+                    r"pwsh|powershell|gdb|sqlite3|mysql|psql|bc|dc)$")
 _STR = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 _SHELL_ESC = re.compile(
     r"^(?:silent!?\s*)?(?:(?:\d+|[.$%'<>,;+-]|\\)*\s*(?:r(?:ead)?\s*|w(?:rite)?\s*)?!|\\!|"

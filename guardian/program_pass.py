@@ -17,6 +17,7 @@ this module adds what the table knows without growing `guardian.analyse`.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,7 @@ from guardian import escapes, programs
 from guardian.bashlex_load import bashlex
 from guardian.escapes import Act
 from guardian.parse import DepthError
-from guardian.paths import normalise, under
+from guardian.paths import SYSTEM, normalise, under
 from guardian.programs_table import DATA_OPTIONS, DATA_PROGRAMS, DOWNLOADERS, MANIFESTS, SHELLS
 from guardian.rules import Inv
 from guardian.rules_paths import path_hits
@@ -51,7 +52,8 @@ _DL_NAMES = ("curl|wget|fetch|aria2c|lwp-request|lwp-download|http|https|xh|nc|n
              "ftp|GET|socat|openssl|busybox\\s+wget")
 _SUBST_RUN = re.compile(
     r"(?:\b(?:eval|source|exec|(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|php|lua)\b|"
-    r"(?:^|[;&|(\s])\.)\s+(?:-\S+\s+)*[\"']?(?:<\(|\$\(|`)\s*(?:sudo\s+)?(?:\S*/)?(?:"
+    r"(?:^|[;&|(\s])\.)\s+(?:-\S+\s+)*(?:/dev/stdin\s*|-\s*)?(?:<<<\s*)?[\"']?(?:<\(|\$\(|`)\s*"
+    r"(?:sudo\s+)?(?:\S*/)?(?:"
     + _DL_NAMES + r")\b|(?:^|[;&|]\s*)[\"']?\$\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b")
 _FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "sed", "tr", "rev",
                       "head", "tail", "bzip2", "bunzip2", "xz", "unxz", "zstd", "openssl", "dd",
@@ -73,9 +75,18 @@ def on_write(an: Analyser, path: str, prog: str) -> None:
         an._hit("PERSIST-006", prog, f"git hooks or config outside the workspace: {path}")
 
 
+_DECLARES = frozenset({"export", "declare", "typeset", "readonly", "local", "setenv"})
+
+
 def on_simple(an: Analyser, s: object, depth: int) -> None:
-    """Environment variables some program runs, set in this line."""
-    env = s.env  # type: ignore[attr-defined]
+    """Environment variables some program runs, set in this line (also by `export X=..`)."""
+    env = dict(s.env)  # type: ignore[attr-defined]
+    argv = s.argv  # type: ignore[attr-defined]
+    if argv and argv[0] in _DECLARES:
+        for a in argv[1:]:
+            name, eq, value = a.partition("=")
+            if eq and name in programs.CODE_VARS:
+                env[name] = value
     for name in programs.CODE_VARS:
         value = env.get(name)
         if value is None or value == an.env.get(name) or (name, value) in an.seen_vars:
@@ -94,7 +105,10 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
     for act in acts:
         _do(an, act, inv, inv.simple, depth)
     if inv.prog not in DATA_PROGRAMS and not (e and e.get("by") == "unwrap"):
-        _payload_pass(an, inv, used | _code_args(inv), depth)
+        _payload_pass(an, inv, used | (_code_args(inv) if e and e.get("by") else set()), depth)
+    if inv.via and inv.prog in SHELLS and not an._stdin(inv.simple) and \
+            escapes.bare_shell(shlex.join(inv.argv)):
+        an._hit("EXEC-001", inv.via[-1], f"{'/'.join(inv.via)} starts {inv.prog}")
     _downloads(an, inv)
     _runs_download(an, inv)
     for raw in sensitive_targets(inv):
@@ -102,6 +116,8 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
             path = normalise(raw, inv.simple.cwd, an.home)
             for rule in path_hits(path, "write"):
                 an._hit(rule.id, inv.prog, path)
+            if any(under(path, d) for d in SYSTEM):
+                an._hit("SYS-001", inv.prog, path)
             on_write(an, path, inv.prog)
 
 
@@ -166,7 +182,7 @@ def _argv(an: Analyser, argv: list[str], inv: Inv | None, s: object, depth: int)
         if UNKNOWN in inner[0]:
             an._hit("NET-004", "", "program name unknown until run time")
             continue
-        if escapes.bare_shell(" ".join(inner)) and len(inner) == 1 and not an._stdin(s):
+        if len(inner) == 1 and escapes.bare_shell(inner[0]) and not an._stdin(s):
             an._hit("EXEC-001", outer[0] if outer else "", inner[0])
         an._inv(Inv(inner, s, sudo or bool(inv and inv.sudo), [*outer, *via]), depth + 1)  # type: ignore[arg-type]
 
@@ -312,7 +328,10 @@ def _downloads(an: Analyser, inv: Inv) -> None:
     if inv.prog in ("tee", "dd") and _fed_by_download(s):
         for p in (pos if inv.prog == "tee" else [a[3:] for a in args if a.startswith("of=")]):
             local(p)
-    if spec is None or inv.prog in ("curl", "wget"):
+    if inv.prog in ("curl", "wget"):
+        _curl_wget(inv, args, local)
+        return
+    if spec is None:
         return
     for r in s.redirects:
         if r.writes:
@@ -348,6 +367,20 @@ def _downloads(an: Analyser, inv: Inv) -> None:
                     local(dest.rstrip("/") + "/" + name)
                 else:
                     local(dest)
+
+
+def _curl_wget(inv: Inv, args: list[str], local) -> None:  # type: ignore[no-untyped-def]
+    """`curl -sLo f`, `-o/tmp/f`, `wget -qO f`, `wget -P dir URL`: the files they write."""
+    letter = "o" if inv.prog == "curl" else "O"
+    urls = [p for p in inv.positional if "://" in p or "/" in p]
+    for i, a in enumerate(args):
+        if a.startswith("-") and not a.startswith("--") and letter in a[1:]:
+            k = a.index(letter, 1)
+            value = a[k + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
+            local(value)
+        if inv.prog == "wget" and a in ("-P", "--directory-prefix") and i + 1 < len(args):
+            for u in urls:
+                local(args[i + 1].rstrip("/") + "/" + u.rstrip("/").rsplit("/", 1)[-1])
 
 
 def _fed_by_download(s: object, depth: int = 0) -> bool:

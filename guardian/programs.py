@@ -82,16 +82,23 @@ def _walk(e: dict, argv: list[str], start: int, stdin: str | None, out: list[Act
     valued = set(e.get("valued", ""))
     lvalued = set(e.get("lvalued", "").split())
     rest, at, after = e.get("rest"), e.get("at", 0), e.get("after")
+    cmd_rest = rest in ("argv", "rargv")
     subs: dict[str, dict] = e.get("sub", {})
     pos: list[int] = []
     i, n = start, len(argv)
+    pairs = set(e.get("pairs", "").split())
     while i < n:
         a = argv[i]
-        if pos and (subs or (rest == "argv" and len(pos) > at)) and after != "--":
+        if a in pairs:
+            i += 3
+            continue
+        late_opt = (len(pos) <= at or e.get("late")) and (
+            (a.startswith("-") and _option(a, None, opts) is not None) or (a in opts and i + 1 < n))
+        if pos and (subs or (cmd_rest and len(pos) > at)) and after != "--" and not late_opt:
             if subs and argv[pos[0]] in subs and depth < _MAX_DEPTH:
                 _walk(subs[argv[pos[0]]], argv, pos[0] + 1, stdin, out, used, depth + 1)
                 return
-            if rest == "argv":
+            if cmd_rest:
                 pos.extend(range(i, n))
                 break
         if a == "--":
@@ -132,7 +139,7 @@ def _walk(e: dict, argv: list[str], start: int, stdin: str | None, out: list[Act
                 used.add(i)
                 i += 1
                 continue
-        if a.startswith("-") and len(a) > 1 and not (pos and rest == "argv" and len(pos) > at):
+        if a.startswith("-") and len(a) > 1 and not (pos and cmd_rest and len(pos) > at):
             i += _width(a, valued, lvalued)
             continue
         pos.append(i)
@@ -155,6 +162,9 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
                 out.append(Act("argv", argv=tuple(argv[k] for k in chosen), remote=remote))
             else:
                 out.append(Act("shell", " ".join(argv[k] for k in chosen), remote=remote))
+        elif rest == "lshell1":
+            used.add(chosen[0])
+            out.extend(replace(a, remote=True) for a in _emit("shell", argv[chosen[0]], argv))
         elif rest.endswith("1") or rest in ("crontab", "service", "url", "dir"):
             used.add(chosen[0])
             out.extend(_emit(rest.rstrip("1"), argv[chosen[0]], argv))
@@ -251,7 +261,7 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
     if kind == "makefile":
         return escapes.recipes(value.replace("\\n", "\n").replace("; ", "\n\t"))
     if kind == "makefile_file":
-        return [Act("file", value, lang="makefile")]
+        return [Act("file", value, lang="makefile", how="script")]
     if kind == "crontab":
         return [] if value.startswith("-") and value != "-" else [Act("file", value, lang="crontab")]
     if kind == "service":
