@@ -141,19 +141,21 @@ def collect(client: docker.DockerClient, *, everything: bool = False) -> list[Le
 
     errors = docker_sdk().errors
     found: list[Leftover] = []
-    for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
-        labels = container.labels or {}
+    # The low-level listing: the high-level one inspects each container again and fails
+    # when a concurrent run removes one in between.
+    for row in client.api.containers(all=True, filters={"label": f"{LABEL}=1"}):
+        labels = row.get("Labels") or {}
         orphan = everything or not owner_alive(labels)
         if orphan:
             try:
-                container.remove(force=True)
+                client.api.remove_container(row["Id"], force=True)
             except errors.NotFound:
                 pass  # its owner removed it meanwhile
             except errors.APIError as e:
-                log.warning("could not remove %s: %s", container.short_id, e)
+                log.warning("could not remove %s: %s", row["Id"][:12], e)
                 orphan = False
         found.append(Leftover(
-            id=container.short_id, name=container.name, run=labels.get(RUN_LABEL, ""),
-            owner_pid=labels.get(PID_LABEL, ""), status=container.status, removed=orphan,
+            id=row["Id"][:12], name=(row.get("Names") or ["/"])[0].lstrip("/"), run=labels.get(RUN_LABEL, ""),
+            owner_pid=labels.get(PID_LABEL, ""), status=row.get("State", ""), removed=orphan,
         ))
     return found
