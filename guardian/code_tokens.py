@@ -29,6 +29,8 @@ _INTERP = {"perl": re.compile(r"(?<!\\)[$@][{\w]"), "php": re.compile(r"(?<!\\)\
            "ruby": re.compile(r"#\{"), "node": re.compile(r"\$\{"), "R": None, "lua": None}
 _COMMENT = {"perl": ("#",), "ruby": ("#",), "R": ("#",), "php": ("#", "//"), "node": ("//",),
             "lua": ("--",)}
+_TEMPLATE_TICKS = frozenset({"node", "R", "lua", "python", "tcl", "awk"})
+"""Languages where a backtick string is not a command (JS template literals, R names)."""
 _ENDS = frozenset({";", "\n", ")", "]", "}", "if", "unless", "or", "and", "||", "&&", "do", "then"})
 
 
@@ -115,7 +117,7 @@ def tokens(code: str, lang: str) -> list[Tok]:
             if lang == "lua" or lang == "R":
                 dyn = False
             value = NONLIT if dyn else (_unescape(body) if c != "'" or lang != "php" else body)
-            kind = "cmd" if c == "`" and lang in ("perl", "ruby", "php") else "str"
+            kind = "cmd" if c == "`" and lang not in _TEMPLATE_TICKS else "str"
             out.append(Tok(kind, value))
             continue
         m = _NAME.match(s, i)
@@ -138,13 +140,16 @@ def tokens(code: str, lang: str) -> list[Tok]:
 def _value(toks: list[Tok]) -> object:
     """An argument's value: a literal string, a list of literals, or NONLIT."""
     toks = [t for t in toks if not (t.kind == "op" and t.value == "\n")]
-    if len(toks) == 1 and toks[0].kind in ("str", "num"):
+    if len(toks) == 1 and toks[0].kind in ("str", "num", "cmd"):
         return str(toks[0].value) if toks[0].value is not NONLIT else NONLIT
     if len(toks) == 1 and toks[0].kind == "list":
         return toks[0].value
     if toks and toks[0].kind == "op" and toks[0].value in ("[", "(") and toks[-1].kind == "op" \
             and toks[-1].value in ("]", ")"):
         return [_value(p) for p in _split(toks[1:-1])]
+    if len(toks) == 2 and toks[0].kind == "name" and toks[0].value in ("glob", "Dir.glob") and \
+            toks[1].kind == "str":
+        return _value(toks[1:])  # a glob pattern: judged like the shell's own globs
     if toks and toks[0].kind == "name" and toks[0].value in ("c", "array", "list") and len(toks) > 2:
         return _value(toks[1:])
     if toks and all(t.kind in ("str", "num") or (t.kind == "op" and t.value in "+...")
@@ -191,6 +196,10 @@ def calls(code: str, lang: str) -> list[Call]:
         if t.kind == "cmd":
             out.append(Call("`", [t.value]))
             continue
+        if t.kind == "str" and i + 2 < len(toks) and toks[i + 1].value == "." and (
+                toks[i + 2].value in ("execute", "!", "!!", "lazyLines", "lineStream")):
+            out.append(Call("`", [t.value]))  # groovy "cmd".execute(), scala "cmd".!
+            continue
         if t.kind != "name":
             continue
         nxt = toks[i + 1] if i + 1 < len(toks) else None
@@ -199,7 +208,7 @@ def calls(code: str, lang: str) -> list[Call]:
         elif nxt.kind == "op" and nxt.value == "(":
             end = _group(toks, i + 1)
             out.append(Call(str(t.value), [_value(p) for p in _split(toks[i + 2 : end - 1])]))
-        elif nxt.kind in ("str", "list", "name", "num") and lang in ("perl", "ruby", "lua", "R"):
+        elif nxt.kind in ("str", "list", "name", "num") and lang not in ("node", "php"):
             j = i + 1
             while j < len(toks) and not (toks[j].kind == "op" and toks[j].value in _ENDS) and not (
                     toks[j].kind == "name" and toks[j].value in _ENDS):

@@ -45,6 +45,34 @@ def coverage() -> dict[str, int]:
     return dict(sorted(Counter(e["fam"] for e in _INDEX.values()).items()))
 
 
+def _positions(e: dict) -> int:
+    own = len(e.get("opts", {})) + len(e.get("flags", {})) + sum(
+        1 for k in ("rest", "stdin", "manifest", "after") if e.get(k))
+    return own + sum(_positions(sub) for sub in e.get("sub", {}).values())
+
+
+def coverage_markdown() -> str:
+    """The docs table: per family, programs (with aliases) and command-carrying positions."""
+    fams: dict[str, list[int]] = {}
+    examples: dict[str, list[str]] = {}
+    for name, e in PROGRAMS.items():
+        row = fams.setdefault(e["fam"], [0, 0, 0])
+        row[0] += 1
+        row[1] += 1 + len(e.get("aka", "").split())
+        row[2] += _positions(e)
+        examples.setdefault(e["fam"], []).append(name)
+    lines = ["| family | programs | names with aliases | positions | e.g. |", "|---|---|---|---|---|"]
+    for fam, (n, names, pos) in sorted(fams.items()):
+        lines.append(f"| {fam} | {n} | {names} | {pos} | {', '.join(examples[fam][:6])} |")
+    total = [sum(r[i] for r in fams.values()) for i in range(3)]
+    lines.append(f"| **all** | **{total[0]}** | **{total[1]}** | **{total[2]}** | |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(coverage_markdown())
+
+
 def actions(argv: list[str], stdin: str | None = None) -> tuple[list[Act], set[int]]:
     """What `argv` would execute, and which argument indexes (into argv) carried it."""
     prog = argv[0].rsplit("/", 1)[-1] if argv else ""
@@ -277,6 +305,19 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
     if kind == "cargocfg":
         return [Act("rule", "EXEC-002", detail=value[:60])] if any(
             k in value for k in ("runner", "linker", "rustc-wrapper", "rustc=")) else []
+    if kind == "xdisplay":
+        local = re.match(r"^(?:unix|localhost|127\.[\d.]+)?:\d", value)
+        return [] if local else [Act("rule", "SHELL-006", detail=value)]
+    if kind == "rforward":
+        return [Act("rule", "SHELL-007", detail=f"ssh -R {value}")]
+    if kind == "tunnel":
+        return [Act("rule", "SHELL-007", detail=f"{argv[0] if argv else ''} {value}"[:60])]
+    if kind == "fzfbind":
+        return [Act("shell", m.group(1)) for m in re.finditer(
+            r"(?:execute(?:-silent)?|reload|become|preview)[(:\[{]([^)\]}]*)", value)]
+    if kind == "rtorrentopt":
+        return [Act("shell", m.group(1).replace(",", " ")) for m in re.finditer(
+            r"execute(?:\.throw|\.nothrow)?(?:\.bg)?\s*=\s*(.*)$", value)]
     if kind == "prompt":
         return escapes.prompt_substs(value)
     if kind == "rpmeval":

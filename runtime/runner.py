@@ -216,7 +216,7 @@ def _drive(
         def gate(state: dict[str, Any]) -> dict[str, Any]:
             evidence = build_evidence(
                 state, read_events(journal.path), workspace=workspace, start_manifest=start, end_manifest=watch.final(),
-                processes=list_processes(box), baseline=baseline, limits=config.run,
+                processes=list_processes(box, baseline), baseline=baseline, limits=config.run,
                 lessons_used=meta.get("lesson_ids", []), mount=config.sandbox.workspace_mount,
             )
             report = check_gate(evidence)

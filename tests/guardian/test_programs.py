@@ -191,3 +191,11 @@ def test_no_program_name_is_listed_twice() -> None:
         for n in [name, *e.get("aka", "").split()]:
             assert n not in seen, n
             seen.add(n)
+
+
+def test_docs_show_the_current_coverage_table() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "guardian.md").read_text()
+    block = doc.split("<!-- programs-coverage -->\n", 1)[1].split("\n<!-- /programs-coverage -->")[0]
+    assert block.strip() == programs.coverage_markdown().strip(), "run python -m guardian.programs"
