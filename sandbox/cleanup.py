@@ -141,8 +141,9 @@ def collect(client: docker.DockerClient, *, everything: bool = False) -> list[Le
 
     errors = docker_sdk().errors
     found: list[Leftover] = []
-    # The low-level listing: the high-level one inspects each container again and fails
-    # when a concurrent run removes one in between.
+    # The low-level list returns each container's labels and state in one call; the
+    # high-level one inspects each container afterwards, which raises NotFound when
+    # another process removes one in between.
     for row in client.api.containers(all=True, filters={"label": f"{LABEL}=1"}):
         labels = row.get("Labels") or {}
         orphan = everything or not owner_alive(labels)
@@ -150,12 +151,14 @@ def collect(client: docker.DockerClient, *, everything: bool = False) -> list[Le
             try:
                 client.api.remove_container(row["Id"], force=True)
             except errors.NotFound:
-                pass  # its owner removed it meanwhile
+                pass  # its owner (or another collector) removed it meanwhile
             except errors.APIError as e:
-                log.warning("could not remove %s: %s", row["Id"][:12], e)
-                orphan = False
+                if getattr(e, "status_code", None) != 409:  # 409: its removal is already in progress
+                    log.warning("could not remove %s: %s", row["Id"][:12], e)
+                    orphan = False
+        names = row.get("Names") or [""]
         found.append(Leftover(
-            id=row["Id"][:12], name=(row.get("Names") or ["/"])[0].lstrip("/"), run=labels.get(RUN_LABEL, ""),
+            id=row["Id"][:12], name=names[0].lstrip("/"), run=labels.get(RUN_LABEL, ""),
             owner_pid=labels.get(PID_LABEL, ""), status=row.get("State", ""), removed=orphan,
         ))
     return found
