@@ -15,24 +15,17 @@ from memory.lesson import MOUNT, Verdict
 from memory.llm import Call
 from memory.run import Outcome
 
-DESCENT_RULES = f"""How to use memory. The memory folder is mounted read-only at {MOUNT}; read it
-with ordinary commands (cat, grep). Only the raw turns (trajectory.md) are certain;
-lessons and compilations are readings of them.
-Go down to a lesson's source run (its compilation, then its raw trajectory) when:
-- the lesson says what to do but not exactly how;
-- the lesson came from a failed run;
-- two lessons disagree.
-Check this before your first action for the lessons you will rely on, and again
-whenever an action fails. Look there for the one fact that settles it, such as a
-command format.
-Memory rules:
-- Never replay a past run. It started from a different state than this task, even
-  when its task reads the same, and steps that worked there can fail here.
-- Take from a run only a fact you can check against this task. Name what differs
-  before you use it.
-- From a failed run, take only the action to avoid, never the plan.
-- When you rely on a lesson, cite its id (e.g. "per L-1a2b3c4d") in your reasoning:
-  cited lessons are checked against this run's outcome and revised."""
+DESCENT_RULES = f"""Memory is mounted read-only at {MOUNT} (cat, grep). Only a run's raw turns
+(trajectory.md) are certain; lessons and compilations are readings of them.
+Go down to a lesson's source run (compilation, then trajectory) when it says what
+to do but not exactly how, when it came from a failed run, or when two lessons
+disagree. Check this before your first action for the lessons you will rely on,
+and again whenever an action fails; look for the one fact that settles it, such
+as a command format.
+- Never replay a past run: it started from another state, even when its task reads the same.
+- Take from a run only a fact you can check against this task; name what differs first.
+- From a failed run take only the action to avoid, never the plan.
+- Cite the id of each lesson you rely on (e.g. "per L-1a2b3c4d"): cited lessons are revised."""
 
 
 class RecalledLesson(BaseModel):
@@ -105,15 +98,14 @@ class Recall(BaseModel):
         if not self.sources:
             return self._lessons_only()
         if not (self.lessons or self.rules or self.runs):
-            return f"Memory: nothing relevant yet.\n\n{DESCENT_RULES}\n"
+            return "Memory: nothing relevant yet.\n"  # nothing to descend to: the rules would be noise
         parts = []
         if self.lessons:
             parts.append("Lessons from past runs:")
             for x in self.lessons:
                 parts.append(
                     f"- [{x.id}] {x.insight}\n  Applies: {x.applicability or 'not stated'}\n"
-                    f"  Source: run {x.source_run} ({x.source_outcome}); compilation {x.compilation}; "
-                    f"raw turns {x.trajectory}"
+                    f"  Source: {MOUNT}/runs/{x.source_run}/ ({x.source_outcome}; compilation.md, trajectory.md)"
                 )
         if self.rules:
             parts.append("Prevention rules (learnt from repeated errors):")
