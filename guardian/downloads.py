@@ -129,8 +129,16 @@ def _fed_by_download(s: object, depth: int = 0) -> bool:
     return False
 
 
+_URL_RUNNERS = frozenset({"deno", "bun", "bunx", "npx", "pipx", "uvx", "pnpx", "node", "python",
+                          "python3", "ruby", "perl", "php", "sh", "bash", "zsh"})
+
+
 def runs_download(an: Analyser, inv: Inv) -> None:
-    """An interpreter running a downloaded file, or reading a download through filters."""
+    """An interpreter running a downloaded file, a URL, or a download read through filters."""
+    if inv.prog in _URL_RUNNERS:
+        url = next((a for a in inv.positional if re.match(r"^https?://", a)), None)
+        if url is not None and not re.match(r"^https?://(?:localhost|127\.)", url):
+            an._hit("NET-002", inv.prog, f"runs code from {url}")
     if inv.prog not in _RUNNERS and not re.match(r"^(?:python|pypy)[0-9.]*$", inv.prog):
         return
     for a in inv.args:

@@ -177,6 +177,7 @@ def tex(text: str) -> list[Act]:
     """`\\write18{cmd}` and `\\input|"cmd"` in TeX source given on the command line."""
     out = [Act("shell", m.group(1)) for m in re.finditer(r"\\write18\s*\{(.*?)\}", text, re.S)]
     out += [Act("shell", m.group(1)) for m in re.finditer(r"\\input\s*\|\s*\"([^\"]*)\"", text)]
+    out += [Act("code", m.group(1), lang="lua") for m in re.finditer(r"\\directlua\s*\{(.*)\}", text, re.S)]
     return out
 
 

@@ -32,10 +32,20 @@ _LANG = [(re.compile(r"^(?:python|pypy)[0-9.]*$"), "python"), (re.compile(r"^per
          (re.compile(r"^(?:lua|luajit)[0-9.]*$"), "lua"), (re.compile(r"^(?:rscript|r)$"), "R"),
          (re.compile(r"^(?:tclsh|wish|expect)[0-9.]*$"), "tcl"),
          (re.compile(r"^(?:g|m|n)?awk$"), "awk")]
-_SOCKET = re.compile(r"socket|fsockopen|TCPSocket|IO::Socket|net\.connect|net\.Socket|Net::|"
-                     r"createConnection|/dev/tcp/")
-_SPAWN = re.compile(r"subprocess|pty\.spawn|os\.dup2|/bin/(?:ba|z|da)?sh\b|\bexec\b|spawn\(|"
-                    r"child_process|popen|\bsystem\b|proc_open|\bsh\b|cmd\.exe|\bpipe\(")
+_SOCKET = re.compile(r"socket|Socket\(|fsockopen|TCPSocket|IO::Socket|net\.connect|net\.Socket|Net::|"
+                     r"createConnection|/dev/tcp/|net\.Dial|TcpStream|gen_tcp|:ssl\.connect")
+_SPAWN = re.compile(r"subprocess|pty\.spawn|os\.dup2|dup2\(|/bin/(?:ba|z|da)?sh\b|\bexec|spawn\(|"
+                    r"child_process|popen|\bsystem\b|proc_open|shell_exec|passthru|`|\bsh\b|cmd\.exe|"
+                    r"\bpipe\(|exec\.Command|ProcessBuilder|Process\.|os:cmd")
+_UPLOAD = re.compile(r"requests\.(?:post|put|patch)|urlopen\([^)]*data\s*=|\.request\(|fetch\(|"
+                     r"Net::HTTP|HTTP::Request|LWP|curl_setopt|http\.(?:post|put)|httr::(?:POST|PUT)|"
+                     r"\.sendall\(|\.send\(|ftplib|smtplib|paramiko")
+_READS = re.compile(r"\bopen\(|readFileSync|readFile\(|File\.(?:read|open)|file_get_contents|io\.open|"
+                    r"slurp|read_file|readLines|Path\([^)]*\)\.read")
+_REMOTE = re.compile(r"https?://(?!localhost|127\.|\[::1\]|0\.0\.0\.0)[\w.-]+|[\"'](?:\d{1,3}\.){3}\d{1,3}[\"']|"
+                     r"host\s*[:=]\s*[\"'](?!localhost|127\.)[\w.-]+\.[a-z]{2,}")
+_BUILD_EXT = {".py": "python", ".pl": "perl", ".rb": "ruby", ".js": "node", ".mjs": "node",
+              ".ts": "node", ".php": "php", ".lua": "lua", ".r": "R", ".tcl": "tcl", ".awk": "awk"}
 
 _FED_SHELL = re.compile(r"\s*(?:\S*/)?(?:ba|z|da|k|mk|a|r)?sh(?:\s+-[a-z]+)*\s*$")
 _LITERAL = re.compile(r"'((?:[^'\\\n]|\\.){0,400})'|\"((?:[^\"\\\n]|\\.){0,400})\"")
@@ -56,8 +66,24 @@ def scan_code(code: str, lang: str) -> list[Action]:
         out += [Action("guess", m.group(1) or m.group(2) or "") for m in _LITERAL.finditer(code)]
     if lang != "awk" and _SOCKET.search(code) and _SPAWN.search(code):
         out.append(Action("rule", "SHELL-004", f"{lang}: socket wired to a process"))
+    if _UPLOAD.search(code) and _READS.search(code) and _REMOTE.search(code):
+        out.append(Action("rule", "EXFIL-001", f"{lang}: reads a file and sends data to a remote host"))
     if lang not in ("python", "awk"):
         out.append(Action("guess", code))
+    return out
+
+
+def written_code(inv: Inv, files: dict[str, str | None], resolve: Callable[[str], str]) -> list[Action]:
+    """Source files written earlier in the same line and handed to a compiler or runner
+    (`go run t.go`, `gcc x.c && ./a.out`, `javac X.java`): their code is read too."""
+    out: list[Action] = []
+    for arg in inv.args:
+        if arg.startswith("-") or "/" not in arg and "." not in arg:
+            continue
+        content = files.get(resolve(arg))
+        if content:
+            ext = "." + arg.rsplit(".", 1)[-1].lower() if "." in arg else ""
+            out += scan_code(content, _BUILD_EXT.get(ext, "generic"))
     return out
 
 

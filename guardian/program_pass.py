@@ -89,9 +89,14 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
         _do(an, act, inv, inv.simple, depth)
     if inv.prog not in DATA_PROGRAMS and not (e and e.get("by") == "unwrap"):
         _payload_pass(an, inv, used | (_code_args(inv) if e and e.get("by") else set()), depth)
-    if inv.via and inv.prog in SHELLS and not an._stdin(inv.simple) and \
-            escapes.bare_shell(shlex.join(inv.argv)):
-        an._hit("EXEC-001", inv.via[-1], f"{'/'.join(inv.via)} starts {inv.prog}")
+    if inv.prog in SHELLS and not an._stdin(inv.simple) and _interactive(inv, depth):
+        an._hit("EXEC-001", inv.via[-1] if inv.via else "", f"starts an interactive {inv.prog}")
+    head = _ESCAPE_LINE.sub("", inv.argv[0])
+    if head != inv.argv[0]:
+        if head in ("", "sh", "shell", "terminal", "term"):
+            an._hit("EXEC-001", "", inv.argv[0])
+        else:
+            _run(an, shlex.join([head, *inv.args]), depth, inv.simple)
     downloads.mark_downloads(an, inv)
     downloads.runs_download(an, inv)
     for raw in sensitive_targets(inv):
@@ -101,7 +106,24 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
                 an._hit(rule.id, inv.prog, path)
             if any(under(path, d) for d in SYSTEM):
                 an._hit("SYS-001", inv.prog, path)
+            elif path == an.home or re.match(re.escape(an.home) + r"/\.[^/]+/?$", path):
+                an._hit("CONF-001", inv.prog, f"unpacks into {path}")
             on_write(an, path, inv.prog)
+
+
+_ESCAPE_LINE = re.compile(r"^(?:\^[A-Z@\[\]])*(?::?!|:(?=(?:sh|shell|terminal|term)$))")
+
+
+def _interactive(inv: Inv, depth: int) -> bool:
+    """A shell with nothing to run: started by another program or payload, or (in the line
+    itself) asked to be interactive or privileged (`bash -p`, `sh -i`, `sh 0<&2 1>&2`)."""
+    if not escapes.bare_shell(shlex.join(inv.argv)):
+        return False
+    if inv.via or depth:
+        return True
+    flags = {c for a in inv.args if a.startswith("-") for c in a[1:]}
+    dup = any(r.op in (">&", "<&") or r.target.isdigit() for r in inv.simple.redirects)
+    return bool(flags & {"i", "p"}) or dup
 
 
 def _run(an: Analyser, text: str, depth: int, s: object) -> None:
@@ -170,7 +192,15 @@ def _argv(an: Analyser, argv: list[str], inv: Inv | None, s: object, depth: int)
         an._inv(Inv(inner, s, sudo or bool(inv and inv.sudo), [*outer, *via]), depth + 1)  # type: ignore[arg-type]
 
 
-_LANGS = {"js": "node", "r": "R", "expect": "tcl", "elisp": "lisp"}
+_LANGS = {"r": "R", "expect": "tcl"}
+_OWN_LANGS = frozenset({"python", "perl", "ruby", "node", "php", "lua", "R", "tcl", "awk"})
+_STRING = r"""(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`([^`]*)`)"""
+_FOREIGN_EXEC = re.compile(
+    r"(?:shell-command|async-shell-command|call-process(?:-shell-command)?|start-process(?:-shell-command)?|"
+    r"ansi-term|\bterm|callCommand|spawnCommand|\bsystem|\brun|os:cmd|run-program|do shell script|"
+    r"\bexec|\bexecute|popen|spawn|getRuntime\(\)\.exec|ProcessBuilder|Process\.Start|"
+    r"sh\.exec|shell_exec|passthru)\s*[\(\s]\s*(?:[\w.-]+\s+)?\{?\s*" + _STRING)
+_FOREIGN_SHELL = re.compile(r"\((?:shell|eshell|term|ansi-term)\b|\bexec\s*\{\s*" + _STRING)
 
 
 def _code(an: Analyser, code: str, lang: str, s: object, depth: int) -> None:
@@ -179,7 +209,17 @@ def _code(an: Analyser, code: str, lang: str, s: object, depth: int) -> None:
     if lang in ("tcl", "expect"):
         for m in re.finditer(r"\b(?:spawn|exec)\s+([^;\]\n}]+)", code):
             _run(an, m.group(1), depth, s)
-    for action in scan_code(code, _LANGS.get(lang, lang)):
+    lang = _LANGS.get(lang, lang)
+    if lang not in _OWN_LANGS:
+        for m in _FOREIGN_EXEC.finditer(code):
+            _run(an, next(g for g in m.groups() if g is not None), depth, s)
+        for m in _FOREIGN_SHELL.finditer(code):
+            body = next((g for g in m.groups() if g is not None), None)
+            if body is None:
+                an._hit("EXEC-001", "", m.group(0))
+            else:
+                _run(an, body, depth, s)
+    for action in scan_code(code, lang):
         if action.kind == "shell":
             _run(an, action.text, depth, s)
         elif action.kind == "guess":
@@ -265,11 +305,22 @@ def _data_values(inv: Inv) -> set[int]:
     return out
 
 
+_EXEC_OPT = re.compile(r"^-(?:e|c|x)$|^--?(?:exec\w*|command|cmd|shell-command|run|\w*-?hook|"
+                       r"pre\w*|post\w*|editor|pager|filter|wrapper|program|spawn|on-[\w-]+)(?:=|$)")
+
+
 def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
     """Any other argument that parses as a destructive command makes the line ask."""
     skip = used | _data_values(inv)
+    known = programs.entry(inv.prog) is not None
     for k, word in enumerate(inv.argv[1:], 1):
-        if k in skip or len(word) < 4 or UNKNOWN in word or not any(c in word for c in " ;|&<>"):
+        if k in skip or UNKNOWN in word:
+            continue
+        if not known and _EXEC_OPT.match(inv.argv[k - 1] if "=" not in word else word) and \
+                escapes.bare_shell(escapes.strip_prefix(word, generic=True)):
+            an._hit("EXEC-001", inv.prog, f"{inv.argv[k - 1]} {word}"[:60])
+            continue
+        if len(word) < 4 or not any(c in word for c in " ;|&<>"):
             continue
         cand = escapes.strip_prefix(word, generic=True)
         if not _PLAUSIBLE.search(cand) or depth + 1 > an.config.max_depth:

@@ -305,6 +305,19 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
     if kind == "cargocfg":
         return [Act("rule", "EXEC-002", detail=value[:60])] if any(
             k in value for k in ("runner", "linker", "rustc-wrapper", "rustc=")) else []
+    if kind == "xdisplay":
+        local = re.match(r"^(?:unix|localhost|127\.[\d.]+)?:\d", value)
+        return [] if local else [Act("rule", "SHELL-006", detail=value)]
+    if kind == "rforward":
+        return [Act("rule", "SHELL-007", detail=f"ssh -R {value}")]
+    if kind == "tunnel":
+        return [Act("rule", "SHELL-007", detail=f"{argv[0] if argv else ''} {value}"[:60])]
+    if kind == "fzfbind":
+        return [Act("shell", m.group(1)) for m in re.finditer(
+            r"(?:execute(?:-silent)?|reload|become|preview)[(:\[{]([^)\]}]*)", value)]
+    if kind == "rtorrentopt":
+        return [Act("shell", m.group(1).replace(",", " ")) for m in re.finditer(
+            r"execute(?:\.throw|\.nothrow)?(?:\.bg)?\s*=\s*(.*)$", value)]
     if kind == "prompt":
         return escapes.prompt_substs(value)
     if kind == "rpmeval":
