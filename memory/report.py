@@ -93,37 +93,50 @@ class Recall(BaseModel):
     def lesson_ids(self) -> list[str]:
         return [x.id for x in self.lessons]
 
-    def prompt(self) -> str:
-        """The memory block of the agent's first message."""
-        if not self.sources:
-            return self._lessons_only()
-        if not (self.lessons or self.rules or self.runs):
+    def prompt(self, item_chars: int = 600, total_chars: int = 8000) -> str:
+        """The memory block of the agent's first message.
+
+        Each text is cut to `item_chars` and entries stop at `total_chars`, so no
+        past run (a huge goal, a long edited lesson) crowds out the new task.
+        Without `sources` (the WikiTrace "Insights Only" control) the same
+        lessons come without source links, past runs or descent rules.
+        """
+        if not (self.lessons or self.rules or (self.runs and self.sources)):
             return "Memory: nothing relevant yet.\n"  # nothing to descend to: the rules would be noise
-        parts = []
-        if self.lessons:
-            parts.append("Lessons from past runs:")
-            for x in self.lessons:
-                parts.append(
-                    f"- [{x.id}] {x.insight}\n  Applies: {x.applicability or 'not stated'}\n"
-                    f"  Source: {MOUNT}/runs/{x.source_run}/ ({x.source_outcome}; compilation.md, trajectory.md)"
-                )
-        if self.rules:
-            parts.append("Prevention rules (learnt from repeated errors):")
-            parts += [f"- [{r.id}] {r.text} (tool {r.tool}, confidence {r.confidence:.2f})" for r in self.rules]
-        if self.runs:
-            parts.append("Similar past runs:")
-            parts += [f"- run {r.run_id} ({r.outcome}, score {r.score:+d}): {r.goal} — {r.trajectory}" for r in self.runs]
-        return "\n".join(parts) + f"\n\n{DESCENT_RULES}\n"
 
+        def cut(text: str) -> str:
+            text = " ".join(text.split())
+            return text if len(text) <= item_chars else text[: item_chars - 1] + "…"
 
-    def _lessons_only(self) -> str:
-        """The WikiTrace "Insights Only" control: the same lessons, nothing to descend to."""
-        parts = ["Lessons from past runs:" if self.lessons else "Memory: no lessons yet."]
-        parts += [f"- [{x.id}] {x.insight}\n  Applies: {x.applicability or 'not stated'}" for x in self.lessons]
-        if self.rules:
-            parts.append("Prevention rules (learnt from repeated errors):")
-            parts += [f"- [{r.id}] {r.text} (tool {r.tool}, confidence {r.confidence:.2f})" for r in self.rules]
-        return "\n".join(parts) + "\n"
+        def source(x: RecalledLesson) -> str:
+            return f"\n  Source: {MOUNT}/runs/{x.source_run}/ ({x.source_outcome}; compilation.md, trajectory.md)" \
+                if self.sources else ""
+
+        sections: list[tuple[str, list[str]]] = [
+            ("Lessons from past runs:", [
+                f"- [{x.id}] {cut(x.insight)}\n  Applies: {cut(x.applicability) or 'not stated'}{source(x)}"
+                for x in self.lessons]),
+            ("Prevention rules (learnt from repeated errors):", [
+                f"- [{r.id}] {cut(r.text)} (tool {cut(r.tool)}, confidence {r.confidence:.2f})" for r in self.rules]),
+            ("Similar past runs:", [
+                f"- run {r.run_id} ({r.outcome}, score {r.score:+d}): {cut(r.goal)} — {r.trajectory}"
+                for r in (self.runs if self.sources else [])]),
+        ]
+        parts: list[str] = []
+        used, left_out = 0, 0
+        for heading, entries in sections:
+            kept = []
+            for entry in entries:
+                if used + len(entry) > total_chars:
+                    left_out += 1
+                    continue
+                kept.append(entry)
+                used += len(entry)
+            parts += [heading, *kept] if kept else []
+        if left_out:
+            parts.append(f"({left_out} more memory item(s) left out to keep this block short"
+                         + (f"; grep {MOUNT} for more)" if self.sources else ")"))
+        return "\n".join(parts) + (f"\n\n{DESCENT_RULES}\n" if self.sources else "\n")
 
 
 class StepResult(BaseModel):
