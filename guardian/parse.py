@@ -85,6 +85,10 @@ class Walker:
                     self.walk(part.command, st.copy())
             elif part.kind == "parameter" and ("$(" in part.value or "`" in part.value):
                 self.pending.append(part.value)
+            elif part.kind == "parameter" and part.value.endswith("@P"):
+                value = st.env.get(part.value[:-2], UNKNOWN)  # prompt expansion runs $(..) in the value
+                if "$(" in value or "`" in value or UNKNOWN in value:
+                    self.pending.append(value if UNKNOWN not in value else "$(__unknown_prompt__)")
             else:
                 self._nested(part, st)
 

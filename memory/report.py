@@ -100,27 +100,44 @@ class Recall(BaseModel):
     def lesson_ids(self) -> list[str]:
         return [x.id for x in self.lessons]
 
-    def prompt(self) -> str:
-        """The memory block of the agent's first message."""
+    def prompt(self, item_chars: int = 600, total_chars: int = 8000) -> str:
+        """The memory block of the agent's first message.
+
+        Each text is cut to `item_chars` and entries stop at `total_chars`, so no
+        past run (a huge goal, a long edited lesson) crowds out the new task.
+        """
         if not self.sources:
             return self._lessons_only()
         if not (self.lessons or self.rules or self.runs):
             return f"Memory: nothing relevant yet.\n\n{DESCENT_RULES}\n"
-        parts = []
-        if self.lessons:
-            parts.append("Lessons from past runs:")
-            for x in self.lessons:
-                parts.append(
-                    f"- [{x.id}] {x.insight}\n  Applies: {x.applicability or 'not stated'}\n"
-                    f"  Source: run {x.source_run} ({x.source_outcome}); compilation {x.compilation}; "
-                    f"raw turns {x.trajectory}"
-                )
-        if self.rules:
-            parts.append("Prevention rules (learnt from repeated errors):")
-            parts += [f"- [{r.id}] {r.text} (tool {r.tool}, confidence {r.confidence:.2f})" for r in self.rules]
-        if self.runs:
-            parts.append("Similar past runs:")
-            parts += [f"- run {r.run_id} ({r.outcome}, score {r.score:+d}): {r.goal} — {r.trajectory}" for r in self.runs]
+
+        def cut(text: str) -> str:
+            text = " ".join(text.split())
+            return text if len(text) <= item_chars else text[: item_chars - 1] + "…"
+
+        sections: list[tuple[str, list[str]]] = [
+            ("Lessons from past runs:", [
+                f"- [{x.id}] {cut(x.insight)}\n  Applies: {cut(x.applicability) or 'not stated'}\n"
+                f"  Source: run {x.source_run} ({x.source_outcome}); compilation {x.compilation}; "
+                f"raw turns {x.trajectory}" for x in self.lessons]),
+            ("Prevention rules (learnt from repeated errors):", [
+                f"- [{r.id}] {cut(r.text)} (tool {cut(r.tool)}, confidence {r.confidence:.2f})" for r in self.rules]),
+            ("Similar past runs:", [
+                f"- run {r.run_id} ({r.outcome}, score {r.score:+d}): {cut(r.goal)} — {r.trajectory}" for r in self.runs]),
+        ]
+        parts: list[str] = []
+        used, left_out = 0, 0
+        for heading, entries in sections:
+            kept = []
+            for entry in entries:
+                if used + len(entry) > total_chars:
+                    left_out += 1
+                    continue
+                kept.append(entry)
+                used += len(entry)
+            parts += [heading, *kept] if kept else []
+        if left_out:
+            parts.append(f"({left_out} more memory item(s) left out to keep this block short; grep {MOUNT} for more)")
         return "\n".join(parts) + f"\n\n{DESCENT_RULES}\n"
 
 

@@ -42,6 +42,11 @@ DENY = [
     "x='rm -rf /'; eval \"$x\"",
     "declare c='rm -rf /'; $c",
     "export c='rm -rf /home'; $c",
+    "x='xrm -rf /'; ${x:$((0+1))}",
+    "rm -rf ${HOME:0:1}",
+    "x='$(rm -rf /)'; echo ${x@P}",
+    "echo 'ez -es /' | tr 'a-z' 'n-za-m' | sh",
+    "echo 'rxm -rf /' | tr -d x | sh",
 ]
 ASK = [  # values known only at run time
     "read c < /tmp/cmd; $c",
@@ -52,6 +57,8 @@ ASK = [  # values known only at run time
     "declare -n r=$1; $r",
     "f(){ rm -rf \"$1\"; }; set -- x; f /",
     "x=$(cat f); ${x^^}",
+    "x='xrm -rf /'; ${x:$((n+1))}",
+    "echo ${PS1@P}",
 ]
 ALLOW = [
     "IFS=, read -r name version <<< 'pkg,1.2'; echo \"$name $version\"",
@@ -66,6 +73,9 @@ ALLOW = [
     "arr=(a b c); echo \"${arr[@]:1}\"",
     "eval \"$(ssh-agent -s)\"",
     "eval \"$(pyenv init -)\"",
+    "for i in 1 2 3; do mkdir -p run_$((i*2)); done",
+    "echo $((1+2)) $((7/2)) $((-7%3))",
+    "echo hello | tr a-z A-Z",
 ]
 
 
