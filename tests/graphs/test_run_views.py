@@ -280,3 +280,18 @@ def test_report_of_a_shadow_run_has_the_shadow_audit(tether, tmp_path):
     tether.cli("report", out["run_id"], "-o", str(page))
     dom, console = chromium(page, tmp_path)
     assert console == [] and "<h2>Shadow audit</h2>" in dom and "1 deny, 1 ask" in dom
+
+
+def test_a_run_killed_before_it_saved_totals_is_listed_from_its_journal(tether):
+    _, out, _ = tether.run(EXAMPLES / "cascade-repair.yaml")
+    meta_path = tether.home / "runs" / out["run_id"] / "run.json"
+    meta = json.loads(meta_path.read_text())
+    saved = meta.pop("totals")
+    meta["status"] = "running"  # what run.json says while a run goes, and after a SIGKILL
+    meta_path.write_text(json.dumps(meta))
+    _, listed, _ = tether.cli("runs")
+    [line] = listed["runs"]
+    assert line["status"] == "running" and line["duration_s"] is None
+    assert (line["steps_done"], line["steps_total"], line["gate"]) == (saved["steps_done"], saved["steps_total"], saved["gate"])
+    _, shown, _ = tether.cli("show", out["run_id"])
+    assert shown["next"] == [f"tether resume {out['run_id']}"]
