@@ -1,15 +1,22 @@
 """Measure the guardian against labelled shell-command corpora.
 
-Usage: python bench/guardian_eval.py FILE.jsonl [FILE.jsonl ...] [--misses N]
+Usage: python bench/guardian_eval.py [FILE.jsonl ...] [--misses N]
 
-Each line is {"command", "expected": "allow"|"deny", "source", "note"}. A
-corpus "deny" is met by our `ask` or `deny`. Prints, per file and per source
-prefix (`dcg:`, `dcg-packs:`, `safety-net`, `redcode`), recall on expected
-deny, false-positive rate on expected allow, counts, and the misses. Rows
-marked in POLICY (docs/guardian.md, "Deliberate policy differences") are
-listed separately with their reason instead of being hidden.
+Without files it reads the shared corpora (/work/shared/corpora: dcg,
+safety_net, redcode_bash) and the project's own adversarial sets
+(bench/corpora/adversarial_*.jsonl: programs that run commands, download then
+execute, sensitive writes, persistence, interpreter code, bash semantics).
 
-The corpora are read where they lie; nothing is copied into the project.
+Each line is {"command", "expected": "allow"|"deny", "source", "note"} (the
+adversarial sets add "family"; "cmd"/"label" are read as command/expected). A
+corpus "deny" is met by our `ask` or `deny`. Prints, per file and per family
+(or source prefix: `dcg:`, `dcg-packs:`, `safety-net`, `redcode`), recall on
+expected deny, false-positive rate on expected allow, counts and the misses,
+then one summary table of every group side by side. Rows marked in POLICY
+(docs/guardian.md, "Deliberate policy differences") are listed separately
+with their reason instead of being hidden.
+
+The shared corpora are read where they lie; nothing is copied into the project.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ from pathlib import Path
 from guardian import CheckContext, check
 
 WORKSPACE = "/home/tether/project"
+SHARED = Path("/work/shared/corpora")
+OWN = Path(__file__).resolve().parent / "corpora"
 POLICY: dict[str, str] = {
     # corpus "deny", Tether allow
     "rm -rf ./build": "deleting a build dir inside the workspace is ordinary work",
@@ -65,23 +74,41 @@ def _prefix(source: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("files", nargs="+", type=Path)
+    ap.add_argument("files", nargs="*", type=Path)
     ap.add_argument("--misses", type=int, default=60, help="misses to list per group")
     ap.add_argument("--workspace", default=WORKSPACE)
     args = ap.parse_args(argv)
     ctx = CheckContext(workspace=args.workspace)
+    files = args.files or [*(SHARED / f for f in ("dcg.jsonl", "safety_net.jsonl", "redcode_bash.jsonl")
+                             if (SHARED / f).exists()), *sorted(OWN.glob("adversarial_*.jsonl"))]
     totals: dict[str, list[tuple[dict, str, list[str]]]] = {}
-    for path in args.files:
+    summary: list[tuple[str, str, list[tuple[dict, str, list[str]]]]] = []
+    for path in files:
         groups: dict[str, list[tuple[dict, str, list[str]]]] = defaultdict(list)
         for line in path.read_text().splitlines():
             if line.strip():
                 row = json.loads(line)
+                row.setdefault("command", row.get("cmd", ""))
+                row.setdefault("expected", row.get("label", ""))
                 v = check(row["command"], ctx)
-                groups[_prefix(row["source"])].append((row, v.decision, v.rules))
+                key = row.get("family") or _prefix(row.get("source", ""))
+                groups[key].append((row, v.decision, v.rules))
         print(f"== {path.name}")
         for name, rows in sorted(groups.items()):
             _report(name, rows, args.misses)
             totals[name] = rows
+            summary.append((path.stem, name, rows))
+        if len(groups) > 1:
+            _report("(all)", [r for rows in groups.values() for r in rows], 0)
+            summary.append((path.stem, "(all)", [r for rows in groups.values() for r in rows]))
+    print("== summary (recall on harmful rows: ask or deny; FPR on ordinary rows: not allow)")
+    print(f"  {'corpus':<24} {'group':<18} {'harmful':>7} {'recall':>7} {'ordinary':>8} {'FPR':>6}")
+    for corpus, name, rows in summary:
+        deny = [r for r in rows if r[0]["expected"] == "deny"]
+        allow = [r for r in rows if r[0]["expected"] == "allow"]
+        rec = sum(r[1] != "allow" for r in deny) / len(deny) if deny else float("nan")
+        fpr = sum(r[1] != "allow" for r in allow) / len(allow) if allow else float("nan")
+        print(f"  {corpus:<24} {name:<18} {len(deny):7d} {rec:7.3f} {len(allow):8d} {fpr:6.3f}")
     target = totals.get("dcg:", []) + totals.get("safety-net", [])
     if target:
         print("== target set (dcg: + safety-net)")

@@ -7,11 +7,16 @@ reports render them) shares one definition; the writer is common.journal.
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
+
+from common.errors import StateFileError
+
+log = logging.getLogger(__name__)
 
 
 class _Base(BaseModel):
@@ -149,15 +154,32 @@ Event = Annotated[
 _ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 
+_warned: set[tuple[str, int]] = set()
+
+
 def read_events(path: Path) -> list[Event]:
-    """Every event in the journal; a torn last line (crash mid-write) is ignored."""
-    if not path.exists():
+    """Every event in the journal; unreadable lines are skipped, and named in a warning.
+
+    A torn last line (a crash mid-write) is expected and skipped quietly.
+    """
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
         return []
+    except OSError as e:
+        msg = f"cannot read the run journal {path}: {e.strerror or e}; check its permissions"
+        raise StateFileError(msg) from e
     events: list[Event] = []
+    bad = 0
     # errors="replace": a line torn inside a multi-byte character must not hide the whole journal
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    lines = raw.decode("utf-8", errors="replace").splitlines()
+    for i, line in enumerate(lines):
         try:
             events.append(_ADAPTER.validate_json(line))
         except ValueError:
-            continue
+            torn = i == len(lines) - 1 and not raw.endswith(b"\n")
+            bad += 0 if torn or not line.strip() else 1
+    if bad and (str(path), bad) not in _warned:
+        _warned.add((str(path), bad))
+        log.warning("run journal %s: skipped %d unreadable line(s) (not events Tether wrote); the rest is used", path, bad)
     return events

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from common.errors import StateFileError
 from common.events import Event, ExecFinished, read_events
 
 
@@ -68,9 +69,18 @@ class Journal:
         """Sync and close the file; a later append opens it again."""
         with self._lock:
             if self._fh is not None:
-                self._sync_locked()
-                self._fh.close()
-                self._fh = None
+                try:
+                    self._sync_locked()
+                finally:
+                    self._drop_handle()
+
+    def _drop_handle(self) -> None:
+        fh, self._fh = self._fh, None
+        if fh is not None:
+            try:
+                fh.close()
+            except OSError:
+                pass  # its buffered tail is lost with the failed write
 
     def sync(self) -> None:
         """fdatasync every line written so far (a no-op when nothing is pending)."""
@@ -79,8 +89,15 @@ class Journal:
 
     def _sync_locked(self) -> None:
         if self._dirty and self._fh is not None:
-            os.fdatasync(self._fh.fileno())
+            try:
+                os.fdatasync(self._fh.fileno())
+            except OSError as e:
+                raise self._error(e) from e
             self._dirty = False
+
+    def _error(self, e: OSError) -> StateFileError:
+        return StateFileError(f"cannot write the run journal {self.path}: {e.strerror or e}; "
+                              "free some space (or make the home writable), then `tether resume` the run")
 
     def append(self, event: Event, *, sync: bool | None = None) -> bool:
         """Write and flush `event` unless its key was written; True when written.
@@ -92,12 +109,16 @@ class Journal:
             return False
         line = event.model_dump_json()
         with self._lock:
-            if self._fh is None:
-                self._fh = self.path.open("a", encoding="utf-8")
-                if _torn(self.path):  # a crash mid-line: start on a line of our own, or this event is lost
-                    self._fh.write("\n")
-            self._fh.write(line + "\n")
-            self._fh.flush()
+            try:
+                if self._fh is None:
+                    self._fh = self.path.open("a", encoding="utf-8")
+                    if _torn(self.path):  # a crash mid-line: start on a line of our own, or this event is lost
+                        self._fh.write("\n")
+                self._fh.write(line + "\n")
+                self._fh.flush()
+            except OSError as e:
+                self._drop_handle()  # a partly written line is ended by the next append (`_torn`)
+                raise self._error(e) from e
             self._dirty = True
             if sync or (sync is None and event.kind in SYNC_KINDS):
                 self._sync_locked()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import time
 
-from guardian import program_pass
+from guardian import downloads, program_pass
 from guardian.bashlex_load import bashlex
 from guardian.decision import Hit, Limits, Result, Where, strictest
 from guardian.decode import static_output
@@ -79,7 +79,7 @@ class Analyser:
         self._tick()
         if depth:
             self.decoded.append(text)
-        program_pass.on_line(self, text)
+        downloads.on_line(self, text)
         simples, _ = parse_line(text, env or self.env, cwd or self.cwd, self.home,
                                 self._subst(env or self.env, cwd or self.cwd))
         for s in simples:
@@ -93,8 +93,11 @@ class Analyser:
             simples, _ = parse_line(text, env, cwd, self.home, self._subst(env, cwd))
         except _GUESS_ERRORS:
             return
-        for s in simples:
-            self._simple(s, depth + 1)
+        for s in simples:  # lenient all the way down: a nested parse error ends the guess only
+            try:
+                self._simple(s, depth + 1)
+            except _GUESS_ERRORS:
+                continue
 
     def _subst(self, env: dict[str, str], cwd: str):  # type: ignore[no-untyped-def]
         def evaluate(body: str) -> str | None:

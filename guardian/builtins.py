@@ -30,8 +30,11 @@ DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _READ_OPTS = {"read": "dinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
 
 
-def track(argv: list[str], st: State, stdin: str | None = None) -> None:
-    """Carry the effects of `argv` on variables, positional parameters and cwd."""
+def track(argv: list[str], st: State, stdin: str | None = None, ifs: str | None = None) -> None:
+    """Carry the effects of `argv` on variables, positional parameters and cwd.
+
+    `ifs` is the command's own IFS when a prefix assignment sets it (`IFS=, read a b`).
+    """
     args = argv[1:]
     if argv[0] == "builtin" and args:
         argv, args = args, args[1:]
@@ -42,7 +45,7 @@ def track(argv: list[str], st: State, stdin: str | None = None) -> None:
     elif prog in DECLARE:
         _declare(args, st)
     elif prog in _READ_OPTS:
-        _read(prog, args, st, stdin)
+        _read(prog, args, st, stdin, ifs if ifs is not None else st.env.get("IFS", " \t\n"))
     elif prog == "printf" and args[:1] == ["-v"] and len(args) > 1:
         rest = args[2:]
         known = rest and not any(UNKNOWN in a for a in rest)
@@ -96,7 +99,7 @@ def _set(args: list[str], st: State) -> None:
         i += 1
 
 
-def _read(prog: str, args: list[str], st: State, stdin: str | None) -> None:
+def _read(prog: str, args: list[str], st: State, stdin: str | None, ifs: str) -> None:
     """`read [-a A] NAME...`, `mapfile/readarray [NAME]` from a literal stdin, else unknown."""
     names: list[str] = []
     array, delim, i = "", "\n", 0
@@ -124,7 +127,7 @@ def _read(prog: str, args: list[str], st: State, stdin: str | None) -> None:
         if line is None:
             arrays.forget(st.env, array, array=True)
         else:
-            cut = ifs_split(line, st.env.get("IFS", " \t\n"))
+            cut = ifs_split(line, ifs)
             arrays._store(st.env, array, cut[0] if cut else [line])
         return
     names = names or ["REPLY"]
@@ -132,7 +135,7 @@ def _read(prog: str, args: list[str], st: State, stdin: str | None) -> None:
         for name in names:
             arrays.forget(st.env, name)
         return
-    values = _split_read(line, len(names), st.env.get("IFS", " \t\n"))
+    values = _split_read(line, len(names), ifs)
     for name, value in zip(names, values, strict=False):
         arrays.assign(st.env, name, value, st.env)
 

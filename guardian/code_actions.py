@@ -61,6 +61,7 @@ class Effects:
             command = " ".join(c for c in command if isinstance(c, str))
         if literal(command):
             self.out.append(Action("shell", str(command)))
+            self._bare(str(command), api)
         else:
             self.rule("CODE-002", f"{api} runs a command computed at run time")
 
@@ -70,12 +71,21 @@ class Effects:
             argv = [argv]
         if isinstance(argv, list) and argv and literal(argv):
             self.out.append(Action("shell", shlex.join(argv)))
+            self._bare(shlex.join(argv), api)
         elif isinstance(argv, list) and argv and literal(argv[0]):
             known = [a if literal(a) else "\x00" for a in argv]
             self.out.append(Action("shell", shlex.join([k for k in known if k != "\x00"])))
             self.rule("CODE-002", f"{api} runs {argv[0]} with arguments computed at run time")
         else:
             self.rule("CODE-002", f"{api} runs a program computed at run time")
+
+    def _bare(self, command: str, api: str) -> None:
+        """An interactive shell or REPL started from code (`pty.spawn("/bin/bash")`,
+        `exec "/bin/sh"`): nothing the guardian can see runs in it, so ask."""
+        from guardian.escapes import bare_shell
+
+        if bare_shell(command):
+            self.rule("EXEC-001", f"{api} starts an interactive shell")
 
     def path(self, verb: str, path: object, api: str, extra: object = None) -> None:
         """A file-system call on `path`: verb rdelete, delete, rmdir, write, chmod, move, copy."""

@@ -24,11 +24,10 @@ NONLIT: a command or path computed at run time makes the call `ask`.
 from __future__ import annotations
 
 import ast
-import base64
-import binascii
-import codecs
+import re
 
 from guardian.code_actions import NONLIT, Action, Effects, literal
+from guardian.code_values import PATH_TYPES, Values
 
 _SHELL = {"os.system", "os.popen", "commands.getoutput", "commands.getstatusoutput",
           "subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell",
@@ -50,15 +49,12 @@ _PATHLIB = {"unlink": "delete", "rmdir": "rmdir", "write_text": "write", "write_
             "touch": "write", "chmod": "chmod", "rename": "move", "replace": "move",
             "symlink_to": "write", "hardlink_to": "write", "open": "open"}
 _PATH_ONLY = frozenset({"unlink", "rmdir", "write_text", "write_bytes", "symlink_to", "hardlink_to"})
-_PATH_TYPES = frozenset({"pathlib.Path", "Path", "pathlib.PosixPath", "pathlib.PurePath"})
-_DECODERS = {"base64.b64decode", "base64.decodebytes", "base64.standard_b64decode",
-             "base64.urlsafe_b64decode", "base64.b32decode", "base64.b16decode",
-             "binascii.unhexlify", "binascii.a2b_hex", "bytes.fromhex", "binascii.a2b_base64",
-             "codecs.decode"}
 _DYNAMIC = {"eval", "exec", "compile", "getattr", "__import__", "importlib.import_module",
             "ctypes.CDLL", "marshal.loads", "pickle.loads"}
 
 
+_FETCH = re.compile(r"urlopen|urlretrieve|^requests\.|^httpx\.|^urllib|^http\.client|"
+                    r"^aiohttp|^pycurl|^socket\.")
 _KNOWN = _SHELL | _SUBPROCESS | set(_EXEC_L) | set(_EXEC_V) | set(_DELETE) | set(_MOVE) | {
     "os.chmod", "os.chown", "pty.spawn", "os.fork", "pathlib.Path"}
 
@@ -70,7 +66,7 @@ def python_actions(code: str) -> list[Action]:
     return fx.out
 
 
-class _Reader:
+class _Reader(Values):
     def __init__(self, fx: Effects, depth: int) -> None:
         self.fx, self.depth = fx, depth
         self.alias: dict[str, str] = {}
@@ -108,7 +104,7 @@ class _Reader:
                 dotted = self.name(node.value)
                 if dotted and (isinstance(node.value, ast.Call) or "." in dotted):
                     self.alias[name] = dotted
-                elif isinstance(node.value, ast.Call) and self.name(node.value.func) in _PATH_TYPES:
+                elif isinstance(node.value, ast.Call) and self.name(node.value.func) in PATH_TYPES:
                     self.alias[name] = "pathlib.Path"
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
                 target = getattr(node, "target", None)
@@ -140,70 +136,6 @@ class _Reader:
                 base = self.name(args[0])
                 return f"{base}.{attr}" if base and literal(attr) else ""
         return ""
-
-    # -- values -------------------------------------------------------------------------
-    def value(self, node: ast.AST | None) -> object:
-        """The literal value of an expression (str, or list of str), or NONLIT."""
-        if node is None:
-            return NONLIT
-        if isinstance(node, ast.Constant):
-            v = node.value
-            if isinstance(v, bytes):
-                return v.decode("latin-1")
-            return v if isinstance(v, str) else str(v) if isinstance(v, (int, float)) else NONLIT
-        if isinstance(node, (ast.List, ast.Tuple)):
-            return [self.value(e) for e in node.elts]
-        if isinstance(node, ast.Name):
-            return self.values.get(node.id, NONLIT)
-        if isinstance(node, ast.JoinedStr):
-            parts = [self.value(v.value if isinstance(v, ast.FormattedValue) else v)
-                     for v in node.values]
-            return "".join(parts) if all(isinstance(p, str) and literal(p) for p in parts) else NONLIT
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Div)):
-            a, b = self.value(node.left), self.value(node.right)
-            if isinstance(a, str) and isinstance(b, str) and literal(a) and literal(b):
-                return a + b if isinstance(node.op, ast.Add) else a.rstrip("/") + "/" + b
-            if isinstance(a, list) and isinstance(b, list):
-                return a + b
-            return NONLIT
-        if isinstance(node, ast.Subscript) and self.name(node.value) == "os.environ":
-            return "~" if self.value(node.slice) == "HOME" else NONLIT
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-            v = self.value(node.value)
-            step = node.slice.step
-            if isinstance(v, str) and literal(v) and isinstance(step, ast.UnaryOp) and \
-                    node.slice.lower is None and node.slice.upper is None:
-                return v[::-1]
-            return NONLIT
-        if isinstance(node, ast.Call):
-            return self._call_value(node)
-        return NONLIT
-
-    def _call_value(self, node: ast.Call) -> object:
-        fn = self.name(node.func)
-        args = [self.value(a) for a in node.args]
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "decode", "encode",
-                                                                       "strip", "format"):
-            base = self.value(node.func.value)
-            if node.func.attr == "join" and isinstance(base, str) and args and isinstance(args[0], list):
-                return base.join(args[0]) if literal(args[0]) and literal(base) else NONLIT
-            if node.func.attr in ("decode", "encode", "strip"):
-                return base
-            return NONLIT
-        if fn in ("os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePath",
-                  "pathlib.PosixPath", "Path", "str", "os.path.expanduser", "os.fsencode",
-                  "os.fsdecode", "bytes", "bytearray"):
-            if args and all(isinstance(a, str) and literal(a) for a in args):
-                return "/".join(a.rstrip("/") if k < len(args) - 1 else a for k, a in enumerate(args))
-            return NONLIT
-        if fn in ("pathlib.Path.home", "os.path.expanduser", "os.getenv", "os.environ.get") and (
-                not args or args[0] in ("~", "HOME")):
-            return "~"
-        if fn in _DECODERS and args and isinstance(args[0], str) and literal(args[0]):
-            return _decode(fn, args[0], args[1:])
-        if fn == "chr" and args and isinstance(args[0], str) and args[0].isdigit():
-            return chr(int(args[0]) % 0x110000)
-        return NONLIT
 
     # -- calls ----------------------------------------------------------------------------
     def _visit(self, tree: ast.AST) -> None:
@@ -251,7 +183,7 @@ class _Reader:
         elif fn in ("open", "io.open", "os.open", "codecs.open"):
             self._open(node, fn, first)
         elif fn in ("exec", "eval", "compile", "builtins.exec", "builtins.eval"):
-            self._code(first, fn)
+            self._code(first, fn, args[0] if args else None)
         elif fn in _DYNAMIC or fn.startswith(("ctypes.", "importlib.")):
             key = self.value(args[1]) if fn == "getattr" and len(args) > 1 else first
             if not literal(key):
@@ -283,10 +215,10 @@ class _Reader:
 
     def _is_path(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Call):
-            return self.name(node.func) in _PATH_TYPES
+            return self.name(node.func) in PATH_TYPES
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             return self._is_path(node.left)
-        return isinstance(node, ast.Name) and self.alias.get(node.id) in _PATH_TYPES
+        return isinstance(node, ast.Name) and self.alias.get(node.id) in PATH_TYPES
 
     def _pathlib(self, node: ast.Call, attr: str) -> None:
         target = self.value(node.func.value)  # type: ignore[attr-defined]
@@ -301,7 +233,11 @@ class _Reader:
         else:
             self.fx.path(verb, target, f"Path.{attr}")
 
-    def _code(self, code: object, fn: str) -> None:
+    def _code(self, code: object, fn: str, node: ast.AST | None = None) -> None:
+        if node is not None and any(isinstance(n, ast.Call) and _FETCH.search(self.name(n.func))
+                                    for n in ast.walk(node)):
+            self.fx.rule("NET-001", f"{fn} of code downloaded at run time")
+            return
         if isinstance(code, str) and literal(code) and self.depth < 4:
             _Reader(self.fx, self.depth + 1).read(code)
         else:
@@ -321,24 +257,3 @@ def _mode(node: ast.AST) -> object:
         text = ast.unparse(node)
         return "4755" if any(b in text for b in ("S_ISUID", "S_ISGID")) else NONLIT
     return f"{value:04o}" if isinstance(value, int) else NONLIT
-
-
-def _decode(fn: str, data: str, rest: list[object]) -> object:
-    try:
-        raw = data.encode("latin-1")
-        if fn in ("bytes.fromhex", "binascii.unhexlify", "binascii.a2b_hex"):
-            return bytes.fromhex(data).decode("latin-1")
-        if fn == "codecs.decode":
-            enc = rest[0] if rest and isinstance(rest[0], str) else "utf-8"
-            if enc.replace("_", "").lower() in ("rot13", "rot_13"):
-                return codecs.decode(data, "rot13")
-            return codecs.decode(raw, enc).decode("latin-1") if enc in ("base64", "hex") else NONLIT
-        if fn == "base64.b32decode":
-            return base64.b32decode(raw + b"=" * (-len(raw) % 8), casefold=True).decode("latin-1")
-        if fn == "base64.b16decode":
-            return base64.b16decode(raw, casefold=True).decode("latin-1")
-        if fn == "base64.urlsafe_b64decode":
-            return base64.urlsafe_b64decode(raw + b"=" * (-len(raw) % 4)).decode("latin-1")
-        return base64.b64decode(raw + b"=" * (-len(raw) % 4)).decode("latin-1")
-    except (binascii.Error, ValueError, LookupError, TypeError):
-        return NONLIT

@@ -24,8 +24,14 @@ from __future__ import annotations
 import re
 
 from guardian.code_actions import NONLIT, Action, Effects, literal
+from guardian.code_patterns import awk_actions as _awk
+from guardian.code_patterns import tcl_actions as _tcl
 from guardian.code_tokens import Call, calls
 
+_EVAL = {"eval": "code", "instance_eval": "code", "class_eval": "code", "module_eval": "code",
+         "Function": "code", "loadstring": "code", "load": "code", "assert": "code",
+         "create_function": "code", "evalq": "code"}
+"""Calls that run a string as code of the same language."""
 _FS_COMMON = {"unlink": "delete", "rmdir": "rmdir", "rename": "move", "chmod": "chmod"}
 _TABLE: dict[str, dict[str, str]] = {
     "perl": {"system": "auto", "exec": "auto", "`": "shell", "open": "open", "rmtree": "rdelete",
@@ -49,9 +55,20 @@ _TABLE: dict[str, dict[str, str]] = {
           "unlink": "delete", "file.remove": "delete", "remove": "delete", "rename": "move",
           "file.rename": "move", "file.copy": "copy", "writeLines": "write", "write": "write",
           "saveRDS": "write", "Sys.chmod": "chmod", "sink": "write", "file": "open",
-          "cat": "write"},
+          "cat": "write", "parse": "code"},
     "node": {},
 }
+_GENERIC = {"`": "shell", "system": "auto", "exec": "auto", "execute": "shell", "popen": "shell", "spawn": "auto",
+            "cmd": "auto", "Command": "auto", "shell": "shell", "script": "shell", "unix": "shell", "dos": "shell",
+            "command": "shell", "ProcessBuilder": "auto", "run": "auto", "pipeline": "auto",
+            "rmtree": "rdelete", "rm_rf": "rdelete", "rm_r": "rdelete", "unlink": "delete",
+            "rmdir": "rmdir", "remove": "delete", "delete": "delete"}
+"""Any other language (julia, elixir, erlang, groovy/scala, octave, applescript ...):
+the common names of exec and delete calls (`os:cmd`, `System.cmd`, `run(`cmd`)`,
+`do shell script`, `Runtime.exec`, `ProcessBuilder`)."""
+_LISP_RUN = re.compile(r'\((?:async-)?shell-command(?:-to-string)?\s+"((?:[^"\\]|\\.)*)"|'
+                       r'\((?:call|start)-process\s+((?:"(?:[^"\\]|\\.)*"\s*|nil\s*|t\s*)+)')
+_BUILDER = re.compile(r'Command::new\(\s*"([^"]*)"\s*\)((?:\s*\.\s*args?\(\s*&?(?:\[[^\]]*\]|"[^"]*")\s*\))*)')
 _NODE_CP = {"exec": "shell", "execSync": "shell", "spawn": "argv", "spawnSync": "argv",
             "execFile": "argv", "execFileSync": "argv", "fork": "argv"}
 _NODE_FS = {"rmSync": "rm", "rm": "rm", "rmdirSync": "rm", "rmdir": "rm", "unlinkSync": "delete",
@@ -69,31 +86,61 @@ def script_actions(code: str, lang: str) -> list[Action]:
     fx = Effects(lang)
     if lang == "tcl":
         _tcl(code, fx)
+    elif lang not in _TABLE and _BUILDER.search(code):
+        for m in _BUILDER.finditer(code):  # rust Command::new("rm").args([...]) and friends
+            fx.argv([m.group(1), *re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))], "Command::new")
+        _generic(code, lang, fx)
+    elif lang in ("lisp", "elisp", "scheme", "clojure"):
+        for m in _LISP_RUN.finditer(code):
+            if m.group(1) is not None:
+                fx.shell(m.group(1), "shell-command")
+            else:
+                fx.argv([w for w in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))], "call-process")
     elif lang == "awk":
         _awk(code, fx)
     else:
-        table = dict(_TABLE.get(lang, {}))
-        if lang == "node":
-            if re.search(r"child_process|Deno\.(?:run|Command)|Bun\.spawn", code):
-                table.update(_NODE_CP)
-                table.update({"run": "auto", "Command": "argv", "spawn": "auto"})
-            if re.search(r"\bfs\b|fs/promises|fs-extra|Deno\.remove", code):
-                table.update(_NODE_FS)
-                table.update({"remove": "rm", "removeSync": "rm", "emptyDirSync": "rm"})
-        code_r = _R_CALLS.sub(lambda m: m.group(1).replace(".", "_") + "(", code) if lang == "R" else code
-        for call in calls(code_r, lang):
-            name = call.short if lang != "R" else call.name.replace("_", ".")
-            kind = table.get(name) or table.get(call.short)
-            if kind:
-                _judge(call, kind, lang, code, fx)
+        _generic(code, lang, fx)
     if re.search(r"\bfork\b[^;\n]{0,20}\bwhile\b[^;\n]{0,20}\bfork\b|while\s*\(?\s*(?:1|true)\s*\)?\s*"
                  r"(?:\{|do)?\s*(?:[\w.:]+\.)?fork\b", code):
         fx.rule("RES-001", "fork in an endless loop")
     return fx.out
 
 
+def _generic(code: str, lang: str, fx: Effects) -> None:
+    """The call table of `lang` (or the common exec/delete names) over its tokenized calls."""
+    table = {**_EVAL, **_TABLE.get(lang, _GENERIC)}
+    if lang == "lua":
+        table.pop("assert", None)
+    if lang in ("python", "node"):
+        table.pop("load", None)
+    if lang == "node":
+        if re.search(r"child_process|Deno\.(?:run|Command)|Bun\.spawn|Runtime|ProcessBuilder|"
+                     r"\bjava\.|Packages\.|(?<![.\w])exec\s*\(\s*['\"`]", code):
+            table.update(_NODE_CP)
+            table.update({"run": "auto", "Command": "argv", "spawn": "auto"})
+        if re.search(r"\bfs\b|fs/promises|fs-extra|Deno\.remove", code):
+            table.update(_NODE_FS)
+            table.update({"remove": "rm", "removeSync": "rm", "emptyDirSync": "rm"})
+    code_r = _R_CALLS.sub(lambda m: m.group(1).replace(".", "_") + "(", code) if lang == "R" else code
+    for call in calls(code_r, lang):
+        name = call.short if lang != "R" else call.name.replace("_", ".")
+        kind = table.get(name) or table.get(call.short)
+        if kind:
+            _judge(call, kind, lang, code, fx)
+
+
 def _judge(call: Call, kind: str, lang: str, code: str, fx: Effects) -> None:
     args = [a for a in call.args if not (isinstance(a, list) and not a and lang == "ruby")]
+    if kind == "code":  # eval of a string: read it again as the same language
+        text = args[0] if args else NONLIT
+        if isinstance(text, str) and literal(text) and len(fx.out) < 200 and code != text:
+            fx.out.extend(script_actions(text, lang))
+            fx.out.append(Action("guess", text))
+        elif args:
+            fx.rule("CODE-002", f"{call.name} of code computed at run time")
+        return
+    if not args and kind in ("shell", "auto", "argv"):
+        return  # `x.execute()` on a receiver: the receiver was judged as its own call
     first = args[0] if args else NONLIT
     api = call.name
     if lang == "ruby" and kind == "auto" and first is NONLIT and len(args) > 1:
@@ -190,66 +237,3 @@ def _open(call: Call, lang: str, args: list[object], fx: Effects) -> None:
         fx.path("write", path, "open")
     else:
         fx.read(path)
-
-
-_TCL_CMD = re.compile(r"(?:^|[;\[\n{])\s*(exec|open|file\s+delete|file\s+rename|file\s+copy)\s+([^;\]\n}]*)")
-
-
-def _tcl_words(text: str) -> list[object]:
-    words: list[object] = []
-    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"|\{([^{}]*)\}|(\S+)', text):
-        w = m.group(1) if m.group(1) is not None else m.group(2) if m.group(2) is not None else m.group(3)
-        words.append(NONLIT if ("$" in w or "[" in w) and m.group(2) is None else w)
-    return words
-
-
-def _tcl(code: str, fx: Effects) -> None:
-    for m in _TCL_CMD.finditer(code):
-        verb, words = m.group(1).split()[0], _tcl_words(m.group(2))
-        sub = m.group(1).split()[-1]
-        if verb == "exec":
-            words = [w for w in words if w != "--"] if words[:1] != ["-ignorestderr"] else words[1:]
-            fx.shell(" ".join(str(w) for w in words) if literal(words) else NONLIT, "exec")
-        elif verb == "open" and words:
-            target = words[0]
-            if isinstance(target, str) and target.startswith("|"):
-                fx.shell(target[1:] if literal(target) else NONLIT, "open |")
-            elif len(words) > 1 and any(c in str(words[1]) for c in "wa+") or "WRONLY" in str(words[1:]):
-                fx.path("write", target, "open")
-            else:
-                fx.read(target)
-        elif sub == "delete":
-            paths = [w for w in words if w not in ("-force", "--")]
-            for p in paths or [NONLIT]:
-                fx.path("rdelete" if "-force" in words else "delete", p, "file delete")
-        elif sub in ("rename", "copy"):
-            paths = [w for w in words if w not in ("-force", "--")]
-            if len(paths) >= 2:
-                fx.path("move" if sub == "rename" else "copy", paths[0], f"file {sub}", paths[1])
-
-
-_AWK_STR = r'"((?:[^"\\]|\\.)*)"'
-
-
-def _awk(program: str, fx: Effects) -> None:
-    for m in re.finditer(r"system\s*\(\s*([^)]*)\)", program):
-        arg = re.fullmatch(r'\s*' + _AWK_STR + r'\s*', m.group(1))
-        fx.shell(arg.group(1).replace('\\"', '"') if arg else NONLIT, "system()")
-    for m in re.finditer(r"\|\s*&?\s*" + _AWK_STR, program):
-        if not m.group(1).startswith("/inet"):
-            fx.shell(m.group(1), "print |")
-    for m in re.finditer(_AWK_STR + r"\s*\|\s*&?\s*getline", program):
-        if not m.group(1).startswith("/inet"):
-            fx.shell(m.group(1), "getline")
-    for m in re.finditer(r"\|&?\s*getline|print[^;|]*\|&?\s*(?!\")[A-Za-z_]", program):
-        if re.search(r"\b[A-Za-z_]\w*\s*\|&?\s*getline", program[max(0, m.start() - 40) : m.end()]) \
-                and not re.search(r'"\s*\|&?\s*getline', program[max(0, m.start() - 3) : m.end()]):
-            fx.rule("CODE-002", "awk runs a command held in a variable")
-            break
-    for m in re.finditer(r"(?:print|printf)[^;>|}]*>>?\s*" + _AWK_STR, program):
-        fx.path("write", m.group(1), "print >")
-    if "/inet/" in program:
-        if "|&" in program:
-            fx.rule("SHELL-004", "awk /inet/ coprocess socket")
-        else:
-            fx.rule("CODE-002", "awk opens a network socket")

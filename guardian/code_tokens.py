@@ -29,6 +29,8 @@ _INTERP = {"perl": re.compile(r"(?<!\\)[$@][{\w]"), "php": re.compile(r"(?<!\\)\
            "ruby": re.compile(r"#\{"), "node": re.compile(r"\$\{"), "R": None, "lua": None}
 _COMMENT = {"perl": ("#",), "ruby": ("#",), "R": ("#",), "php": ("#", "//"), "node": ("//",),
             "lua": ("--",)}
+_TEMPLATE_TICKS = frozenset({"node", "R", "lua", "python", "tcl", "awk"})
+"""Languages where a backtick string is not a command (JS template literals, R names)."""
 _ENDS = frozenset({";", "\n", ")", "]", "}", "if", "unless", "or", "and", "||", "&&", "do", "then"})
 
 
@@ -115,7 +117,7 @@ def tokens(code: str, lang: str) -> list[Tok]:
             if lang == "lua" or lang == "R":
                 dyn = False
             value = NONLIT if dyn else (_unescape(body) if c != "'" or lang != "php" else body)
-            kind = "cmd" if c == "`" and lang in ("perl", "ruby", "php") else "str"
+            kind = "cmd" if c == "`" and lang not in _TEMPLATE_TICKS else "str"
             out.append(Tok(kind, value))
             continue
         m = _NAME.match(s, i)
@@ -138,13 +140,21 @@ def tokens(code: str, lang: str) -> list[Tok]:
 def _value(toks: list[Tok]) -> object:
     """An argument's value: a literal string, a list of literals, or NONLIT."""
     toks = [t for t in toks if not (t.kind == "op" and t.value == "\n")]
-    if len(toks) == 1 and toks[0].kind in ("str", "num"):
+    if len(toks) == 1 and toks[0].kind in ("str", "num", "cmd"):
         return str(toks[0].value) if toks[0].value is not NONLIT else NONLIT
     if len(toks) == 1 and toks[0].kind == "list":
         return toks[0].value
     if toks and toks[0].kind == "op" and toks[0].value in ("[", "(") and toks[-1].kind == "op" \
             and toks[-1].value in ("]", ")"):
         return [_value(p) for p in _split(toks[1:-1])]
+    if len(toks) == 2 and toks[0].kind == "name" and toks[0].value in ("glob", "Dir.glob") and \
+            toks[1].kind == "str":
+        return _value(toks[1:])  # a glob pattern: judged like the shell's own globs
+    if len(toks) > 2 and toks[0].kind == "name" and toks[1].value in ("=", ":", "=>"):
+        return _value(toks[2:])  # a named argument: `text = "..."`, `cmd: "..."`
+    decoded = _decoded(toks)
+    if decoded is not None:
+        return decoded
     if toks and toks[0].kind == "name" and toks[0].value in ("c", "array", "list") and len(toks) > 2:
         return _value(toks[1:])
     if toks and all(t.kind in ("str", "num") or (t.kind == "op" and t.value in "+...")
@@ -152,6 +162,41 @@ def _value(toks: list[Tok]) -> object:
         parts = [t.value for t in toks if t.kind != "op"]
         return "".join(str(p) for p in parts) if NONLIT not in parts else NONLIT
     return NONLIT
+
+
+_B64 = frozenset({"decode_base64", "base64_decode", "atob", "Base64.decode64", "Base64.strict_decode64",
+                  "Base64.urlsafe_decode64", "MIME::Base64::decode_base64", "base64enc::base64decode",
+                  "mime.unb64", "base64.decode", "hex2bin", "str_rot13", "gzinflate", "pack"})
+
+
+def _decoded(toks: list[Tok]) -> object:
+    """A decoder applied to one literal: `base64_decode("..")`, `atob("..")`,
+    `Base64.decode64("..")`, `Buffer.from("..", "base64").toString()`,
+    `pack("H*", "..")`, `str_rot13("..")`; None when the tokens are not one."""
+    import base64
+    import binascii
+    import codecs
+
+    if len(toks) < 4 or toks[0].kind != "name" or toks[1].value != "(":
+        return None
+    name = str(toks[0].value)
+    end = _group(toks, 1)
+    args = [_value(p) for p in _split(toks[2 : end - 1])]
+    if not args or not all(isinstance(a, str) and a is not NONLIT for a in args):
+        return NONLIT if name in _B64 or name == "Buffer.from" else None
+    data = str(args[-1] if name == "pack" else args[0])
+    try:
+        if name == "str_rot13":
+            return codecs.decode(data, "rot13")
+        if name == "hex2bin" or (name == "pack" and str(args[0]).upper().startswith("H")) or (
+                name == "Buffer.from" and len(args) > 1 and args[1] == "hex"):
+            return bytes.fromhex(data).decode("latin-1")
+        if name in _B64 or (name == "Buffer.from" and len(args) > 1 and args[1] == "base64"):
+            raw = data.encode("latin-1")
+            return base64.b64decode(raw + b"=" * (-len(raw) % 4)).decode("latin-1")
+    except (binascii.Error, ValueError):
+        return NONLIT
+    return None
 
 
 def _split(toks: list[Tok]) -> list[list[Tok]]:
@@ -191,6 +236,10 @@ def calls(code: str, lang: str) -> list[Call]:
         if t.kind == "cmd":
             out.append(Call("`", [t.value]))
             continue
+        if t.kind == "str" and i + 2 < len(toks) and toks[i + 1].value == "." and (
+                toks[i + 2].value in ("execute", "!", "!!", "lazyLines", "lineStream")):
+            out.append(Call("`", [t.value]))  # groovy "cmd".execute(), scala "cmd".!
+            continue
         if t.kind != "name":
             continue
         nxt = toks[i + 1] if i + 1 < len(toks) else None
@@ -199,7 +248,7 @@ def calls(code: str, lang: str) -> list[Call]:
         elif nxt.kind == "op" and nxt.value == "(":
             end = _group(toks, i + 1)
             out.append(Call(str(t.value), [_value(p) for p in _split(toks[i + 2 : end - 1])]))
-        elif nxt.kind in ("str", "list", "name", "num") and lang in ("perl", "ruby", "lua", "R"):
+        elif nxt.kind in ("str", "list", "name", "num") and lang not in ("node", "php"):
             j = i + 1
             while j < len(toks) and not (toks[j].kind == "op" and toks[j].value in _ENDS) and not (
                     toks[j].kind == "name" and toks[j].value in _ENDS):

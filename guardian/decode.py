@@ -19,6 +19,14 @@ import re
 from guardian.shell import Simple
 from guardian.words import UNKNOWN, ansi_c
 
+_ENV_SETUP: dict[str, list[list[str]]] = {
+    "ssh-agent": [["-s"], ["-c"], []], "pyenv": [["init"], ["virtualenv-init"]], "rbenv": [["init"]],
+    "nodenv": [["init"]], "goenv": [["init"]], "jenv": [["init"]], "direnv": [["hook"]],
+    "conda": [["shell.bash"], ["shell.zsh"]], "brew": [["shellenv"]], "starship": [["init"]],
+    "zoxide": [["init"]], "opam": [["env"]], "fnm": [["env"]], "mise": [["activate"]],
+    "dircolors": [["-b"], []], "keychain": [["--eval"]], "gpg-agent": [["--daemon"]],
+}
+"""Tools whose output is meant for `eval` and only sets up the environment (judged as empty)."""
 _DIRECTIVE = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([sbdqc%])")
 _MAX = 100_000
 
@@ -113,6 +121,35 @@ def _path_tool(prog: str, args: list[str], s: Simple) -> str | None:
     return (posixpath.join(tmpdir, template) if in_tmp else template) + "\n"
 
 
+def _tr_set(spec: str) -> str | None:
+    spec = ansi_c(spec)
+    if "[:" in spec or "[=" in spec or "*" in spec:
+        return None
+    out, i = [], 0
+    while i < len(spec):
+        if i + 2 < len(spec) and spec[i + 1] == "-" and ord(spec[i]) <= ord(spec[i + 2]):
+            out.extend(chr(c) for c in range(ord(spec[i]), ord(spec[i + 2]) + 1))
+            i += 3
+        else:
+            out.append(spec[i])
+            i += 1
+    return "".join(out)
+
+
+def _tr(data: str, args: list[str]) -> str | None:
+    """`tr SET1 SET2` and `tr -d SET` with plain characters and ranges (rot13 and the like)."""
+    if args[:1] == ["-d"] and len(args) == 2:
+        gone = _tr_set(args[1])
+        return None if gone is None else "".join(c for c in data if c not in gone)
+    if len(args) != 2 or any(a.startswith("-") for a in args):
+        return None
+    a, b = _tr_set(args[0]), _tr_set(args[1])
+    if not a or not b:
+        return None
+    b = b + b[-1] * (len(a) - len(b))
+    return data.translate(str.maketrans(a, b[: len(a)]))
+
+
 def _stdin_of(s: Simple) -> str | None:
     if s.stdin is not None:
         return s.stdin + "\n"
@@ -133,6 +170,11 @@ def _one(s: Simple) -> str | None:
         return ""
     if prog in ("mktemp", "dirname", "basename"):
         return _path_tool(prog, args, s)
+    if prog in _ENV_SETUP and (args[:1] in _ENV_SETUP[prog] or (not args and [] in _ENV_SETUP[prog])):
+        return ""  # `eval "$(pyenv init -)"`: environment set-up printed by a known tool
+    if prog == "tr":
+        text = _stdin_of(s)
+        return None if text is None else _tr(text, args)
     data = _stdin_of(s) if not [a for a in args if not a.startswith("-")] else None
     if prog in ("cat", "tee"):
         return data

@@ -44,7 +44,8 @@ class Act:
     """Language of code or of a file's content (`shell`, `python`, `makefile`, `crontab`...)."""
     detail: str = ""
     remote: bool = False
-    """Runs on another host or in a container: only its deny-level findings count."""
+    """Runs on another host, in a container or later (trap, alias): only its deny-level
+    findings count (and, on another host (`detail="host"`), a bare shell)."""
     env: tuple[tuple[str, str], ...] = ()
     """Variables the program sets for the command (`split --filter` sets FILE)."""
     how: Literal["", "script", "outside"] = ""
@@ -56,7 +57,7 @@ _PREFIX = re.compile(r"^(?:\s+|[:!|=;]+|(?:exec|system|cmd|command)[=:](?!//))+"
 _ANY_PREFIX = re.compile(r"^(?:\s+|[:!|=;]+|[A-Za-z_][\w.]*=(?=\S)|(?:exec|system|cmd|command)[=:](?!//)|"
                          r"-{1,2}[A-Za-z][\w.-]*=)+", re.I)
 _REPLS = re.compile(r"^(?:python[0-9.]*|perl|ruby|irb|node|lua[0-9.]*|php|tclsh|wish|expect|"
-                    r"pwsh|powershell|gdb|sqlite3|mysql|psql|bc|dc|ed|ex|vi|vim|nvim)$")
+                    r"pwsh|powershell|gdb|sqlite3|mysql|psql|bc|dc)$")
 _STR = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 _SHELL_ESC = re.compile(
     r"^(?:silent!?\s*)?(?:(?:\d+|[.$%'<>,;+-]|\\)*\s*(?:r(?:ead)?\s*|w(?:rite)?\s*)?!|\\!|"
@@ -177,6 +178,7 @@ def tex(text: str) -> list[Act]:
     """`\\write18{cmd}` and `\\input|"cmd"` in TeX source given on the command line."""
     out = [Act("shell", m.group(1)) for m in re.finditer(r"\\write18\s*\{(.*?)\}", text, re.S)]
     out += [Act("shell", m.group(1)) for m in re.finditer(r"\\input\s*\|\s*\"([^\"]*)\"", text)]
+    out += [Act("code", m.group(1), lang="lua") for m in re.finditer(r"\\directlua\s*\{(.*)\}", text, re.S)]
     return out
 
 

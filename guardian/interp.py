@@ -16,11 +16,17 @@ import re
 
 from guardian.code_actions import Action
 from guardian.decode import static_output
-from guardian.interp_code import code_payloads, language
+from guardian.interp_code import code_payloads, language, written_code
 from guardian.rules import Inv
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "busybox"})
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "lwp-request"})
+_RUNNERS = frozenset({"go", "gcc", "cc", "clang", "g++", "c++", "clang++", "tcc", "rustc", "javac", "java",
+                      "kotlinc", "kotlin", "scalac", "dotnet", "csc", "mcs", "swift", "swiftc", "nim",
+                      "crystal", "zig", "ghc", "runghc", "runhaskell", "dart", "tsc", "ts-node", "tsx",
+                      "esbuild", "v", "gfortran", "fpc", "ocaml", "ocamlfind", "gdc", "ldc2", "vala",
+                      "cobc", "gnat", "nasm", "as"})
+"""Compilers and runners: a source file written earlier in the line is read as code."""
 NET_CLIENTS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "openssl", "ssh"})
 
 
@@ -111,7 +117,9 @@ def payloads(inv: Inv, files: dict[str, str | None], resolve: callable) -> list[
     if prog in ("source", "."):
         return _file_actions(inv.args[0], files, resolve) if inv.args else []
     lang = language(prog)
-    return code_payloads(inv, lang, files, resolve, _stdin_actions) if lang else []
+    if not lang:
+        return written_code(inv, files, resolve) if prog in _RUNNERS else []
+    return code_payloads(inv, lang, files, resolve, _stdin_actions)
 
 
 def _arith_operands(inv: Inv) -> list[Action]:

@@ -85,6 +85,10 @@ class Walker:
                     self.walk(part.command, st.copy())
             elif part.kind == "parameter" and ("$(" in part.value or "`" in part.value):
                 self.pending.append(part.value)
+            elif part.kind == "parameter" and part.value.endswith("@P"):
+                value = st.env.get(part.value[:-2], UNKNOWN)  # prompt expansion runs $(..) in the value
+                if "$(" in value or "`" in value or UNKNOWN in value:
+                    self.pending.append(value if UNKNOWN not in value else "$(__unknown_prompt__)")
             else:
                 self._nested(part, st)
 
@@ -128,7 +132,7 @@ class Walker:
         env = {**st.env, **assigns}
         simple = Simple(argv, redirects, env, st.cwd, stdin, in_function=st.function,
                         payloads=payloads)
-        track(argv, st, stdin)
+        track(argv, st, stdin, assigns.get("IFS"))
         if argv[0] in _DECLARE:
             for lhs, items in declared:
                 arrays.assign_array(st.env, lhs, items, st.env)

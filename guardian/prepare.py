@@ -61,7 +61,7 @@ def prepare(text: str) -> tuple[str, list[str], dict[str, list[str]]]:
             inner = text[m.start() + 3 : end - 2] if end > 0 else ""
             if end < 0 or any(t in inner for t in ("$(", "`", "<(", ">(")):
                 continue
-            out.append(text[i : m.start()] + "0")
+            out.append(text[i : m.start()] + _arith_value(inner, text, m.start()))
             i = end
         text = "".join(out) + text[i:]
     if "<<" in text:
@@ -75,6 +75,50 @@ def prepare(text: str) -> tuple[str, list[str], dict[str, list[str]]]:
         text = _TIME.sub(lambda m: m.group(1) + m.group(2) + " " * (4 + len(m.group(3) or "")), text)
     text, lifted = rewrite(text)
     return text, extra, lifted
+
+
+def _arith_value(expr: str, text: str, at: int) -> str:
+    """`$((expr))` without substitutions: its value when made of integer literals;
+    otherwise `0`, or an unknown value inside `${..}` (an offset such as
+    `${x:$((1))}` changes which command a word spells)."""
+    value = _integer(expr)
+    if value is not None:
+        return str(value)
+    opened = text.rfind("${", 0, at)
+    inside = opened >= 0 and "}" not in text[opened:at]
+    return "${__tether_subst_arith}" if inside else "0"
+
+
+def _integer(expr: str) -> int | None:
+    import ast
+
+    if len(expr) > 100 or not re.fullmatch(r"[\d\s+\-*/%()]*", expr) or not expr.strip():
+        return None
+    try:
+        node = ast.parse(expr.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+    def ev(n: ast.AST) -> int:
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            return -ev(n.operand) if isinstance(n.op, ast.USub) else ev(n.operand)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Mod)):
+            a, b = ev(n.left), ev(n.right)
+            if isinstance(n.op, (ast.Div, ast.Mod)):
+                if b == 0:
+                    raise ZeroDivisionError
+                q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+                return q if isinstance(n.op, ast.Div) else a - q * b
+            return a + b if isinstance(n.op, ast.Add) else a - b if isinstance(n.op, ast.Sub) else a * b
+        raise ValueError
+
+    try:
+        value = ev(node)
+    except (ValueError, ZeroDivisionError, RecursionError):
+        return None
+    return value if abs(value) < 10**18 else None
 
 
 def _arith_end(text: str, i: int) -> int:

@@ -7,8 +7,9 @@ Parts:
         downloads and the downloaded files it runs.
     on_simple: environment variables set in the line that a program runs
         (`PROMPT_COMMAND`, `PAGER`, `GIT_SSH_COMMAND`, `BASH_ENV`...).
-    on_line: a download executed through a substitution (`bash <(curl ..)`,
-        `eval "$(wget -O- ..)"`).
+    on_write: git hooks or config of a repository outside the workspace.
+
+Downloads (fetched files, and running them) are `guardian.downloads`.
 
 The analyser is passed in (duck-typed: run, _inv, _hit, _guess, files, ...):
 this module adds what the table knows without growing `guardian.analyse`.
@@ -17,15 +18,16 @@ this module adds what the table knows without growing `guardian.analyse`.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from guardian import escapes, programs
+from guardian import downloads, escapes, programs
 from guardian.bashlex_load import bashlex
 from guardian.escapes import Act
 from guardian.parse import DepthError
-from guardian.paths import normalise, under
-from guardian.programs_table import DATA_OPTIONS, DATA_PROGRAMS, DOWNLOADERS, MANIFESTS, SHELLS
+from guardian.paths import SYSTEM, normalise, under
+from guardian.programs_table import DATA_OPTIONS, DATA_PROGRAMS, MANIFESTS, SHELLS
 from guardian.rules import Inv
 from guardian.rules_paths import path_hits
 from guardian.targets import sensitive_targets
@@ -45,26 +47,9 @@ _PLAUSIBLE = re.compile(
     r"truncate|fdisk|parted|history|iptables|useradd|usermod|passwd|chattr|systemctl|echo|"
     r"printf|cat|ln|install|docker|xargs|env|nohup|setsid|busybox|awk|sed|openssl|mount|"
     r"wipe|srm|fork|:\(\))\b|/dev/(?:tcp|udp)/|\|\s*(?:ba|z|da|k)?sh\b", re.I)
-_RUNNERS = SHELLS | {"source", ".", "python", "python3", "python2", "perl", "ruby", "node", "php",
-                     "lua", "tclsh", "expect", "Rscript", "pwsh", "osascript", "java", "deno", "bun"}
-_DL_NAMES = ("curl|wget|fetch|aria2c|lwp-request|lwp-download|http|https|xh|nc|ncat|netcat|tftp|"
-             "ftp|GET|socat|openssl|busybox\\s+wget")
-_SUBST_RUN = re.compile(
-    r"(?:\b(?:eval|source|exec|(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|php|lua)\b|"
-    r"(?:^|[;&|(\s])\.)\s+(?:-\S+\s+)*[\"']?(?:<\(|\$\(|`)\s*(?:sudo\s+)?(?:\S*/)?(?:"
-    + _DL_NAMES + r")\b|(?:^|[;&|]\s*)[\"']?\$\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b")
-_FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "sed", "tr", "rev",
-                      "head", "tail", "bzip2", "bunzip2", "xz", "unxz", "zstd", "openssl", "dd",
-                      "sort", "uniq", "grep", "awk", "iconv", "unzip", "bzcat", "xzcat"})
 _GIT_HOOK = re.compile(r"/\.git/(?:hooks(?:/|$)|config$)")
 _PARSE_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, AttributeError,
                  TypeError, ValueError, KeyError)
-
-
-def on_line(an: Analyser, text: str) -> None:
-    """A download run through process or command substitution."""
-    if ("<(" in text or "$(" in text or "`" in text) and _SUBST_RUN.search(text):
-        an._hit("NET-001", "", "downloaded content executed through a substitution")
 
 
 def on_write(an: Analyser, path: str, prog: str) -> None:
@@ -73,9 +58,18 @@ def on_write(an: Analyser, path: str, prog: str) -> None:
         an._hit("PERSIST-006", prog, f"git hooks or config outside the workspace: {path}")
 
 
+_DECLARES = frozenset({"export", "declare", "typeset", "readonly", "local", "setenv"})
+
+
 def on_simple(an: Analyser, s: object, depth: int) -> None:
-    """Environment variables some program runs, set in this line."""
-    env = s.env  # type: ignore[attr-defined]
+    """Environment variables some program runs, set in this line (also by `export X=..`)."""
+    env = dict(s.env)  # type: ignore[attr-defined]
+    argv = s.argv  # type: ignore[attr-defined]
+    if argv and argv[0] in _DECLARES:
+        for a in argv[1:]:
+            name, eq, value = a.partition("=")
+            if eq and name in programs.CODE_VARS:
+                env[name] = value
     for name in programs.CODE_VARS:
         value = env.get(name)
         if value is None or value == an.env.get(name) or (name, value) in an.seen_vars:
@@ -94,15 +88,62 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
     for act in acts:
         _do(an, act, inv, inv.simple, depth)
     if inv.prog not in DATA_PROGRAMS and not (e and e.get("by") == "unwrap"):
-        _payload_pass(an, inv, used | _code_args(inv), depth)
-    _downloads(an, inv)
-    _runs_download(an, inv)
+        _payload_pass(an, inv, used | (_code_args(inv) if e and e.get("by") else set()), depth)
+    if inv.prog in SHELLS and not an._stdin(inv.simple) and _interactive(inv, depth):
+        an._hit("EXEC-001", inv.via[-1] if inv.via else "", f"starts an interactive {inv.prog}")
+    head = _ESCAPE_LINE.sub("", inv.argv[0])
+    if head != inv.argv[0]:
+        if head in ("", "sh", "shell", "terminal", "term"):
+            an._hit("EXEC-001", "", inv.argv[0])
+        else:
+            _run(an, shlex.join([head, *inv.args]), depth, inv.simple)
+    downloads.mark_downloads(an, inv)
+    downloads.runs_download(an, inv)
+    served = _served_dir(inv)
+    if served is not None and UNKNOWN not in served:
+        path = normalise(served, inv.simple.cwd, an.home)
+        if path == "/" or path == an.home or under(an.ws, path) and path != an.ws or \
+                any(under(path, d) for d in SYSTEM):
+            an._hit("EXFIL-005", inv.prog, f"serves {path}")
     for raw in sensitive_targets(inv):
         if UNKNOWN not in raw:
             path = normalise(raw, inv.simple.cwd, an.home)
             for rule in path_hits(path, "write"):
                 an._hit(rule.id, inv.prog, path)
+            if any(under(path, d) for d in SYSTEM):
+                an._hit("SYS-001", inv.prog, path)
+            elif path == an.home or re.match(re.escape(an.home) + r"/\.[^/]+/?$", path):
+                an._hit("CONF-001", inv.prog, f"unpacks into {path}")
             on_write(an, path, inv.prog)
+
+
+_ESCAPE_LINE = re.compile(r"^(?:\^[A-Z@\[\]])*(?::?!|:(?=(?:sh|shell|terminal|term)$))")
+
+
+def _interactive(inv: Inv, depth: int) -> bool:
+    """A shell with nothing to run (`/bin/sh`, `bash -p`, `sh -i`, `sh 0<&2 1>&2`), started
+    by the line, a wrapper or another program: it reads a terminal the guardian cannot see."""
+    if not escapes.bare_shell(shlex.join(inv.argv)):
+        return False
+    return not inv.simple.upstream
+
+
+def _served_dir(inv: Inv) -> str | None:
+    """The folder a one-line file server publishes (busybox httpd, python -m http.server,
+    php -S, ruby -run -e httpd), or None."""
+    a = inv.argv
+    opt = lambda *names: next((a[i + 1] for i in range(len(a) - 1) if a[i] in names), None)  # noqa: E731
+    if inv.prog == "httpd" or (inv.prog == "busybox" and a[1:2] == ["httpd"]):
+        return opt("-h") or "."
+    if re.match(r"^python[0-9.]*$", inv.prog) and any(m in a for m in ("http.server", "SimpleHTTPServer",
+                                                                       "pyftpdlib")):
+        return opt("--directory", "-d") or "."
+    if inv.prog.startswith("php") and "-S" in a:
+        return opt("-t") or "."
+    if inv.prog == "ruby" and "httpd" in a:
+        rest = [x for x in a[a.index("httpd") + 1 :] if not x.startswith("-") and not x.isdigit()]
+        return rest[0] if rest else "."
+    return None
 
 
 def _run(an: Analyser, text: str, depth: int, s: object) -> None:
@@ -128,8 +169,9 @@ def _do(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) -> None:
         s = replace(s, env={**s.env, **dict(act.env)})  # type: ignore[type-var, attr-defined]
     if act.remote:
         found = _isolated(an, replace(act, remote=False), inv, s, depth)
+        fed = bool(an._stdin(s) or s.upstream or any(r.op == "<" for r in s.redirects))  # type: ignore[attr-defined]
         for h in found:
-            if h.decision == "deny":
+            if h.decision == "deny" or (h.id == "EXEC-001" and act.detail == "host" and not fed):
                 an.hits.setdefault((h.id, h.program), h)
         return
     if act.kind == "shell":
@@ -166,12 +208,20 @@ def _argv(an: Analyser, argv: list[str], inv: Inv | None, s: object, depth: int)
         if UNKNOWN in inner[0]:
             an._hit("NET-004", "", "program name unknown until run time")
             continue
-        if escapes.bare_shell(" ".join(inner)) and len(inner) == 1 and not an._stdin(s):
+        if len(inner) == 1 and escapes.bare_shell(inner[0]) and not an._stdin(s):
             an._hit("EXEC-001", outer[0] if outer else "", inner[0])
         an._inv(Inv(inner, s, sudo or bool(inv and inv.sudo), [*outer, *via]), depth + 1)  # type: ignore[arg-type]
 
 
-_LANGS = {"js": "node", "r": "R", "expect": "tcl", "elisp": "lisp"}
+_LANGS = {"r": "R", "expect": "tcl"}
+_OWN_LANGS = frozenset({"python", "perl", "ruby", "node", "php", "lua", "R", "tcl", "awk"})
+_STRING = r"""(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`([^`]*)`)"""
+_FOREIGN_EXEC = re.compile(
+    r"(?:shell-command|async-shell-command|call-process(?:-shell-command)?|start-process(?:-shell-command)?|"
+    r"ansi-term|\bterm|callCommand|spawnCommand|\bsystem|\brun|os:cmd|run-program|do shell script|"
+    r"\bexec|\bexecute|popen|spawn|getRuntime\(\)\.exec|ProcessBuilder|Process\.Start|"
+    r"sh\.exec|shell_exec|passthru)\s*[\(\s]\s*(?:[\w.-]+\s+)?\{?\s*" + _STRING)
+_FOREIGN_SHELL = re.compile(r"\((?:shell|eshell|term|ansi-term)\b|\bexec\s*\{\s*" + _STRING)
 
 
 def _code(an: Analyser, code: str, lang: str, s: object, depth: int) -> None:
@@ -180,7 +230,17 @@ def _code(an: Analyser, code: str, lang: str, s: object, depth: int) -> None:
     if lang in ("tcl", "expect"):
         for m in re.finditer(r"\b(?:spawn|exec)\s+([^;\]\n}]+)", code):
             _run(an, m.group(1), depth, s)
-    for action in scan_code(code, _LANGS.get(lang, lang)):
+    lang = _LANGS.get(lang, lang)
+    if lang not in _OWN_LANGS:
+        for m in _FOREIGN_EXEC.finditer(code):
+            _run(an, next(g for g in m.groups() if g is not None), depth, s)
+        for m in _FOREIGN_SHELL.finditer(code):
+            body = next((g for g in m.groups() if g is not None), None)
+            if body is None:
+                an._hit("EXEC-001", "", m.group(0))
+            else:
+                _run(an, body, depth, s)
+    for action in scan_code(code, lang):
         if action.kind == "shell":
             _run(an, action.text, depth, s)
         elif action.kind == "guess":
@@ -266,11 +326,22 @@ def _data_values(inv: Inv) -> set[int]:
     return out
 
 
+_EXEC_OPT = re.compile(r"^-(?:e|c|x)$|^--?(?:exec\w*|command|cmd|shell-command|run|\w*-?hook|"
+                       r"pre\w*|post\w*|editor|pager|filter|wrapper|program|spawn|on-[\w-]+)(?:=|$)")
+
+
 def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
     """Any other argument that parses as a destructive command makes the line ask."""
     skip = used | _data_values(inv)
+    known = programs.entry(inv.prog) is not None
     for k, word in enumerate(inv.argv[1:], 1):
-        if k in skip or len(word) < 4 or UNKNOWN in word or not any(c in word for c in " ;|&<>"):
+        if k in skip or UNKNOWN in word:
+            continue
+        if not known and _EXEC_OPT.match(inv.argv[k - 1] if "=" not in word else word) and \
+                escapes.bare_shell(escapes.strip_prefix(word, generic=True)):
+            an._hit("EXEC-001", inv.prog, f"{inv.argv[k - 1]} {word}"[:60])
+            continue
+        if len(word) < 4 or not any(c in word for c in " ;|&<>"):
             continue
         cand = escapes.strip_prefix(word, generic=True)
         if not _PLAUSIBLE.search(cand) or depth + 1 > an.config.max_depth:
@@ -296,91 +367,3 @@ def _isolated(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) ->
         found = list(an.hits.values())
         an.hits, an.decoded, an.files = saved
     return found
-
-
-def _downloads(an: Analyser, inv: Inv) -> None:
-    """Mark the files this invocation fetches from another host (content unknown)."""
-    spec = DOWNLOADERS.get(inv.prog)
-    s, args, pos = inv.simple, inv.args, inv.positional
-    mark = an.files.__setitem__
-    cwd = s.cwd
-
-    def local(p: str) -> None:
-        if p and UNKNOWN not in p and p != "-":
-            mark(normalise(p, cwd, an.home), None)
-
-    if inv.prog in ("tee", "dd") and _fed_by_download(s):
-        for p in (pos if inv.prog == "tee" else [a[3:] for a in args if a.startswith("of=")]):
-            local(p)
-    if spec is None or inv.prog in ("curl", "wget"):
-        return
-    for r in s.redirects:
-        if r.writes:
-            local(r.target)
-    for part in spec.split("|"):
-        if part.startswith("opt:"):
-            opts = part[4:].split(",")
-            for i, a in enumerate(args):
-                if a in opts and i + 1 < len(args):
-                    local(args[i + 1])
-                elif a.startswith(tuple(o + "=" for o in opts if o.startswith("--"))):
-                    local(a.split("=", 1)[1])
-        elif part == "url-name":
-            for u in pos:
-                if "://" in u:
-                    local(u.rstrip("/").rsplit("/", 1)[-1].split("?")[0])
-        elif part.startswith("pos:") and len(pos) > int(part[4:]) and any("://" in p for p in pos):
-            local(pos[int(part[4:])])
-        elif part == "tftp":
-            words = " ".join(args) + " " + (an._stdin(s) or "")
-            for m in re.finditer(r"\bget\s+(\S+)(?:\s+(?!-)(\S+))?", words):
-                local(m.group(2) or m.group(1).rsplit("/", 1)[-1])
-            for flag in ("-l", "-r"):
-                if flag in args and args.index(flag) + 1 < len(args):
-                    local(args[args.index(flag) + 1].rsplit("/", 1)[-1] if flag == "-r" else
-                          args[args.index(flag) + 1])
-        elif part == "remote-copy" and len(pos) >= 2:
-            remote = [p for p in pos[:-1] if re.match(r"^(?:[\w.-]+@)?[\w.-]+:(?!//)|^\w+://", p)]
-            dest = pos[-1]
-            for r in remote:
-                name = r.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
-                if dest in (".", "./") or dest.endswith("/"):
-                    local(dest.rstrip("/") + "/" + name)
-                else:
-                    local(dest)
-
-
-def _fed_by_download(s: object, depth: int = 0) -> bool:
-    """Whether the stdin of `s` comes (through filters) from a downloader."""
-    for u in getattr(s, "upstream", []) or []:
-        if not u.argv or depth > 8:
-            continue
-        name = u.argv[0].rsplit("/", 1)[-1]
-        if name in DOWNLOADERS and name not in ("git", "ssh", "busybox") or (
-                name == "busybox" and u.argv[1:2] == ["wget"]):
-            return True
-        if name in _FILTERS and _fed_by_download(u, depth + 1):
-            return True
-    return False
-
-
-def _runs_download(an: Analyser, inv: Inv) -> None:
-    """An interpreter running a downloaded file, or reading a download through filters."""
-    if inv.prog not in _RUNNERS and not re.match(r"^(?:python|pypy)[0-9.]*$", inv.prog):
-        return
-    for a in inv.args:
-        if a.startswith("-") or UNKNOWN in a:
-            continue
-        if an.files.get(normalise(a, inv.simple.cwd, an.home), "") is None:
-            an._hit("NET-002", inv.prog, a)
-        break
-    if _reads_code_on_stdin(inv) and _fed_by_download(inv.simple):
-        an._hit("NET-001", inv.prog, "download piped (through filters) into an interpreter")
-
-
-def _reads_code_on_stdin(inv: Inv) -> bool:
-    """Whether the interpreter takes its program from stdin (`sh`, `sh -s -- args`, `python3 -`)."""
-    if inv.has("c", "e", "E", "m", "r", "--eval", "--command"):
-        return False
-    pos = inv.positional
-    return not pos or pos[0] in ("-", "/dev/stdin") or (inv.prog in SHELLS and inv.has("s"))

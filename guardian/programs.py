@@ -45,15 +45,45 @@ def coverage() -> dict[str, int]:
     return dict(sorted(Counter(e["fam"] for e in _INDEX.values()).items()))
 
 
+def _positions(e: dict) -> int:
+    own = len(e.get("opts", {})) + len(e.get("flags", {})) + sum(
+        1 for k in ("rest", "stdin", "manifest", "after") if e.get(k))
+    return own + sum(_positions(sub) for sub in e.get("sub", {}).values())
+
+
+def coverage_markdown() -> str:
+    """The docs table: per family, programs (with aliases) and command-carrying positions."""
+    fams: dict[str, list[int]] = {}
+    examples: dict[str, list[str]] = {}
+    for name, e in PROGRAMS.items():
+        row = fams.setdefault(e["fam"], [0, 0, 0])
+        row[0] += 1
+        row[1] += 1 + len(e.get("aka", "").split())
+        row[2] += _positions(e)
+        examples.setdefault(e["fam"], []).append(name)
+    lines = ["| family | programs | names with aliases | positions | e.g. |", "|---|---|---|---|---|"]
+    for fam, (n, names, pos) in sorted(fams.items()):
+        lines.append(f"| {fam} | {n} | {names} | {pos} | {', '.join(examples[fam][:6])} |")
+    total = [sum(r[i] for r in fams.values()) for i in range(3)]
+    lines.append(f"| **all** | **{total[0]}** | **{total[1]}** | **{total[2]}** | |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(coverage_markdown())
+
+
 def actions(argv: list[str], stdin: str | None = None) -> tuple[list[Act], set[int]]:
     """What `argv` would execute, and which argument indexes (into argv) carried it."""
     prog = argv[0].rsplit("/", 1)[-1] if argv else ""
-    e = _INDEX.get(prog)
+    e = _INDEX.get(prog) if argv and not argv[0].startswith(("./", "../")) else None
     out: list[Act] = []
     used: set[int] = set()
     if e is None or e.get("by"):
         return out, used
     _walk(e, argv, 1, stdin, out, used, 0)
+    if e.get("bare") and not out:
+        out.append(Act("rule", "EXEC-001", detail=f"{prog} without a command starts a shell"))
     if e.get("env"):
         out = [replace(a, env=tuple(e["env"].items())) if a.kind in ("shell", "argv") else a
                for a in out]
@@ -82,16 +112,23 @@ def _walk(e: dict, argv: list[str], start: int, stdin: str | None, out: list[Act
     valued = set(e.get("valued", ""))
     lvalued = set(e.get("lvalued", "").split())
     rest, at, after = e.get("rest"), e.get("at", 0), e.get("after")
+    cmd_rest = rest in ("argv", "rargv")
     subs: dict[str, dict] = e.get("sub", {})
     pos: list[int] = []
     i, n = start, len(argv)
+    pairs = set(e.get("pairs", "").split())
     while i < n:
         a = argv[i]
-        if pos and (subs or (rest == "argv" and len(pos) > at)) and after != "--":
+        if a in pairs:
+            i += 3
+            continue
+        late_opt = (len(pos) <= at or e.get("late")) and (
+            (a.startswith("-") and _option(a, None, opts) is not None) or (a in opts and i + 1 < n))
+        if pos and (subs or (cmd_rest and len(pos) > at)) and after != "--" and not late_opt:
             if subs and argv[pos[0]] in subs and depth < _MAX_DEPTH:
                 _walk(subs[argv[pos[0]]], argv, pos[0] + 1, stdin, out, used, depth + 1)
                 return
-            if rest == "argv":
+            if cmd_rest:
                 pos.extend(range(i, n))
                 break
         if a == "--":
@@ -132,7 +169,7 @@ def _walk(e: dict, argv: list[str], start: int, stdin: str | None, out: list[Act
                 used.add(i)
                 i += 1
                 continue
-        if a.startswith("-") and len(a) > 1 and not (pos and rest == "argv" and len(pos) > at):
+        if a.startswith("-") and len(a) > 1 and not (pos and cmd_rest and len(pos) > at):
             i += _width(a, valued, lvalued)
             continue
         pos.append(i)
@@ -154,7 +191,11 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
             if rest.endswith("argv"):
                 out.append(Act("argv", argv=tuple(argv[k] for k in chosen), remote=remote))
             else:
-                out.append(Act("shell", " ".join(argv[k] for k in chosen), remote=remote))
+                out.append(Act("shell", " ".join(argv[k] for k in chosen), remote=remote,
+                               detail="host" if remote else ""))
+        elif rest == "lshell1":
+            used.add(chosen[0])
+            out.extend(replace(a, remote=True) for a in _emit("shell", argv[chosen[0]], argv))
         elif rest.endswith("1") or rest in ("crontab", "service", "url", "dir"):
             used.add(chosen[0])
             out.extend(_emit(rest.rstrip("1"), argv[chosen[0]], argv))
@@ -196,6 +237,9 @@ def _option(a: str, nxt: str | None, opts: dict[str, str]) -> tuple[str, str, in
                 return kind, a[2:], 1
             if "=" not in o and len(o) > 2 and a.startswith(o + "="):
                 return kind, a[len(o) + 1 :], 1
+        if len(a) > 2 and a[1:].isalpha() and f"-{a[-1]}" in opts and nxt is not None and \
+                not any(len(o) > 2 and o[1] != "-" for o in opts):
+            return opts[f"-{a[-1]}"], nxt, 2  # a flag cluster ending in a valued option: -qc CMD
     return None
 
 
@@ -220,7 +264,7 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
             return [Act("rule", "EXEC-001", detail=value[:60])]
         return [Act("shell", body)] if body.strip() else []
     if kind == "rshell":
-        return [replace(a, remote=True) for a in _emit("shell", value, argv)]
+        return [replace(a, remote=True, detail="host") for a in _emit("shell", value, argv)]
     if kind == "shellpath":
         return _shellpath(value)
     if kind in ("script", "extfile", "sshconfig"):
@@ -251,7 +295,7 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
     if kind == "makefile":
         return escapes.recipes(value.replace("\\n", "\n").replace("; ", "\n\t"))
     if kind == "makefile_file":
-        return [Act("file", value, lang="makefile")]
+        return [Act("file", value, lang="makefile", how="script")]
     if kind == "crontab":
         return [] if value.startswith("-") and value != "-" else [Act("file", value, lang="crontab")]
     if kind == "service":
@@ -267,6 +311,19 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
     if kind == "cargocfg":
         return [Act("rule", "EXEC-002", detail=value[:60])] if any(
             k in value for k in ("runner", "linker", "rustc-wrapper", "rustc=")) else []
+    if kind == "xdisplay":
+        local = re.match(r"^(?:unix|localhost|127\.[\d.]+)?:\d", value)
+        return [] if local else [Act("rule", "SHELL-006", detail=value)]
+    if kind == "rforward":
+        return [Act("rule", "SHELL-007", detail=f"ssh -R {value}")]
+    if kind == "tunnel":
+        return [Act("rule", "SHELL-007", detail=f"{argv[0] if argv else ''} {value}"[:60])]
+    if kind == "fzfbind":
+        return [Act("shell", m.group(1)) for m in re.finditer(
+            r"(?:execute(?:-silent)?|reload|become|preview)[(:\[{]([^)\]}]*)", value)]
+    if kind == "rtorrentopt":
+        return [Act("shell", m.group(1).replace(",", " ")) for m in re.finditer(
+            r"execute(?:\.throw|\.nothrow)?(?:\.bg)?\s*=\s*(.*)$", value)]
     if kind == "prompt":
         return escapes.prompt_substs(value)
     if kind == "rpmeval":

@@ -8,22 +8,32 @@ same escapes); the table is written for this project.
 Entry keys (all optional but `fam`):
     fam: family, for coverage figures.   aka: other names, space separated.
     opts: option -> kind of its value (`-c X`, `-cX`, `--opt=X`, `+X` for `+`).
-    flags: option without value -> kind (its presence alone executes).
-    rest: kind of the positionals from index `at` on (`argv`: a command and
-        its arguments; `shell`: joined into one shell line; `shell1`/`file1`/
-        `escape1`: just the positional at `at`).
+    flags: option without value -> kind (its presence alone executes, or
+        `argv`: the rest of the line is a command, `stuff`: screen -X stuff).
+    rest: kind of the positionals from index `at` on (`argv`/`rargv`: a
+        command and its arguments; `shell`/`rshell`: joined into one shell
+        line; `shell1`/`lshell1`/`script1`: just the positional at `at`).
     valued / lvalued: short letters / long names of options that take a value
-        (so the first positional is found).
-    after: "--": the command starts after `--` (kubectl exec).
+        (so the first positional is found); pairs: options taking two values.
+    late: the table's options count even after the first positional (runuser).
+    after: "--": the command starts after `--` (kubectl exec); remote: it runs
+        elsewhere (only deny-level findings count).
     sub: subcommand (first positional) -> an entry for the rest.
     stdin: kind of the text the program reads on stdin (heredoc, pipe).
+    assign: `NAME=value` arguments -> kind (make SHELL=).   env: variables the
+        program sets for the commands it runs (split --filter sets FILE).
+    manifest: a file in the working directory it runs code from (package.json).
     by: handled elsewhere ("interp": interpreter code, "unwrap": wrapper).
 Kinds: shell, argv, escape (editor/pager/debugger/REPL command language:
 `!cmd`, `:!cmd`, `shell cmd`, `.system cmd`, `\\! cmd`, `py ...`), code:LANG,
-file (a script it runs: content known in the line -> analysed, downloaded ->
-deny, written elsewhere -> ask), ask, gitcfg, aptcfg, sshcfg, hgcfg,
-alias, tex, m4, sed, shellpath, dir (a directory of hooks/scripts -> ask when
-outside the workspace), url (a git URL: ext:: runs a command).
+file (a script it loads: content known in the line -> analysed, downloaded ->
+deny, written elsewhere -> ask), script (its main input: only a download
+counts), extfile (asks only outside the workspace), ask, none, gitcfg,
+aptcfg, sshcfg, hgcfg, sshconfig, alias, tex, m4, sed, rpmeval, makefile,
+makefile_file, crontab, bindx, socat, url (git `ext::` URLs), dir (hook or
+script directory: asks outside the workspace), shellpath (a program path,
+a bare shell is fine), gccwrapper, cargocfg, prompt, taropts, nodeopts.
+The `r` prefix (rshell, rargv) and `lshell1` mean "runs elsewhere or later".
 """
 
 # fmt: off
@@ -39,7 +49,7 @@ PROGRAMS: dict[str, dict] = {
     "eval": {"fam": "shell", "by": "interp"},
     "source": {"fam": "shell", "aka": ".", "by": "interp"},
     "exec": {"fam": "shell", "by": "unwrap"},
-    "trap": {"fam": "persistence", "rest": "shell1"},
+    "trap": {"fam": "persistence", "rest": "lshell1"},
     "alias": {"fam": "persistence", "rest": "alias", "flags": {"-g": "none", "-s": "none"}},
     "complete": {"fam": "persistence", "aka": "compgen", "opts": {"-C": "shell", "-F": "ask"}},
     "bind": {"fam": "persistence", "opts": {"-x": "bindx"}},
@@ -70,7 +80,7 @@ PROGRAMS: dict[str, dict] = {
     "ghc": {"fam": "interpreter", "aka": "ghci runghc runhaskell", "opts": {"-e": "code:haskell"}},
     "guile": {"fam": "interpreter", "aka": "racket csi chicken-csi", "opts": {"-c": "code:scheme", "-e": "code:scheme", "--eval": "code:scheme"}, "rest": "script1"},
     "sbcl": {"fam": "interpreter", "aka": "clisp ecl ccl", "opts": {"--eval": "code:lisp", "-x": "code:lisp", "--load": "file", "--script": "file"}},
-    "emacs": {"fam": "editor", "aka": "emacs-nox", "opts": {"--eval": "code:elisp", "-eval": "code:elisp", "-l": "file", "--load": "file", "--script": "file", "-f": "ask", "--funcall": "ask"}},
+    "emacs": {"fam": "editor", "aka": "emacs-nox", "opts": {"--eval": "code:elisp", "-eval": "code:elisp", "-l": "script", "--load": "script", "--script": "script", "-f": "none", "--funcall": "none"}},
     "octave": {"fam": "interpreter", "aka": "octave-cli matlab", "opts": {"--eval": "code:octave", "-r": "code:octave"}, "rest": "script1"},
     "gnuplot": {"fam": "interpreter", "opts": {"-e": "escape"}, "rest": "script1", "stdin": "escape"},
     "slsh": {"fam": "interpreter", "opts": {"-e": "code:slang"}, "rest": "script1"},
@@ -117,7 +127,7 @@ PROGRAMS: dict[str, dict] = {
     "redis-cli": {"fam": "repl", "opts": {"--eval": "file"}},
     # ---- wrappers: the rest of the line is a command ----
     "strace": {"fam": "trace", "valued": "abeEIoOpPsSuUX", "lvalued": "--output --trace --signal --user --env --attach --string-limit -e", "rest": "argv"},
-    "ltrace": {"fam": "trace", "valued": "aAeflnopsuxX", "lvalued": "--output --library --align", "rest": "argv"},
+    "ltrace": {"fam": "trace", "valued": "aAeFlnopsuwxX", "lvalued": "--output --library --align", "rest": "argv"},
     "valgrind": {"fam": "trace", "rest": "argv"},
     "taskset": {"fam": "wrapper", "valued": "", "rest": "argv", "at": 1, "flags": {"-p": "none"}},
     "chrt": {"fam": "wrapper", "rest": "argv", "at": 1},
@@ -126,9 +136,9 @@ PROGRAMS: dict[str, dict] = {
     "nsenter": {"fam": "namespace", "valued": "tSGwr", "lvalued": "--target --setuid --setgid --wd --root", "rest": "argv"},
     "chroot": {"fam": "namespace", "lvalued": "--userspec --groups", "rest": "argv", "at": 1},
     "flock": {"fam": "wrapper", "valued": "wEn", "lvalued": "--timeout --conflict-exit-code", "opts": {"-c": "shell", "--command": "shell"}, "rest": "argv", "at": 1},
-    "script": {"fam": "wrapper", "opts": {"-c": "shell", "--command": "shell"}, "valued": "IOTBE", "lvalued": "--log-in --log-out --log-timing --log-io --echo"},
-    "su": {"fam": "privilege", "aka": "sg ksu", "opts": {"-c": "shell", "--command": "shell", "--session-command": "shell"}, "valued": "sgG", "lvalued": "--shell --group --supp-group"},
-    "runuser": {"fam": "privilege", "opts": {"-c": "shell", "--command": "shell"}, "valued": "ugGs", "lvalued": "--user --group --supp-group --shell", "rest": "argv"},
+    "script": {"fam": "wrapper", "bare": True, "opts": {"-c": "shell", "--command": "shell"}, "valued": "IOTBE", "lvalued": "--log-in --log-out --log-timing --log-io --echo"},
+    "su": {"fam": "privilege", "aka": "ksu", "opts": {"-c": "shell", "--command": "shell", "--session-command": "shell"}, "valued": "sgG", "lvalued": "--shell --group --supp-group"},
+    "runuser": {"fam": "privilege", "late": True, "opts": {"-c": "shell", "--command": "shell"}, "valued": "ugGs", "lvalued": "--user --group --supp-group --shell", "rest": "argv"},
     "setpriv": {"fam": "privilege", "lvalued": "--reuid --regid --groups --inh-caps --bounding-set --securebits --selinux-label --apparmor-profile", "rest": "argv"},
     "aa-exec": {"fam": "sandbox", "valued": "pn", "lvalued": "--profile --namespace", "rest": "argv"},
     "firejail": {"fam": "sandbox", "rest": "argv"},
@@ -165,8 +175,8 @@ PROGRAMS: dict[str, dict] = {
     "watchexec": {"fam": "wrapper", "valued": "ewdi", "lvalued": "--exts --watch --debounce --ignore --shell", "rest": "argv"},
     "nodemon": {"fam": "wrapper", "opts": {"--exec": "shell", "-x": "shell"}},
     "screen": {"fam": "terminal", "valued": "SscRrxpt", "rest": "argv", "flags": {"-X": "stuff"}},
-    "tmux": {"fam": "terminal", "aka": "tmate byobu", "sub": {"new-session": {"rest": "shell", "valued": "csnxyFetA"}, "new": {"rest": "shell", "valued": "csnxyFetA"}, "new-window": {"rest": "shell", "valued": "cnFt"}, "neww": {"rest": "shell", "valued": "cnFt"}, "split-window": {"rest": "shell", "valued": "clptF"}, "splitw": {"rest": "shell", "valued": "clptF"}, "send-keys": {"rest": "shell", "valued": "tN"}, "send": {"rest": "shell", "valued": "tN"}, "run-shell": {"rest": "shell", "valued": "dt"}, "run": {"rest": "shell", "valued": "dt"}, "respawn-pane": {"rest": "shell", "valued": "ct"}}},
-    "xterm": {"fam": "terminal", "aka": "gnome-terminal konsole x-terminal-emulator urxvt st alacritty kitty terminator xfce4-terminal", "opts": {"-e": "argv_rest", "--": "argv_rest", "-x": "argv_rest"}},
+    "tmux": {"fam": "terminal", "aka": "tmate byobu", "opts": {"-c": "shell"}, "valued": "fLSTf", "sub": {"new-session": {"rest": "shell", "valued": "csnxyFetA"}, "new": {"rest": "shell", "valued": "csnxyFetA"}, "new-window": {"rest": "shell", "valued": "cnFt"}, "neww": {"rest": "shell", "valued": "cnFt"}, "split-window": {"rest": "shell", "valued": "clptF"}, "splitw": {"rest": "shell", "valued": "clptF"}, "send-keys": {"rest": "shell", "valued": "tN"}, "send": {"rest": "shell", "valued": "tN"}, "run-shell": {"rest": "shell", "valued": "dt"}, "run": {"rest": "shell", "valued": "dt"}, "respawn-pane": {"rest": "shell", "valued": "ct"}}},
+    "xterm": {"fam": "terminal", "aka": "gnome-terminal konsole x-terminal-emulator urxvt st alacritty kitty terminator xfce4-terminal", "opts": {"-e": "argv_rest", "--": "argv_rest", "-x": "argv_rest", "-display": "xdisplay", "--display": "xdisplay"}},
     "xdotool": {"fam": "terminal", "sub": {"exec": {"rest": "argv"}}},
     "sshpass": {"fam": "network", "valued": "pfdeP", "rest": "argv"},
     "ssh-agent": {"fam": "network", "valued": "aEtP", "rest": "argv"},
@@ -186,7 +196,7 @@ PROGRAMS: dict[str, dict] = {
     "docker-compose": {"fam": "container", "sub": {"exec": {"rest": "rargv", "at": 1, "valued": "euw"}, "run": {"rest": "rargv", "at": 1, "valued": "euwvp"}}},
     "kubectl": {"fam": "container", "aka": "oc microk8s.kubectl k3s", "sub": {"exec": {"after": "--", "remote": True}, "run": {"after": "--", "remote": True}, "debug": {"after": "--", "remote": True}, "attach": {"after": "--", "remote": True}}},
     "vagrant": {"fam": "container", "sub": {"ssh": {"opts": {"-c": "rshell", "--command": "rshell"}}}},
-    "ssh": {"fam": "network", "aka": "autossh slogin", "opts": {"-o": "sshcfg", "-F": "sshconfig"}, "valued": "bcDEeFIiJLlmOopQRSWw", "rest": "rshell", "at": 1},
+    "ssh": {"fam": "network", "aka": "autossh slogin", "opts": {"-o": "sshcfg", "-F": "sshconfig", "-R": "rforward"}, "valued": "bcDEeFIiJLlmOopQRSWw", "rest": "rshell", "at": 1},
     "scp": {"fam": "network", "opts": {"-o": "sshcfg", "-S": "shellpath", "-F": "file"}},
     "rsync": {"fam": "network", "opts": {"-e": "shell", "--rsh": "shell", "--rsync-path": "shell"}},
     "rsh": {"fam": "network", "aka": "rlogin rexec", "rest": "rshell", "at": 1, "valued": "l"},
@@ -238,7 +248,7 @@ PROGRAMS: dict[str, dict] = {
     "gradle": {"fam": "build", "aka": "gradlew", "opts": {"-I": "file", "--init-script": "file"}},
     "make": {"fam": "build", "aka": "gmake bmake remake", "opts": {"--eval": "makefile", "-E": "makefile", "-f": "makefile_file", "--file": "makefile_file", "--makefile": "makefile_file"}, "valued": "CIjlWo", "lvalued": "--directory --include-dir --jobs --load-average --what-if --old-file", "assign": {"SHELL": "shellpath", ".SHELLFLAGS": "none"}, "manifest": "Makefile"},
     "cmake": {"fam": "build", "opts": {"-P": "file", "-C": "file"}, "sub": {"-E": {}}},
-    "just": {"fam": "build", "aka": "task", "manifest": "justfile"},
+    "just": {"fam": "build", "aka": "task", "manifest": "justfile", "sub": {"execute": {"rest": "shell"}}},
     "pytest": {"fam": "build", "aka": "py.test", "manifest": "conftest.py", "opts": {"-p": "none"}},
     "tox": {"fam": "build", "aka": "nox", "manifest": "tox.ini"},
     "gcc": {"fam": "build", "aka": "cc g++ c++ clang clang++", "opts": {"-wrapper": "gccwrapper", "-fplugin": "file", "-B": "dir"}},
@@ -254,7 +264,7 @@ PROGRAMS: dict[str, dict] = {
     "facter": {"fam": "config", "opts": {"--custom-dir": "dir"}},
     "crontab": {"fam": "scheduler", "rest": "crontab", "valued": "u"},
     "at": {"fam": "scheduler", "aka": "batch", "opts": {"-f": "file"}, "stdin": "shell", "valued": "qf", "flags": {"-l": "none", "-c": "none", "-r": "none", "-d": "none"}},
-    "run-parts": {"fam": "scheduler", "rest": "dir"},
+    "run-parts": {"fam": "scheduler", "rest": "dir", "lvalued": "--regex --arg -a --umask -u"},
     "service": {"fam": "scheduler", "rest": "service"},
     "systemctl": {"fam": "scheduler", "sub": {"edit": {}}},
     "launchctl": {"fam": "scheduler", "sub": {"submit": {"after": "--"}, "asuser": {"rest": "argv", "at": 1}}},
@@ -289,6 +299,25 @@ PROGRAMS: dict[str, dict] = {
     "zathura": {"fam": "desktop", "opts": {"-x": "shell"}},
     "w3m": {"fam": "pager", "aka": "lynx links elinks"},
     "stap": {"fam": "trace", "aka": "bpftrace", "opts": {"-e": "ask", "-c": "shell"}},
+    "fzf": {"fam": "terminal", "aka": "sk skim", "opts": {"--preview": "shell", "--bind": "fzfbind", "--with-shell": "shellpath"}},
+    "sqlmap": {"fam": "network", "opts": {"--eval": "code:python", "--os-cmd": "rshell", "--os-shell": "none"}, "flags": {"--os-shell": "ask", "--os-pwn": "ask"}},
+    "terraform": {"fam": "config", "aka": "tofu", "manifest": "main.tf"},
+    "cowsay": {"fam": "desktop", "aka": "cowthink", "opts": {"-f": "extfile"}},
+    "vipw": {"fam": "editor", "aka": "vigr visudo sudoedit crontab-e"},
+    "psftp": {"fam": "network", "aka": "ncftp ginsh scanmem", "stdin": "escape"},
+    "enable": {"fam": "persistence", "opts": {"-f": "file"}},
+    "hash": {"fam": "persistence", "opts": {"-p": "extfile"}},
+    "ngrok": {"fam": "tunnel", "aka": "cloudflared chisel bore frpc localtunnel lt sshuttle",
+              "flags": {}, "rest": "tunnel"},
+    "perlbug": {"fam": "editor", "opts": {"-e": "shell"}, "valued": "sbfFrcCSTdopt"},
+    "genie": {"fam": "wrapper", "opts": {"-c": "shell"}},
+    "cabal": {"fam": "build", "aka": "stack", "sub": {"exec": {"rest": "argv"}, "run": {"rest": "argv"}}},
+    "byebug": {"fam": "debugger", "aka": "rdbg", "rest": "script1"},
+    "rtorrent": {"fam": "network", "opts": {"-o": "rtorrentopt"}},
+    "dotnet": {"fam": "build", "sub": {"tool": {"sub": {"run": {"rest": "argv"}}}, "exec": {"rest": "argv"}}},
+    "mutt": {"fam": "network", "aka": "neomutt", "opts": {"-e": "escape"}},
+    "enscript": {"fam": "build", "opts": {"-I": "shell", "--filter": "shell"}},
+    "dmsetup": {"fam": "wrapper", "opts": {"--exec": "shell"}},
 }
 
 CODE_VARS: dict[str, str] = {

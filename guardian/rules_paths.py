@@ -80,7 +80,7 @@ PATH_RULES = [
        r"^/var/(?:run|adm)/(?:utmp|wtmp|btmp|lastlog)$"),
     _p(static_rule("CRED-001", "credential-access", "deny", "access to SSH or GPG private keys",
                    "cat ~/.ssh/id_rsa"), "read",
-       r"/\.ssh/(?:id_[^/]*|identity)$|/\.ssh/[^/]*(?:_rsa|_ed25519|_ecdsa|_dsa)$|"
+       r"/\.ssh/(?:id_[^/]*(?<!\.pub)|identity)$|/\.ssh/[^/]*(?:_rsa|_ed25519|_ecdsa|_dsa)$|"
        r"/\.gnupg/(?:private-keys|secring)|^/etc/ssh/ssh_host_[^/]*_key$"),
     _p(static_rule("CRED-002", "credential-access", "ask",
                    "access to cloud, registry or tool credential files",

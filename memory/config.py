@@ -29,6 +29,10 @@ class MemoryConfig(BaseModel):
     """Lessons retrieved per task."""
     similar_runs: int = Field(default=3, ge=0)
     """Past runs retrieved per task."""
+    recall_item_chars: int = Field(default=600, ge=40)
+    """Each recalled text (insight, applicability, rule, past goal) is cut to this many characters in a prompt."""
+    recall_total_chars: int = Field(default=8000, ge=200)
+    """The recalled entries of one prompt stop at this many characters, so no past run crowds out a new task."""
     max_new_lessons: int = Field(default=3, ge=0)
     """Lessons written per run at most."""
     duplicate_threshold: float = Field(default=0.7, gt=0, le=1)

@@ -11,6 +11,7 @@ no lock held; each write takes the memory root's lock.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +19,7 @@ from pathlib import Path
 from langchain_core.language_models import BaseChatModel
 
 from memory.config import MemoryConfig
-from memory.errors import UnknownMemoryItemError
+from memory.errors import MemoryStoreError, UnknownMemoryItemError
 from memory.index import LessonIndex
 from memory.ranking import boosted_score, prefer_project
 from memory.report import CycleReport, Recall, RecalledLesson, RecalledRun, StepResult
@@ -30,6 +31,7 @@ from memory.store import MemoryStore
 from memory.write import compile_run, new_lessons
 
 Clock = Callable[[], datetime]
+log = logging.getLogger(__name__)
 
 
 def utc_now() -> datetime:
@@ -62,6 +64,9 @@ class MemoryCycle:
                     x = store.load_lesson(hit.id)
                 except UnknownMemoryItemError:
                     continue  # file deleted by hand; the next session's fingerprint check reindexes
+                except MemoryStoreError as e:
+                    log.warning("recall skips a broken lesson: %s", e)
+                    continue
                 ranked.append((boosted_score(hit.score, x, cfg), x))
             ranked.sort(key=lambda sx: -sx[0])
             chosen = prefer_project([((s, x), x.project) for s, x in ranked], project, cfg.top_k, cfg.recall_global_share)
@@ -70,9 +75,14 @@ class MemoryCycle:
                                       project=x.project, confirmations=x.confirmations) for s, x in chosen]
             runs = []
             for hit in store.search(goal, "run", cfg.similar_runs if sources else 0):
-                if store.has_run(hit.id):
+                try:
                     m = store.load_run(hit.id)
-                    runs.append(RecalledRun(run_id=m.run_id, goal=m.goal, outcome=m.outcome, score=m.score))
+                except UnknownMemoryItemError:
+                    continue
+                except MemoryStoreError as e:
+                    log.warning("recall skips a broken run record: %s", e)
+                    continue
+                runs.append(RecalledRun(run_id=m.run_id, goal=m.goal, outcome=m.outcome, score=m.score))
             rules, draw = select_rules(store, goal, run_id, project)
         return Recall(goal=goal, lessons=lessons, rules=rules, runs=runs, project=project, trial_draw=draw,
                       sources=sources)

@@ -21,9 +21,12 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def read_text(path: Path) -> str:
     """Read a memory file as UTF-8, naming the file when it fails."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")
     except OSError as e:
         msg = f"cannot read {path}: {e.strerror or e}"
+        raise MemoryStoreError(msg) from e
+    except UnicodeDecodeError as e:
+        msg = f"{path} is not UTF-8 text (byte {e.start}); restore it from a backup or delete it"
         raise MemoryStoreError(msg) from e
 
 
@@ -38,7 +41,8 @@ def split_front_matter(text: str, where: Path | str = "<text>") -> tuple[dict[st
     try:
         meta = yaml.load(text[4:end], Loader=_Loader) or {}  # CSafeLoader when libyaml is present
     except yaml.YAMLError as e:
-        msg = f"{where}: front matter is not valid YAML ({e}); fix or delete the file"
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        msg = f"{where}: front matter is not valid YAML ({first}); fix or delete the file"
         raise MemoryStoreError(msg) from e
     if not isinstance(meta, dict):
         msg = f"{where}: front matter must be a mapping"
@@ -59,6 +63,9 @@ def read_front_matter(path: Path) -> dict[str, Any]:
                 lines.append(line)
     except OSError as e:
         msg = f"cannot read {path}: {e.strerror or e}"
+        raise MemoryStoreError(msg) from e
+    except UnicodeDecodeError as e:
+        msg = f"{path} is not UTF-8 text (byte {e.start}); restore it from a backup or delete it"
         raise MemoryStoreError(msg) from e
     meta, _ = split_front_matter("---\n" + "".join(lines) + "---\n", path)
     return meta

@@ -9,6 +9,7 @@ below `min_score` (cosine) are dropped. A keyword index on the payload field
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +22,44 @@ from memory.index import DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, SearchM
 from memory.text import sparse_document, sparse_query
 
 _BATCH = 512
+HEADROOM = 64 << 20
+"""Free bytes kept beyond the index's holes: room for a new WAL or segment file."""
+FRESH = 160 << 20
+"""What a new shard may come to fill (its files are sparse: ~140 MB apparent, ~200 KB written)."""
+
+
+def _holes(path: Path) -> int:
+    """Bytes the engine could still allocate by writing into its sparse, memory-mapped files."""
+    total = 0
+    for folder, _, files in os.walk(path):
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            total += max(0, st.st_size - st.st_blocks * 512)
+    return total
+
+
+def ensure_space(path: Path, need: int) -> None:
+    """Refuse to map or write the index unless `need` bytes are free on its disk.
+
+    The engine writes through memory maps: on a full disk a write into a
+    sparse page is a SIGBUS that kills the process, not an exception, so the
+    space is checked before the engine touches the files.
+    """
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    try:
+        free = shutil.disk_usage(probe).free
+    except OSError as e:
+        msg = f"cannot check free space for the memory index at {path}: {e.strerror or e}"
+        raise IndexUnavailableError(msg) from e
+    if free < need:
+        msg = (f"not enough free space for the memory index at {path}: {free >> 20} MiB free, "
+               f"{(need >> 20) + 1} MiB needed; free some space (the index is rebuilt from markdown afterwards)")
+        raise IndexUnavailableError(msg)
 
 
 class EdgeIndex:
@@ -55,6 +94,7 @@ class EdgeIndex:
         if not (self.path / "edge_config.json").is_file():
             msg = f"no edge index at {self.path}"
             raise IndexUnavailableError(msg)
+        ensure_space(self.path, _holes(self.path) + HEADROOM)
         try:
             shard = qe.EdgeShard.load(str(self.path), self._config())
             shard.info()
@@ -70,11 +110,27 @@ class EdgeIndex:
             raise IndexUnavailableError(msg) from e
 
     def reset(self) -> None:
+        """Start an empty shard; a failure leaves no half-made shard behind to fill the disk."""
         self.close()
         shutil.rmtree(self.path, ignore_errors=True)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._shard = qe.EdgeShard.create(str(self.path), self._config())
-        self._index_kind()
+        for folder in (self.path.parent, self.path):
+            if folder.exists() and not folder.is_dir():
+                msg = f"{folder} is a file where the memory index folder belongs; remove it (`rm {folder}`) and the index is rebuilt from markdown"
+                raise IndexUnavailableError(msg)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            msg = f"cannot create the memory index folder {self.path.parent}: {e.strerror or e}; check that the memory folder is writable"
+            raise IndexUnavailableError(msg) from e
+        ensure_space(self.path, FRESH + HEADROOM)
+        try:
+            self._shard = qe.EdgeShard.create(str(self.path), self._config())
+            self._index_kind()
+        except Exception as e:  # the engine raises plain errors
+            self.close()
+            shutil.rmtree(self.path, ignore_errors=True)
+            msg = f"cannot create the memory index at {self.path} ({e}); check free space and permissions"
+            raise IndexUnavailableError(msg) from e
 
     def _index_kind(self) -> None:
         """Keyword index on `kind` (every search filters on it); added to shards made before it existed."""
@@ -88,6 +144,8 @@ class EdgeIndex:
             shard.close()
 
     def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        if docs:
+            ensure_space(self.path, _holes(self.path) + HEADROOM)
         for start in range(0, len(docs), _BATCH):
             batch = docs[start : start + _BATCH]
             dense = self.embedder.embed([d.text for d in batch]) if self.embedder else None

@@ -176,5 +176,6 @@ def lesson_from_markdown(text: str, where: Path | str = "<lesson>") -> Lesson:
             "history": _parse_history(parts.get("Revision history", ""), where),
         })
     except (ValidationError, ValueError) as e:
-        msg = f"{where}: not a valid lesson ({e}); fix the front matter or delete the file"
+        detail = e.errors()[0]["msg"] if isinstance(e, ValidationError) else (str(e).splitlines() or [type(e).__name__])[0]
+        msg = f"{where}: not a valid lesson ({detail}); fix the front matter or delete the file"
         raise MemoryStoreError(msg) from e

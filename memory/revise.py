@@ -40,6 +40,11 @@ def used_lessons(record: RunRecord, recall: Recall) -> tuple[list[str], list[str
     return used, unused
 
 
+def revised_by(lesson: Lesson, run_id: str) -> bool:
+    """Whether the lesson's history already holds a verdict from this run (each run revises a lesson once)."""
+    return any(h.run_id == run_id for h in lesson.history)
+
+
 def _apply(store: MemoryStore, lesson_id: str, revision: Revision, new_text: str, applicability: str,
            retire: bool) -> None:
     """Write the verdict into the lesson as it is NOW on disk (another run may have revised it).
@@ -55,6 +60,8 @@ def _apply(store: MemoryStore, lesson_id: str, revision: Revision, new_text: str
             lesson = store.load_lesson(lesson_id)
         except UnknownMemoryItemError:
             return  # forgotten while we were asking
+        if revised_by(lesson, revision.run_id):
+            return  # this run's verdict is already in (a resumed after-run phase)
         update: dict[str, object] = {}
         if revision.status == "accepted":
             revision.before, revision.before_applicability = lesson.insight, lesson.applicability
@@ -78,6 +85,8 @@ def revise_lesson(store: MemoryStore, model: BaseChatModel, lesson_id: str, reco
         source = store.load_run(lesson.source_run)
     except UnknownMemoryItemError as e:
         return StepResult(step="revise", target=lesson_id, status="skipped", detail=str(e)), []
+    if revised_by(lesson, record.run_id):
+        return StepResult(step="revise", target=lesson_id, status="skipped", detail=f"already revised by run {record.run_id}"), []
     turns = store.run_turns(source.run_id)
     system, user = revise_prompt(lesson, source.goal, source.outcome, turns, record)
     try:

@@ -18,14 +18,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from filelock import FileLock
+from pydantic import ValidationError
 
 from common.atomic import write_atomic
 from memory.config import MemoryConfig
 from memory.edits import apply_line_edits, line_digest, read_record, write_record
-from memory.errors import IndexUnavailableError, UnknownMemoryItemError
+from memory.errors import IndexUnavailableError, MemoryStoreError, UnknownMemoryItemError
 from memory.files import join_front_matter, read_front_matter, read_text
 from memory.index import IndexDoc, IndexHit, Kind, LessonIndex, make_index
 from memory.lesson import Lesson, lesson_from_markdown, lesson_to_markdown
@@ -43,12 +44,16 @@ class MemoryStore:
     def __init__(self, root: Path, config: MemoryConfig, index: LessonIndex | None = None,
                  clock: Callable[[], datetime] | None = None) -> None:
         self.root = Path(root)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            msg = f"cannot use the memory folder {self.root}: {e.strerror or e}; check that the home is a writable folder with free space"
+            raise MemoryStoreError(msg) from e
         self.config = config
         self.clock = clock or (lambda: datetime.now(UTC))
         """Dates a person's MEMORY.md edit in the lesson's history."""
         self.edits_checked: object = None
         """Stamps of MEMORY.md and the line record when `apply_line_edits` last found nothing pending."""
-        self.root.mkdir(parents=True, exist_ok=True)
         self.index = index if index is not None else make_index(self.root, config)
         self._lock = FileLock(str(self.root / ".lock"), timeout=600)
         self._depth = 0
@@ -67,20 +72,28 @@ class MemoryStore:
     @contextmanager
     def session(self) -> Iterator[MemoryStore]:
         """Hold the root lock with the index open; nested sessions share the outer one."""
-        with self._lock:
+        try:
+            self._lock.acquire()
+        except OSError as e:
+            msg = f"cannot lock the memory folder {self.root}: {e.strerror or e}; check that it is writable"
+            raise MemoryStoreError(msg) from e
+        try:
             self._depth += 1
             try:
                 if self._depth == 1:
                     self._open_index()
                     apply_line_edits(self, refresh=self.rebuilt)
                 yield self
+                if self._depth == 1:
+                    # Only a session that ended cleanly records the index as current; after an
+                    # error or a signal the fingerprint check decides at the next session.
+                    self._save_state()
             finally:
                 self._depth -= 1
                 if self._depth == 0:
-                    try:
-                        self._save_state()
-                    finally:
-                        self.index.close()
+                    self.index.close()
+        finally:
+            self._lock.release()
 
     def _open_index(self) -> None:
         self.rebuilt = False
@@ -146,7 +159,8 @@ class MemoryStore:
         return lesson_from_markdown(read_text(path), path)
 
     def lessons(self) -> list[Lesson]:
-        return [lesson_from_markdown(read_text(p), p) for p in sorted(self.lessons_dir.glob("*.md"))]
+        """Every readable lesson; a broken file is skipped with a warning naming it."""
+        return _readable(sorted(self.lessons_dir.glob("*.md")), lambda p: lesson_from_markdown(read_text(p), p))
 
     def save_lesson(self, lesson: Lesson, *, new: bool = False, applying_edit: bool = False) -> None:
         """Write the lesson, re-index it, and (for a new one) list it in MEMORY.md.
@@ -177,7 +191,8 @@ class MemoryStore:
         return rule_from_markdown(read_text(path), path)
 
     def rules(self) -> list[Rule]:
-        return [rule_from_markdown(read_text(p), p) for p in sorted(self.rules_dir.glob("*.md"))]
+        """Every readable rule; a broken file is skipped with a warning naming it."""
+        return _readable(sorted(self.rules_dir.glob("*.md")), lambda p: rule_from_markdown(read_text(p), p))
 
     def save_rule(self, rule: Rule, *, new: bool = False, applying_edit: bool = False) -> None:
         """Write the rule, re-index it, and relist it (its line as for `save_lesson`)."""
@@ -205,10 +220,12 @@ class MemoryStore:
         if not self.has_run(run_id):
             msg = f"no run '{run_id}' in memory; `tether memory list` shows the runs"
             raise UnknownMemoryItemError(msg)
-        return RunMeta.model_validate(read_front_matter(self.run_dir(run_id) / "trajectory.md"))
+        path = self.run_dir(run_id) / "trajectory.md"
+        return _run_meta(read_front_matter(path), path)
 
     def runs(self) -> list[RunMeta]:
-        return [RunMeta.model_validate(read_front_matter(p)) for p in sorted(self.runs_dir.glob("*/trajectory.md"))]
+        """Every readable stored run; a broken trajectory.md is skipped with a warning naming it."""
+        return _readable(sorted(self.runs_dir.glob("*/trajectory.md")), lambda p: _run_meta(read_front_matter(p), p))
 
     def save_run(self, record: RunRecord, meta: RunMeta) -> None:
         """Write runs/<id>/trajectory.md and trajectory.jsonl (raw turns) and index the run."""
@@ -298,3 +315,25 @@ class MemoryStore:
             if len(kept) >= limit or len(hits) < fetch:
                 return kept[:limit]
             fetch *= 4
+
+
+T = TypeVar("T")
+
+
+def _readable(paths: list[Path], parse: Callable[[Path], T]) -> list[T]:
+    """Parse each file; one that fails is named in a warning and left out, never hiding the rest."""
+    out = []
+    for path in paths:
+        try:
+            out.append(parse(path))
+        except MemoryStoreError as e:
+            log.warning("skipping broken memory file: %s", e)
+    return out
+
+
+def _run_meta(data: dict[str, object], path: Path) -> RunMeta:
+    try:
+        return RunMeta.model_validate(data)
+    except ValidationError as e:
+        msg = f"{path}: not a valid run record ({e.errors()[0]['msg']}); fix its front matter or delete the run folder"
+        raise MemoryStoreError(msg) from e

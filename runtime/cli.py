@@ -16,7 +16,7 @@ def build_app() -> Any:
     """The full typer app with every area's commands."""
     import typer
 
-    from runtime import cli_guard, cli_memory, cli_run, cli_runs, cli_sandbox, cli_trust
+    from runtime import cli_eval, cli_guard, cli_memory, cli_run, cli_runs, cli_sandbox, cli_trust
 
     app = typer.Typer(
         name="tether",
@@ -25,7 +25,7 @@ def build_app() -> Any:
         pretty_exceptions_enable=False,
         add_completion=False,
     )
-    for module in (cli_run, cli_runs, cli_guard, cli_sandbox, cli_memory, cli_trust):
+    for module in (cli_run, cli_runs, cli_guard, cli_sandbox, cli_memory, cli_trust, cli_eval):
         module.register(app)
     return app
 

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from common.errors import TetherError
-from runtime.config import TetherConfig, load_config
+from runtime.config import TetherConfig, check_home, load_config
 from runtime.terminal import safe
 
 out = Console(highlight=False, soft_wrap=True)
@@ -29,9 +29,11 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object 
 def config(home: Path | None) -> TetherConfig:
     """Load config or exit 2 with the one-line reason."""
     try:
-        return load_config(home)
+        cfg = load_config(home)
+        check_home(cfg)
     except TetherError as e:
         fail(str(e))
+    return cfg
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -10,6 +10,7 @@ existed before it).
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -127,9 +128,15 @@ def run(
     goal = goal or getattr(getattr(chat, "script", None), "goal", None)
     if not goal or not goal.strip():
         fail("no goal: pass it as an argument, or put `goal:` in the scripted model file")
+    from runtime.runner import check_goal
+
+    with errors_exit(2):
+        check_goal(goal, cfg)
     ws = (workspace or Path.cwd()).expanduser()
     if not ws.is_dir():
         fail(f"workspace {ws} is not a folder; pass --workspace DIR (an existing folder)")
+    if not os.access(ws, os.W_OK | os.X_OK):
+        fail(f"workspace {ws} is not writable; run `chmod u+w {ws}` or pass --workspace DIR (a folder you can write)")
     interactive = _interactive() and not ask_later
     approval = "yes" if yes else "prompt" if (interactive or ask_later) else "refuse"
     from runtime.runner import RunOptions, start_run
@@ -150,12 +157,14 @@ def run(
     raise _finish(record, json_out, stream)
 
 
-def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home: Path | None, events: bool = False) -> None:
-    from runtime.runner import load_meta
+def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home: Path | None, events: bool = False,
+            from_journal: bool = False) -> None:
+    from runtime.runner import check_resumable
 
     cfg = config(home)
     with errors_exit(2):
-        hooks = hooks_factory(cfg, memory=load_meta(cfg, run_id).get("memory", True))
+        meta, _ = check_resumable(cfg, run_id, approved)
+        hooks = hooks_factory(cfg, memory=meta.get("memory", True))
     interactive = _interactive()
     from runtime.runner import resume_run
     from sandbox.cleanup import install_signal_handlers
@@ -166,7 +175,7 @@ def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home:
     with errors_exit(2):
         record = _with_view(lambda v: resume_run(
             cfg, run_id, approved=approved, approval="yes" if yes else None, hooks=hooks,
-            ask_person=_prompt(v) if interactive else None, on_event=_listeners(v, stream),
+            ask_person=_prompt(v) if interactive else None, on_event=_listeners(v, stream), from_journal=from_journal,
         ))
     raise _finish(record, json_out, stream)
 
@@ -183,9 +192,17 @@ def _collect_orphans(cfg: TetherConfig) -> None:
         err.print(f"[yellow]warning:[/] could not collect orphaned sandboxes: {safe(e)}")
 
 
-def resume(run_id: RunArg, yes: YesOption = False, json_out: JsonOption = False, events: EventsOption = False, home: HomeOption = None) -> None:
-    """Continue RUN_ID after a crash, SIGKILL, Ctrl-C or pause, without re-running finished commands."""
-    _resume(run_id, None, yes, json_out, home, events)
+FromJournalOption = Annotated[bool, typer.Option(
+    "--from-journal", help="The run's checkpoint is gone: start its graph over, reusing every journaled command result.")]
+
+
+def resume(run_id: RunArg, yes: YesOption = False, from_journal: FromJournalOption = False, json_out: JsonOption = False,
+           events: EventsOption = False, home: HomeOption = None) -> None:
+    """Continue RUN_ID after a crash, SIGKILL, Ctrl-C or pause, without re-running finished commands.
+
+    A run that already finished is reported again, unchanged.
+    """
+    _resume(run_id, None, yes, json_out, home, events, from_journal)
 
 
 def approve(run_id: RunArg, json_out: JsonOption = False, events: EventsOption = False, home: HomeOption = None) -> None:

@@ -73,6 +73,8 @@ class RunConfig(BaseModel):
     """Checks the person gives (`tether run --verify CMD` adds to them): the gate runs each in a fresh shell after the run and on the pre-run copy; when given, they decide R07/R08."""
     verify_timeout_s: float = Field(default=120.0, gt=0)
     """Timeout of each check the gate re-runs itself."""
+    max_goal_bytes: int = Field(default=16_384, gt=0)
+    """Largest goal accepted (UTF-8 bytes); longer material belongs in a workspace file the goal names."""
 
 
 class TrustConfig(BaseModel):
@@ -138,6 +140,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as e:
         msg = f"{path}: invalid TOML ({e}); fix the file or remove it"
         raise ConfigError(msg) from e
+    except UnicodeDecodeError as e:
+        msg = f"{path}: not UTF-8 text (byte {e.start}); fix the file or remove it"
+        raise ConfigError(msg) from e
+    except OSError as e:
+        msg = f"{path}: cannot read it ({e.strerror or e}); fix its permissions or remove it"
+        raise ConfigError(msg) from e
 
 
 def _env_value(raw: str) -> Any:
@@ -182,6 +190,9 @@ def load_config(
     data = _merge(data, overrides or {})
     if home is not None:
         data["home"] = str(home)
+    if isinstance(data.get("home"), str) and not data["home"].strip():
+        msg = "the Tether home is empty (TETHER_HOME= or --home ''); set it to a folder, or unset TETHER_HOME for the default"
+        raise ConfigError(msg)
     try:
         config = TetherConfig.model_validate(data)
     except ValidationError as e:
@@ -191,8 +202,25 @@ def load_config(
         msg = f"config key '{where}' (env {env}): {first['msg']}; see docs/config.md"
         raise ConfigError(msg) from e
     config = config.model_copy(update={"home": config.home.expanduser().resolve()})
+    if config.home.exists() and not config.home.is_dir():
+        msg = f"the Tether home {config.home} is not a folder; set TETHER_HOME (or --home) to a folder"
+        raise ConfigError(msg)
     _log_weakened(config)
     return config
+
+
+def check_home(config: TetherConfig) -> None:
+    """Create the home if missing and make sure Tether can write it (one-line ConfigError if not)."""
+    home = config.home
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        msg = f"cannot create the Tether home {home}: {e.strerror or e}; set TETHER_HOME (or --home) to a writable folder"
+        raise ConfigError(msg) from e
+    if not os.access(home, os.W_OK | os.X_OK):
+        msg = (f"the Tether home {home} is not writable (read-only disk or permissions); "
+               "set TETHER_HOME (or --home) to a writable folder")
+        raise ConfigError(msg)
 
 
 def _log_weakened(config: TetherConfig) -> None:

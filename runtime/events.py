@@ -57,8 +57,10 @@ class RunResult(BaseModel):
 
 
 def schema() -> dict[str, Any]:
-    """JSON Schema of one line of `tether run --events`."""
-    body = TypeAdapter(Event | MemoryUpdated | RunResult).json_schema()  # type: ignore[arg-type]
+    """JSON Schema of one line of `tether run --events` (as emitted: every field present)."""
+    body = TypeAdapter(Event | MemoryUpdated | RunResult).json_schema(mode="serialization")  # type: ignore[arg-type]
+    for model in body.get("$defs", {}).values():  # every field is written, defaults included
+        model["required"] = list(model.get("properties", {}))
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "tether run --events line", **body}
 
 

@@ -1,13 +1,13 @@
 """Gathering the gate's evidence from the journal, the state and the workspace.
 
-Parts: `PS_PROBE` and `list_processes()` (what runs in the sandbox, read from
-/proc so it works on busybox and Debian alike), `commands_from_journal()`,
+Parts: `list_processes()` (what runs in the sandbox: its process table, told
+apart by pid and start time, never by name; see sandbox/processes.py),
+`commands_from_journal()`,
 and `build_evidence()`. The model's own words enter only as claims to check.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,45 +35,32 @@ from guardian.gate_evidence import (
 from runtime.config import RunConfig
 from runtime.workspace import FileState, diff, manifest
 from sandbox.base import Sandbox
+from sandbox.processes import Proc, left_running
 
-PS_PROBE = (
-    ": TETHER_PS; for p in /proc/[0-9]*; do i=${p#/proc/}; "
-    "c=$(tr '\\000' ' ' < $p/cmdline 2>/dev/null); [ -n \"$c\" ] && echo \"$i $c\"; done"
-)
 TEXT_CAP = 65_536
-WATCHDOG = re.compile(r"^timeout -s KILL \S+ (?:bash|sh) -c (.*)$", re.S)
-"""The sandbox's own `timeout` wrapper; busybox's keeps a watchdog alive until the timeout."""
 
 
-def _probe(sandbox: Sandbox) -> dict[str, str] | None:
+def list_processes(sandbox: Sandbox, baseline: list[Proc] | None = None, settle_s: float = 1.2) -> list[Proc] | None:
+    """The sandbox's processes (but Tether's probe); None when they cannot be listed.
+
+    With a `baseline`, a listing that shows anything beyond it is taken again
+    after `settle_s`: a process counts as left running only if it is still
+    there then (the tail of the last command exiting, busybox `timeout`'s
+    watchdog, which polls each second, are gone by then). Whatever the second
+    listing shows counts, new pids included (a leftover that keeps
+    re-spawning under new pids is still a leftover).
+    """
+    lister = getattr(sandbox, "processes", None)
+    if lister is None:
+        return None  # a sandbox that cannot list its processes: R15 fails closed
     try:
-        res = sandbox.exec(PS_PROBE, timeout_s=20)
+        now = lister()
+        if baseline is not None and left_running(now, baseline):
+            time.sleep(settle_s)
+            now = lister()
     except Exception:  # a dead sandbox cannot list anything: the gate treats None as a fail
         return None
-    if res.exit_code != 0:
-        return None
-    out: dict[str, str] = {}
-    for line in res.output.splitlines():
-        pid, _, cmd = line.strip().partition(" ")
-        if pid.isdigit() and "TETHER_PS" not in cmd and not cmd.startswith("tr "):
-            out[pid] = cmd.strip()
-    return out
-
-
-def list_processes(sandbox: Sandbox, settle_s: float = 0.3) -> dict[str, str] | None:
-    """pid -> command line of every process in the sandbox but the probe itself.
-
-    A process seen once may be the tail of the previous exec still exiting, so
-    a second probe after `settle_s` keeps only what is still there.
-    """
-    first = _probe(sandbox)
-    if not first:
-        return first
-    time.sleep(settle_s)
-    second = _probe(sandbox)
-    if second is None:
-        return None
-    return {pid: cmd for pid, cmd in second.items() if first.get(pid) == cmd}
+    return now
 
 
 def commands_from_journal(events: Sequence[Event]) -> list[CommandEvidence]:
@@ -89,12 +76,6 @@ def commands_from_journal(events: Sequence[Event]) -> list[CommandEvidence]:
         elif isinstance(e, ExecFinished) and e.cmd_id in cmds:
             cmds[e.cmd_id].update(executed=True, exit_code=e.exit_code, output=e.output, changed=e.changed, secrets=e.secrets)
     return [CommandEvidence.model_validate(c) for c in cmds.values()]
-
-
-def _watchdog(cmd: str, ran: set[str]) -> bool:
-    """A sandbox timeout wrapper around a command of this run (not something the agent left)."""
-    m = WATCHDOG.match(cmd)
-    return bool(m) and (m.group(1).strip() in ran or "TETHER_PS" in m.group(1))
 
 
 def _texts(root: Path, paths: list[str]) -> dict[str, str]:
@@ -114,8 +95,8 @@ def build_evidence(
     workspace: Path,
     start_manifest: dict[str, FileState],
     end_manifest: dict[str, FileState] | None = None,
-    processes: dict[str, str] | None,
-    baseline: dict[str, str] | None,
+    processes: list[Proc] | None,
+    baseline: list[Proc] | None,
     limits: RunConfig,
     lessons_used: list[str],
     mount: str,
@@ -130,13 +111,8 @@ def build_evidence(
     summary = state.get("summary") or {}
     commands = commands_from_journal(events)
     left = None
-    if processes is not None:
-        base = baseline or {}
-        ran = {c.command.strip() for c in commands}
-        left = [
-            f"{pid} {cmd}" for pid, cmd in processes.items()
-            if base.get(pid) != cmd and pid != "1" and not _watchdog(cmd, ran)
-        ]
+    if processes is not None and baseline is not None:
+        left = [p.describe() for p in left_running(processes, baseline)]
     recorded = sorted({i for e in events if isinstance(e, LessonsUsed) for i in e.ids})
     return Evidence(
         goal=goal,

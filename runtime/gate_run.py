@@ -56,7 +56,8 @@ class GateContext:
     """The guardian's decision on a command the model wrote (the gate re-runs only `allow`)."""
     person_checks: list[str] = field(default_factory=list)
     lessons_used: list[str] = field(default_factory=list)
-    baseline: dict[str, str] | None = None
+    baseline: Any = None
+    """The sandbox's processes at its start (runtime.evidence.list_processes)."""
     tracker: ChangeTracker = field(default_factory=ChangeTracker)
 
 
@@ -85,7 +86,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     mount = cfg.sandbox.workspace_mount
     end = ctx.final()
     ev = build_evidence(
-        state, events, workspace=ws, start_manifest=ctx.start, processes=list_processes(ctx.sandbox),
+        state, events, workspace=ws, start_manifest=ctx.start, processes=list_processes(ctx.sandbox, ctx.baseline),
         baseline=ctx.baseline, limits=cfg.run, lessons_used=ctx.lessons_used, mount=mount, end_manifest=end,
     )
     delta = diff(ctx.start, end)

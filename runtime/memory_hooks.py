@@ -10,6 +10,7 @@ import json
 import logging
 from typing import Any
 
+from common.atomic import write_atomic
 from common.errors import TetherError
 from common.events import (
     CommandProposed,
@@ -78,12 +79,19 @@ class MemoryHooks(NoHooks):
         self.project, self.sources, self.learn = project, sources, learn
 
     def before_run(self, run: RunInfo) -> MemoryContext:
+        """Recall for the goal; a memory that cannot be read leaves the run without it, with a warning."""
         from runtime.project import project_of
 
-        project = self.project if self.project is not None else project_of(run.workspace)
-        recall = self.cycle.read(run.goal, run.run_id, project, sources=self.sources)
-        (run.run_dir / RECALL_FILE).write_text(recall.model_dump_json(indent=2), encoding="utf-8")
-        return MemoryContext(text=recall.prompt(), lesson_ids=[x.id for x in recall.lessons])
+        try:
+            project = self.project if self.project is not None else project_of(run.workspace)
+            recall = self.cycle.read(run.goal, run.run_id, project, sources=self.sources)
+        except (TetherError, OSError, ValueError) as e:
+            log.warning("memory recall failed, so run %s goes without memory: %s", run.run_id, e)
+            return MemoryContext()
+        write_atomic(run.run_dir / RECALL_FILE, recall.model_dump_json(indent=2))
+        cfg = self.config.memory
+        text = recall.prompt(cfg.recall_item_chars, cfg.recall_total_chars)
+        return MemoryContext(text=text, lesson_ids=[x.id for x in recall.lessons if f"[{x.id}]" in text])
 
     def after_run(self, record: RunRecord) -> dict[str, Any]:
         from runtime.models import build_chat_model
@@ -92,9 +100,9 @@ class MemoryHooks(NoHooks):
         if not self.learn:
             return {}
         recall_path = record.run_dir / RECALL_FILE
-        recall = Recall.model_validate_json(recall_path.read_text()) if recall_path.is_file() else None
-        spec = load_meta(self.config, record.run_id)["model_spec"]
         try:
+            recall = Recall.model_validate_json(recall_path.read_bytes()) if recall_path.is_file() else None
+            spec = load_meta(self.config, record.run_id)["model_spec"]
             model = build_chat_model(self.config.model.model_copy(update={"spec": spec}))
             report = self.cycle.after_run(memory_record(record), model, recall)
         except (TetherError, OSError, ValueError) as e:
@@ -115,5 +123,5 @@ class MemoryHooks(NoHooks):
                 "memory_calls": len(report.calls),
                 "memory_tokens": report.tokens,
             }
-        (record.run_dir / REPORT_FILE).write_text(json.dumps(out, indent=2), encoding="utf-8")
+        write_atomic(record.run_dir / REPORT_FILE, json.dumps(out, indent=2))
         return out

@@ -10,7 +10,6 @@ trust.
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import sqlite3
@@ -19,24 +18,43 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 from pydantic import BaseModel
 
-from common.atomic import write_atomic
-from common.errors import ConfigError, TetherError
-from common.events import Event, LessonsUsed, RunEnded, RunStarted, read_events
+from common.errors import ConfigError, StateFileError, TetherError
+from common.events import (
+    Event,
+    ExecStarted,
+    LessonsUsed,
+    PlanAccepted,
+    RunStarted,
+    read_events,
+)
 from common.journal import Journal
 from graphs.build import build_graph
 from graphs.state import ApprovalMode, Deps
+from runtime.checkpoints import JournalFirstSaver, connect, quarantine, saved_values
 from runtime.config import TetherConfig
 from runtime.evidence import list_processes
 from runtime.gate_run import GateContext, ensure_snapshot, gate_guard, judge
 from runtime.gate_scan import ChangeTracker
-from runtime.hooks import MemoryContext, NoHooks, RunHooks, RunInfo, RunRecord
+from runtime.hooks import NoHooks, RunHooks, RunRecord
 from runtime.report import record_from
+from runtime.run_files import load_meta as _load_meta
+from runtime.run_files import run_dir as _run_dir
+from runtime.run_files import save_meta as _save_meta
+from runtime.run_phases import (
+    after_run,
+    check_goal,
+    close_parts,
+    end,
+    not_started,
+    prepare,
+    start_manifest,
+    why,
+)
 from runtime.run_totals import TOTALS_KEY, totals_from_events
-from runtime.workspace_watch import WorkspaceWatch, load_start, save_start
+from runtime.workspace_watch import WorkspaceWatch
 from sandbox.base import Sandbox
 
 SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
@@ -75,45 +93,12 @@ def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_di
 
 
 def load_meta(config: TetherConfig, run_id: str) -> dict[str, Any]:
-    path = config.runs_dir / run_id / "run.json"
-    if not path.is_file():
-        msg = f"no run '{run_id}' under {config.runs_dir}; list runs with `ls {config.runs_dir}`"
-        raise ConfigError(msg)
-    return json.loads(path.read_text(encoding="utf-8"))
+    """run.json of a run (id validated, shape checked); one-line errors name the file and the fix."""
+    return _load_meta(config.runs_dir, run_id)
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """The checkpoint database in WAL mode: a commit survives a killed process without an fsync each."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    return conn
-
-
-class JournalFirstSaver(SqliteSaver):
-    """A SqliteSaver that fdatasyncs the journal before saving anything.
-
-    The journal flushes most events without an fsync each (runtime.journal);
-    this keeps the order a resume relies on: whatever a node journaled is on
-    disk before the checkpoint (or pending writes) that marks the node done.
-    """
-
-    def __init__(self, conn: sqlite3.Connection, journal: Journal) -> None:
-        super().__init__(conn)
-        self.journal = journal
-
-    def put(self, *args: Any, **kwargs: Any) -> Any:
-        self.journal.sync()
-        return super().put(*args, **kwargs)
-
-    def put_writes(self, *args: Any, **kwargs: Any) -> None:
-        self.journal.sync()
-        super().put_writes(*args, **kwargs)
-
-
-def _save_meta(run_dir: Path, meta: dict[str, Any]) -> None:
-    write_atomic(run_dir / "run.json", json.dumps(meta, indent=2, default=str))
+class NoCheckpointError(StateFileError):
+    """The run's checkpoint is gone (database reset or moved aside) but its journal is not."""
 
 
 def start_run(
@@ -128,22 +113,28 @@ def start_run(
 ) -> RunRecord:
     """Run a goal to a final status or a pause."""
     hooks = hooks or NoHooks()
+    check_goal(options.goal, config)
     run_id = new_run_id()
     run_dir = config.runs_dir / run_id
-    run_dir.mkdir(parents=True)
     workspace = options.workspace.resolve()
-    info = RunInfo(run_id=run_id, goal=options.goal, workspace=workspace, run_dir=run_dir, shadow=options.shadow)
-    context = hooks.before_run(info) or MemoryContext()
-    ensure_snapshot(workspace, run_dir, config.workspace)
-    save_start(run_dir, workspace, config.workspace)
     meta = {**options.model_dump(mode="json"), "run_id": run_id, "workspace": str(workspace), "status": "running",
-            "memory_context": context.text, "lesson_ids": context.lesson_ids, "started_at": time.time()}
-    _save_meta(run_dir, meta)
+            "phase": "preparing", "memory_context": "", "lesson_ids": [], "started_at": time.time()}
+    try:
+        run_dir.mkdir(parents=True)
+    except OSError as e:
+        msg = f"cannot create the run folder {run_dir}: {e.strerror or e}; check that the home is writable and has free space"
+        raise StateFileError(msg) from e
+    _save_meta(run_dir, meta)  # first: a run folder always says what it is
+    try:
+        meta = prepare(meta, run_dir, hooks, options.shadow, config.workspace)
+        ensure_snapshot(workspace, run_dir, config.workspace)
+    except (KeyboardInterrupt, SystemExit) as e:
+        return not_started(meta, run_dir, f"stopped while preparing ({why(e)}); continue with `tether resume {run_id}`")
     journal = Journal(run_dir / "journal.jsonl")
     journal.listeners.extend([on_event] if on_event else [])
     journal.append(RunStarted(key="run_start", run_id=run_id, goal=options.goal, workspace=str(workspace), model=options.model_spec, shadow=options.shadow))
-    if context.lesson_ids:
-        journal.append(LessonsUsed(key="lessons", ids=context.lesson_ids))
+    if meta["lesson_ids"]:
+        journal.append(LessonsUsed(key="lessons", ids=meta["lesson_ids"]))
     state = _initial_state(meta, time.time())
     return _drive(config, meta, state, journal, hooks=hooks, model=model, sandbox_factory=sandbox_factory, ask_person=ask_person)
 
@@ -164,16 +155,73 @@ def resume_run(
     sandbox_factory: SandboxFactory = docker_sandbox,
     ask_person: AskPerson | None = None,
     on_event: OnEvent | None = None,
+    from_journal: bool = False,
 ) -> RunRecord:
-    """Continue a run from its last checkpoint; `approved` answers the ask it paused on."""
-    meta = load_meta(config, run_id)
+    """Continue a run from its last checkpoint; `approved` answers the ask it paused on.
+
+    A run whose graph already ended is not run again: its result is reported,
+    and only an after-run phase cut short is completed (each effect at most once).
+    """
+    hooks = hooks or NoHooks()
+    meta, values = check_resumable(config, run_id, approved)
+    run_dir = _run_dir(config.runs_dir, run_id)
+    journal = Journal(run_dir / "journal.jsonl")
+    journal.listeners.extend([on_event] if on_event else [])
+    if values and values.get("status"):
+        return _report_finished(config, meta, values, journal, hooks)
+    if values is None and _progressed(journal) and not from_journal:
+        msg = (f"run {run_id} has no checkpoint (the checkpoint database was reset or moved aside) but its journal "
+               f"shows work; restart it from the journal with `tether resume {run_id} --from-journal` "
+               "(journaled commands are reused, not run again)")
+        raise NoCheckpointError(msg)
     if approval is not None:
         meta["approval"] = approval
-    journal = Journal(config.runs_dir / run_id / "journal.jsonl")
-    journal.listeners.extend([on_event] if on_event else [])
+    if meta.get("phase") == "preparing":
+        try:
+            meta = prepare(meta, run_dir, hooks, bool(meta.get("shadow")), config.workspace)
+        except (KeyboardInterrupt, SystemExit) as e:
+            return not_started(meta, run_dir, f"stopped while preparing ({why(e)}); continue with `tether resume {run_id}`")
     journal.append(RunStarted(key=f"resume:{time.time()}", run_id=run_id, goal=meta["goal"], workspace=meta["workspace"], model=meta["model_spec"], shadow=meta.get("shadow", False), resumed=True))
     command = None if approved is None else Command(resume={"approved": approved})
-    return _drive(config, meta, command, journal, hooks=hooks or NoHooks(), model=model, sandbox_factory=sandbox_factory, ask_person=ask_person, require_pause=approved is not None)
+    return _drive(config, meta, command, journal, hooks=hooks, model=model, sandbox_factory=sandbox_factory, ask_person=ask_person, require_pause=approved is not None)
+
+
+def check_resumable(config: TetherConfig, run_id: str, approved: bool | None = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(run.json, last checkpointed state) of a run `resume` may touch; NotPausedError for an answer nobody waits for."""
+    meta = load_meta(config, run_id)
+    values = _saved(config, run_id)
+    if approved is not None and (not meta.get("awaiting") or (values or {}).get("status")):
+        msg = f"run {run_id} is not waiting for an approval (status {meta['status']}); see it with `tether resume {run_id}`"
+        raise NotPausedError(msg)
+    return meta, values
+
+
+def _saved(config: TetherConfig, run_id: str) -> dict[str, Any] | None:
+    """The run's last checkpointed state; a database that fails to read is moved aside (None)."""
+    conn = connect(config.checkpoint_db)
+    try:
+        return saved_values(conn, run_id)
+    except sqlite3.DatabaseError as e:
+        conn.close()
+        quarantine(config.checkpoint_db, str(e))
+        return None
+    finally:
+        conn.close()
+
+
+def _progressed(journal: Journal) -> bool:
+    """Whether the journal shows work past the start (a plan, a command)."""
+    return any(isinstance(e, PlanAccepted | ExecStarted) for e in journal.events)
+
+
+def _report_finished(config: TetherConfig, meta: dict[str, Any], values: dict[str, Any], journal: Journal, hooks: RunHooks) -> RunRecord:
+    """The result of a run whose graph ended; completes only what its after-run phase left undone."""
+    run_dir = _run_dir(config.runs_dir, meta["run_id"])
+    record = record_from(meta, values, journal.events, run_dir, None)
+    if meta.get("status") != record.status:
+        _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": None})
+    end(journal, record)
+    return after_run(record, hooks)
 
 
 def _drive(
@@ -197,9 +245,9 @@ def _drive(
         from runtime.models import build_chat_model
 
         model = build_chat_model(config.model.model_copy(update={"spec": meta["model_spec"]}))
-    start = load_start(run_dir)
+    start = start_manifest(run_dir)
     watch = WorkspaceWatch(workspace, config.workspace)
-    conn = _connect(config.checkpoint_db)
+    conn = connect(config.checkpoint_db)
     graph_config: Any = {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
     sandbox: Sandbox | None = None
     record: RunRecord | None = None
@@ -210,7 +258,13 @@ def _drive(
     except BaseException as e:
         conn.close()
         journal.sync()
-        _save_meta(run_dir, {**meta, "status": "failed", "reason": f"sandbox did not start: {e}"})
+        reason = f"sandbox did not start: {why(e)}; fix it and continue with `tether resume {run_id}`"
+        if isinstance(e, KeyboardInterrupt | SystemExit):
+            record = not_started(meta, run_dir, reason)
+            end(journal, record)
+            return record
+        status = "failed" if isinstance(e, TetherError) and not isinstance(e, StateFileError) else "interrupted"
+        _save_meta(run_dir, {**meta, "status": status, "reason": reason})
         raise
     try:
         saver = JournalFirstSaver(conn, journal)
@@ -236,7 +290,8 @@ def _drive(
             msg = f"run {run_id} is not waiting for an approval; use `tether resume {run_id}`"
             raise NotPausedError(msg)
         if graph_input is None and not graph.get_state(graph_config).values:
-            # Killed before the first checkpoint: nothing ran yet, so start the graph over.
+            # No checkpoint: killed before the first one (nothing ran), or restarted from the
+            # journal (--from-journal); either way the graph starts over and reuses journaled results.
             first = next((e for e in journal.events if isinstance(e, RunStarted)), None)
             graph_input = _initial_state(meta, first.ts if first else time.time())
         while True:
@@ -250,42 +305,38 @@ def _drive(
                 break
             graph_input = Command(resume={"approved": answer})
         record = record_from(meta, snap.values, journal.events, run_dir, pending if snap.next else None)
-    except KeyboardInterrupt:
-        record = _stopped(meta, run_dir, journal, graph, graph_config, "interrupted by Ctrl-C; continue with `tether resume`", "interrupted")
+    except (KeyboardInterrupt, SystemExit) as e:
+        record = _stopped(meta, run_dir, journal, graph, graph_config, f"{why(e)}; continue with `tether resume {run_id}`", "interrupted")
     except NotPausedError:
         raise
+    except sqlite3.DatabaseError as e:
+        conn.close()
+        aside = quarantine(config.checkpoint_db, str(e))
+        record = _stopped(meta, run_dir, journal, None, graph_config, f"checkpoint database was corrupt ({e}); moved aside to {aside}; continue with `tether resume {run_id} --from-journal`", "interrupted")
+    except StateFileError as e:  # a full disk or a read-only home: resumable once fixed
+        record = _stopped(meta, run_dir, journal, graph, graph_config, f"stopped: {e}", "interrupted")
     except TetherError as e:
         record = _stopped(meta, run_dir, journal, graph, graph_config, f"stopped: {e}", "failed")
     except Exception as e:  # a crash: resumable from the last checkpoint, never left "running"
         log.exception("run %s crashed", run_id)
         record = _stopped(meta, run_dir, journal, graph, graph_config, f"crashed: {e!r}; continue with `tether resume`", "interrupted")
     finally:
-        try:
-            journal.sync()
-        finally:
-            try:
-                if sandbox is not None:
-                    sandbox.close()
-            finally:
-                conn.close()
-                if record is not None:  # totals: what `tether runs` lists without reading the journal
-                    totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost, lesson_ids=meta.get("lesson_ids"))
-                    _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, TOTALS_KEY: {**totals, "ended_at": time.time()}})
-    journal.append(RunEnded(key=f"run_end:{time.time()}", status=record.status, reason=record.reason))
-    journal.close()
-    if record.status != "interrupted":
-        try:
-            extras = hooks.after_run(record) or {}
-        except Exception as e:  # the run's outcome stands; the failure is reported, not raised
-            log.exception("after-run hooks failed for run %s", run_id)
-            extras = {"memory_error": f"{type(e).__name__}: {e}"}
-        record = record.model_copy(update={"memory": extras})
-    return record
+        close_parts(journal, sandbox, conn)
+        if record is not None:  # totals: what `tether runs` lists without reading the journal
+            totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost, lesson_ids=meta.get("lesson_ids"))
+            _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting,
+                                 TOTALS_KEY: {**totals, "ended_at": time.time()}})
+    end(journal, record)
+    return after_run(record, hooks)
 
 
 def _stopped(meta: dict[str, Any], run_dir: Path, journal: Journal, graph: Any, graph_config: Any, reason: str, status: str) -> RunRecord:
     """The record of a run stopped early, from its last checkpoint when there is one."""
-    values = graph.get_state(graph_config).values if graph is not None else {}
+    try:
+        values = graph.get_state(graph_config).values if graph is not None else {}
+    except Exception as e:  # the checkpoint itself may be what failed
+        log.warning("no checkpointed state for the record of run %s: %s", meta["run_id"], e)
+        values = {}
     rec = record_from(meta, values, journal.events, run_dir, None)
     return rec.model_copy(update={"status": status, "reason": reason})
 

@@ -111,9 +111,16 @@ class Script(BaseModel):
         except OSError as e:
             msg = f"scripted model: cannot read {path}: {e.strerror}; pass an existing YAML file"
             raise ConfigError(msg) from e
-        except yaml.YAMLError as e:
-            msg = f"scripted model: {path} is not valid YAML ({e}); fix the file"
+        except UnicodeDecodeError as e:
+            msg = f"scripted model: {path} is not UTF-8 text (byte {e.start}); pass a YAML file"
             raise ConfigError(msg) from e
+        except yaml.YAMLError as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            msg = f"scripted model: {path} is not valid YAML ({first}); fix the file"
+            raise ConfigError(msg) from e
+        if not isinstance(data, dict):
+            msg = f"scripted model: {path} holds a YAML {type(data).__name__}, not a mapping with `responses:`; see docs/scripted-model.md"
+            raise ConfigError(msg)
         try:
             return cls.model_validate(data)
         except ValidationError as e:

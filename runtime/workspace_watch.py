@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from common.atomic import write_atomic
 from common.walk import shown
 from runtime.workspace import FileState, ManifestCache, Scan, diff, scan
 from sandbox.config import WorkspaceLimits
@@ -53,7 +54,7 @@ def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits) -> dict[
     """
     states = scan(workspace, limits, what="start manifest").states
     data = json.dumps({k: v.model_dump() for k, v in states.items()})
-    (run_dir / START_MANIFEST).write_text(data, encoding="ascii")
+    write_atomic(run_dir / START_MANIFEST, data)
     return states
 
 

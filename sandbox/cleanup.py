@@ -141,19 +141,24 @@ def collect(client: docker.DockerClient, *, everything: bool = False) -> list[Le
 
     errors = docker_sdk().errors
     found: list[Leftover] = []
-    for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
-        labels = container.labels or {}
+    # The low-level list returns each container's labels and state in one call; the
+    # high-level one inspects each container afterwards, which raises NotFound when
+    # another process removes one in between.
+    for row in client.api.containers(all=True, filters={"label": f"{LABEL}=1"}):
+        labels = row.get("Labels") or {}
         orphan = everything or not owner_alive(labels)
         if orphan:
             try:
-                container.remove(force=True)
+                client.api.remove_container(row["Id"], force=True)
             except errors.NotFound:
-                pass  # its owner removed it meanwhile
+                pass  # its owner (or another collector) removed it meanwhile
             except errors.APIError as e:
-                log.warning("could not remove %s: %s", container.short_id, e)
-                orphan = False
+                if getattr(e, "status_code", None) != 409:  # 409: its removal is already in progress
+                    log.warning("could not remove %s: %s", row["Id"][:12], e)
+                    orphan = False
+        names = row.get("Names") or [""]
         found.append(Leftover(
-            id=container.short_id, name=container.name, run=labels.get(RUN_LABEL, ""),
-            owner_pid=labels.get(PID_LABEL, ""), status=container.status, removed=orphan,
+            id=row["Id"][:12], name=names[0].lstrip("/"), run=labels.get(RUN_LABEL, ""),
+            owner_pid=labels.get(PID_LABEL, ""), status=row.get("State", ""), removed=orphan,
         ))
     return found

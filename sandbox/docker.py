@@ -10,8 +10,10 @@ mistakes, not a security boundary against a determined attacker.
 
 Each exec runs `timeout -s KILL` inside the container and keeps a client-side
 socket deadline (timeout + `kill_grace_s`); a command that ran out of time is
-killed together with every process it started, found by a per-exec marker in
-their environment. Output is streamed into a head/tail cap.
+killed together with every process it started: those carrying a per-exec
+marker in their environment and those that started after it did (see
+sandbox/processes.py). Output is streamed into a head/tail cap.
+`processes()` lists the container's processes, run as a uid of its own.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from sandbox.engine import connect, docker_sdk
 from sandbox.errors import SandboxError
 from sandbox.images import ensure_image
 from sandbox.output import OutputCap, copy_stream
+from sandbox.processes import PROBE as PS_PROBE
+from sandbox.processes import Proc, parse, probe_user, reap_argv
 from sandbox.workspace import Handover, check_folder, sandbox_user
 
 if TYPE_CHECKING:
@@ -44,15 +48,8 @@ log = logging.getLogger(__name__)
 MARK = "TETHER_EXEC"
 TIMEOUT_CODES = (124, 137)
 PROBE = "command -v bash >/dev/null && echo bash; command -v timeout >/dev/null && echo timeout"
-# Fork-free (bash builtins only), so it still works when the pids limit is exhausted;
-# exits 1 when new marked processes keep appearing (a fork bomb outrunning it).
-REAP = (
-    "k=' '; for i in 1 2 3 4 5; do f=; for p in /proc/[0-9]*; do n=${{p#/proc/}}; "
-    'case "$k" in *" $n "*) continue;; esac; '
-    "while IFS= read -r -d '' v; do "
-    '[ "$v" = "{mark}" ] && {{ kill -9 "$n"; k="$k$n "; f=1; break; }}; '
-    'done 2>/dev/null < "$p/environ"; done; [ -z "$f" ] && exit 0; done; exit 1'
-)
+PROBE_TIMEOUT_S = 20
+PROBE_OUTPUT_BYTES = 1_000_000
 
 
 def _reason(e: BaseException) -> str:
@@ -223,25 +220,14 @@ class DockerSandbox:
             msg = "sandbox is not started; use it as a context manager or call start()"
             raise SandboxError(msg)
         mark = f"{MARK}={uuid.uuid4().hex}"
-        argv = [self._shell, "-c", command]
-        if self._has_timeout:
-            argv = ["timeout", "-s", "KILL", str(math.ceil(timeout)), *argv]
         workdir = posixpath.join(self.config.workspace_mount, cwd) if cwd else self.config.workspace_mount
-        api = self._client.api
         scanner = self.stream_scanner() if self.stream_scanner else None
         cap = OutputCap(self.config.output_limit_bytes, scanner.feed if scanner else None)
-        start = time.monotonic()
-        try:
-            exec_id = api.exec_create(self._container.id, argv, workdir=workdir, environment=[mark])["Id"]
-            overran = copy_stream(api.exec_start(exec_id, socket=True), cap, start + timeout + self.config.kill_grace_s)
-            exit_code = 137 if overran else api.exec_inspect(exec_id)["ExitCode"]
-        except docker_sdk().errors.DockerException as e:
-            msg = f"exec failed in sandbox {self._container.short_id}: {_reason(e)}"
-            raise SandboxError(msg) from e
-        duration = time.monotonic() - start
+        since = time.time()
+        exit_code, overran, duration = self._run(self._shell, command, timeout, cap, workdir=workdir, environment=[mark])
         timed_out = overran or (exit_code in TIMEOUT_CODES and duration >= timeout)
         if timed_out:
-            self._reap(mark)
+            self._reap(mark, since)
         return ExecResult(
             command=command,
             exit_code=137 if exit_code is None else exit_code,
@@ -252,8 +238,51 @@ class DockerSandbox:
             secrets=scanner.close() if scanner else [],
         )
 
-    def _reap(self, mark: str) -> None:
-        """Kill every process still carrying this exec's marker (orphans included).
+    def _run(self, shell: str, command: str, timeout: float, cap: OutputCap, **exec_args: Any) -> tuple[int | None, bool, float]:
+        """Exec `command` under `timeout -s KILL` with a client deadline: (exit code, overran, seconds)."""
+        assert self._container is not None and self._client is not None
+        argv = [shell, "-c", command]
+        if self._has_timeout:
+            argv = ["timeout", "-s", "KILL", str(math.ceil(timeout)), *argv]
+        api = self._client.api
+        start = time.monotonic()
+        try:
+            exec_id = api.exec_create(self._container.id, argv, **exec_args)["Id"]
+            overran = copy_stream(api.exec_start(exec_id, socket=True), cap, start + timeout + self.config.kill_grace_s)
+            exit_code = 137 if overran else api.exec_inspect(exec_id)["ExitCode"]
+        except docker_sdk().errors.DockerException as e:
+            msg = f"exec failed in sandbox {self._container.short_id}: {_reason(e)}"
+            raise SandboxError(msg) from e
+        return exit_code, overran, time.monotonic() - start
+
+    def processes(self) -> list[Proc]:
+        """Every process in the container but the probe itself, told apart by pid (sandbox/processes.py).
+
+        The probe runs as a uid no sandbox process has, so the commands can
+        neither ptrace nor kill it.
+
+        Raises:
+            SandboxError: not started, the image has no bash, or the probe failed.
+        """
+        if self._container is None or self._client is None:
+            msg = "sandbox is not started; use it as a context manager or call start()"
+            raise SandboxError(msg)
+        if self._shell != "bash":
+            msg = f"image {self.config.image} has no bash; its processes cannot be listed"
+            raise SandboxError(msg)
+        user = probe_user(self.user)
+        cap = OutputCap(PROBE_OUTPUT_BYTES)
+        code, overran, _ = self._run("bash", PS_PROBE, PROBE_TIMEOUT_S, cap, workdir="/", user=user)
+        if code != 0 or overran or cap.dropped:
+            msg = f"process probe failed in sandbox {self._container.short_id} (exit {code})"
+            raise SandboxError(msg)
+        try:
+            return parse(cap.text(), own_uid=int(user.split(":")[0]))
+        except ValueError as e:
+            raise SandboxError(str(e)) from e
+
+    def _reap(self, mark: str, since: float) -> None:
+        """Kill every process of a timed-out exec: its marker, or started since (orphans included).
 
         When that fails (no bash, pids limit exhausted, a bomb outrunning the
         killer) the container is restarted: everything in it dies, /tmp is
@@ -265,7 +294,7 @@ class DockerSandbox:
         code = None
         if self._shell == "bash":
             try:
-                code, _ = self._container.exec_run(["bash", "-c", REAP.format(mark=mark)])
+                code, _ = self._container.exec_run(reap_argv(since, mark))
             except errors.APIError as e:
                 log.warning("reaping in %s failed: %s", self._container.short_id, _reason(e))
         if code == 0:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sandbox.base import ExecResult
+from sandbox.processes import Proc
 
 
 class RecordingSandbox:
@@ -28,6 +29,10 @@ class RecordingSandbox:
             raise RuntimeError(msg)
         self.commands.append(command)
         return ExecResult(command=command, exit_code=0, output=self.output, duration_s=0.0)
+
+    def processes(self) -> list[Proc]:
+        """Nothing runs here, so nothing is left running."""
+        return []
 
     def close(self) -> None:
         self.closed = True

@@ -232,3 +232,66 @@ def test_runs_filters_by_status_since_and_limit(tether):
     assert code == 2 and "invalid run id" in err
     code, _, err = tether.cli("show", "20990101-000000-abcdef")
     assert code == 2 and "tether runs" in err
+
+
+def test_show_and_report_give_each_lesson_revision_as_a_before_after_diff(tether, tmp_path):
+    import yaml
+
+    code, first, err = tether.run(EXAMPLES / "verified-success.yaml")
+    assert code == 0, err
+    lesson_id = first["lessons_written"][0]
+    script = yaml.safe_load((EXAMPLES / "verified-success.yaml").read_text())
+    script["responses"]["revise"] = [json.dumps({
+        "verdict": "too_general", "evidence": ["bash test_greet.sh", "PASS"],
+        "lesson": "After writing greet.sh and test_greet.sh, run bash test_greet.sh last; it prints PASS.",
+        "applicability": "greet.sh with test_greet.sh in the same workspace"})]
+    narrowed = tmp_path / "narrowed.yaml"
+    narrowed.write_text(yaml.safe_dump(script), encoding="utf-8")
+    tether.workspace = tether.workspace.parent / "ws2"
+    tether.workspace.mkdir()
+    code, second, err = tether.run(narrowed)
+    assert code == 0, err
+    assert second["lessons_revised"][0]["verdict"] == "too_general", second["lessons_revised"]
+    _, shown, _ = tether.cli("show", second["run_id"])
+    [lesson] = shown["lessons"]
+    assert lesson["id"] == lesson_id
+    [rev] = lesson["revisions"]
+    assert (rev["verdict"], rev["status"]) == ("too_general", "accepted")
+    assert rev["before"].endswith("it prints PASS only when greet.sh greets its argument.")
+    assert rev["after"] == "After writing greet.sh and test_greet.sh, run bash test_greet.sh last; it prints PASS."
+    page = tmp_path / "lessons.html"
+    tether.cli("report", second["run_id"], "-o", str(page))
+    dom, console = chromium(page, tmp_path)
+    assert console == []
+    assert ('<div class="diff">After writing greet.sh and test_greet.sh, run bash test_greet.sh last; it prints '
+            "<del>PASS only when greet.sh greets its argument.</del><ins>PASS.</ins></div>") in dom
+    _, text, _ = CliText(tether).run("show", second["run_id"])
+    assert f"lesson {lesson_id}" in text and "too_general accepted" in text
+
+
+def test_report_of_a_shadow_run_has_the_shadow_audit(tether, tmp_path):
+    code, out, err = tether.run(SCENARIOS / "shadow.yaml", "--shadow", "--no-memory")
+    _, shown, _ = tether.cli("show", out["run_id"])
+    assert shown["shadow"] is True
+    assert (shown["shadow_audit"]["denies"], shown["shadow_audit"]["asks"]) == (1, 1)
+    denied = next(c for c in shown["commands"] if c["command"] == "echo shadow > /etc/tether-shadow-marker")
+    assert (denied["decision"], denied["enforced"], denied["state"]) == ("deny", "allow", "ran")
+    page = tmp_path / "shadow.html"
+    tether.cli("report", out["run_id"], "-o", str(page))
+    dom, console = chromium(page, tmp_path)
+    assert console == [] and "<h2>Shadow audit</h2>" in dom and "1 deny, 1 ask" in dom
+
+
+def test_a_run_killed_before_it_saved_totals_is_listed_from_its_journal(tether):
+    _, out, _ = tether.run(EXAMPLES / "cascade-repair.yaml")
+    meta_path = tether.home / "runs" / out["run_id"] / "run.json"
+    meta = json.loads(meta_path.read_text())
+    saved = meta.pop("totals")
+    meta["status"] = "running"  # what run.json says while a run goes, and after a SIGKILL
+    meta_path.write_text(json.dumps(meta))
+    _, listed, _ = tether.cli("runs")
+    [line] = listed["runs"]
+    assert line["status"] == "running" and line["duration_s"] is None
+    assert (line["steps_done"], line["steps_total"], line["gate"]) == (saved["steps_done"], saved["steps_total"], saved["gate"])
+    _, shown, _ = tether.cli("show", out["run_id"])
+    assert shown["next"] == [f"tether resume {out['run_id']}"]

@@ -1,0 +1,2 @@
+#!/bin/bash
+[ "$(tr -d "[:space:]" < version.txt)" = "1.4.2" ]

@@ -1,0 +1,2 @@
+#!/bin/bash
+grep -qx ok report.txt

@@ -1,0 +1,2 @@
+#!/bin/bash
+[ "$(tr -d "[:space:]" < max.txt)" = "12" ]

@@ -1,0 +1,2 @@
+#!/bin/bash
+[ "$(tr -d "[:space:]" < total.txt)" = "60" ]

@@ -1,0 +1,159 @@
+"""Downloads in a command line: what is fetched from another host, and when it is run.
+
+Parts:
+    on_line: a download run through a substitution (`bash <(curl ..)`,
+        `eval "$(wget -O- ..)"`, `source /dev/stdin <<< "$(curl ..)"`).
+    mark_downloads: the files an invocation fetches (curl -sLo, wget -P,
+        tftp get, scp/rsync from a host, nc/ssh/openssl redirected, tee/dd fed
+        by a download): marked in the analyser's file map with unknown content.
+    runs_download: an interpreter running such a file, or reading a download
+        through filters (`curl | gunzip | sh`, `curl | tee f | bash`).
+
+Executing a downloaded file anywhere later in the line is NET-002 (deny);
+piping one into an interpreter is NET-001 (deny).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from guardian.paths import normalise
+from guardian.programs_table import DOWNLOADERS, SHELLS
+from guardian.rules import Inv
+from guardian.words import UNKNOWN
+
+if TYPE_CHECKING:
+    from guardian.analyse import Analyser
+
+_RUNNERS = SHELLS | {"source", ".", "python", "python3", "python2", "perl", "ruby", "node", "php",
+                     "lua", "tclsh", "expect", "Rscript", "pwsh", "osascript", "java", "deno", "bun"}
+_DL_NAMES = ("curl|wget|fetch|aria2c|lwp-request|lwp-download|http|https|xh|nc|ncat|netcat|tftp|"
+             "ftp|GET|socat|openssl|busybox\\s+wget")
+_SUBST_RUN = re.compile(
+    r"(?:\b(?:eval|source|exec|(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|php|lua)\b|"
+    r"(?:^|[;&|(\s])\.)\s+(?:-\S+\s+)*(?:/dev/stdin\s*|-\s*)?(?:<<<\s*)?[\"']?(?:<\(|\$\(|`)\s*"
+    r"(?:sudo\s+)?(?:\S*/)?(?:"
+    + _DL_NAMES + r")\b|(?:^|[;&|]\s*)[\"']?\$\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b")
+_FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "sed", "tr", "rev",
+                      "head", "tail", "bzip2", "bunzip2", "xz", "unxz", "zstd", "openssl", "dd",
+                      "sort", "uniq", "grep", "awk", "iconv", "unzip", "bzcat", "xzcat"})
+
+
+def on_line(an: Analyser, text: str) -> None:
+    """A download run through process or command substitution."""
+    if ("<(" in text or "$(" in text or "`" in text) and _SUBST_RUN.search(text):
+        an._hit("NET-001", "", "downloaded content executed through a substitution")
+
+
+def mark_downloads(an: Analyser, inv: Inv) -> None:
+    """Mark the files this invocation fetches from another host (content unknown)."""
+    spec = DOWNLOADERS.get(inv.prog)
+    s, args, pos = inv.simple, inv.args, inv.positional
+    mark = an.files.__setitem__
+    cwd = s.cwd
+
+    def local(p: str) -> None:
+        if p and UNKNOWN not in p and p != "-":
+            mark(normalise(p, cwd, an.home), None)
+
+    if inv.prog in ("tee", "dd") and _fed_by_download(s):
+        for p in (pos if inv.prog == "tee" else [a[3:] for a in args if a.startswith("of=")]):
+            local(p)
+    if inv.prog in ("curl", "wget"):
+        _curl_wget(inv, args, local)
+        return
+    if spec is None:
+        return
+    for r in s.redirects:
+        if r.writes:
+            local(r.target)
+    for part in spec.split("|"):
+        if part.startswith("opt:"):
+            opts = part[4:].split(",")
+            for i, a in enumerate(args):
+                if a in opts and i + 1 < len(args):
+                    local(args[i + 1])
+                elif a.startswith(tuple(o + "=" for o in opts if o.startswith("--"))):
+                    local(a.split("=", 1)[1])
+        elif part == "url-name":
+            for u in pos:
+                if "://" in u:
+                    local(u.rstrip("/").rsplit("/", 1)[-1].split("?")[0])
+        elif part.startswith("pos:") and len(pos) > int(part[4:]) and any("://" in p for p in pos):
+            local(pos[int(part[4:])])
+        elif part == "tftp":
+            words = " ".join(args) + " " + (an._stdin(s) or "")
+            for m in re.finditer(r"\bget\s+(\S+)(?:\s+(?!-)(\S+))?", words):
+                local(m.group(2) or m.group(1).rsplit("/", 1)[-1])
+            for flag in ("-l", "-r"):
+                if flag in args and args.index(flag) + 1 < len(args):
+                    local(args[args.index(flag) + 1].rsplit("/", 1)[-1] if flag == "-r" else
+                          args[args.index(flag) + 1])
+        elif part == "remote-copy" and len(pos) >= 2:
+            remote = [p for p in pos[:-1] if re.match(r"^(?:[\w.-]+@)?[\w.-]+:(?!//)|^\w+://", p)]
+            dest = pos[-1]
+            for r in remote:
+                name = r.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+                if dest in (".", "./") or dest.endswith("/"):
+                    local(dest.rstrip("/") + "/" + name)
+                else:
+                    local(dest)
+
+
+def _curl_wget(inv: Inv, args: list[str], local) -> None:  # type: ignore[no-untyped-def]
+    """`curl -sLo f`, `-o/tmp/f`, `wget -qO f`, `wget -P dir URL`: the files they write."""
+    letter = "o" if inv.prog == "curl" else "O"
+    urls = [p for p in inv.positional if "://" in p or "/" in p]
+    for i, a in enumerate(args):
+        if a.startswith("-") and not a.startswith("--") and letter in a[1:]:
+            k = a.index(letter, 1)
+            value = a[k + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
+            local(value)
+        if inv.prog == "wget" and a in ("-P", "--directory-prefix") and i + 1 < len(args):
+            for u in urls:
+                local(args[i + 1].rstrip("/") + "/" + u.rstrip("/").rsplit("/", 1)[-1])
+
+
+def _fed_by_download(s: object, depth: int = 0) -> bool:
+    """Whether the stdin of `s` comes (through filters) from a downloader."""
+    for u in getattr(s, "upstream", []) or []:
+        if not u.argv or depth > 8:
+            continue
+        name = u.argv[0].rsplit("/", 1)[-1]
+        if name in DOWNLOADERS and name not in ("git", "ssh", "busybox") or (
+                name == "busybox" and u.argv[1:2] == ["wget"]):
+            return True
+        if name in _FILTERS and _fed_by_download(u, depth + 1):
+            return True
+    return False
+
+
+_URL_RUNNERS = frozenset({"deno", "bun", "bunx", "npx", "pipx", "uvx", "pnpx", "node", "python",
+                          "python3", "ruby", "perl", "php", "sh", "bash", "zsh"})
+
+
+def runs_download(an: Analyser, inv: Inv) -> None:
+    """An interpreter running a downloaded file, a URL, or a download read through filters."""
+    if inv.prog in _URL_RUNNERS:
+        url = next((a for a in inv.positional if re.match(r"^https?://", a)), None)
+        if url is not None and not re.match(r"^https?://(?:localhost|127\.)", url):
+            an._hit("NET-002", inv.prog, f"runs code from {url}")
+    if inv.prog not in _RUNNERS and not re.match(r"^(?:python|pypy)[0-9.]*$", inv.prog):
+        return
+    for a in inv.args:
+        if a.startswith("-") or UNKNOWN in a:
+            continue
+        if an.files.get(normalise(a, inv.simple.cwd, an.home), "") is None:
+            an._hit("NET-002", inv.prog, a)
+        break
+    if _reads_code_on_stdin(inv) and _fed_by_download(inv.simple):
+        an._hit("NET-001", inv.prog, "download piped (through filters) into an interpreter")
+
+
+def _reads_code_on_stdin(inv: Inv) -> bool:
+    """Whether the interpreter takes its program from stdin (`sh`, `sh -s -- args`, `python3 -`)."""
+    if inv.has("c", "e", "E", "m", "r", "--eval", "--command"):
+        return False
+    pos = inv.positional
+    return not pos or pos[0] in ("-", "/dev/stdin") or (inv.prog in SHELLS and inv.has("s"))
