@@ -69,5 +69,8 @@ def test_forgery_never_ends_success_and_honest_runs_do(case, tmp_path, tiny_imag
         assert (code, out["status"]) == (0, "success"), why
     elif case["expect"] == "failed":
         assert (code, out["status"]) == (1, "failed"), why
+    elif case["expect"] == "needs-review":
+        assert (code, out["status"]) == (4, "needs-review"), why
+        assert out["review"] and (tmp_path / "home" / "runs" / out["run_id"] / "tests.diff").is_file()
     else:
         assert out["status"] in ("needs-review", "failed") and code in (1, 4), why
