@@ -309,6 +309,8 @@ PROGRAMS: dict[str, dict] = {
     "hash": {"fam": "persistence", "opts": {"-p": "extfile"}},
     "ngrok": {"fam": "tunnel", "aka": "cloudflared chisel bore frpc localtunnel lt sshuttle",
               "flags": {}, "rest": "tunnel"},
+    "rcat": {"fam": "network", "aka": "pwncat pwncat-cs sbd cryptcat gs-netcat revsocks ztcp",
+             "rest": "revshell"},
     "perlbug": {"fam": "editor", "opts": {"-e": "shell"}, "valued": "sbfFrcCSTdopt"},
     "genie": {"fam": "wrapper", "opts": {"-c": "shell"}},
     "cabal": {"fam": "build", "aka": "stack", "sub": {"exec": {"rest": "argv"}, "run": {"rest": "argv"}}},
