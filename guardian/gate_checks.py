@@ -336,7 +336,7 @@ def _grep(argv: list[str], words: list[Any]) -> tuple[Kind, str, list[str]]:
         else:
             files.append(a)
         i += 1
-    if pattern is None or pattern.strip() in TRIVIAL_PATTERNS or len(re.findall(r"\w", pattern)) < 3:
+    if pattern is None or pattern.strip() in TRIVIAL_PATTERNS or len(re.findall(r"\w", pattern)) < 2:
         return "trivial", f"`grep` for {pattern!r} matches any content", []
     code = [f for f in files if CODE_EXT.search(f)]
     if code:
