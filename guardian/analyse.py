@@ -173,6 +173,8 @@ class Analyser:
         known = sorted(p for p in _BY_PROGRAM if fnmatch.fnmatchcase(p, base))
         known += [p for p in ("rm", "bash", "sh", "dd", "mv", "chmod", "python3") if
                   fnmatch.fnmatchcase(p, base) and p not in known]
+        known += [p for p in program_pass.table_names() if fnmatch.fnmatchcase(p, base) and
+                  p not in known]
         return [[k, *argv[1:]] for k in known[:8]] or [argv]
 
     def _remember(self, raw: str, s: Simple, prog: str) -> None:

@@ -52,6 +52,11 @@ _PARSE_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, A
                  TypeError, ValueError, KeyError)
 
 
+def table_names() -> list[str]:
+    """Every program name the table knows (for globbed program names such as `/usr/bin/vi?`)."""
+    return sorted(programs.ENTRIES)
+
+
 def on_write(an: Analyser, path: str, prog: str) -> None:
     """Git hooks or git config of a repository outside the workspace: persistence."""
     if "/.git/" in path and _GIT_HOOK.search(path) and not under(path, an.ws):
@@ -293,11 +298,14 @@ def _file(an: Analyser, raw: str, lang: str, prog: str, s: object, depth: int,
     elif lang == "crontab":
         for act in escapes.crontab_lines(content):
             _run(an, act.text, depth, s)
+    elif lang in ("escape", "sed"):
+        for act in (escapes.escape_lines(content) if lang == "escape" else escapes.sed_script(content)):
+            _do(an, act, None, s, depth)
     elif lang == "sshconfig":
         for line in content.splitlines():
             for act in escapes.config_value("sshcfg", line.strip()):
                 _do(an, act, None, s, depth)
-    elif lang.startswith("code:") or lang not in ("shell", "binary", "gitconfig", "sshconfig"):
+    elif lang.startswith("code:") or lang not in ("shell", "binary", "gitconfig"):
         _code(an, content, lang.removeprefix("code:"), s, depth)
     elif content:
         _run(an, content, depth, s)
