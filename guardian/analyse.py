@@ -93,8 +93,11 @@ class Analyser:
             simples, _ = parse_line(text, env, cwd, self.home, self._subst(env, cwd))
         except _GUESS_ERRORS:
             return
-        for s in simples:
-            self._simple(s, depth + 1)
+        for s in simples:  # lenient all the way down: a nested parse error ends the guess only
+            try:
+                self._simple(s, depth + 1)
+            except _GUESS_ERRORS:
+                continue
 
     def _subst(self, env: dict[str, str], cwd: str):  # type: ignore[no-untyped-def]
         def evaluate(body: str) -> str | None:

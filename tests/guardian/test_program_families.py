@@ -78,7 +78,8 @@ def test_payload_pass_asks_but_known_option_denies() -> None:
 
 
 @pytest.mark.parametrize("cmd", ["less /etc/profile\n!/bin/sh", "vi x\n:shell", "joe\n^K!/bin/sh",
-                                 "bash -p", "sh -i", "exec /bin/sh 0<&2 1>&2",
+                                 "bash -p", "sh -i", "exec /bin/sh 0<&2 1>&2", "bash", "time /bin/sh",
+                                 "script -q /dev/null", "ssh h $SHELL --noprofile --norc",
                                  "awk 'BEGIN {system(\"/bin/sh\")}'", "env /bin/sh",
                                  "emacs -Q -nw --eval '(term \"/bin/sh\")'"])
 def test_interactive_shell_escapes_ask(cmd: str) -> None:
@@ -86,7 +87,7 @@ def test_interactive_shell_escapes_ask(cmd: str) -> None:
     assert v.decision != "allow" and "EXEC-001" in v.rules, (cmd, v.rules)
 
 
-@pytest.mark.parametrize("cmd", ["bash", "bash scripts/build.sh", "bash -x ./run.sh", "sh -c 'echo hi'",
+@pytest.mark.parametrize("cmd", ["bash scripts/build.sh", "bash -x ./run.sh", "sh -c 'echo hi'",
                                  "docker run -it ubuntu bash", "kubectl exec -it p -- sh"])
 def test_plain_shells_stay_allowed(cmd: str) -> None:
     assert judge(cmd).decision == "allow", cmd
