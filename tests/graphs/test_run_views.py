@@ -223,7 +223,7 @@ def test_runs_filters_by_status_since_and_limit(tether):
     assert (first["status"], first["steps_done"], first["steps_total"], first["gate_passed"]) == ("success", 3, 3, True)
     assert first["gate"]["fail"] == 0 and first["gate"]["pass"] + first["gate"]["n/a"] == 18
     assert first["lessons_written"] >= 1 and first["duration_s"] > 0
-    assert runs[0]["gate"]["fail"] == 3 and runs[0]["status"] == "failed"
+    assert runs[0]["gate"]["fail"] == 4 and runs[0]["status"] == "failed"
     assert [r["run_id"] for r in tether.cli("runs", "--status", "failed")[1]["runs"]] == [bad["run_id"]]
     assert len(tether.cli("runs", "--limit", "1")[1]["runs"]) == 1
     assert tether.cli("runs", "--since", "1h")[1]["runs"] and not tether.cli("runs", "--since", "2999-01-01")[1]["runs"]
