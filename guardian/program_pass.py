@@ -52,6 +52,11 @@ _PARSE_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, A
                  TypeError, ValueError, KeyError)
 
 
+def table_names() -> list[str]:
+    """Every program name the table knows (for globbed program names such as `/usr/bin/vi?`)."""
+    return sorted(programs.ENTRIES)
+
+
 def on_write(an: Analyser, path: str, prog: str) -> None:
     """Git hooks or git config of a repository outside the workspace: persistence."""
     if "/.git/" in path and _GIT_HOOK.search(path) and not under(path, an.ws):
@@ -99,6 +104,8 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
             _run(an, shlex.join([head, *inv.args]), depth, inv.simple)
     downloads.mark_downloads(an, inv)
     downloads.runs_download(an, inv)
+    if inv.prog in _NET_CLIENTS and _shell_upstream(inv.simple):
+        an._hit("SHELL-008", inv.prog, "a shell's output is piped to a network connection")
     served = _served_dir(inv)
     if served is not None and UNKNOWN not in served:
         path = normalise(served, inv.simple.cwd, an.home)
@@ -126,6 +133,24 @@ def _interactive(inv: Inv, depth: int) -> bool:
     if not escapes.bare_shell(shlex.join(inv.argv)):
         return False
     return not inv.simple.upstream
+
+
+_NET_CLIENTS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "openssl",
+                          "socat", "cryptcat", "sbd", "ssh"})
+
+
+def _shell_upstream(s: object, depth: int = 0) -> bool:
+    """Whether a shell reading its commands from stdin feeds this stage (sh -i | nc host)."""
+    for u in getattr(s, "upstream", []) or []:
+        if not u.argv or depth > 8:
+            continue
+        name = u.argv[0].rsplit("/", 1)[-1]
+        if name in SHELLS and not any(a.startswith("-") and "c" in a[1:] for a in u.argv[1:]) \
+                and not [a for a in u.argv[1:] if not a.startswith("-")]:
+            return True
+        if name in ("tee", "cat", "stdbuf") and _shell_upstream(u, depth + 1):
+            return True
+    return False
 
 
 def _served_dir(inv: Inv) -> str | None:
@@ -273,11 +298,14 @@ def _file(an: Analyser, raw: str, lang: str, prog: str, s: object, depth: int,
     elif lang == "crontab":
         for act in escapes.crontab_lines(content):
             _run(an, act.text, depth, s)
+    elif lang in ("escape", "sed"):
+        for act in (escapes.escape_lines(content) if lang == "escape" else escapes.sed_script(content)):
+            _do(an, act, None, s, depth)
     elif lang == "sshconfig":
         for line in content.splitlines():
             for act in escapes.config_value("sshcfg", line.strip()):
                 _do(an, act, None, s, depth)
-    elif lang.startswith("code:") or lang not in ("shell", "binary", "gitconfig", "sshconfig"):
+    elif lang.startswith("code:") or lang not in ("shell", "binary", "gitconfig"):
         _code(an, content, lang.removeprefix("code:"), s, depth)
     elif content:
         _run(an, content, depth, s)

@@ -184,6 +184,8 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
           used: set[int]) -> None:
     rest, at = e.get("rest"), e.get("at", 0)
     chosen = pos[at:]
+    if rest == "crontab" and chosen and argv[chosen[0]] == "-":
+        chosen = []
     if rest and chosen:
         if rest in ("argv", "shell", "rargv", "rshell"):
             used.update(chosen)
@@ -203,7 +205,7 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
             for k in chosen:
                 used.add(k)
                 out.extend(_emit(rest, argv[k], argv))
-    elif rest == "crontab" and not chosen and stdin is not None:
+    elif rest == "crontab" and not chosen and stdin is not None and "-l" not in argv:
         out.extend(escapes.crontab_lines(stdin))
     if e.get("stdin") and stdin is not None:
         out.extend(_emit(e["stdin"], stdin, argv))
@@ -278,6 +280,10 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
         return [Act("argv", argv=tuple(value.split()))]
     if kind in ("file", "file_text"):
         return [Act("file", value, lang="shell")]
+    if kind.startswith(("file:", "script:")):
+        how, _, lang = kind.partition(":")
+        return [] if value in ("-", "/dev/stdin") else [
+            Act("file", value, lang=lang, how="script" if how == "script" else "")]
     if kind == "ask":
         return [Act("rule", "EXEC-002", detail=f"{argv[0] if argv else ''} {value}"[:80])]
     if kind == "escape":
@@ -316,6 +322,8 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
         return [] if local else [Act("rule", "SHELL-006", detail=value)]
     if kind == "rforward":
         return [Act("rule", "SHELL-007", detail=f"ssh -R {value}")]
+    if kind == "revshell":
+        return [Act("rule", "SHELL-008", detail=f"{argv[0] if argv else ''} {value}"[:60])]
     if kind == "tunnel":
         return [Act("rule", "SHELL-007", detail=f"{argv[0] if argv else ''} {value}"[:60])]
     if kind == "fzfbind":
