@@ -161,6 +161,8 @@ def config_value(kind: str, text: str) -> list[Act]:
             return [Act("file", value, lang="gitconfig")]
         if low.startswith("protocol."):
             return [Act("rule", "EXEC-002", detail=text)] if value == "always" else []
+        if low.startswith("credential") and not value.startswith("!"):
+            return [Act("argv", argv=tuple(value.split()))] if value.startswith("/") else []
         if low.startswith("alias."):
             if value.startswith("!"):
                 return [Act("shell", value[1:])]
