@@ -33,12 +33,15 @@ def chromium(page: Path, tmp: Path) -> tuple[str, list[str]]:
         if os.environ.get("TETHER_REQUIRE_DOCKER") == "1":
             pytest.fail("chromium is required in CI: `apt-get install -y chromium` (bash scripts/bootstrap.sh --dev)")
         pytest.skip("chromium not installed (bash scripts/bootstrap.sh --dev)")
-    proc = subprocess.run(
-        [exe, "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp / 'chromium'}",
-         "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    for _ in range(2):  # one retry: a browser start can fail on a loaded machine (never a console message)
+        proc = subprocess.run(
+            [exe, "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp / 'chromium'}",
+             "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
+            capture_output=True, text=True, timeout=120, check=False,
+        )
+        if proc.returncode == 0 and "</html>" in proc.stdout:
+            break
+    assert proc.returncode == 0 and "</html>" in proc.stdout, proc.stderr[-2000:]
     return proc.stdout, [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
 
 
@@ -220,7 +223,7 @@ def test_runs_filters_by_status_since_and_limit(tether):
     assert (first["status"], first["steps_done"], first["steps_total"], first["gate_passed"]) == ("success", 3, 3, True)
     assert first["gate"]["fail"] == 0 and first["gate"]["pass"] + first["gate"]["n/a"] == 18
     assert first["lessons_written"] >= 1 and first["duration_s"] > 0
-    assert runs[0]["gate"]["fail"] == 3 and runs[0]["status"] == "failed"
+    assert runs[0]["gate"]["fail"] == 4 and runs[0]["status"] == "failed"
     assert [r["run_id"] for r in tether.cli("runs", "--status", "failed")[1]["runs"]] == [bad["run_id"]]
     assert len(tether.cli("runs", "--limit", "1")[1]["runs"]) == 1
     assert tether.cli("runs", "--since", "1h")[1]["runs"] and not tether.cli("runs", "--since", "2999-01-01")[1]["runs"]
