@@ -10,6 +10,7 @@ approval.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -133,7 +134,7 @@ def run(
     ws = (workspace or Path.cwd()).expanduser()
     if not ws.is_dir():
         fail(f"workspace {ws} is not a folder; pass --workspace DIR (an existing folder)")
-    if not os.access(ws, os.W_OK | os.X_OK):
+    if not os.access(ws, os.W_OK | os.X_OK) or not ws.stat().st_mode & stat.S_IWUSR:  # the sandbox user writes as the owner
         fail(f"workspace {ws} is not writable; run `chmod u+w {ws}` or pass --workspace DIR (a folder you can write)")
     interactive = _interactive() and not ask_later
     approval = "yes" if yes else "prompt" if (interactive or ask_later) else "refuse"
