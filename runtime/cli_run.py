@@ -102,7 +102,11 @@ def _with_view(fn: Callable[[LiveView], RunRecord]) -> RunRecord:
 
     view = LiveView(err)
     with view:
-        return fn(view)
+        try:
+            return fn(view)
+        except BaseException:
+            view.live.transient = True  # the error line that follows stands alone, not after a half-drawn table
+            raise
 
 
 def run(
