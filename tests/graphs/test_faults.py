@@ -188,3 +188,30 @@ def test_a_run_whose_checkpoint_is_gone_offers_a_restart_from_its_journal(tether
     events = tether.journal(run_id)
     assert [e.cmd_id for e in events if isinstance(e, ExecFinished)].count("append/0/0") == 1
     assert sum(isinstance(e, RunStarted) for e in events) == 2
+
+
+def test_after_sigkill_and_resume_a_lent_workspace_has_its_owners_back(tether):
+    if os.geteuid() != 0:
+        pytest.skip("lending a root-owned workspace needs root (CI runs as root)")
+    notes = tether.workspace / "notes.txt"
+    notes.write_text("mine\n")
+    os.chown(notes, 4242, 4242)  # a file of another account inside root's workspace
+    cmd = [sys.executable, "-m", "runtime.cli", "run", "--model", f"scripted:{SLEEPER}",
+           "--workspace", str(tether.workspace), "--home", str(tether.home), "--json"]
+    proc = subprocess.Popen(cmd, env={**os.environ, **tether.env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    runs = tether.home / "runs"
+    deadline = time.monotonic() + 90
+    while not (runs.is_dir() and any(runs.iterdir()) and any(
+            isinstance(e, ExecStarted) and e.cmd_id == "append/0/1" for e in read_events(next(runs.iterdir()) / "journal.jsonl"))):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert tether.workspace.stat().st_uid == 1000  # still lent: the killed process could not give it back
+    run_id = next(runs.iterdir()).name
+    code, done, err = tether.cli("resume", run_id)
+    assert code == 0, err
+    assert done["status"] == "success"
+    owners = {p.name: (p.stat().st_uid, p.stat().st_gid) for p in [tether.workspace, *tether.workspace.iterdir()]}
+    assert owners == {"ws": (0, 0), "notes.txt": (4242, 4242), "log.txt": (0, 0)}
+    assert not any((tether.home / "lent").iterdir())
