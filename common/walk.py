@@ -214,6 +214,16 @@ def _entry(parent: int, prefix: str, found: os.DirEntry[str], depth: int, prune:
     return Entry(prefix + name, name, parent, os.fstat(fd), fd, depth)
 
 
+def read_link(parent: int, name: str) -> str | None:
+    """The target of the symlink `name` (surrogate-escaped), or None if it is no longer a symlink."""
+    try:
+        return os.fsdecode(os.readlink(os.fsencode(name), dir_fd=parent))
+    except OSError as e:
+        if e.errno in (errno.EINVAL, errno.ENOENT):  # swapped for a non-link, or gone, since listed
+            return None
+        raise
+
+
 def open_path(parent: int, name: str) -> tuple[int, os.stat_result] | None:
     """An `O_PATH` descriptor of the entry itself (a symlink is not followed) and its fstat."""
     try:

@@ -47,6 +47,8 @@ class Analyser:
         self.cwd = normalise(str(ctx.working_dir), self.ws, self.home)
         self.hits: dict[tuple[str, str], Hit] = {}
         self.decoded: list[str] = []
+        self.guessing = 0
+        """>0 while foreign code is read as if it were shell (`_guess`)."""
         self.files: dict[str, str | None] = {}
         self.seen_vars: set[tuple[str, str]] = set()
         self.env = {"HOME": self.home, "PWD": self.cwd, "TMPDIR": "/tmp", "IFS": " \t\n",
@@ -65,6 +67,8 @@ class Analyser:
             raise BudgetError(msg)
 
     def _hit(self, rule_id: str, program: str = "", detail: str = "") -> None:
+        if self.guessing and rule_id == "NET-004":
+            return  # `$t += 1` in perl is not a shell command with an unknown name
         rule = RULES[rule_id]
         key = (rule_id, program or rule.program)
         if key not in self.hits:
@@ -93,8 +97,15 @@ class Analyser:
             simples, _ = parse_line(text, env, cwd, self.home, self._subst(env, cwd))
         except _GUESS_ERRORS:
             return
-        for s in simples:
-            self._simple(s, depth + 1)
+        self.guessing += 1
+        try:
+            for s in simples:  # lenient all the way down: a nested parse error ends the guess only
+                try:
+                    self._simple(s, depth + 1)
+                except _GUESS_ERRORS:
+                    continue
+        finally:
+            self.guessing -= 1
 
     def _subst(self, env: dict[str, str], cwd: str):  # type: ignore[no-untyped-def]
         def evaluate(body: str) -> str | None:
@@ -162,6 +173,8 @@ class Analyser:
         known = sorted(p for p in _BY_PROGRAM if fnmatch.fnmatchcase(p, base))
         known += [p for p in ("rm", "bash", "sh", "dd", "mv", "chmod", "python3") if
                   fnmatch.fnmatchcase(p, base) and p not in known]
+        known += [p for p in program_pass.table_names() if fnmatch.fnmatchcase(p, base) and
+                  p not in known]
         return [[k, *argv[1:]] for k in known[:8]] or [argv]
 
     def _remember(self, raw: str, s: Simple, prog: str) -> None:

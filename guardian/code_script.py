@@ -28,6 +28,10 @@ from guardian.code_patterns import awk_actions as _awk
 from guardian.code_patterns import tcl_actions as _tcl
 from guardian.code_tokens import Call, calls
 
+_EVAL = {"eval": "code", "instance_eval": "code", "class_eval": "code", "module_eval": "code",
+         "Function": "code", "loadstring": "code", "load": "code", "assert": "code",
+         "create_function": "code", "evalq": "code"}
+"""Calls that run a string as code of the same language."""
 _FS_COMMON = {"unlink": "delete", "rmdir": "rmdir", "rename": "move", "chmod": "chmod"}
 _TABLE: dict[str, dict[str, str]] = {
     "perl": {"system": "auto", "exec": "auto", "`": "shell", "open": "open", "rmtree": "rdelete",
@@ -51,7 +55,7 @@ _TABLE: dict[str, dict[str, str]] = {
           "unlink": "delete", "file.remove": "delete", "remove": "delete", "rename": "move",
           "file.rename": "move", "file.copy": "copy", "writeLines": "write", "write": "write",
           "saveRDS": "write", "Sys.chmod": "chmod", "sink": "write", "file": "open",
-          "cat": "write"},
+          "cat": "write", "parse": "code"},
     "node": {},
 }
 _GENERIC = {"`": "shell", "system": "auto", "exec": "auto", "execute": "shell", "popen": "shell", "spawn": "auto",
@@ -104,7 +108,11 @@ def script_actions(code: str, lang: str) -> list[Action]:
 
 def _generic(code: str, lang: str, fx: Effects) -> None:
     """The call table of `lang` (or the common exec/delete names) over its tokenized calls."""
-    table = dict(_TABLE.get(lang, _GENERIC))
+    table = {**_EVAL, **_TABLE.get(lang, _GENERIC)}
+    if lang == "lua":
+        table.pop("assert", None)
+    if lang in ("python", "node"):
+        table.pop("load", None)
     if lang == "node":
         if re.search(r"child_process|Deno\.(?:run|Command)|Bun\.spawn|Runtime|ProcessBuilder|"
                      r"\bjava\.|Packages\.|(?<![.\w])exec\s*\(\s*['\"`]", code):
@@ -123,6 +131,14 @@ def _generic(code: str, lang: str, fx: Effects) -> None:
 
 def _judge(call: Call, kind: str, lang: str, code: str, fx: Effects) -> None:
     args = [a for a in call.args if not (isinstance(a, list) and not a and lang == "ruby")]
+    if kind == "code":  # eval of a string: read it again as the same language
+        text = args[0] if args else NONLIT
+        if isinstance(text, str) and literal(text) and len(fx.out) < 200 and code != text:
+            fx.out.extend(script_actions(text, lang))
+            fx.out.append(Action("guess", text))
+        elif args:
+            fx.rule("CODE-002", f"{call.name} of code computed at run time")
+        return
     if not args and kind in ("shell", "auto", "argv"):
         return  # `x.execute()` on a receiver: the receiver was judged as its own call
     first = args[0] if args else NONLIT

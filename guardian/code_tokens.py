@@ -150,6 +150,11 @@ def _value(toks: list[Tok]) -> object:
     if len(toks) == 2 and toks[0].kind == "name" and toks[0].value in ("glob", "Dir.glob") and \
             toks[1].kind == "str":
         return _value(toks[1:])  # a glob pattern: judged like the shell's own globs
+    if len(toks) > 2 and toks[0].kind == "name" and toks[1].value in ("=", ":", "=>"):
+        return _value(toks[2:])  # a named argument: `text = "..."`, `cmd: "..."`
+    decoded = _decoded(toks)
+    if decoded is not None:
+        return decoded
     if toks and toks[0].kind == "name" and toks[0].value in ("c", "array", "list") and len(toks) > 2:
         return _value(toks[1:])
     if toks and all(t.kind in ("str", "num") or (t.kind == "op" and t.value in "+...")
@@ -157,6 +162,41 @@ def _value(toks: list[Tok]) -> object:
         parts = [t.value for t in toks if t.kind != "op"]
         return "".join(str(p) for p in parts) if NONLIT not in parts else NONLIT
     return NONLIT
+
+
+_B64 = frozenset({"decode_base64", "base64_decode", "atob", "Base64.decode64", "Base64.strict_decode64",
+                  "Base64.urlsafe_decode64", "MIME::Base64::decode_base64", "base64enc::base64decode",
+                  "mime.unb64", "base64.decode", "hex2bin", "str_rot13", "gzinflate", "pack"})
+
+
+def _decoded(toks: list[Tok]) -> object:
+    """A decoder applied to one literal: `base64_decode("..")`, `atob("..")`,
+    `Base64.decode64("..")`, `Buffer.from("..", "base64").toString()`,
+    `pack("H*", "..")`, `str_rot13("..")`; None when the tokens are not one."""
+    import base64
+    import binascii
+    import codecs
+
+    if len(toks) < 4 or toks[0].kind != "name" or toks[1].value != "(":
+        return None
+    name = str(toks[0].value)
+    end = _group(toks, 1)
+    args = [_value(p) for p in _split(toks[2 : end - 1])]
+    if not args or not all(isinstance(a, str) and a is not NONLIT for a in args):
+        return NONLIT if name in _B64 or name == "Buffer.from" else None
+    data = str(args[-1] if name == "pack" else args[0])
+    try:
+        if name == "str_rot13":
+            return codecs.decode(data, "rot13")
+        if name == "hex2bin" or (name == "pack" and str(args[0]).upper().startswith("H")) or (
+                name == "Buffer.from" and len(args) > 1 and args[1] == "hex"):
+            return bytes.fromhex(data).decode("latin-1")
+        if name in _B64 or (name == "Buffer.from" and len(args) > 1 and args[1] == "base64"):
+            raw = data.encode("latin-1")
+            return base64.b64decode(raw + b"=" * (-len(raw) % 4)).decode("latin-1")
+    except (binascii.Error, ValueError):
+        return NONLIT
+    return None
 
 
 def _split(toks: list[Tok]) -> list[list[Tok]]:

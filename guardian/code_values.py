@@ -24,7 +24,8 @@ PATH_TYPES = frozenset({"pathlib.Path", "Path", "pathlib.PosixPath", "pathlib.Pu
 _DECODERS = {"base64.b64decode", "base64.decodebytes", "base64.standard_b64decode",
              "base64.urlsafe_b64decode", "base64.b32decode", "base64.b16decode",
              "binascii.unhexlify", "binascii.a2b_hex", "bytes.fromhex", "binascii.a2b_base64",
-             "codecs.decode"}
+             "codecs.decode", "zlib.decompress", "gzip.decompress", "bz2.decompress",
+             "lzma.decompress"}
 _STR_METHODS = frozenset({"join", "decode", "encode", "strip", "format", "split"})
 _FIELD = re.compile(r"\{(\d*)\}|%[sdr]")
 
@@ -82,8 +83,15 @@ class Values:
     def _call_value(self, node: ast.Call) -> object:
         fn = self.name(node.func)
         args = [self.value(a) for a in node.args]
-        if fn in _DECODERS and args and isinstance(args[0], str) and literal(args[0]):
+        if fn in _DECODERS and args and isinstance(args[0], str) and args[0] is not NONLIT and (
+                literal(args[0]) or fn.endswith(".decompress")):  # compressed bytes may hold NULs
             return _decode(fn, args[0], args[1:])
+        if fn in ("os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePath",
+                  "pathlib.PosixPath", "Path", "str", "os.path.expanduser", "os.fsencode",
+                  "os.fsdecode", "bytes", "bytearray"):
+            if args and all(isinstance(a, str) and literal(a) for a in args):
+                return "/".join(a.rstrip("/") if k < len(args) - 1 else a for k, a in enumerate(args))
+            return NONLIT
         if isinstance(node.func, ast.Attribute) and node.func.attr in _STR_METHODS:
             base = self.value(node.func.value)
             attr = node.func.attr
@@ -96,18 +104,13 @@ class Values:
                 return base.split(sep) if not args or sep is not None else NONLIT
             if attr == "format":
                 return _fill(base, args) if not node.keywords else NONLIT
+            if attr == "decode" and args and isinstance(args[0], str) and args[0] in ("base64", "hex", "rot13",
+                                                                                    "zlib", "rot_13"):
+                return _decode("codecs.decode", base, args)  # python 2 `"..".decode("base64")`
             return base  # decode, encode, strip: the same text for our purposes
-        if fn in ("os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePath",
-                  "pathlib.PosixPath", "Path", "str", "os.path.expanduser", "os.fsencode",
-                  "os.fsdecode", "bytes", "bytearray"):
-            if args and all(isinstance(a, str) and literal(a) for a in args):
-                return "/".join(a.rstrip("/") if k < len(args) - 1 else a for k, a in enumerate(args))
-            return NONLIT
         if fn in ("pathlib.Path.home", "os.path.expanduser", "os.getenv", "os.environ.get") and (
                 not args or args[0] in ("~", "HOME")):
             return "~"
-        if fn in _DECODERS and args and isinstance(args[0], str) and literal(args[0]):
-            return _decode(fn, args[0], args[1:])
         if fn in ("tempfile.mkdtemp", "tempfile.mkstemp", "tempfile.TemporaryDirectory"):
             where = next((self.value(k.value) for k in node.keywords if k.arg == "dir"), "/tmp")
             return f"{where}/tmp.XXXXXXXX" if isinstance(where, str) and literal(where) else NONLIT
@@ -137,12 +140,27 @@ def _fill(template: str, args: list[object]) -> object:
 def _decode(fn: str, data: str, rest: list[object]) -> object:
     try:
         raw = data.encode("latin-1")
+        if fn.endswith(".decompress"):
+            import bz2
+            import lzma
+            import zlib
+
+            if fn == "zlib.decompress":
+                out = zlib.decompressobj().decompress(raw, 1 << 20)
+            elif fn == "gzip.decompress":
+                out = zlib.decompressobj(47).decompress(raw, 1 << 20)
+            else:
+                out = (bz2.BZ2Decompressor() if fn.startswith("bz2") else lzma.LZMADecompressor()
+                       ).decompress(raw, 1 << 20)
+            return out.decode("latin-1")
         if fn in ("bytes.fromhex", "binascii.unhexlify", "binascii.a2b_hex"):
             return bytes.fromhex(data).decode("latin-1")
         if fn == "codecs.decode":
             enc = rest[0] if rest and isinstance(rest[0], str) else "utf-8"
             if enc.replace("_", "").lower() in ("rot13", "rot_13"):
                 return codecs.decode(data, "rot13")
+            if enc == "zlib":
+                return _decode("zlib.decompress", data, [])
             return codecs.decode(raw, enc).decode("latin-1") if enc in ("base64", "hex") else NONLIT
         if fn == "base64.b32decode":
             return base64.b32decode(raw + b"=" * (-len(raw) % 8), casefold=True).decode("latin-1")

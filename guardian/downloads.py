@@ -57,6 +57,10 @@ def mark_downloads(an: Analyser, inv: Inv) -> None:
         if p and UNKNOWN not in p and p != "-":
             mark(normalise(p, cwd, an.home), None)
 
+    if inv.prog in _UNPACKERS and _unpacks_download(an, inv):
+        dest = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-C", "--directory", "-d")), ".")
+        if UNKNOWN not in dest:
+            mark(normalise(dest, cwd, an.home).rstrip("/") + "/", None)  # a downloaded tree
     if inv.prog in ("tee", "dd") and _fed_by_download(s):
         for p in (pos if inv.prog == "tee" else [a[3:] for a in args if a.startswith("of=")]):
             local(p)
@@ -133,8 +137,27 @@ _URL_RUNNERS = frozenset({"deno", "bun", "bunx", "npx", "pipx", "uvx", "pnpx", "
                           "python3", "ruby", "perl", "php", "sh", "bash", "zsh"})
 
 
+_UNPACKERS = frozenset({"tar", "bsdtar", "gtar", "unzip", "7z", "7za", "cpio"})
+
+
+def _unpacks_download(an: Analyser, inv: Inv) -> bool:
+    """An archive tool unpacking something fetched in this line (from a pipe or a file)."""
+    if _fed_by_download(inv.simple):
+        return True
+    return any(an.files.get(normalise(a, inv.simple.cwd, an.home), "") is None
+               for a in inv.args if UNKNOWN not in a and not a.startswith("-"))
+
+
+def _in_downloaded_tree(an: Analyser, path: str) -> bool:
+    return any(k.endswith("/") and v is None and path.startswith(k) for k, v in an.files.items())
+
+
 def runs_download(an: Analyser, inv: Inv) -> None:
-    """An interpreter running a downloaded file, a URL, or a download read through filters."""
+    """An interpreter running a downloaded file, a URL, or a download read through filters;
+    any program run from a tree unpacked from a download."""
+    if "/" in inv.argv[0] and UNKNOWN not in inv.argv[0] and \
+            _in_downloaded_tree(an, normalise(inv.argv[0], inv.simple.cwd, an.home)):
+        an._hit("NET-002", inv.prog, f"{inv.argv[0]} comes from an unpacked download")
     if inv.prog in _URL_RUNNERS:
         url = next((a for a in inv.positional if re.match(r"^https?://", a)), None)
         if url is not None and not re.match(r"^https?://(?:localhost|127\.)", url):
@@ -144,7 +167,8 @@ def runs_download(an: Analyser, inv: Inv) -> None:
     for a in inv.args:
         if a.startswith("-") or UNKNOWN in a:
             continue
-        if an.files.get(normalise(a, inv.simple.cwd, an.home), "") is None:
+        path = normalise(a, inv.simple.cwd, an.home)
+        if an.files.get(path, "") is None or _in_downloaded_tree(an, path):
             an._hit("NET-002", inv.prog, a)
         break
     if _reads_code_on_stdin(inv) and _fed_by_download(inv.simple):

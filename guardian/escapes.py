@@ -44,7 +44,8 @@ class Act:
     """Language of code or of a file's content (`shell`, `python`, `makefile`, `crontab`...)."""
     detail: str = ""
     remote: bool = False
-    """Runs on another host or in a container: only its deny-level findings count."""
+    """Runs on another host, in a container or later (trap, alias): only its deny-level
+    findings count (and, on another host (`detail="host"`), a bare shell)."""
     env: tuple[tuple[str, str], ...] = ()
     """Variables the program sets for the command (`split --filter` sets FILE)."""
     how: Literal["", "script", "outside"] = ""

@@ -52,6 +52,11 @@ _PARSE_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, A
                  TypeError, ValueError, KeyError)
 
 
+def table_names() -> list[str]:
+    """Every program name the table knows (for globbed program names such as `/usr/bin/vi?`)."""
+    return sorted(programs.ENTRIES)
+
+
 def on_write(an: Analyser, path: str, prog: str) -> None:
     """Git hooks or git config of a repository outside the workspace: persistence."""
     if "/.git/" in path and _GIT_HOOK.search(path) and not under(path, an.ws):
@@ -99,6 +104,14 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
             _run(an, shlex.join([head, *inv.args]), depth, inv.simple)
     downloads.mark_downloads(an, inv)
     downloads.runs_download(an, inv)
+    if inv.prog in _NET_CLIENTS and _shell_upstream(inv.simple):
+        an._hit("SHELL-008", inv.prog, "a shell's output is piped to a network connection")
+    served = _served_dir(inv)
+    if served is not None and UNKNOWN not in served:
+        path = normalise(served, inv.simple.cwd, an.home)
+        if path == "/" or path == an.home or under(an.ws, path) and path != an.ws or \
+                any(under(path, d) for d in SYSTEM):
+            an._hit("EXFIL-005", inv.prog, f"serves {path}")
     for raw in sensitive_targets(inv):
         if UNKNOWN not in raw:
             path = normalise(raw, inv.simple.cwd, an.home)
@@ -115,15 +128,47 @@ _ESCAPE_LINE = re.compile(r"^(?:\^[A-Z@\[\]])*(?::?!|:(?=(?:sh|shell|terminal|te
 
 
 def _interactive(inv: Inv, depth: int) -> bool:
-    """A shell with nothing to run: started by another program or payload, or (in the line
-    itself) asked to be interactive or privileged (`bash -p`, `sh -i`, `sh 0<&2 1>&2`)."""
+    """A shell with nothing to run (`/bin/sh`, `bash -p`, `sh -i`, `sh 0<&2 1>&2`), started
+    by the line, a wrapper or another program: it reads a terminal the guardian cannot see."""
     if not escapes.bare_shell(shlex.join(inv.argv)):
         return False
-    if inv.via or depth:
-        return True
-    flags = {c for a in inv.args if a.startswith("-") for c in a[1:]}
-    dup = any(r.op in (">&", "<&") or r.target.isdigit() for r in inv.simple.redirects)
-    return bool(flags & {"i", "p"}) or dup
+    return not inv.simple.upstream
+
+
+_NET_CLIENTS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "openssl",
+                          "socat", "cryptcat", "sbd", "ssh"})
+
+
+def _shell_upstream(s: object, depth: int = 0) -> bool:
+    """Whether a shell reading its commands from stdin feeds this stage (sh -i | nc host)."""
+    for u in getattr(s, "upstream", []) or []:
+        if not u.argv or depth > 8:
+            continue
+        name = u.argv[0].rsplit("/", 1)[-1]
+        if name in SHELLS and not any(a.startswith("-") and "c" in a[1:] for a in u.argv[1:]) \
+                and not [a for a in u.argv[1:] if not a.startswith("-")]:
+            return True
+        if name in ("tee", "cat", "stdbuf") and _shell_upstream(u, depth + 1):
+            return True
+    return False
+
+
+def _served_dir(inv: Inv) -> str | None:
+    """The folder a one-line file server publishes (busybox httpd, python -m http.server,
+    php -S, ruby -run -e httpd), or None."""
+    a = inv.argv
+    opt = lambda *names: next((a[i + 1] for i in range(len(a) - 1) if a[i] in names), None)  # noqa: E731
+    if inv.prog == "httpd" or (inv.prog == "busybox" and a[1:2] == ["httpd"]):
+        return opt("-h") or "."
+    if re.match(r"^python[0-9.]*$", inv.prog) and any(m in a for m in ("http.server", "SimpleHTTPServer",
+                                                                       "pyftpdlib")):
+        return opt("--directory", "-d") or "."
+    if inv.prog.startswith("php") and "-S" in a:
+        return opt("-t") or "."
+    if inv.prog == "ruby" and "httpd" in a:
+        rest = [x for x in a[a.index("httpd") + 1 :] if not x.startswith("-") and not x.isdigit()]
+        return rest[0] if rest else "."
+    return None
 
 
 def _run(an: Analyser, text: str, depth: int, s: object) -> None:
@@ -149,8 +194,9 @@ def _do(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) -> None:
         s = replace(s, env={**s.env, **dict(act.env)})  # type: ignore[type-var, attr-defined]
     if act.remote:
         found = _isolated(an, replace(act, remote=False), inv, s, depth)
+        fed = bool(an._stdin(s) or s.upstream or any(r.op == "<" for r in s.redirects))  # type: ignore[attr-defined]
         for h in found:
-            if h.decision == "deny":
+            if h.decision == "deny" or (h.id == "EXEC-001" and act.detail == "host" and not fed):
                 an.hits.setdefault((h.id, h.program), h)
         return
     if act.kind == "shell":
@@ -252,11 +298,14 @@ def _file(an: Analyser, raw: str, lang: str, prog: str, s: object, depth: int,
     elif lang == "crontab":
         for act in escapes.crontab_lines(content):
             _run(an, act.text, depth, s)
+    elif lang in ("escape", "sed"):
+        for act in (escapes.escape_lines(content) if lang == "escape" else escapes.sed_script(content)):
+            _do(an, act, None, s, depth)
     elif lang == "sshconfig":
         for line in content.splitlines():
             for act in escapes.config_value("sshcfg", line.strip()):
                 _do(an, act, None, s, depth)
-    elif lang.startswith("code:") or lang not in ("shell", "binary", "gitconfig", "sshconfig"):
+    elif lang.startswith("code:") or lang not in ("shell", "binary", "gitconfig"):
         _code(an, content, lang.removeprefix("code:"), s, depth)
     elif content:
         _run(an, content, depth, s)

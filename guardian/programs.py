@@ -76,12 +76,14 @@ if __name__ == "__main__":
 def actions(argv: list[str], stdin: str | None = None) -> tuple[list[Act], set[int]]:
     """What `argv` would execute, and which argument indexes (into argv) carried it."""
     prog = argv[0].rsplit("/", 1)[-1] if argv else ""
-    e = _INDEX.get(prog)
+    e = _INDEX.get(prog) if argv and not argv[0].startswith(("./", "../")) else None
     out: list[Act] = []
     used: set[int] = set()
     if e is None or e.get("by"):
         return out, used
     _walk(e, argv, 1, stdin, out, used, 0)
+    if e.get("bare") and not out:
+        out.append(Act("rule", "EXEC-001", detail=f"{prog} without a command starts a shell"))
     if e.get("env"):
         out = [replace(a, env=tuple(e["env"].items())) if a.kind in ("shell", "argv") else a
                for a in out]
@@ -182,6 +184,8 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
           used: set[int]) -> None:
     rest, at = e.get("rest"), e.get("at", 0)
     chosen = pos[at:]
+    if rest == "crontab" and chosen and argv[chosen[0]] == "-":
+        chosen = []
     if rest and chosen:
         if rest in ("argv", "shell", "rargv", "rshell"):
             used.update(chosen)
@@ -189,7 +193,8 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
             if rest.endswith("argv"):
                 out.append(Act("argv", argv=tuple(argv[k] for k in chosen), remote=remote))
             else:
-                out.append(Act("shell", " ".join(argv[k] for k in chosen), remote=remote))
+                out.append(Act("shell", " ".join(argv[k] for k in chosen), remote=remote,
+                               detail="host" if remote else ""))
         elif rest == "lshell1":
             used.add(chosen[0])
             out.extend(replace(a, remote=True) for a in _emit("shell", argv[chosen[0]], argv))
@@ -200,7 +205,7 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
             for k in chosen:
                 used.add(k)
                 out.extend(_emit(rest, argv[k], argv))
-    elif rest == "crontab" and not chosen and stdin is not None:
+    elif rest == "crontab" and not chosen and stdin is not None and "-l" not in argv:
         out.extend(escapes.crontab_lines(stdin))
     if e.get("stdin") and stdin is not None:
         out.extend(_emit(e["stdin"], stdin, argv))
@@ -234,6 +239,9 @@ def _option(a: str, nxt: str | None, opts: dict[str, str]) -> tuple[str, str, in
                 return kind, a[2:], 1
             if "=" not in o and len(o) > 2 and a.startswith(o + "="):
                 return kind, a[len(o) + 1 :], 1
+        if len(a) > 2 and a[1:].isalpha() and f"-{a[-1]}" in opts and nxt is not None and \
+                not any(len(o) > 2 and o[1] != "-" for o in opts):
+            return opts[f"-{a[-1]}"], nxt, 2  # a flag cluster ending in a valued option: -qc CMD
     return None
 
 
@@ -258,7 +266,7 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
             return [Act("rule", "EXEC-001", detail=value[:60])]
         return [Act("shell", body)] if body.strip() else []
     if kind == "rshell":
-        return [replace(a, remote=True) for a in _emit("shell", value, argv)]
+        return [replace(a, remote=True, detail="host") for a in _emit("shell", value, argv)]
     if kind == "shellpath":
         return _shellpath(value)
     if kind in ("script", "extfile", "sshconfig"):
@@ -272,6 +280,10 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
         return [Act("argv", argv=tuple(value.split()))]
     if kind in ("file", "file_text"):
         return [Act("file", value, lang="shell")]
+    if kind.startswith(("file:", "script:")):
+        how, _, lang = kind.partition(":")
+        return [] if value in ("-", "/dev/stdin") else [
+            Act("file", value, lang=lang, how="script" if how == "script" else "")]
     if kind == "ask":
         return [Act("rule", "EXEC-002", detail=f"{argv[0] if argv else ''} {value}"[:80])]
     if kind == "escape":
@@ -310,6 +322,8 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
         return [] if local else [Act("rule", "SHELL-006", detail=value)]
     if kind == "rforward":
         return [Act("rule", "SHELL-007", detail=f"ssh -R {value}")]
+    if kind == "revshell":
+        return [Act("rule", "SHELL-008", detail=f"{argv[0] if argv else ''} {value}"[:60])]
     if kind == "tunnel":
         return [Act("rule", "SHELL-007", detail=f"{argv[0] if argv else ''} {value}"[:60])]
     if kind == "fzfbind":

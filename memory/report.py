@@ -15,24 +15,17 @@ from memory.lesson import MOUNT, Verdict
 from memory.llm import Call
 from memory.run import Outcome
 
-DESCENT_RULES = f"""How to use memory. The memory folder is mounted read-only at {MOUNT}; read it
-with ordinary commands (cat, grep). Only the raw turns (trajectory.md) are certain;
-lessons and compilations are readings of them.
-Go down to a lesson's source run (its compilation, then its raw trajectory) when:
-- the lesson says what to do but not exactly how;
-- the lesson came from a failed run;
-- two lessons disagree.
-Check this before your first action for the lessons you will rely on, and again
-whenever an action fails. Look there for the one fact that settles it, such as a
-command format.
-Memory rules:
-- Never replay a past run. It started from a different state than this task, even
-  when its task reads the same, and steps that worked there can fail here.
-- Take from a run only a fact you can check against this task. Name what differs
-  before you use it.
-- From a failed run, take only the action to avoid, never the plan.
-- When you rely on a lesson, cite its id (e.g. "per L-1a2b3c4d") in your reasoning:
-  cited lessons are checked against this run's outcome and revised."""
+DESCENT_RULES = f"""Memory is mounted read-only at {MOUNT} (cat, grep). Only a run's raw turns
+(trajectory.md) are certain; lessons and compilations are readings of them.
+Go down to a lesson's source run (compilation, then trajectory) when it says what
+to do but not exactly how, when it came from a failed run, or when two lessons
+disagree. Check this before your first action for the lessons you will rely on,
+and again whenever an action fails; look for the one fact that settles it, such
+as a command format.
+- Never replay a past run: it started from another state, even when its task reads the same.
+- Take from a run only a fact you can check against this task; name what differs first.
+- From a failed run take only the action to avoid, never the plan.
+- Cite the id of each lesson you rely on (e.g. "per L-1a2b3c4d"): cited lessons are revised."""
 
 
 class RecalledLesson(BaseModel):
@@ -105,25 +98,29 @@ class Recall(BaseModel):
 
         Each text is cut to `item_chars` and entries stop at `total_chars`, so no
         past run (a huge goal, a long edited lesson) crowds out the new task.
+        Without `sources` (the WikiTrace "Insights Only" control) the same
+        lessons come without source links, past runs or descent rules.
         """
-        if not self.sources:
-            return self._lessons_only()
-        if not (self.lessons or self.rules or self.runs):
-            return f"Memory: nothing relevant yet.\n\n{DESCENT_RULES}\n"
+        if not (self.lessons or self.rules or (self.runs and self.sources)):
+            return "Memory: nothing relevant yet.\n"  # nothing to descend to: the rules would be noise
 
         def cut(text: str) -> str:
             text = " ".join(text.split())
             return text if len(text) <= item_chars else text[: item_chars - 1] + "…"
 
+        def source(x: RecalledLesson) -> str:
+            return f"\n  Source: {MOUNT}/runs/{x.source_run}/ ({x.source_outcome}; compilation.md, trajectory.md)" \
+                if self.sources else ""
+
         sections: list[tuple[str, list[str]]] = [
             ("Lessons from past runs:", [
-                f"- [{x.id}] {cut(x.insight)}\n  Applies: {cut(x.applicability) or 'not stated'}\n"
-                f"  Source: run {x.source_run} ({x.source_outcome}); compilation {x.compilation}; "
-                f"raw turns {x.trajectory}" for x in self.lessons]),
+                f"- [{x.id}] {cut(x.insight)}\n  Applies: {cut(x.applicability) or 'not stated'}{source(x)}"
+                for x in self.lessons]),
             ("Prevention rules (learnt from repeated errors):", [
                 f"- [{r.id}] {cut(r.text)} (tool {cut(r.tool)}, confidence {r.confidence:.2f})" for r in self.rules]),
             ("Similar past runs:", [
-                f"- run {r.run_id} ({r.outcome}, score {r.score:+d}): {cut(r.goal)} — {r.trajectory}" for r in self.runs]),
+                f"- run {r.run_id} ({r.outcome}, score {r.score:+d}): {cut(r.goal)} — {r.trajectory}"
+                for r in (self.runs if self.sources else [])]),
         ]
         parts: list[str] = []
         used, left_out = 0, 0
@@ -137,18 +134,9 @@ class Recall(BaseModel):
                 used += len(entry)
             parts += [heading, *kept] if kept else []
         if left_out:
-            parts.append(f"({left_out} more memory item(s) left out to keep this block short; grep {MOUNT} for more)")
-        return "\n".join(parts) + f"\n\n{DESCENT_RULES}\n"
-
-
-    def _lessons_only(self) -> str:
-        """The WikiTrace "Insights Only" control: the same lessons, nothing to descend to."""
-        parts = ["Lessons from past runs:" if self.lessons else "Memory: no lessons yet."]
-        parts += [f"- [{x.id}] {x.insight}\n  Applies: {x.applicability or 'not stated'}" for x in self.lessons]
-        if self.rules:
-            parts.append("Prevention rules (learnt from repeated errors):")
-            parts += [f"- [{r.id}] {r.text} (tool {r.tool}, confidence {r.confidence:.2f})" for r in self.rules]
-        return "\n".join(parts) + "\n"
+            parts.append(f"({left_out} more memory item(s) left out to keep this block short"
+                         + (f"; grep {MOUNT} for more)" if self.sources else ")"))
+        return "\n".join(parts) + (f"\n\n{DESCENT_RULES}\n" if self.sources else "\n")
 
 
 class StepResult(BaseModel):

@@ -43,6 +43,9 @@ def eval_cmd(
 
     options = EvalOptions(tasks=tasks.expanduser(), model_spec=model, out=(out_dir or cfg.home / "evals" / tasks.resolve().name).expanduser(),
                           jobs=jobs, trials=trials, image=image, test_timeout_s=test_timeout)
+    from sandbox.cleanup import install_signal_handlers
+
+    install_signal_handlers()
     with errors_exit(2):
         report = run_eval(cfg, options, on_cell=_progress)
     err.print(f"results in {safe(options.out)} (eval.json, eval.md); rerun the same command to resume")

@@ -1,4 +1,4 @@
-"""CLI of trust escalation: `tether trust list|show|revoke`, `tether rollback`, `tether audit`."""
+"""CLI of trust escalation: `tether trust list|show|revoke`, `tether rollback`, `tether snapshot gc`, `tether audit`."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from runtime.audit import AuditReport, audit_run
 from runtime.cli_common import HomeOption, JsonOption, config, errors_exit, fail, out, print_json
 from runtime.config import TetherConfig
 from runtime.restore import rollback_run
+from runtime.snapshot import gc_snapshots
 from runtime.terminal import safe
 from runtime.trust import TrustLedger, never_promoted
 
@@ -101,6 +102,27 @@ def rollback(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) 
         fail(f"workspace restored but nothing demoted: {result.ledger_error}")
 
 
+snapshot_app = typer.Typer(help="Workspace snapshots taken before each run (what `tether rollback` restores).",
+                           no_args_is_help=True)
+
+
+@snapshot_app.command("gc")
+def snapshot_gc(
+    keep: Annotated[int | None, typer.Option("--keep", min=0, help="Snapshots to keep (default: workspace.snapshot_keep).")] = None,
+    home: HomeOption = None,
+    json: JsonOption = False,
+) -> None:
+    """Remove all but the newest snapshots; their runs stay listed but can no longer be rolled back."""
+    cfg = config(home)
+    n = cfg.workspace.snapshot_keep if keep is None else keep
+    with errors_exit():
+        pruned = [] if keep is None and n == 0 else gc_snapshots(cfg.runs_dir, n)  # snapshot_keep 0: keep all
+    if json:
+        print_json({"kept": n, "pruned": pruned})
+    else:
+        out.print(f"removed {len(pruned)} snapshot(s), kept the newest {n}")
+
+
 def audit(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) -> None:
     """Shadow report of a run: would-be denies, asks, auto-approvals and agreement per kind."""
     cfg = config(home)
@@ -130,4 +152,5 @@ def register(app: typer.Typer) -> None:
     """Add `trust`, `rollback` and `audit` to the main app."""
     app.add_typer(trust_app, name="trust")
     app.command("rollback")(rollback)
+    app.add_typer(snapshot_app, name="snapshot")
     app.command("audit")(audit)

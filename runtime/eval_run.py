@@ -160,9 +160,12 @@ def run_eval(config: TetherConfig, o: EvalOptions, on_cell: Callable[[CellResult
                 on_cell(result)
             return result
 
-        with ThreadPoolExecutor(max_workers=o.jobs) as pool:
+        pool = ThreadPoolExecutor(max_workers=o.jobs)
+        try:
             for phase in plan_cells(ts, o, ctx):
                 results += list(pool.map(one, phase))
+        finally:  # Ctrl-C or SIGTERM: queued cells never start, running ones finish and keep their results
+            pool.shutdown(wait=True, cancel_futures=True)
         report = _report(ts, o, results)
         write_atomic(o.out / "eval.json", json.dumps(report, indent=2))
         write_atomic(o.out / "eval.md", render_markdown(report))

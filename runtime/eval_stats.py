@@ -77,6 +77,7 @@ def _cost(rows: list[dict[str, Any]], method: str) -> dict[str, Any]:
         "cells": n,
         "model_calls": round(sum(t["model_calls"] + t["memory_calls"] for t in cells) / n, 2),
         "tokens": round(sum(t["tokens"] + t["memory_tokens"] for t in cells) / n, 1),
+        "memory_calls": round(sum(t["memory_calls"] for t in cells) / n, 2),
         "memory_tokens": round(sum(t["memory_tokens"] for t in cells) / n, 1),
         "wall_s": round(sum(t["wall_s"] for t in cells) / n, 2),
     }

@@ -24,6 +24,7 @@ from common.walk import (
     data_segments,
     open_regular,
     open_root,
+    read_link,
     read_segments,
     remove_entry,
     shown,
@@ -118,7 +119,7 @@ class _Restore:
                     self._file(parent, name, rel, entry, st, src.parent(rel))
 
     def _link(self, parent: int, name: str, rel: str, target: str, st: os.stat_result | None) -> None:
-        if st is not None and os.fsdecode(os.readlink(os.fsencode(name), dir_fd=parent)) == target:
+        if st is not None and read_link(parent, name) == target:
             return
         if st is not None:
             os.unlink(name, dir_fd=parent)

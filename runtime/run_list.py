@@ -69,7 +69,8 @@ def _started_from_id(run_id: str) -> float | None:
         return None
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def read_json(path: Path) -> dict[str, Any] | None:
+    """A JSON object file, or None when it is missing, unreadable or not an object."""
     try:
         data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, ValueError):
@@ -79,7 +80,7 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 def run_line(folder: Path) -> RunLine:
     """The line of one run folder; a missing or unreadable run.json gives status `damaged`."""
-    meta = _read_json(folder / "run.json")
+    meta = read_json(folder / "run.json")
     if meta is None:
         return RunLine(run_id=folder.name, status="damaged", reason="run.json missing or unreadable",
                        started_at=_started_from_id(folder.name))
@@ -91,7 +92,7 @@ def run_line(folder: Path) -> RunLine:
         except OSError:
             small = False
         totals = totals_from_events(read_events(journal), lesson_ids=meta.get("lesson_ids")) if small else {}
-    memory = _read_json(folder / "memory.json") or {}
+    memory = read_json(folder / "memory.json") or {}
     started = totals.get("started_at") or meta.get("started_at") or _started_from_id(folder.name)
     ended = totals.get("ended_at")
     status = str(meta.get("status") or "running")

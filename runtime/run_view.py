@@ -10,7 +10,6 @@ running, or with a damaged journal (`warnings` says what is missing).
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ from common.events import (
     SummaryWritten,
     VerdictRecorded,
 )
-from runtime.run_list import run_line
+from runtime.run_list import read_json, run_line
 from runtime.snapshot import UnknownRunError, run_dir
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -184,13 +183,6 @@ def _commands(events: list[Event]) -> dict[str, CommandView]:
     return cmds
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError):
-        return None
-
-
 def _lessons(meta: dict[str, Any], events: list[Event], memory_dir: Path, run_id: str) -> list[dict[str, Any]]:
     """Lessons put into this run's prompts, with the revisions this run caused."""
     from memory.errors import MemoryStoreError
@@ -245,8 +237,7 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
         msg = f"no run '{run_id}' under {runs_dir}; list runs with `tether runs`"
         raise UnknownRunError(msg)
     line = run_line(folder)
-    meta = _read_json(folder / "run.json")
-    meta = meta if isinstance(meta, dict) else {}
+    meta = read_json(folder / "run.json") or {}
     events, bad = load_journal(folder / "journal.jsonl")
     warnings = [] if meta else ["run.json is missing or unreadable: goal and status come from the journal"]
     if bad:
@@ -273,7 +264,7 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
     view.gate = {"passed": gates[-1].passed, "results": gates[-1].results} if gates else None
     summaries = [e for e in events if isinstance(e, SummaryWritten)]
     view.summary = summaries[-1].model_dump(exclude={"key", "kind", "ts"}) if summaries else None
-    memory = _read_json(folder / "memory.json") or {}
+    memory = read_json(folder / "memory.json") or {}
     view.lessons_written = [str(x) for x in memory.get("lessons_written") or []]
     view.memory_error = str(memory.get("memory_error") or "")
     view.lessons = _lessons(meta, events, memory_dir, run_id)

@@ -38,6 +38,8 @@ from common.walk import (
     copy_sparse,
     open_regular,
     open_root,
+    read_link,
+    remove_entry,
     walk,
 )
 from runtime.workspace import WorkspaceDiff
@@ -198,7 +200,9 @@ def _copy(workspace: Path, files: Path, limits: WorkspaceLimits) -> SnapshotMani
                     os.mkdir(e.name, 0o700, dir_fd=dst.parent(e.rel))
                     man.entries[key] = Entry(type="dir", mode=mode)
                 elif e.kind == "symlink":
-                    target = os.fsdecode(os.readlink(os.fsencode(e.name), dir_fd=e.parent))
+                    target = read_link(e.parent, e.name)
+                    if target is None:
+                        continue
                     man.entries[key] = Entry(type="symlink", mode=mode, target=to_text(target))
                 elif e.kind == "file":
                     got = open_regular(e.parent, e.name)
@@ -229,8 +233,6 @@ def _copy(workspace: Path, files: Path, limits: WorkspaceLimits) -> SnapshotMani
 
 def _remove_tree(path: Path) -> None:
     """Remove a folder by descriptor (any depth, no link followed)."""
-    from common.walk import remove_entry
-
     parent = open_root(path.parent)
     try:
         remove_entry(parent, path.name)

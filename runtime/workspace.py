@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from common.walk import Deadline, allocated, hash_file, open_regular, shown, walk
+from common.walk import Deadline, allocated, hash_file, open_regular, read_link, shown, walk
 from sandbox.config import WorkspaceLimits
 
 SKIP_DIRS = frozenset({".git"})
@@ -131,7 +131,9 @@ def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache
             continue
         kind = e.kind
         if kind == "symlink":
-            target = os.fsdecode(os.readlink(os.fsencode(e.name), dir_fd=e.parent))
+            target = read_link(e.parent, e.name)
+            if target is None:
+                continue
             digest = hashlib.sha256(os.fsencode(target)).hexdigest()
             out.states[e.rel] = FileState(sha256=digest, size=0, mode=st.st_mode, link=target)
         elif kind == "file":

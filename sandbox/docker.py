@@ -23,6 +23,7 @@ import math
 import posixpath
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,6 +114,8 @@ class DockerSandbox:
         self._container: Container | None = None
         self._shell = "bash"
         self._has_timeout = True
+        self.stream_scanner: Callable[[], Any] | None = None
+        """Makes, per exec, an object with `feed(bytes)` and `close() -> list[str]` that sees the whole output."""
 
     @property
     def container_id(self) -> str | None:
@@ -227,7 +230,8 @@ class DockerSandbox:
             raise SandboxError(msg)
         mark = f"{MARK}={uuid.uuid4().hex}"
         workdir = posixpath.join(self.config.workspace_mount, cwd) if cwd else self.config.workspace_mount
-        cap = OutputCap(self.config.output_limit_bytes)
+        scanner = self.stream_scanner() if self.stream_scanner else None
+        cap = OutputCap(self.config.output_limit_bytes, scanner.feed if scanner else None)
         since = time.time()
         exit_code, overran, duration = self._run(self._shell, command, timeout, cap, workdir=workdir, environment=[mark])
         timed_out = overran or (exit_code in TIMEOUT_CODES and duration >= timeout)
@@ -240,6 +244,7 @@ class DockerSandbox:
             duration_s=duration,
             timed_out=timed_out,
             dropped_bytes=cap.dropped,
+            secrets=scanner.close() if scanner else [],
         )
 
     def _run(self, shell: str, command: str, timeout: float, cap: OutputCap, **exec_args: Any) -> tuple[int | None, bool, float]:

@@ -31,6 +31,9 @@ HAZARDS = {
     "non-utf8": "touch \"$(printf '\\377\\376 bad')\" && echo made",
     "deep": " && ".join([f"mkdir -p {HUNDRED} && cd {HUNDRED}"] * 20) + " && echo bottom > leaf && echo made",
     "swap": "mkdir -p sub && echo ws > sub/f && mv sub sub.old && ln -s /etc sub && echo made",
+    # keeps swapping a folder for a symlink to /etc and a file for a FIFO while later scans and the gate run
+    "race": "mkdir -p a && echo x > a/f && echo y > g && (for i in $(seq 3000); do mv a a.x; ln -s /etc a; rm a; "
+            "mv a.x a; mv g g.x; mkfifo g; rm g; mv g.x g; done) > /dev/null 2>&1 & echo made",
 }
 
 
@@ -102,6 +105,9 @@ def test_a_hostile_workspace_ends_the_run_and_rolls_back(tether, tmp_path, hazar
     assert meta["status"] in ("success", "failed")
     made = [e for e in tether.journal(run_id) if isinstance(e, ExecFinished)]
     assert len(made) == 3 and "made" in made[1].output
+    assert not any("passwd" in name or "hostname" in name for e in made for name in e.changed), "a host folder was read"
+    if hazard == "sparse":  # 15 TiB apparent is over workspace.max_bytes: the command fails and says why
+        assert made[1].exit_code != 0 and "TETHER: the workspace now holds" in made[1].output
     owners = {(uid, gid) for _, _, uid, gid, _ in _state(ws).values()}
     assert owners <= {(0, 0)}, f"entries left owned by another uid: {owners}"
     code, out, err = tether.cli("rollback", run_id)

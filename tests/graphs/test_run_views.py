@@ -220,7 +220,7 @@ def test_runs_filters_by_status_since_and_limit(tether):
     assert (first["status"], first["steps_done"], first["steps_total"], first["gate_passed"]) == ("success", 3, 3, True)
     assert first["gate"]["fail"] == 0 and first["gate"]["pass"] + first["gate"]["n/a"] == 18
     assert first["lessons_written"] >= 1 and first["duration_s"] > 0
-    assert runs[0]["gate"]["fail"] == 3 and runs[0]["status"] == "failed"
+    assert runs[0]["gate"]["fail"] == 4 and runs[0]["status"] == "failed"
     assert [r["run_id"] for r in tether.cli("runs", "--status", "failed")[1]["runs"]] == [bad["run_id"]]
     assert len(tether.cli("runs", "--limit", "1")[1]["runs"]) == 1
     assert tether.cli("runs", "--since", "1h")[1]["runs"] and not tether.cli("runs", "--since", "2999-01-01")[1]["runs"]
@@ -280,3 +280,18 @@ def test_report_of_a_shadow_run_has_the_shadow_audit(tether, tmp_path):
     tether.cli("report", out["run_id"], "-o", str(page))
     dom, console = chromium(page, tmp_path)
     assert console == [] and "<h2>Shadow audit</h2>" in dom and "1 deny, 1 ask" in dom
+
+
+def test_a_run_killed_before_it_saved_totals_is_listed_from_its_journal(tether):
+    _, out, _ = tether.run(EXAMPLES / "cascade-repair.yaml")
+    meta_path = tether.home / "runs" / out["run_id"] / "run.json"
+    meta = json.loads(meta_path.read_text())
+    saved = meta.pop("totals")
+    meta["status"] = "running"  # what run.json says while a run goes, and after a SIGKILL
+    meta_path.write_text(json.dumps(meta))
+    _, listed, _ = tether.cli("runs")
+    [line] = listed["runs"]
+    assert line["status"] == "running" and line["duration_s"] is None
+    assert (line["steps_done"], line["steps_total"], line["gate"]) == (saved["steps_done"], saved["steps_total"], saved["gate"])
+    _, shown, _ = tether.cli("show", out["run_id"])
+    assert shown["next"] == [f"tether resume {out['run_id']}"]

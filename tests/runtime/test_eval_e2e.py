@@ -84,6 +84,12 @@ def test_eval_runs_every_method_and_its_numbers_follow_from_the_table(tmp_path, 
     used = json.loads((run / "memory.json").read_text())["lessons_used"]
     assert used and all(u.startswith("L-") for u in used)
     assert (tmp_path / "out" / "eval.md").read_text().count("|") > 20
+    # lessons-only got the same lesson with no sources and no descent rules; memory got both.
+    [lessons_run] = (tmp_path / "out" / "cells" / "csv-count" / "lessons-only-1" / "home" / "runs").iterdir()
+    bare = json.loads((lessons_run / "run.json").read_text())["memory_context"]
+    full = json.loads((run / "run.json").read_text())["memory_context"]
+    assert used[0] in bare and "/memory" not in bare and "first action" not in bare
+    assert used[0] in full and "/memory/runs/" in full and "before your first action" in full
 
     # Resume: kept cells are not run again; a cell without a result (interrupted) runs again.
     kept = json.loads((tmp_path / "out" / "cells" / "greet-script" / "rerun-2" / "result.json").read_text())["run_id"]

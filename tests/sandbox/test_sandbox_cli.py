@@ -47,7 +47,7 @@ def spawn(*args: str, home: Path, image: str) -> subprocess.Popen:
 
 
 def owned_by(client, pid: int) -> list:
-    return client.containers.list(all=True, filters={"label": f"{PID_LABEL}={pid}"})
+    return client.api.containers(all=True, filters={"label": f"{PID_LABEL}={pid}"})  # no re-inspect race
 
 
 def wait_for_container(client, proc: subprocess.Popen, seconds: float = 20) -> None:

@@ -28,7 +28,7 @@ def shared(tiny_image, docker_client, tmp_path_factory):
 
 
 def containers(client, run_id: str) -> list:
-    return client.containers.list(all=True, filters={"label": f"{RUN_LABEL}={run_id}"})
+    return client.api.containers(all=True, filters={"label": f"{RUN_LABEL}={run_id}"})  # no re-inspect race
 
 
 def test_only_loopback_network(shared) -> None:
