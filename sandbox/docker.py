@@ -2,7 +2,9 @@
 
 What it isolates, by default: no network (`none`), read-only root with a
 size-capped tmpfs on /tmp, no Linux capabilities, no privilege gain through
-setuid, a non-root user, process/memory/CPU limits. What it does not: the
+setuid, a non-root user, process/memory/CPU limits, and Tether's own
+seccomp allowlist (sandbox/seccomp.py: io_uring, ptrace, bpf, keyrings,
+mounts and namespaces refused). What it does not: the
 kernel is shared with the host (a kernel exploit escapes), the workspace is
 the host's own folder (the command can change or delete anything in it), and
 anything in the memory folder is readable. It is a strong fence against
@@ -38,6 +40,7 @@ from sandbox.lending import LendingRecord, reclaim
 from sandbox.output import OutputCap, copy_stream
 from sandbox.processes import PROBE as PS_PROBE
 from sandbox.processes import Proc, parse, probe_user, reap_argv
+from sandbox.seccomp import security_opt
 from sandbox.workspace import Handover, check_folder, sandbox_user
 
 if TYPE_CHECKING:
@@ -190,8 +193,9 @@ class DockerSandbox:
         }
         if c.cap_drop_all:
             args["cap_drop"] = ["ALL"]
+        args["security_opt"] = [security_opt(allow_ptrace=c.allow_ptrace)]
         if c.no_new_privileges:
-            args["security_opt"] = ["no-new-privileges:true"]
+            args["security_opt"].append("no-new-privileges:true")
         return args
 
     def _probe(self) -> None:

@@ -33,12 +33,15 @@ def chromium(page: Path, tmp: Path) -> tuple[str, list[str]]:
         if os.environ.get("TETHER_REQUIRE_DOCKER") == "1":
             pytest.fail("chromium is required in CI: `apt-get install -y chromium` (bash scripts/bootstrap.sh --dev)")
         pytest.skip("chromium not installed (bash scripts/bootstrap.sh --dev)")
-    proc = subprocess.run(
-        [exe, "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp / 'chromium'}",
-         "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    for _ in range(2):  # one retry: a browser start can fail on a loaded machine (never a console message)
+        proc = subprocess.run(
+            [exe, "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp / 'chromium'}",
+             "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
+            capture_output=True, text=True, timeout=120, check=False,
+        )
+        if proc.returncode == 0 and "</html>" in proc.stdout:
+            break
+    assert proc.returncode == 0 and "</html>" in proc.stdout, proc.stderr[-2000:]
     return proc.stdout, [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
 
 
