@@ -124,6 +124,16 @@ class Effects:
             prog = "mv" if verb == "move" else "cp -r"
             self.out.append(Action("shell", f"{prog} -- {p} {quote(str(extra))}"))
 
+    def kill(self, pids: list[object], sig: object, api: str) -> None:
+        """A signal sent to processes: `kill -SIG PID..` (PROC-001 for -1 and 1)."""
+        if not pids or not literal(pids):
+            self.rule("CODE-002", f"{api} signals a process chosen at run time")
+            return
+        name = str(sig).upper().removeprefix("SIG") if literal(sig) else "TERM"
+        name = name.split(".")[-1].removeprefix("SIG") or "TERM"
+        self.out.append(Action("shell", "kill -" + shlex.quote(name) + " -- " + " ".join(
+            shlex.quote(str(p)) for p in pids)))
+
     def read(self, path: object) -> None:
         """A file opened for reading: only the credential/device path rules apply."""
         if literal(path):

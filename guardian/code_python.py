@@ -50,7 +50,7 @@ _PATHLIB = {"unlink": "delete", "rmdir": "rmdir", "write_text": "write", "write_
             "symlink_to": "write", "hardlink_to": "write", "open": "open"}
 _PATH_ONLY = frozenset({"unlink", "rmdir", "write_text", "write_bytes", "symlink_to", "hardlink_to"})
 _DYNAMIC = {"eval", "exec", "compile", "getattr", "__import__", "importlib.import_module",
-            "ctypes.CDLL", "marshal.loads", "pickle.loads"}
+            "marshal.loads", "pickle.loads"}
 
 
 _FETCH = re.compile(r"urlopen|urlretrieve|^requests\.|^httpx\.|^urllib|^http\.client|"
@@ -217,6 +217,13 @@ class _Reader(Values):
             fx.path(_MOVE[fn], first, fn, self.value(args[1]))
         elif fn in ("os.chmod", "os.lchmod") and len(args) >= 2:
             fx.path("chmod", first, fn, _mode(args[1]))
+        elif fn in ("os.kill", "os.killpg") and args:
+            fx.kill([self.value(args[0])], self.value(args[1]) if len(args) > 1 else "TERM", fn)
+        elif fn.startswith("ctypes.") or (isinstance(node.func, ast.Attribute) and
+                                           node.func.attr in ("system", "popen") and not fn):
+            fx.rule("CODE-002", f"{fn or node.func.attr} calls native code")  # type: ignore[attr-defined]
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "system":
+                fx.shell(first, "system")
         elif fn in ("os.chown", "os.lchown", "shutil.chown"):
             fx.path("chmod", first, fn, "644")
         elif fn in ("open", "io.open", "os.open", "codecs.open"):

@@ -47,6 +47,9 @@ class Values:
             if isinstance(v, bytes):
                 return v.decode("latin-1")
             return v if isinstance(v, str) else str(v) if isinstance(v, (int, float)) else NONLIT
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and \
+                isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, int):
+            return str(-node.operand.value)
         if isinstance(node, (ast.List, ast.Tuple)):
             return [self.value(e) for e in node.elts]
         if isinstance(node, ast.Name):

@@ -36,6 +36,7 @@ from sandbox.config import DockerSandboxConfig, WorkspaceLimits
 from sandbox.engine import connect, docker_sdk
 from sandbox.errors import SandboxError
 from sandbox.images import ensure_image
+from sandbox.lending import LendingRecord, reclaim
 from sandbox.output import OutputCap, copy_stream
 from sandbox.processes import PROBE as PS_PROBE
 from sandbox.processes import Proc, parse, probe_user, reap_argv
@@ -88,6 +89,8 @@ class DockerSandbox:
         run_id: Labels the container (`tether.run`) so runs can be traced.
         client: A docker client to reuse; by default one is connected at start.
         limits: Deadline and depth of the host-side lending passes (`Handover`).
+        lending_record: Where a lending of the workspace is recorded until it is given
+            back, so the next sandbox on that workspace gives back what a crash kept.
     """
 
     def __init__(
@@ -99,6 +102,7 @@ class DockerSandbox:
         run_id: str | None = None,
         client: docker.DockerClient | None = None,
         limits: WorkspaceLimits | None = None,
+        lending_record: Path | None = None,
     ) -> None:
         self.config = config or DockerSandboxConfig()
         self.limits = limits or WorkspaceLimits()
@@ -108,6 +112,7 @@ class DockerSandbox:
         self.user: str | None = None
         """uid:gid the commands run as, chosen at start."""
         self._handover: Handover | None = None
+        self._record = LendingRecord(lending_record) if lending_record else None
         self._client = client
         self._container: Container | None = None
         self._shell = "bash"
@@ -137,7 +142,11 @@ class DockerSandbox:
         if self._client is None:
             self._client = connect(self.config.docker_host)
         ensure_image(self._client, self.config.image, pull_missing=self.config.pull_missing)
+        if self._record is not None:
+            reclaim(self.workspace, self._record, self.limits)  # an earlier run died with the workspace lent
         self.user, self._handover = sandbox_user(self.config.user, self.workspace, self.limits)
+        if self._handover is not None:
+            self._handover.record = self._record
         name = f"tether-{self.run_id}-{uuid.uuid4().hex[:6]}"
         cleanup.track(self)
         try:
