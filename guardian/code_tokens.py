@@ -142,6 +142,8 @@ def _value(toks: list[Tok]) -> object:
     toks = [t for t in toks if not (t.kind == "op" and t.value == "\n")]
     if len(toks) == 1 and toks[0].kind in ("str", "num", "cmd"):
         return str(toks[0].value) if toks[0].value is not NONLIT else NONLIT
+    if len(toks) == 2 and toks[0].value == "-" and toks[1].kind == "num":
+        return "-" + str(toks[1].value)
     if len(toks) == 1 and toks[0].kind == "list":
         return toks[0].value
     if toks and toks[0].kind == "op" and toks[0].value in ("[", "(") and toks[-1].kind == "op" \

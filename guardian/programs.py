@@ -112,7 +112,7 @@ def _walk(e: dict, argv: list[str], start: int, stdin: str | None, out: list[Act
     valued = set(e.get("valued", ""))
     lvalued = set(e.get("lvalued", "").split())
     rest, at, after = e.get("rest"), e.get("at", 0), e.get("after")
-    cmd_rest = rest in ("argv", "rargv")
+    cmd_rest = rest in ("argv", "rargv", "shell", "rshell")
     subs: dict[str, dict] = e.get("sub", {})
     pos: list[int] = []
     i, n = start, len(argv)
@@ -239,7 +239,8 @@ def _option(a: str, nxt: str | None, opts: dict[str, str]) -> tuple[str, str, in
                 return kind, a[2:], 1
             if "=" not in o and len(o) > 2 and a.startswith(o + "="):
                 return kind, a[len(o) + 1 :], 1
-        if len(a) > 2 and a[1:].isalpha() and f"-{a[-1]}" in opts and nxt is not None and \
+        if 2 < len(a) <= 5 and a[1:].isalpha() and a[1:].islower() and f"-{a[-1]}" in opts and \
+                nxt is not None and \
                 not any(len(o) > 2 and o[1] != "-" for o in opts):
             return opts[f"-{a[-1]}"], nxt, 2  # a flag cluster ending in a valued option: -qc CMD
     return None

@@ -76,6 +76,15 @@ EXACT = [
     ("printf '#include <stdlib.h>\\nint main(){system(\"rm -rf /\");}' > x.c && gcc x.c && ./a.out", "FS-001"),
     ("echo 'fn main(){std::process::Command::new(\"rm\").args([\"-rf\",\"/\"]).status();}' > m.rs && rustc m.rs",
      "FS-001"),
+    ("python3 -c 'import shutil\nfor d in [\"build\", \"/\"]: shutil.rmtree(d)'", "FS-001"),
+    ("python3 -c 'import glob, os; [os.remove(f) for f in glob.glob(\"/etc/*\")]'", "SYS-001"),
+    ("python3 -c 'import os, shutil\nfor root, dirs, files in os.walk(\".\"):\n    shutil.rmtree(root)'", "FS-003"),
+    ("python3 -c 'import os, signal; os.kill(-1, signal.SIGKILL)'", "PROC-001"),
+    ("ruby -e 'Process.kill(9, -1)'", "PROC-001"),
+    ("node -e 'process.kill(1)'", "PROC-001"),
+    ("php -r 'echo file_get_contents(\"/etc/shadow\");'", "CRED-003"),
+    ("node -e 'console.log(require(\"fs\").readFileSync(\"/etc/shadow\", \"utf8\"))'", "CRED-003"),
+    ("python3 -c 'import ctypes; ctypes.CDLL(\"libc.so.6\").system(b\"id\")'", "CODE-002"),
     ("php -r 'eval(base64_decode(\"c3lzdGVtKCJybSAtcmYgLyIpOw==\"));'", "FS-001"),
     ("perl -MMIME::Base64 -e 'eval(decode_base64(\"c3lzdGVtKCJybSAtcmYgLyIpOw==\"))'", "FS-001"),
     ("node -e 'eval(atob(\"cmVxdWlyZSgiY2hpbGRfcHJvY2VzcyIpLmV4ZWNTeW5jKCJybSAtcmYgLyIp\"))'", "FS-001"),
@@ -118,6 +127,12 @@ ORDINARY = [
     "python3 -c 'import tempfile, shutil; d = tempfile.mkdtemp(); shutil.rmtree(d)'",
     "gcc -O2 -o app main.c && ./app",
     "perl -e 'eval { print 1 }'",
+    "node -e 'console.log(require(\"fs\").readFileSync(\"package.json\", \"utf8\"))'",
+    "python3 -c 'import os, signal; os.kill(12345, signal.SIGTERM)'",
+    "python3 -c 'import shutil; [shutil.rmtree(d, ignore_errors=True) for d in [\"build\", \"dist\"]]'",
+    "python3 - <<'EOF'\nimport os\nfor root, dirs, files in os.walk('.'):\n    for f in files:\n"
+    "        if f.endswith('.pyc'):\n            os.remove(os.path.join(root, f))\nEOF",
+    "python3 -c 'from pathlib import Path; [p.unlink() for p in Path(\"build\").rglob(\"*.o\")]'",
     "node -e 'eval(\"console.log(1)\")'",
 ]
 

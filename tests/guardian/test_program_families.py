@@ -93,3 +93,12 @@ def test_interactive_shell_escapes_ask(cmd: str) -> None:
                                  "docker run -it ubuntu bash", "kubectl exec -it p -- sh"])
 def test_plain_shells_stay_allowed(cmd: str) -> None:
     assert judge(cmd).decision == "allow", cmd
+
+
+@pytest.mark.parametrize(("cmd", "decision"), [
+    ("git -c credential.helper='cache --timeout=3600' push", "allow"),
+    ("git -c credential.helper='!rm -rf ~' pull", "deny"),
+    ("apt-get -o Dpkg::Options::=--force-confold install -y nmap", "ask"),
+])
+def test_option_values_are_not_subcommands(cmd: str, decision: str) -> None:
+    assert judge(cmd).decision == decision, cmd
