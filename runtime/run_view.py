@@ -225,6 +225,8 @@ def _next(view: RunView, awaiting: CommandView | None) -> list[str]:
         return []
     if awaiting is not None:
         return [f"tether approve {rid}", f"tether deny {rid}"]
+    if view.status == "needs-review":  # the gate wants a person: look, then keep the work or undo it
+        return [f"tether report {rid}", f"tether rollback {rid}"]
     if view.status in ("interrupted", "running"):
         return [f"tether resume {rid}"] + ([f"tether rollback {rid}"] if view.status == "interrupted" else [])
     return [f"tether rollback {rid}"]
@@ -261,7 +263,8 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
     view.plan_rejections = [e.error for e in events if isinstance(e, PlanRejected)]
     view.replans = [e.model_dump(include={"round", "accepted", "replace", "error"}) for e in events if isinstance(e, Replanned)]
     gates = [e for e in events if isinstance(e, GateRecorded)]
-    view.gate = {"passed": gates[-1].passed, "results": gates[-1].results} if gates else None
+    view.gate = {"passed": gates[-1].passed, "results": gates[-1].results, "review": gates[-1].review,
+                 "checks": gates[-1].checks} if gates else None
     summaries = [e for e in events if isinstance(e, SummaryWritten)]
     view.summary = summaries[-1].model_dump(exclude={"key", "kind", "ts"}) if summaries else None
     memory = read_json(folder / "memory.json") or {}
