@@ -358,10 +358,14 @@ _EXEC_OPT = re.compile(r"^-(?:e|c|x)$|^--?(?:exec\w*|command|cmd|shell-command|r
                        r"pre\w*|post\w*|editor|pager|filter|wrapper|program|spawn|on-[\w-]+)(?:=|$)")
 
 
+_MAX_CANDIDATES = 32
+
+
 def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
     """Any other argument that parses as a destructive command makes the line ask."""
     skip = used | _data_values(inv)
     known = programs.entry(inv.prog) is not None
+    checked = 0
     for k, word in enumerate(inv.argv[1:], 1):
         if k in skip or UNKNOWN in word:
             continue
@@ -374,6 +378,10 @@ def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
         cand = escapes.strip_prefix(word, generic=True)
         if not _PLAUSIBLE.search(cand) or depth + 1 > an.config.max_depth:
             continue
+        checked += 1
+        if checked > _MAX_CANDIDATES:
+            an._hit("EXEC-003", inv.prog, "too many command-like arguments to analyse")
+            return
         found = _isolated(an, Act("shell", cand), inv, inv.simple, depth)
         severe = [h for h in found if h.decision == "deny" and h.category in _SEVERE]
         if severe:

@@ -102,3 +102,10 @@ def test_plain_shells_stay_allowed(cmd: str) -> None:
 ])
 def test_option_values_are_not_subcommands(cmd: str, decision: str) -> None:
     assert judge(cmd).decision == decision, cmd
+
+
+def test_payload_pass_is_bounded() -> None:
+    many = "./tool " + " ".join(f"'rm -rf build/x{i}'" for i in range(60))
+    v = judge(many)
+    assert v.decision == "ask" and v.rules == ["EXEC-003"]
+    assert judge("./tool " + " ".join(f"'rm -rf build/x{i}'" for i in range(10))).decision == "allow"
