@@ -381,6 +381,8 @@ DOWNLOADERS: dict[str, str] = {
     "openssl": "redirect", "telnet": "redirect", "ssh": "redirect", "busybox": "redirect",
     "lwp-request": "redirect", "GET": "redirect", "git": "none", "s3cmd": "pos:2",
     "aws": "pos:3", "gsutil": "pos:2", "rclone": "pos:2", "powershell": "none",
+    "iwr": "opt:-OutFile,-o", "irm": "opt:-OutFile,-o", "Invoke-WebRequest": "opt:-OutFile,-o",
+    "Invoke-RestMethod": "opt:-OutFile,-o", "curl.exe": "opt:-o", "certutil": "pos:2",
 }
 """Programs that fetch content from another host, and where the result lands."""
 
