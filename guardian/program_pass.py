@@ -112,6 +112,13 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
         if path == "/" or path == an.home or under(an.ws, path) and path != an.ws or \
                 any(under(path, d) for d in SYSTEM):
             an._hit("EXFIL-005", inv.prog, f"serves {path}")
+    if inv.prog in _COPIERS and len(inv.positional) >= 2 and UNKNOWN not in inv.positional[-1]:
+        dest = normalise(inv.positional[-1], inv.simple.cwd, an.home)
+        for src in inv.positional[:-1]:
+            name = src.rstrip("/").rsplit("/", 1)[-1]
+            if name and UNKNOWN not in name and name not in (".", ".."):
+                for rule in path_hits(f"{dest}/{name}", "write"):
+                    an._hit(rule.id, inv.prog, f"{dest}/{name}")
     for raw in sensitive_targets(inv):
         if UNKNOWN not in raw:
             path = normalise(raw, inv.simple.cwd, an.home)
@@ -135,6 +142,7 @@ def _interactive(inv: Inv, depth: int) -> bool:
     return not inv.simple.upstream
 
 
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _NET_CLIENTS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "openssl",
                           "socat", "cryptcat", "sbd", "ssh"})
 

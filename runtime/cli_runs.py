@@ -152,6 +152,8 @@ def _show_gate(view: RunView) -> None:
     out.print(table)
     for item in view.gate.get("review") or []:
         out.print(f"[yellow]needs review:[/] {cell(item, 300)}")
+    if view.tests_diff:
+        out.print(f"[yellow]test files changed:[/] see {cell(view.run_id)}/tests.diff or `tether report {cell(view.run_id)}`")
     checks = view.gate.get("checks") or []
     if checks:
         table = Table(title="checks the gate re-ran itself (before = on the pre-run copy)", show_edge=False)

@@ -147,6 +147,8 @@ def _gate(v: RunView) -> str:
         checks = ("<h3>Checks the gate re-ran itself</h3><p class=meta>in a fresh shell on the final workspace (after) "
                   "and on a copy of the workspace before the run (before)</p><table><tr><th>command</th><th>asked by</th>"
                   f"<th>kind</th><th>before</th><th>after</th><th>note</th></tr>{checks}</table>")
+    if v.tests_diff:
+        review += f"<details><summary>changes to test files (tests.diff)</summary><div><pre>{h(v.tests_diff)}</pre></div></details>"
     return (f"<h2>Completion gate {_badge('pass' if v.gate.get('passed') else 'fail')}</h2>{review}"
             f"<table><tr><th>id</th><th>requirement</th><th>status</th><th>evidence</th></tr>{rows}</table>{checks}")
 

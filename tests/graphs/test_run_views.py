@@ -319,3 +319,5 @@ def test_a_run_that_needs_review_says_so_and_what_to_do(tether, tmp_path, debian
     tether.cli("report", out["run_id"], "-o", str(page))
     dom, console = chromium(page, tmp_path)
     assert console == [] and "needs review: " in dom and "Checks the gate re-ran itself" in dom
+    assert shown["tests_diff"] and "test_calc.py" in shown["tests_diff"]
+    assert "changes to test files (tests.diff)" in dom
