@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from runtime.cli_common import HomeOption, JsonOption, config, err, errors_exit, out, print_json
-from runtime.terminal import safe
+from runtime.terminal import plain, safe
 
 if TYPE_CHECKING:
     from runtime.eval_cells import CellResult
@@ -54,7 +54,7 @@ def eval_cmd(
     else:
         from runtime.eval_report import render_markdown
 
-        out.print(render_markdown(report), markup=False)
+        out.print(plain(render_markdown(report)), markup=False)
     if report["errors"]:
         err.print(f"[yellow]{len(report['errors'])} cell(s) could not run; rerun to retry them[/]")
         raise typer.Exit(1)
