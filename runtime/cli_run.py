@@ -11,6 +11,7 @@ existed before it).
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -102,7 +103,11 @@ def _with_view(fn: Callable[[LiveView], RunRecord]) -> RunRecord:
 
     view = LiveView(err)
     with view:
-        return fn(view)
+        try:
+            return fn(view)
+        except BaseException:
+            view.live.transient = True  # the error line that follows stands alone, not after a half-drawn table
+            raise
 
 
 def run(
@@ -135,7 +140,7 @@ def run(
     ws = (workspace or Path.cwd()).expanduser()
     if not ws.is_dir():
         fail(f"workspace {ws} is not a folder; pass --workspace DIR (an existing folder)")
-    if not os.access(ws, os.W_OK | os.X_OK):
+    if not os.access(ws, os.W_OK | os.X_OK) or not ws.stat().st_mode & stat.S_IWUSR:  # the sandbox user writes as the owner
         fail(f"workspace {ws} is not writable; run `chmod u+w {ws}` or pass --workspace DIR (a folder you can write)")
     interactive = _interactive() and not ask_later
     approval = "yes" if yes else "prompt" if (interactive or ask_later) else "refuse"

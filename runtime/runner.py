@@ -10,6 +10,7 @@ trust.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 import sqlite3
@@ -89,7 +90,13 @@ def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_di
     """The default factory: a started DockerSandbox for this run."""
     from sandbox.docker import DockerSandbox
 
-    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace).start()
+    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace,
+                         lending_record=lending_record(config, workspace)).start()
+
+
+def lending_record(config: TetherConfig, workspace: Path) -> Path:
+    """Where a lending of `workspace` is kept until given back: per workspace, so any later run reclaims it."""
+    return config.home / "lent" / (hashlib.sha256(str(workspace).encode()).hexdigest()[:16] + ".json")
 
 
 def load_meta(config: TetherConfig, run_id: str) -> dict[str, Any]:
