@@ -143,3 +143,52 @@ def test_trim_matches_bash_semantics(value: str, op: str, pattern: str) -> None:
         hits = [k for k in cuts if fnmatch.fnmatchcase(value[len(value) - k :], pattern)]
         want = value[: len(value) - (max(hits) if op == "%%" else min(hits))] if hits else value
     assert got == want
+
+
+# -- fuzz: a deny payload hidden behind one or two of these techniques is never allowed -----------
+def _ifs(cmd: str, v: str) -> str:
+    return f"IFS=,; {v}={','.join(cmd.split())}; ${v}"
+
+
+def _printf(cmd: str, v: str) -> str:
+    return f"printf -v {v} '%s' '{cmd}'; ${v}"
+
+
+def _read(cmd: str, v: str) -> str:
+    return f"read -r {v} <<< '{cmd}'; ${v}"
+
+
+def _nameref(cmd: str, v: str) -> str:
+    return f"declare -n {v}r={v}; {v}='{cmd}'; ${v}r"
+
+
+def _indirect(cmd: str, v: str) -> str:
+    return f"{v}p={v}; {v}='{cmd}'; ${{!{v}p}}"
+
+
+def _upper(cmd: str, v: str) -> str:
+    return f"{v}='{cmd.upper()}'; ${{{v},,}}"
+
+
+def _positional(cmd: str, v: str) -> str:
+    return f"set -- {cmd}; \"$@\""
+
+
+def _replace(cmd: str, v: str) -> str:
+    return f"{v}='{cmd.replace('rm', 'XX', 1)}'; ${{{v}/XX/rm}}"
+
+
+def _eval(cmd: str, v: str) -> str:
+    return f"{v}='{cmd}'; eval \"${v}\""
+
+
+_TECHNIQUES = [_ifs, _printf, _read, _nameref, _indirect, _upper, _positional, _replace, _eval]
+_PAYLOADS = ["rm -rf /", "rm -rf /home", "chmod u+s /bin/bash", "mkfs.ext4 /dev/sda1", "shutdown -h now"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(_PAYLOADS), st.sampled_from(_TECHNIQUES), st.sampled_from(["c", "cmd", "x1"]),
+       st.sampled_from(["", "true; ", "cd /tmp && ", "export A=1; "]))
+def test_fuzz_hidden_payload_never_allowed(payload: str, technique, var: str, prefix: str) -> None:  # type: ignore[no-untyped-def]
+    command = prefix + technique(payload, var)
+    assert judge(command).decision != "allow", command
