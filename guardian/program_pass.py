@@ -28,7 +28,7 @@ from guardian.escapes import Act
 from guardian.parse import DepthError
 from guardian.paths import SYSTEM, normalise, under
 from guardian.programs_table import DATA_OPTIONS, DATA_PROGRAMS, MANIFESTS, SHELLS
-from guardian.rules import Inv
+from guardian.rules import Inv, has_rules
 from guardian.rules_paths import path_hits
 from guardian.targets import sensitive_targets
 from guardian.unwrap import unwrap
@@ -94,6 +94,9 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
         _do(an, act, inv, inv.simple, depth)
     if inv.prog not in DATA_PROGRAMS and not (e and e.get("by") == "unwrap"):
         _payload_pass(an, inv, used | (_code_args(inv) if e and e.get("by") else set()), depth)
+        if e is None and not getattr(an, "in_tails", False) and depth + 1 <= an.config.max_depth \
+                and not has_rules(inv.prog):
+            _argv_tails(an, inv, used, depth)
     if inv.prog in SHELLS and not an._stdin(inv.simple) and _interactive(inv, depth):
         an._hit("EXEC-001", inv.via[-1] if inv.via else "", f"starts an interactive {inv.prog}")
     head = _ESCAPE_LINE.sub("", inv.argv[0])
@@ -394,6 +397,37 @@ def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
         severe = [h for h in found if h.decision == "deny" and h.category in _SEVERE]
         if severe:
             an._hit("EXEC-003", inv.prog, f"{severe[0].id} in argument: {cand[:60]}")
+
+
+_HEADS = frozenset({"rm", "dd", "shred", "wipefs", "mkfs", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs",
+                    "mkfs.vfat", "sh", "bash", "dash", "zsh", "ksh", "curl", "wget", "nc", "ncat",
+                    "netcat", "socat", "chmod", "chown", "python", "python3", "perl", "ruby", "php",
+                    "node", "tee", "truncate", "kill", "pkill", "shutdown", "reboot", "crontab"})
+
+
+def _argv_tails(an: Analyser, inv: Inv, skip: set[int], depth: int) -> None:
+    """An unknown wrapper (`tsp rm -rf ~`, `nsjail -- /bin/rm -rf ~`): a dangerous program
+    name among the arguments starts a command whose deny-level findings make the line ask."""
+    an.in_tails = True
+    try:
+        _tails(an, inv, skip, depth)
+    finally:
+        an.in_tails = False
+
+
+def _tails(an: Analyser, inv: Inv, skip: set[int], depth: int) -> None:
+    tried = 0
+    for k in range(1, len(inv.argv)):
+        head = inv.argv[k].rsplit("/", 1)[-1]
+        if k in skip or head not in _HEADS or UNKNOWN in inv.argv[k] or tried >= 4:
+            continue
+        tried += 1
+        found = _isolated(an, Act("argv", argv=tuple(inv.argv[k:])), None, inv.simple, depth)
+        severe = [h for h in found if h.decision == "deny" and h.category in _SEVERE]
+        if severe:
+            an._hit("EXEC-003", inv.prog, f"{severe[0].id} in a command among its arguments: "
+                    f"{' '.join(inv.argv[k:])[:60]}")
+            return
 
 
 def _isolated(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) -> list:
