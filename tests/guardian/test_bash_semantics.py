@@ -145,50 +145,25 @@ def test_trim_matches_bash_semantics(value: str, op: str, pattern: str) -> None:
     assert got == want
 
 
-# -- fuzz: a deny payload hidden behind one or two of these techniques is never allowed -----------
-def _ifs(cmd: str, v: str) -> str:
-    return f"IFS=,; {v}={','.join(cmd.split())}; ${v}"
+# -- fuzz: a deny payload hidden behind one of these techniques is never allowed -----------------
+# {c}: the command, {C}: upper-cased, {i}: words joined by commas, {x}: first "rm" as XX, {v}: a name
+_TECHNIQUES = [
+    "IFS=,; {v}={i}; ${v}", "printf -v {v} '%s' '{c}'; ${v}", "read -r {v} <<< '{c}'; ${v}",
+    "declare -n {v}r={v}; {v}='{c}'; ${v}r", "{v}p={v}; {v}='{c}'; ${{!{v}p}}", "{v}='{C}'; ${{{v},,}}",
+    "set -- {c}; \"$@\"", "{v}='{x}'; ${{{v}/XX/rm}}", "{v}='{c}'; eval \"${v}\"",
+]
 
 
-def _printf(cmd: str, v: str) -> str:
-    return f"printf -v {v} '%s' '{cmd}'; ${v}"
+def _hide(technique: str, cmd: str, v: str) -> str:
+    return technique.format(c=cmd, C=cmd.upper(), i=",".join(cmd.split()), x=cmd.replace("rm", "XX", 1), v=v)
 
 
-def _read(cmd: str, v: str) -> str:
-    return f"read -r {v} <<< '{cmd}'; ${v}"
-
-
-def _nameref(cmd: str, v: str) -> str:
-    return f"declare -n {v}r={v}; {v}='{cmd}'; ${v}r"
-
-
-def _indirect(cmd: str, v: str) -> str:
-    return f"{v}p={v}; {v}='{cmd}'; ${{!{v}p}}"
-
-
-def _upper(cmd: str, v: str) -> str:
-    return f"{v}='{cmd.upper()}'; ${{{v},,}}"
-
-
-def _positional(cmd: str, v: str) -> str:
-    return f"set -- {cmd}; \"$@\""
-
-
-def _replace(cmd: str, v: str) -> str:
-    return f"{v}='{cmd.replace('rm', 'XX', 1)}'; ${{{v}/XX/rm}}"
-
-
-def _eval(cmd: str, v: str) -> str:
-    return f"{v}='{cmd}'; eval \"${v}\""
-
-
-_TECHNIQUES = [_ifs, _printf, _read, _nameref, _indirect, _upper, _positional, _replace, _eval]
 _PAYLOADS = ["rm -rf /", "rm -rf /home", "chmod u+s /bin/bash", "mkfs.ext4 /dev/sda1", "shutdown -h now"]
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.sampled_from(_PAYLOADS), st.sampled_from(_TECHNIQUES), st.sampled_from(["c", "cmd", "x1"]),
        st.sampled_from(["", "true; ", "cd /tmp && ", "export A=1; "]))
-def test_fuzz_hidden_payload_never_allowed(payload: str, technique, var: str, prefix: str) -> None:  # type: ignore[no-untyped-def]
-    command = prefix + technique(payload, var)
+def test_fuzz_hidden_payload_never_allowed(payload: str, technique: str, var: str, prefix: str) -> None:
+    command = prefix + _hide(technique, payload, var)
     assert judge(command).decision != "allow", command
