@@ -215,3 +215,15 @@ def test_after_sigkill_and_resume_a_lent_workspace_has_its_owners_back(tether):
     owners = {p.name: (p.stat().st_uid, p.stat().st_gid) for p in [tether.workspace, *tether.workspace.iterdir()]}
     assert owners == {"ws": (0, 0), "notes.txt": (4242, 4242), "log.txt": (0, 0)}
     assert not any((tether.home / "lent").iterdir())
+
+
+def test_a_binary_memory_md_leaves_runs_working_and_memory_commands_one_line(tether):
+    (tether.home / "memory").mkdir(parents=True)
+    manifest = tether.home / "memory" / "MEMORY.md"
+    manifest.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff\xfe\xfd")
+    code, out, err = tether.run(EXAMPLE)
+    assert code == 0, err
+    assert out["status"] == "success" and str(manifest) in out["memory_error"]
+    assert "Traceback" not in err
+    code, out, err = tether.cli("memory", "list")
+    assert code == 2 and str(manifest) in err and "Traceback" not in err
