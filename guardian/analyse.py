@@ -19,7 +19,7 @@ from guardian.bashlex_load import bashlex
 from guardian.decision import Hit, Limits, Result, Where, strictest
 from guardian.decode import static_output
 from guardian.interp import DOWNLOADERS, payloads
-from guardian.operands import path_operands
+from guardian.operands import glob_targets, path_operands
 from guardian.parse import DepthError, Simple, parse_line
 from guardian.paths import Verb, judge_write, normalise, resolve
 from guardian.rules import RULES, Inv, get, load, rules_for
@@ -193,8 +193,9 @@ class Analyser:
         for rid in judge_write(t, verb, self.ws, self.config.min_write_depth):
             self._hit(rid, prog, raw.replace(UNKNOWN, "$?") if t.unknown else t.path)
         if not t.unknown:
-            for rule in path_hits(t.path + ("/" if t.glob else ""), "write"):
-                self._hit(rule.id, prog)
+            for path in [t.path + ("/" if t.glob else ""), *glob_targets(normalise(raw, cwd, self.home), self.home)]:
+                for rule in path_hits(path, "write"):
+                    self._hit(rule.id, prog)
             program_pass.on_write(self, t.path, prog)
 
     def _inv(self, inv: Inv, depth: int) -> None:
@@ -209,8 +210,10 @@ class Analyser:
         for a in path_operands(inv):
             for cand in (a, a.lstrip("@<"), a.split("=", 1)[-1]):
                 if "/" in cand and UNKNOWN not in cand:
-                    for rule in path_hits(normalise(cand, inv.simple.cwd, self.home), "read"):
-                        self._hit(rule.id, prog)
+                    full = normalise(cand, inv.simple.cwd, self.home)
+                    for path in [full, *glob_targets(full, self.home, prog)]:
+                        for rule in path_hits(path, "read"):
+                            self._hit(rule.id, prog)
         if prog in ("curl", "wget"):
             self._downloads(inv)
         if inv.argv[0].startswith(("./", "/", "~")) or "/" in inv.argv[0]:

@@ -81,14 +81,15 @@ class _Reader(Values):
         except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
             self.fx.rule("CODE-001", f"code does not parse ({type(e).__name__})")
             return
-        self._bind(tree)
-        self._visit(tree)
+        nodes = list(ast.walk(tree))  # one walk, used twice
+        self._bind(nodes)
+        self._visit(nodes, "fork" in code)
 
     # -- names: imports and assignments -----------------------------------------------
-    def _bind(self, tree: ast.AST) -> None:
+    def _bind(self, nodes: list[ast.AST]) -> None:
         seen: dict[str, object] = {}
         self.values = seen  # bindings made so far are visible while binding
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     self.alias[(a.asname or a.name).split(".")[0] if not a.asname else a.asname] = \
@@ -177,9 +178,9 @@ class _Reader(Values):
         return ""
 
     # -- calls ----------------------------------------------------------------------------
-    def _visit(self, tree: ast.AST) -> None:
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.While, ast.For)):
+    def _visit(self, nodes: list[ast.AST], forks: bool) -> None:
+        for node in nodes:
+            if forks and isinstance(node, (ast.While, ast.For)):
                 body = ast.Module(body=node.body, type_ignores=[])
                 if any(isinstance(n, ast.Call) and self.name(n.func) in ("os.fork", "os.forkpty")
                        for n in ast.walk(body)):

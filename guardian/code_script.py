@@ -13,10 +13,15 @@ Per language, a table maps a callee's last name to what it does:
     rdelete / delete / rmdir / write / move / copy / chmod: file-system calls
             judged with the same path rules as rm, touch, mv and chmod;
     open    perl/ruby/php/lua/R open: a pipe mode runs a command, a write mode
-            writes the path.
+            writes the path;
+    read / kill: file reads (credential rules) and signals (`kill -SIG PID`);
+    code    eval/loadstring/instance_eval/parse(text=) of a literal (or of a
+            decoded literal: base64_decode, atob, Buffer.from, Base64.decode64)
+            is read again as the same language.
 Node's child_process and fs names count only where the code uses those modules.
-Tcl `exec`/`open |` words and awk `system()`, `print | "cmd"`, `"cmd" | getline`
-and `|&` coprocesses are read with patterns (awk `/inet/` sockets: SHELL-004).
+Other languages (julia, elixir, erlang, groovy, octave, applescript, go, rust,
+...) use `_GENERIC`, the common exec/delete names, and `Command::new(..).args`.
+Tcl and awk are read by `code_patterns`.
 """
 
 from __future__ import annotations

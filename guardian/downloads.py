@@ -26,7 +26,7 @@ from guardian.words import UNKNOWN
 if TYPE_CHECKING:
     from guardian.analyse import Analyser
 
-_RUNNERS = SHELLS | {"source", ".", "python", "python3", "python2", "perl", "ruby", "node", "php",
+_RUNNERS = SHELLS | {"iex", "Invoke-Expression", "source", ".", "python", "python3", "python2", "perl", "ruby", "node", "php",
                      "lua", "tclsh", "expect", "Rscript", "pwsh", "osascript", "java", "deno", "bun"}
 _DL_NAMES = ("curl|wget|fetch|aria2c|lwp-request|lwp-download|http|https|xh|nc|ncat|netcat|tftp|"
              "ftp|GET|socat|openssl|busybox\\s+wget")
@@ -35,6 +35,8 @@ _SUBST_RUN = re.compile(
     r"(?:^|[;&|(\s])\.)\s+(?:-\S+\s+)*(?:/dev/stdin\s*|-\s*)?(?:<<<\s*)?[\"']?(?:<\(|\$\(|`)\s*"
     r"(?:sudo\s+)?(?:\S*/)?(?:"
     + _DL_NAMES + r")\b|(?:^|[;&|]\s*)[\"']?\$\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b")
+_PIPED_SUBST = re.compile(r"<\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b.*\|\s*(?:sudo\s+(?:-\S+\s+)*)?"
+                          r"(?:\S*/)?(?:ba|z|da|k)?sh\b", re.S)
 _FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "sed", "tr", "rev",
                       "head", "tail", "bzip2", "bunzip2", "xz", "unxz", "zstd", "openssl", "dd",
                       "sort", "uniq", "grep", "awk", "iconv", "unzip", "bzcat", "xzcat"})
@@ -42,7 +44,8 @@ _FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "
 
 def on_line(an: Analyser, text: str) -> None:
     """A download run through process or command substitution."""
-    if ("<(" in text or "$(" in text or "`" in text) and _SUBST_RUN.search(text):
+    if ("<(" in text or "$(" in text or "`" in text) and (
+            _SUBST_RUN.search(text) or _PIPED_SUBST.search(text)):
         an._hit("NET-001", "", "downloaded content executed through a substitution")
 
 
@@ -171,7 +174,8 @@ def runs_download(an: Analyser, inv: Inv) -> None:
         if an.files.get(path, "") is None or _in_downloaded_tree(an, path):
             an._hit("NET-002", inv.prog, a)
         break
-    if _reads_code_on_stdin(inv) and _fed_by_download(inv.simple):
+    fed_args = bool({"xargs", "parallel"} & set(inv.via))
+    if (_reads_code_on_stdin(inv) or fed_args) and _fed_by_download(inv.simple):
         an._hit("NET-001", inv.prog, "download piped (through filters) into an interpreter")
 
 

@@ -112,6 +112,13 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
         if path == "/" or path == an.home or under(an.ws, path) and path != an.ws or \
                 any(under(path, d) for d in SYSTEM):
             an._hit("EXFIL-005", inv.prog, f"serves {path}")
+    if inv.prog in _COPIERS and len(inv.positional) >= 2 and UNKNOWN not in inv.positional[-1]:
+        dest = normalise(inv.positional[-1], inv.simple.cwd, an.home)
+        for src in inv.positional[:-1]:
+            name = src.rstrip("/").rsplit("/", 1)[-1]
+            if name and UNKNOWN not in name and name not in (".", ".."):
+                for rule in path_hits(f"{dest}/{name}", "write"):
+                    an._hit(rule.id, inv.prog, f"{dest}/{name}")
     for raw in sensitive_targets(inv):
         if UNKNOWN not in raw:
             path = normalise(raw, inv.simple.cwd, an.home)
@@ -135,6 +142,7 @@ def _interactive(inv: Inv, depth: int) -> bool:
     return not inv.simple.upstream
 
 
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _NET_CLIENTS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "openssl",
                           "socat", "cryptcat", "sbd", "ssh"})
 
@@ -358,10 +366,14 @@ _EXEC_OPT = re.compile(r"^-(?:e|c|x)$|^--?(?:exec\w*|command|cmd|shell-command|r
                        r"pre\w*|post\w*|editor|pager|filter|wrapper|program|spawn|on-[\w-]+)(?:=|$)")
 
 
+_MAX_CANDIDATES = 32
+
+
 def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
     """Any other argument that parses as a destructive command makes the line ask."""
     skip = used | _data_values(inv)
     known = programs.entry(inv.prog) is not None
+    checked = 0
     for k, word in enumerate(inv.argv[1:], 1):
         if k in skip or UNKNOWN in word:
             continue
@@ -374,6 +386,10 @@ def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
         cand = escapes.strip_prefix(word, generic=True)
         if not _PLAUSIBLE.search(cand) or depth + 1 > an.config.max_depth:
             continue
+        checked += 1
+        if checked > _MAX_CANDIDATES:
+            an._hit("EXEC-003", inv.prog, "too many command-like arguments to analyse")
+            return
         found = _isolated(an, Act("shell", cand), inv, inv.simple, depth)
         severe = [h for h in found if h.decision == "deny" and h.category in _SEVERE]
         if severe:

@@ -233,7 +233,8 @@ PROGRAMS: dict[str, dict] = {
     "pip": {"fam": "package", "aka": "pip3 pip2", "sub": {"install": {"manifest": "setup.py"}}},
     "easy_install": {"fam": "package", "manifest": "setup.py"},
     "npm": {"fam": "package", "aka": "pnpm yarn", "opts": {"-c": "shell", "--call": "shell", "--script-shell": "shellpath", "--node-options": "none"}, "manifest": "package.json",
-            "sub": {"exec": {"rest": "argv", "opts": {"-c": "shell", "--call": "shell"}}, "x": {"rest": "argv"}, "dlx": {"rest": "argv"}, "run-script": {"manifest": "package.json"}}},
+            "sub": {"exec": {"rest": "argv", "opts": {"-c": "shell", "--call": "shell"}}, "x": {"rest": "argv"}, "dlx": {"rest": "argv"}, "run-script": {"manifest": "package.json"},
+                    "config": {"sub": {"set": {"rest": "npmcfg"}}}}},
     "npx": {"fam": "package", "aka": "bunx pnpx", "opts": {"-c": "shell", "--call": "shell", "-p": "none", "--package": "none"}, "rest": "argv"},
     "gem": {"fam": "package", "sub": {"open": {"opts": {"-e": "shellpath", "--editor": "shellpath"}}, "install": {"opts": {"--post-install-message": "none"}}}},
     "bundle": {"fam": "package", "aka": "bundler", "sub": {"exec": {"rest": "argv"}}},
@@ -311,6 +312,7 @@ PROGRAMS: dict[str, dict] = {
               "flags": {}, "rest": "tunnel"},
     "rcat": {"fam": "network", "aka": "pwncat pwncat-cs sbd cryptcat gs-netcat revsocks ztcp",
              "rest": "revshell"},
+    "update-rc.d": {"fam": "scheduler", "aka": "chkconfig rc-update insserv", "rest": "svcenable"},
     "perlbug": {"fam": "editor", "opts": {"-e": "shell"}, "valued": "sbfFrcCSTdopt"},
     "genie": {"fam": "wrapper", "opts": {"-c": "shell"}},
     "cabal": {"fam": "build", "aka": "stack", "sub": {"exec": {"rest": "argv"}, "run": {"rest": "argv"}}},
@@ -381,6 +383,8 @@ DOWNLOADERS: dict[str, str] = {
     "openssl": "redirect", "telnet": "redirect", "ssh": "redirect", "busybox": "redirect",
     "lwp-request": "redirect", "GET": "redirect", "git": "none", "s3cmd": "pos:2",
     "aws": "pos:3", "gsutil": "pos:2", "rclone": "pos:2", "powershell": "none",
+    "iwr": "opt:-OutFile,-o", "irm": "opt:-OutFile,-o", "Invoke-WebRequest": "opt:-OutFile,-o",
+    "Invoke-RestMethod": "opt:-OutFile,-o", "curl.exe": "opt:-o", "certutil": "pos:2",
 }
 """Programs that fetch content from another host, and where the result lands."""
 

@@ -18,7 +18,7 @@ from rich.table import Table
 from common.events import CommandProposed, Event, ExecFinished, StepChanged, VerdictRecorded
 from runtime.hooks import RunRecord
 from runtime.run_totals import model_calls
-from runtime.terminal import safe
+from runtime.terminal import plain, safe
 
 STYLE = {"done": "green", "running": "cyan", "pending": "dim", "failed": "red", "blocked": "yellow", "skipped": "magenta",
          "pass": "green", "fail": "red", "n/a": "dim", "success": "green", "interrupted": "yellow",
@@ -130,12 +130,10 @@ def render_final(console: Console, record: RunRecord) -> None:
 
 def _render_review(console: Console, gate: dict[str, Any]) -> None:
     """Why a person must look, and the diff of the tests the run touched."""
-    from rich.markup import escape
-
     for reason in gate.get("review") or []:
-        console.print(f"[bold yellow]review:[/] {escape(reason)}")
+        console.print(f"[bold yellow]review:[/] {safe(reason)}")
     if gate.get("review_diff"):
-        console.print(escape(gate["review_diff"]), markup=False, highlight=False)
+        console.print(plain(gate["review_diff"]), markup=False, highlight=False)
 
 
 def _render_memory(console: Console, memory: dict[str, Any]) -> None:

@@ -298,3 +298,26 @@ def test_a_run_killed_before_it_saved_totals_is_listed_from_its_journal(tether):
     assert (line["steps_done"], line["steps_total"], line["gate"]) == (saved["steps_done"], saved["steps_total"], saved["gate"])
     _, shown, _ = tether.cli("show", out["run_id"])
     assert shown["next"] == [f"tether resume {out['run_id']}"]
+
+
+def test_a_run_that_needs_review_says_so_and_what_to_do(tether, tmp_path, debian_image):
+    import yaml
+
+    forgery = Path(__file__).resolve().parents[1] / "gate" / "forgery"
+    case = next(c for c in yaml.safe_load((forgery / "cases.yaml").read_text()) if c["scenario"] == "fix-and-edit-existing-test.yaml")
+    for rel, text in case["files"].items():
+        (tether.workspace / rel).write_text(text, encoding="utf-8")
+    tether.env["TETHER_SANDBOX__IMAGE"] = debian_image
+    code, out, _ = tether.run(forgery / case["scenario"], "--no-memory")
+    assert out["status"] == "needs-review"
+    _, shown, _ = tether.cli("show", out["run_id"])
+    assert shown["next"] == [f"tether report {out['run_id']}", f"tether rollback {out['run_id']}"]
+    assert shown["gate"]["review"] and shown["gate"]["checks"]
+    _, listed, _ = tether.cli("runs", "--status", "needs-review")
+    assert [r["run_id"] for r in listed["runs"]] == [out["run_id"]]
+    page = tmp_path / "review.html"
+    tether.cli("report", out["run_id"], "-o", str(page))
+    dom, console = chromium(page, tmp_path)
+    assert console == [] and "needs review: " in dom and "Checks the gate re-ran itself" in dom
+    assert shown["tests_diff"] and "test_calc.py" in shown["tests_diff"]
+    assert "changes to test files (tests.diff)" in dom

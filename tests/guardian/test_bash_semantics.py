@@ -47,6 +47,9 @@ DENY = [
     "x='$(rm -rf /)'; echo ${x@P}",
     "echo 'ez -es /' | tr 'a-z' 'n-za-m' | sh",
     "echo 'rxm -rf /' | tr -d x | sh",
+    "cat /???/s?ad??",
+    "/???/?at /e??/sh*",
+    "echo key >> ~/.ssh/authorized_k*",
 ]
 ASK = [  # values known only at run time
     "read c < /tmp/cmd; $c",
@@ -76,6 +79,9 @@ ALLOW = [
     "for i in 1 2 3; do mkdir -p run_$((i*2)); done",
     "echo $((1+2)) $((7/2)) $((-7%3))",
     "echo hello | tr a-z A-Z",
+    "ls /etc/*",
+    "cat /etc/*.conf",
+    "grep -r foo /etc/*",
 ]
 
 

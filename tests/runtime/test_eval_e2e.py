@@ -22,9 +22,9 @@ TASKS = ROOT / "examples" / "tasks"
 pytestmark = pytest.mark.docker
 
 
-def _eval(tmp_path: Path, image: str, *extra: str):
-    args = ["eval", str(TASKS), "--model", "scripted:task", "--image", image, "--json", "--jobs", "4",
-            "--out", str(tmp_path / "out"), "--home", str(tmp_path / "home"), *extra]
+def _eval(tmp_path: Path, image: str, trials: str = "1"):
+    args = ["eval", str(TASKS), "--model", "scripted:task", "--image", image, "--json", "--jobs", "4", "--trials", trials,
+            "--out", str(tmp_path / "out"), "--home", str(tmp_path / "home")]
     result = CliRunner().invoke(app, args, env={"TETHER_SANDBOX__DEFAULT_TIMEOUT_S": "30"})
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
@@ -103,5 +103,5 @@ def test_eval_runs_every_method_and_its_numbers_follow_from_the_table(tmp_path, 
     assert [r["reference"] for r in again["table"]] == [r["reference"] for r in before]
 
     # Other settings in the same folder are refused, not mixed in.
-    code, _, err = _eval(tmp_path, tiny_image, "--trials", "2")
+    code, _, err = _eval(tmp_path, tiny_image, trials="2")
     assert code == 2 and "other settings" in err

@@ -114,7 +114,8 @@ def test_the_tiny_image_still_runs_under_the_profile(make_sandbox, tmp_path):
     sb = make_sandbox(tmp_path)
     result = sb.exec("echo a | sed s/a/b/; ls / >/dev/null; sleep 0.1 & wait; timeout 1 sleep 5 2>/dev/null; echo $?")
     assert result.exit_code == 0
-    assert result.output.split()[0] == "b" and result.output.split()[-1] in ("124", "143")
+    words = result.output.split()  # bash's "Terminated" (stderr) may come before or after
+    assert words[0] == "b" and ("124" in words or "143" in words), result.output
 
 
 def test_profile_is_an_allowlist_with_ptrace_only_on_request():
