@@ -18,6 +18,7 @@ import json
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 # bench/ holds other benches named like packages (bench/sandbox.py): keep it off the path.
@@ -25,31 +26,48 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import yaml  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
+import runtime.gate_run as gate_run  # noqa: E402
 from common.events import GateRecorded, RunEnded, RunStarted, SummaryWritten, read_events  # noqa: E402
 from runtime.cli import app  # noqa: E402
 
-PROJECT_SCRIPT = """
-goal: Fix greet.sh so that it prints "hello, NAME" for its first argument; test.sh checks it.
-responses:
-  planner:
-    - tool_calls:
-        - name: submit_plan
-          args: {steps: [{id: fix, description: fix greet.sh, depends_on: [], verify: bash test.sh}]}
-  actor:
-    fix:
-      - tool_calls:
-          - {name: run_shell, args: {command: "cat greet.sh test.sh"}}
-          - name: run_shell
-            args: {command: "printf '#!/bin/bash\\\\necho \\\\"hello, ${1:-world}\\\\"\\\\n' > greet.sh"}
-          - {name: run_shell, args: {command: bash test.sh}}
-          - {name: finish_step, args: {summary: fixed, files_read: [greet.sh, test.sh], files_changed: [greet.sh]}}
-  summarizer:
-    - tool_calls:
-        - name: submit_summary
-          args: {text: greet.sh fixed, files: [greet.sh], commands: [bash test.sh], claims: [{text: test passes, command: bash test.sh}]}
-"""
+PARTS = {"list_processes": "processes", "rerun": "checks", "build_before": "pre-run copy", "file_secrets": "secrets",
+         "outside_files": "/tmp list"}
+SPENT: dict[str, float] = {}
+
+
+def _timed(name: str, fn):  # noqa: ANN001, ANN202 - wraps the gate's parts to split its time
+    def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            SPENT[name] = SPENT.get(name, 0.0) + time.perf_counter() - start
+    return wrapper
+
+
+for _name in PARTS:
+    setattr(gate_run, _name, _timed(_name, getattr(gate_run, _name)))
+
+GOOD = "printf '#!/bin/bash\\necho \"hello, ${1:-world}\"\\n' > greet.sh"
+PROJECT_SCRIPT = {
+    "goal": 'Fix greet.sh so that it prints "hello, NAME" for its first argument; test.sh checks it.',
+    "responses": {
+        "planner": [{"tool_calls": [{"name": "submit_plan", "args": {"steps": [
+            {"id": "fix", "description": "fix greet.sh", "depends_on": [], "verify": "bash test.sh"}]}}]}],
+        "actor": {"fix": [{"tool_calls": [
+            {"name": "run_shell", "args": {"command": "cat greet.sh test.sh"}},
+            {"name": "run_shell", "args": {"command": GOOD}},
+            {"name": "run_shell", "args": {"command": "bash test.sh"}},
+            {"name": "finish_step", "args": {"summary": "fixed", "files_read": ["greet.sh", "test.sh"], "files_changed": ["greet.sh"]}},
+        ]}]},
+        "summarizer": [{"tool_calls": [{"name": "submit_summary", "args": {
+            "text": "greet.sh fixed", "files": ["greet.sh"], "commands": ["bash test.sh"],
+            "claims": [{"text": "test passes", "command": "bash test.sh"}]}}]}],
+    },
+}
 TEST_SH = 'out=$(bash greet.sh tether)\n[ "$out" = "hello, tether" ] || { echo "FAIL: $out"; exit 1; }\n'
 
 
@@ -73,13 +91,18 @@ def one_run(script: Path, image: str, setup: bool, verify: list[str]) -> tuple[f
         args = ["run", "--model", f"scripted:{script}", "--workspace", str(ws), "--no-memory", "--json", "--home", str(home)]
         args += [a for v in verify for a in ("--verify", v)]
         result = CliRunner().invoke(app, args, env={"TETHER_SANDBOX__IMAGE": image})
+        if not result.stdout.strip():
+            msg = f"{script.name}: no result ({result.exit_code}): {result.output[-2000:]}"
+            raise SystemExit(msg)
         out = json.loads(result.stdout)
         events = read_events(home / "runs" / out["run_id"] / "journal.jsonl")
         start = next(e.ts for e in events if isinstance(e, RunStarted))
         end = next(e.ts for e in events if isinstance(e, RunEnded))
         summary = next(e.ts for e in events if isinstance(e, SummaryWritten))
         gate = next(e for e in events if isinstance(e, GateRecorded))
-        return end - start, gate.ts - summary, out["status"], len([c for c in gate.checks if c.get("after_exit") is not None])
+        failed = ",".join(k for k, v in out["gate"].items() if v["status"] == "fail")
+        status = out["status"] + (f" ({failed})" if failed else "")
+        return end - start, gate.ts - summary, status, len([c for c in gate.checks if c.get("after_exit") is not None])
 
 
 def main() -> None:
@@ -89,17 +112,19 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         proj = Path(tmp) / "project.yaml"
-        proj.write_text(PROJECT_SCRIPT)
+        proj.write_text(yaml.safe_dump(PROJECT_SCRIPT))
         cases = [(ROOT / "examples" / n, False, []) for n in ("verified-success.yaml", "cascade-repair.yaml", "unverified-claim.yaml")]
         cases.append((proj, True, ["bash test.sh"]))
         print(f"image {args.image}, median of {args.repeat} runs each")
-        print(f"{'run':<26} {'status':<8} {'checks':>6} {'run s':>7} {'gate s':>7} {'gate share':>10}")
+        print(f"{'run':<26} {'status':<22} {'checks':>6} {'run s':>7} {'gate s':>7} {'gate share':>10}   gate parts (s, mean; checks include the pre-run side)")
         for script, setup, verify in cases:
+            SPENT.clear()
             runs = [one_run(script, args.image, setup, verify) for _ in range(args.repeat)]
+            parts = ", ".join(f"{label} {SPENT.get(name, 0) / args.repeat:.2f}" for name, label in PARTS.items())
             total = statistics.median(r[0] for r in runs)
             gate = statistics.median(r[1] for r in runs)
             name = "200-file project" if setup else script.stem
-            print(f"{name:<26} {runs[0][2]:<8} {runs[0][3]:>6} {total:>7.2f} {gate:>7.2f} {gate / total:>9.0%}")
+            print(f"{name:<26} {'/'.join(sorted({r[2] for r in runs})):<22} {runs[0][3]:>6} {total:>7.2f} {gate:>7.2f} {gate / total:>9.0%}   {parts}")
 
 
 if __name__ == "__main__":
