@@ -37,7 +37,7 @@ LOOKUP_VARS = re.compile(r"^(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|PYTHON
 """Variables that change which program a name runs, or what it loads first."""
 EMPTY_RUN = re.compile(
     r"\bRan 0 tests?\b|\bNO TESTS RAN\b|\bno tests ran\b|\bcollected 0 items\b|\bNo tests found\b|"
-    r"\bno test files\b|^1\.\.0$|\b0 tests?,? (passed|run)\b|\bTests:\s+0 total\b",
+    r"\bno test files\b|\bno tests to run\b|^1\.\.0$|\b0 tests?,? (passed|run)\b|\bTests:\s+0 total\b|\b0 passed\b(?!.*\b[1-9]\d* (passed|failed))",
     re.I | re.M,
 )
 

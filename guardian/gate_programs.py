@@ -43,6 +43,9 @@ TEST_NAME = re.compile(
 CODE_EXT = re.compile(r"\.(py|sh|bash|js|mjs|cjs|ts|tsx|jsx|rb|pl|php|go|rs|c|h|cc|cpp|hpp|java|kt|lua|r|swift|cs)$", re.I)
 TRIVIAL_PATTERNS = frozenset({"", ".", "^", "$", ".*", "^.*", ".*$", "^.*$", "^$", ".+", "\\w", "[a-z]", "[[:print:]]", "x*"})
 BINARY_TESTS = frozenset({"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "=~", "<", ">"})
+NO_RUN_FLAGS = frozenset({"--co", "--collect-only", "--setup-plan", "--fixtures", "--markers", "--version", "-h", "--help",
+                          "--no-run", "--dry-run", "--just-print", "--listTests", "--list", "--list-tests"})
+"""Options under which a test runner runs no test (collection, dry runs, help)."""
 SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/")
 def _word_text(node: Any) -> str:
     return str(getattr(node, "word", ""))
@@ -90,6 +93,9 @@ def judge_program(words: list[Any], pipefail: bool) -> tuple[Kind, str, list[str
     operands = [a for a in rest if not a.startswith("-")]
     if name in MAY_NOT_RUN:
         return "masked", f"`{name}` may never run its command (no input, no match)", []
+    dry = [a for a in opts if a in NO_RUN_FLAGS or (name == "make" and re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", a))]
+    if dry and (name in RUNNERS or name in SUBCOMMAND_RUNNERS or (name.startswith("python") and "-m" in rest)):
+        return "trivial", f"`{name} {dry[0]}` lists or builds the tests without running them", []
     if name in RUNNERS:
         return "test", f"test runner `{name}`", [a for a in operands if "/" in a or "." in a]
     if name in SUBCOMMAND_RUNNERS:

@@ -32,6 +32,7 @@ TRIVIAL = [
     "sha256sum f", "git init; git diff", "git diff --exit-code", '[ -n "$(bash f)" ]', '[ "$(bash f)" != "" ]',
     '[ "$(bash f)" = "$(bash f)" ]', "true", "echo PASS", "bash -n test.sh", "python3 -m py_compile x.py",
     "shellcheck x.sh", "grep -q fixed calc.py", "diff calc.py calc.py.orig", "wc -l numbers.txt", "ls", "cat f",
+    "pytest -q --co", "python3 -m pytest --collect-only", "make -n test", "cargo test --no-run", 'python3 -c "assert True"',
 ]
 
 
@@ -58,7 +59,8 @@ def test_scripts_name_the_files_a_check_runs():
     assert classify("python3 -m unittest test_calc").scripts == ["test_calc.py"]
 
 
-@pytest.mark.parametrize("output", ["Ran 0 tests in 0.000s\n\nOK", "collected 0 items", "NO TESTS RAN", "ok  x [no test files]", "1..0"])
+@pytest.mark.parametrize("output", ["Ran 0 tests in 0.000s\n\nOK", "collected 0 items", "NO TESTS RAN", "ok  x [no test files]", "1..0",
+                                    "ok  x 0.001s [no tests to run]", "===== 0 passed in 0.01s ====="])
 def test_empty_test_runs_are_recognised(output):
     assert empty_test_run(output)
 
