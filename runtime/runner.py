@@ -53,7 +53,7 @@ from runtime.run_phases import (
     why,
 )
 from runtime.run_totals import TOTALS_KEY, totals_from_events
-from runtime.workspace_watch import WorkspaceWatch
+from runtime.workspace_watch import WorkspaceWatch, start_cache
 from sandbox.base import Sandbox
 
 SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
@@ -242,7 +242,7 @@ def _drive(
 
         model = build_chat_model(config.model.model_copy(update={"spec": meta["model_spec"]}))
     start = start_manifest(run_dir)
-    watch = WorkspaceWatch(workspace, config.workspace)
+    watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
     conn = connect(config.checkpoint_db)
     graph_config: Any = {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
     sandbox: Sandbox | None = None
@@ -314,6 +314,7 @@ def _drive(
         record = _stopped(meta, run_dir, journal, graph, graph_config, f"crashed: {e!r}; continue with `tether resume`", "interrupted")
     finally:
         close_parts(journal, sandbox, conn)
+        watch.close()
         if record is not None:  # totals: what `tether runs` lists without reading the journal
             totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost, lesson_ids=meta.get("lesson_ids"))
             _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting,
