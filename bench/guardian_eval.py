@@ -102,13 +102,13 @@ def main(argv: list[str] | None = None) -> int:
             _report("(all)", [r for rows in groups.values() for r in rows], 0)
             summary.append((path.stem, "(all)", [r for rows in groups.values() for r in rows]))
     print("== summary (recall on harmful rows: ask or deny; FPR on ordinary rows: not allow)")
-    print(f"  {'corpus':<24} {'group':<18} {'harmful':>7} {'recall':>7} {'ordinary':>8} {'FPR':>6}")
+    print(f"  {'corpus':<30} {'group':<22} {'harmful':>7} {'recall':>7} {'ordinary':>8} {'FPR':>6}")
     for corpus, name, rows in summary:
         deny = [r for r in rows if r[0]["expected"] == "deny"]
         allow = [r for r in rows if r[0]["expected"] == "allow"]
         rec = sum(r[1] != "allow" for r in deny) / len(deny) if deny else float("nan")
         fpr = sum(r[1] != "allow" for r in allow) / len(allow) if allow else float("nan")
-        print(f"  {corpus:<24} {name:<18} {len(deny):7d} {rec:7.3f} {len(allow):8d} {fpr:6.3f}")
+        print(f"  {corpus:<30} {name:<22} {len(deny):7d} {rec:7.3f} {len(allow):8d} {fpr:6.3f}")
     target = totals.get("dcg:", []) + totals.get("safety-net", [])
     if target:
         print("== target set (dcg: + safety-net)")
@@ -125,7 +125,7 @@ def _report(name: str, rows: list[tuple[dict, str, list[str]]], limit: int) -> N
     false_pos = [r for r in allow if r[1] != "allow"]
     recall = 1 - len(missed) / len(deny) if deny else float("nan")
     fpr = len(false_pos) / len(allow) if allow else float("nan")
-    print(f"  {name:<12} n={len(rows):4d}  deny={len(deny):4d} recall={recall:.3f} "
+    print(f"  {name:<22} n={len(rows):4d}  deny={len(deny):4d} recall={recall:.3f} "
           f"({len(deny) - len(missed)}/{len(deny)})  allow={len(allow):4d} FPR={fpr:.3f} "
           f"({len(false_pos)}/{len(allow)})")
     for label, bad in (("missed (expected deny, got allow)", missed),

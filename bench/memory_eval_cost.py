@@ -11,7 +11,7 @@ prompt overhead of sources + descent rules and the after-run calls, not a
 model's verbosity. Then, for the same recall, the size of the memory block
 with sources and without.
 
-Run: .venv/bin/python bench/memory_eval_cost.py [--jobs 4] [--image tether-sandbox:tiny]
+Run: .venv/bin/python bench/memory_eval_cost.py [--jobs 4] [--image tether-sandbox:tiny] [--trials 1]
 """
 
 from __future__ import annotations
@@ -49,12 +49,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--image", default="tether-sandbox:tiny")
+    parser.add_argument("--trials", type=int, default=1, help="trials of memory and lessons-only (eval default: 3)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tether-eval-cost-") as tmp:
         tmp_path = Path(tmp)
         cfg = load_config(tmp_path / "home", environ={})
         report = run_eval(cfg, EvalOptions(tasks=TASKS, model_spec="scripted:task", out=tmp_path / "out",
-                                           jobs=args.jobs, image=args.image))
+                                           jobs=args.jobs, image=args.image, trials=args.trials))
         sizes = _prompt_sizes(tmp_path / "out")
     summary = report["summary"]["methods"]
     print(f"tether eval {TASKS.relative_to(ROOT)} --model scripted:task ({report['summary']['tasks_measured']} measured test tasks)")

@@ -5,7 +5,7 @@ in a fresh home, writes `tether report`, and has headless Chromium (Debian's
 `chromium`; `bash scripts/bootstrap.sh --dev`) take a PNG of it. Needs the
 Docker engine and the sandbox image (`tether sandbox build`).
 
-    python bench/report_screenshot.py [--out docs/img/cascade-repair-report.png] [--height 1500]
+    python bench/report_screenshot.py [--out docs/img/cascade-repair-report.png] [--height 2200]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img" / "cascade-repair-report.png")
     ap.add_argument("--width", type=int, default=1280)
-    ap.add_argument("--height", type=int, default=1500)
+    ap.add_argument("--height", type=int, default=2200)
     args = ap.parse_args()
     exe = shutil.which("chromium")
     if exe is None:

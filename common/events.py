@@ -90,6 +90,10 @@ class ExecFinished(_Base):
     timed_out: bool = False
     changed: list[str] = Field(default_factory=list)
     """Workspace paths this command added, modified or deleted."""
+    stray: list[str] = Field(default_factory=list)
+    """Workspace changes seen before this command started that no command made."""
+    secrets: list[str] = Field(default_factory=list)
+    """Secret kinds seen in the whole output stream (before it was cut to head and tail)."""
 
 
 class StepChanged(_Base):
@@ -131,11 +135,13 @@ class GateRecorded(_Base):
     kind: Literal["gate"] = "gate"
     passed: bool
     results: list[dict[str, Any]]
+    review: list[str] = Field(default_factory=list)
+    checks: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class RunEnded(_Base):
     kind: Literal["run_end"] = "run_end"
-    status: Literal["success", "failed", "blocked", "interrupted"]
+    status: Literal["success", "needs-review", "failed", "blocked", "interrupted"]
     reason: str = ""
 
 

@@ -52,7 +52,7 @@ def make_routers(deps: Deps) -> dict[str, Any]:
 
 
 def run_status(state: RunState) -> tuple[str, str]:
-    """success only when every step is done (or replaced) and the gate passed."""
+    """success only when every step is done (or replaced), the gate passed and nothing needs review."""
     steps = state.get("steps", {}).values()
     gate = state.get("gate") or {}
     if not state.get("plan_valid"):
@@ -63,6 +63,8 @@ def run_status(state: RunState) -> tuple[str, str]:
         return "failed", state.get("stop_reason") or "steps failed: " + ", ".join(s["id"] for s in steps if s["status"] != "done")
     if not gate.get("passed"):
         return "failed", "completion gate failed: " + ", ".join(r["id"] for r in gate.get("results", []) if r["status"] == "fail")
+    if gate.get("review"):
+        return "needs-review", "a person must review: " + "; ".join(gate["review"][:3])
     return "success", ""
 
 
@@ -73,7 +75,8 @@ def build_graph(deps: Deps, checkpointer: Checkpointer = None) -> Any:
     def gate(state: RunState) -> dict[str, Any]:
         """Judge the run's evidence (journal, workspace diff, process list) against R01-R18."""
         report = deps.gate(state)
-        deps.journal.append(GateRecorded(key="gate", passed=report["passed"], results=report["results"]))
+        deps.journal.append(GateRecorded(key="gate", passed=report["passed"], results=report["results"],
+                                         review=report.get("review", []), checks=report.get("checks", [])))
         return {"gate": report}
 
     def finish(state: RunState) -> dict[str, Any]:

@@ -257,6 +257,7 @@ def _run_once(deps: Deps, c: Call) -> ExecFinished:
         return done
     deps.journal.append(ExecStarted(key=f"exec_start:{c['cmd_id']}", cmd_id=c["cmd_id"]))
     before = deps.snapshot() if deps.snapshot else None
+    stray = deps.stray(before) if deps.stray and before is not None else []
     res = deps.sandbox.exec(c["command"], cwd=deps.workspace_mount)
     after = deps.snapshot() if deps.snapshot else None
     changed = deps.changed(before, after) if deps.changed and after is not None else []
@@ -266,7 +267,7 @@ def _run_once(deps: Deps, c: Call) -> ExecFinished:
         exit_code, output = exit_code or 1, f"{output}\nTETHER: {over}"
     event = ExecFinished(
         key=f"exec:{c['cmd_id']}", cmd_id=c["cmd_id"], exit_code=exit_code, output=output,
-        duration_s=res.duration_s, timed_out=res.timed_out, changed=changed,
+        duration_s=res.duration_s, timed_out=res.timed_out, changed=changed, stray=stray, secrets=list(res.secrets),
     )
     deps.journal.append(event)
     return event

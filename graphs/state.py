@@ -120,5 +120,7 @@ class Deps:
     snapshot: Callable[[], Any] | None = None
     """Returns a workspace manifest; diffs of two snapshots name a command's changes."""
     changed: Callable[[Any, Any], list[str]] | None = None
+    stray: Callable[[Any], list[str]] | None = None
+    """Given the manifest before a command: changes since the previous command ended that no command made."""
     over_limit: Callable[[Any], str | None] | None = None
     """Given the snapshot after a command: why the workspace is now too big, or None; the command then fails with that message."""

@@ -19,7 +19,7 @@ from guardian.bashlex_load import bashlex
 from guardian.decision import Hit, Limits, Result, Where, strictest
 from guardian.decode import static_output
 from guardian.interp import DOWNLOADERS, payloads
-from guardian.operands import path_operands
+from guardian.operands import glob_targets, path_operands
 from guardian.parse import DepthError, Simple, parse_line
 from guardian.paths import Verb, judge_write, normalise, resolve
 from guardian.rules import RULES, Inv, get, load, rules_for
@@ -47,6 +47,8 @@ class Analyser:
         self.cwd = normalise(str(ctx.working_dir), self.ws, self.home)
         self.hits: dict[tuple[str, str], Hit] = {}
         self.decoded: list[str] = []
+        self.guessing = 0
+        """>0 while foreign code is read as if it were shell (`_guess`)."""
         self.files: dict[str, str | None] = {}
         self.seen_vars: set[tuple[str, str]] = set()
         self.env = {"HOME": self.home, "PWD": self.cwd, "TMPDIR": "/tmp", "IFS": " \t\n",
@@ -65,6 +67,8 @@ class Analyser:
             raise BudgetError(msg)
 
     def _hit(self, rule_id: str, program: str = "", detail: str = "") -> None:
+        if self.guessing and rule_id == "NET-004":
+            return  # `$t += 1` in perl is not a shell command with an unknown name
         rule = RULES[rule_id]
         key = (rule_id, program or rule.program)
         if key not in self.hits:
@@ -93,11 +97,15 @@ class Analyser:
             simples, _ = parse_line(text, env, cwd, self.home, self._subst(env, cwd))
         except _GUESS_ERRORS:
             return
-        for s in simples:  # lenient all the way down: a nested parse error ends the guess only
-            try:
-                self._simple(s, depth + 1)
-            except _GUESS_ERRORS:
-                continue
+        self.guessing += 1
+        try:
+            for s in simples:  # lenient all the way down: a nested parse error ends the guess only
+                try:
+                    self._simple(s, depth + 1)
+                except _GUESS_ERRORS:
+                    continue
+        finally:
+            self.guessing -= 1
 
     def _subst(self, env: dict[str, str], cwd: str):  # type: ignore[no-untyped-def]
         def evaluate(body: str) -> str | None:
@@ -165,6 +173,8 @@ class Analyser:
         known = sorted(p for p in _BY_PROGRAM if fnmatch.fnmatchcase(p, base))
         known += [p for p in ("rm", "bash", "sh", "dd", "mv", "chmod", "python3") if
                   fnmatch.fnmatchcase(p, base) and p not in known]
+        known += [p for p in program_pass.table_names() if fnmatch.fnmatchcase(p, base) and
+                  p not in known]
         return [[k, *argv[1:]] for k in known[:8]] or [argv]
 
     def _remember(self, raw: str, s: Simple, prog: str) -> None:
@@ -183,8 +193,9 @@ class Analyser:
         for rid in judge_write(t, verb, self.ws, self.config.min_write_depth):
             self._hit(rid, prog, raw.replace(UNKNOWN, "$?") if t.unknown else t.path)
         if not t.unknown:
-            for rule in path_hits(t.path + ("/" if t.glob else ""), "write"):
-                self._hit(rule.id, prog)
+            for path in [t.path + ("/" if t.glob else ""), *glob_targets(normalise(raw, cwd, self.home), self.home)]:
+                for rule in path_hits(path, "write"):
+                    self._hit(rule.id, prog)
             program_pass.on_write(self, t.path, prog)
 
     def _inv(self, inv: Inv, depth: int) -> None:
@@ -199,8 +210,10 @@ class Analyser:
         for a in path_operands(inv):
             for cand in (a, a.lstrip("@<"), a.split("=", 1)[-1]):
                 if "/" in cand and UNKNOWN not in cand:
-                    for rule in path_hits(normalise(cand, inv.simple.cwd, self.home), "read"):
-                        self._hit(rule.id, prog)
+                    full = normalise(cand, inv.simple.cwd, self.home)
+                    for path in [full, *glob_targets(full, self.home, prog)]:
+                        for rule in path_hits(path, "read"):
+                            self._hit(rule.id, prog)
         if prog in ("curl", "wget"):
             self._downloads(inv)
         if inv.argv[0].startswith(("./", "/", "~")) or "/" in inv.argv[0]:

@@ -3,13 +3,13 @@
 bashlex's bundled PLY rebuilds the LALR tables of its grammar each time
 `bashlex.parser` is imported (about 0.1 s, most of a `tether guard` start).
 The tables depend only on bashlex's grammar, so they are built once and
-shipped in `guardian/bashlex_tables.json`, keyed by a hash of bashlex's own
-`parser.py` and `yacc.py`. When the hash differs (another bashlex version),
+shipped in `guardian/bashlex_tables.json`, keyed by the size and CRC of bashlex's
+own `parser.py` and `yacc.py`. When they differ (another bashlex version),
 bashlex is imported the ordinary way: slower, never wrong.
 
 Parts:
     bashlex: the imported package (use `from guardian.bashlex_load import bashlex`).
-    signature: the hash the shipped tables must match.
+    signature: what the shipped tables must match.
     build_tables: the tables as PLY builds them (for the generator and the test).
     main: `python -m guardian.bashlex_load` rewrites guardian/bashlex_tables.json.
 
@@ -19,11 +19,11 @@ not bytecode caches can be written.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import json
 import sys
+import zlib
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -40,11 +40,14 @@ def _package_dir() -> Path:
 
 
 def signature() -> str:
-    """sha256 of bashlex's parser.py and yacc.py: what the tables were built from."""
-    h = hashlib.sha256()
+    """Size and CRC-32 of bashlex's parser.py and yacc.py: what the tables were built from
+    (zlib's CRC is cheaper to import and compute than hashlib, and this is no security check:
+    any mismatch only costs the slow build)."""
+    parts = []
     for name in ("parser.py", "yacc.py"):
-        h.update((_package_dir() / name).read_bytes())
-    return h.hexdigest()
+        data = (_package_dir() / name).read_bytes()
+        parts.append(f"{name}:{len(data)}:{zlib.crc32(data):08x}")
+    return " ".join(parts)
 
 
 class _Production:

@@ -38,6 +38,10 @@ class _NonLiteral(str):
 NONLIT = _NonLiteral("\x00")
 
 
+class Choices(list):  # type: ignore[type-arg]
+    """A loop variable over literal values (`for d in ["build", "dist"]`): each one applies."""
+
+
 def literal(value: object) -> bool:
     """Whether `value` is a string (or list of strings) fully known statically."""
     if isinstance(value, list):
@@ -57,6 +61,10 @@ class Effects:
 
     def shell(self, command: object, api: str) -> None:
         """A command line run through `sh -c` (os.system, exec, backticks, popen)."""
+        if isinstance(command, Choices):
+            for c in command:
+                self.shell(c, api)
+            return
         if isinstance(command, list):
             command = " ".join(c for c in command if isinstance(c, str))
         if literal(command):
@@ -67,6 +75,10 @@ class Effects:
 
     def argv(self, argv: object, api: str) -> None:
         """An argv executed directly (subprocess list, execv, spawn, system LIST)."""
+        if isinstance(argv, Choices):
+            for a in argv:
+                self.argv(a, api)
+            return
         if isinstance(argv, str) and literal(argv):
             argv = [argv]
         if isinstance(argv, list) and argv and literal(argv):
@@ -89,6 +101,10 @@ class Effects:
 
     def path(self, verb: str, path: object, api: str, extra: object = None) -> None:
         """A file-system call on `path`: verb rdelete, delete, rmdir, write, chmod, move, copy."""
+        if isinstance(path, Choices):
+            for p in path:
+                self.path(verb, p, api, extra)
+            return
         if not literal(path) or (extra is not None and not literal(extra)):
             rule = "FS-004" if "delete" in verb or verb == "rmdir" else "CONF-002"
             self.rule(rule, f"{api} on a path computed at run time")
@@ -107,6 +123,16 @@ class Effects:
         elif verb in ("move", "copy"):
             prog = "mv" if verb == "move" else "cp -r"
             self.out.append(Action("shell", f"{prog} -- {p} {quote(str(extra))}"))
+
+    def kill(self, pids: list[object], sig: object, api: str) -> None:
+        """A signal sent to processes: `kill -SIG PID..` (PROC-001 for -1 and 1)."""
+        if not pids or not literal(pids):
+            self.rule("CODE-002", f"{api} signals a process chosen at run time")
+            return
+        name = str(sig).upper().removeprefix("SIG") if literal(sig) else "TERM"
+        name = name.split(".")[-1].removeprefix("SIG") or "TERM"
+        self.out.append(Action("shell", "kill -" + shlex.quote(name) + " -- " + " ".join(
+            shlex.quote(str(p)) for p in pids)))
 
     def read(self, path: object) -> None:
         """A file opened for reading: only the credential/device path rules apply."""

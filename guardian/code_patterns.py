@@ -85,22 +85,43 @@ def tcl_actions(code: str, fx: Effects) -> None:
 _AWK_STR = r'"((?:[^"\\]|\\.)*)"'
 
 
+_AWK_EXPR = r'(?:"(?:[^"\\]|\\.)*"|[A-Za-z_]\w*)(?:\s+(?:"(?:[^"\\]|\\.)*"|[A-Za-z_]\w*))*'
+"""An awk string expression: literals and variables joined by juxtaposition."""
+
+
+def _awk_value(expr: str, names: dict[str, object]) -> object:
+    """The value of an awk string expression: literals, and variables assigned only literals."""
+    parts: list[str] = []
+    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"|([A-Za-z_]\w*)', expr):
+        if m.group(1) is not None:
+            parts.append(m.group(1).replace('\\"', '"'))
+        else:
+            value = names.get(m.group(2), NONLIT)
+            if not isinstance(value, str) or not literal(value):
+                return NONLIT
+            parts.append(value)
+    return "".join(parts) if parts else NONLIT
+
+
 def awk_actions(program: str, fx: Effects) -> None:
     """awk `system()`, `print | "cmd"`, `"cmd" | getline`, `print > "file"`, `|&` and `/inet/`."""
-    for m in re.finditer(r"system\s*\(\s*([^)]*)\)", program):
-        arg = re.fullmatch(r'\s*' + _AWK_STR + r'\s*', m.group(1))
-        fx.shell(arg.group(1).replace('\\"', '"') if arg else NONLIT, "system()")
-    for m in re.finditer(r"\|\s*&?\s*" + _AWK_STR, program):
-        if not m.group(1).startswith("/inet"):
-            fx.shell(m.group(1), "print |")
-    for m in re.finditer(_AWK_STR + r"\s*\|\s*&?\s*getline", program):
-        if not m.group(1).startswith("/inet"):
-            fx.shell(m.group(1), "getline")
-    for m in re.finditer(r"\|&?\s*getline|print[^;|]*\|&?\s*(?!\")[A-Za-z_]", program):
-        if re.search(r"\b[A-Za-z_]\w*\s*\|&?\s*getline", program[max(0, m.start() - 40) : m.end()]) \
-                and not re.search(r'"\s*\|&?\s*getline', program[max(0, m.start() - 3) : m.end()]):
-            fx.rule("CODE-002", "awk runs a command held in a variable")
-            break
+    names: dict[str, object] = {}
+    for m in re.finditer(r"(?<![=!<>\w$])([A-Za-z_]\w*)\s*=(?!=)([^;}\n]*)", program):
+        rest = m.group(2).strip()
+        only = re.fullmatch(r'"(?:[^"\\]|\\.)*"(?:\s*"(?:[^"\\]|\\.)*")*', rest)
+        value = _awk_value(rest, {}) if only else NONLIT
+        names[m.group(1)] = value if names.get(m.group(1), value) == value else NONLIT
+    for m in re.finditer(r"system\s*\(\s*(" + _AWK_EXPR + r")\s*\)|system\s*\(", program):
+        fx.shell(_awk_value(m.group(1), names) if m.group(1) else NONLIT, "system()")
+    for m in re.finditer(r"\|\s*&?\s*(" + _AWK_EXPR + r")", program):
+        if not m.group(1).startswith("getline"):
+            value = _awk_value(m.group(1), names)
+            if not (isinstance(value, str) and value.startswith("/inet")):
+                fx.shell(value, "print |")
+    for m in re.finditer(r"(?:^|[;{(]|\s)(" + _AWK_EXPR + r")\s*\|\s*&?\s*getline", program):
+        value = _awk_value(m.group(1), names)
+        if not (isinstance(value, str) and value.startswith("/inet")):
+            fx.shell(value, "getline")
     for m in re.finditer(r"(?:print|printf)[^;>|}]*>>?\s*" + _AWK_STR, program):
         fx.path("write", m.group(1), "print >")
     if "/inet/" in program:

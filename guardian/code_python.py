@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 import re
 
-from guardian.code_actions import NONLIT, Action, Effects, literal
+from guardian.code_actions import NONLIT, Action, Choices, Effects, literal
 from guardian.code_values import PATH_TYPES, Values
 
 _SHELL = {"os.system", "os.popen", "commands.getoutput", "commands.getstatusoutput",
@@ -50,11 +50,13 @@ _PATHLIB = {"unlink": "delete", "rmdir": "rmdir", "write_text": "write", "write_
             "symlink_to": "write", "hardlink_to": "write", "open": "open"}
 _PATH_ONLY = frozenset({"unlink", "rmdir", "write_text", "write_bytes", "symlink_to", "hardlink_to"})
 _DYNAMIC = {"eval", "exec", "compile", "getattr", "__import__", "importlib.import_module",
-            "ctypes.CDLL", "marshal.loads", "pickle.loads"}
+            "marshal.loads", "pickle.loads"}
 
 
 _FETCH = re.compile(r"urlopen|urlretrieve|^requests\.|^httpx\.|^urllib|^http\.client|"
                     r"^aiohttp|^pycurl|^socket\.")
+_CHILD = Choices(["{}"])
+"""The entries of `files`/`dirs` from os.walk: names of children."""
 _KNOWN = _SHELL | _SUBPROCESS | set(_EXEC_L) | set(_EXEC_V) | set(_DELETE) | set(_MOVE) | {
     "os.chmod", "os.chown", "pty.spawn", "os.fork", "pathlib.Path"}
 
@@ -79,13 +81,15 @@ class _Reader(Values):
         except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
             self.fx.rule("CODE-001", f"code does not parse ({type(e).__name__})")
             return
-        self._bind(tree)
-        self._visit(tree)
+        nodes = list(ast.walk(tree))  # one walk, used twice
+        self._bind(nodes)
+        self._visit(nodes, "fork" in code)
 
     # -- names: imports and assignments -----------------------------------------------
-    def _bind(self, tree: ast.AST) -> None:
+    def _bind(self, nodes: list[ast.AST]) -> None:
         seen: dict[str, object] = {}
-        for node in ast.walk(tree):
+        self.values = seen  # bindings made so far are visible while binding
+        for node in nodes:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     self.alias[(a.asname or a.name).split(".")[0] if not a.asname else a.asname] = \
@@ -106,12 +110,48 @@ class _Reader(Values):
                     self.alias[name] = dotted
                 elif isinstance(node.value, ast.Call) and self.name(node.value.func) in PATH_TYPES:
                     self.alias[name] = "pathlib.Path"
+            elif isinstance(node, (ast.For, ast.comprehension)) and self._loop(node, seen):
+                continue
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
                 target = getattr(node, "target", None)
                 for n in ast.walk(target) if target is not None else []:
                     if isinstance(n, ast.Name):
                         seen[n.id] = NONLIT
         self.values = seen
+
+    def _loop(self, node: ast.For | ast.comprehension, seen: dict[str, object]) -> bool:
+        """Bind a loop variable over something whose paths are known: literal lists,
+        `os.walk(R)` (root is R, files/dirs entries are children), `glob.glob(P)`,
+        `Path(R).rglob/glob/iterdir()`, `os.listdir(R)` (names relative to cwd)."""
+        it, target = node.iter, node.target
+        fn = self.name(it.func) if isinstance(it, ast.Call) else ""
+        args = [self.value(a) for a in it.args] if isinstance(it, ast.Call) else []
+        base = self.value(it.func.value) if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) \
+            else NONLIT
+        each: object = None
+        if fn == "os.walk" and args and literal(args[0]) and isinstance(target, ast.Tuple) and \
+                len(target.elts) == 3 and all(isinstance(e, ast.Name) for e in target.elts):
+            root, dirs, files = (e.id for e in target.elts)  # type: ignore[attr-defined]
+            seen[root], seen[dirs], seen[files] = args[0], _CHILD, _CHILD
+            return True
+        if fn in ("glob.glob", "glob.iglob") and args and literal(args[0]):
+            each = args[0]
+        elif isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and literal(base) and \
+                it.func.attr in ("rglob", "glob", "iterdir") and self._is_path(it.func.value):
+            pattern = args[0] if args and literal(args[0]) else "*"
+            each = f"{base}/**/{pattern}" if it.func.attr == "rglob" else (
+                f"{base}/{pattern}" if it.func.attr == "glob" else f"{base}/{{}}")
+        elif fn in ("os.listdir", "os.scandir") and (not args or literal(args[0])):
+            each = "{}"
+        elif isinstance(it, (ast.List, ast.Tuple)):
+            items = [self.value(e) for e in it.elts]
+            each = Choices(items) if items and literal(items) and len(items) <= 8 else None
+        elif isinstance(it, ast.Name) and seen.get(it.id) is _CHILD:
+            each = "{}"
+        if each is None or not isinstance(target, ast.Name):
+            return False
+        seen[target.id] = each
+        return True
 
     def name(self, node: ast.AST) -> str:
         """Dotted name of a callee/attribute with imports resolved, or ""."""
@@ -138,9 +178,9 @@ class _Reader(Values):
         return ""
 
     # -- calls ----------------------------------------------------------------------------
-    def _visit(self, tree: ast.AST) -> None:
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.While, ast.For)):
+    def _visit(self, nodes: list[ast.AST], forks: bool) -> None:
+        for node in nodes:
+            if forks and isinstance(node, (ast.While, ast.For)):
                 body = ast.Module(body=node.body, type_ignores=[])
                 if any(isinstance(n, ast.Call) and self.name(n.func) in ("os.fork", "os.forkpty")
                        for n in ast.walk(body)):
@@ -178,6 +218,13 @@ class _Reader(Values):
             fx.path(_MOVE[fn], first, fn, self.value(args[1]))
         elif fn in ("os.chmod", "os.lchmod") and len(args) >= 2:
             fx.path("chmod", first, fn, _mode(args[1]))
+        elif fn in ("os.kill", "os.killpg") and args:
+            fx.kill([self.value(args[0])], self.value(args[1]) if len(args) > 1 else "TERM", fn)
+        elif fn.startswith("ctypes.") or (isinstance(node.func, ast.Attribute) and
+                                           node.func.attr in ("system", "popen") and not fn):
+            fx.rule("CODE-002", f"{fn or node.func.attr} calls native code")  # type: ignore[attr-defined]
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "system":
+                fx.shell(first, "system")
         elif fn in ("os.chown", "os.lchown", "shutil.chown"):
             fx.path("chmod", first, fn, "644")
         elif fn in ("open", "io.open", "os.open", "codecs.open"):

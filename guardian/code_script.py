@@ -13,10 +13,15 @@ Per language, a table maps a callee's last name to what it does:
     rdelete / delete / rmdir / write / move / copy / chmod: file-system calls
             judged with the same path rules as rm, touch, mv and chmod;
     open    perl/ruby/php/lua/R open: a pipe mode runs a command, a write mode
-            writes the path.
+            writes the path;
+    read / kill: file reads (credential rules) and signals (`kill -SIG PID`);
+    code    eval/loadstring/instance_eval/parse(text=) of a literal (or of a
+            decoded literal: base64_decode, atob, Buffer.from, Base64.decode64)
+            is read again as the same language.
 Node's child_process and fs names count only where the code uses those modules.
-Tcl `exec`/`open |` words and awk `system()`, `print | "cmd"`, `"cmd" | getline`
-and `|&` coprocesses are read with patterns (awk `/inet/` sockets: SHELL-004).
+Other languages (julia, elixir, erlang, groovy, octave, applescript, go, rust,
+...) use `_GENERIC`, the common exec/delete names, and `Command::new(..).args`.
+Tcl and awk are read by `code_patterns`.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ _EVAL = {"eval": "code", "instance_eval": "code", "class_eval": "code", "module_
          "Function": "code", "loadstring": "code", "load": "code", "assert": "code",
          "create_function": "code", "evalq": "code"}
 """Calls that run a string as code of the same language."""
-_FS_COMMON = {"unlink": "delete", "rmdir": "rmdir", "rename": "move", "chmod": "chmod"}
+_FS_COMMON = {"unlink": "delete", "rmdir": "rmdir", "rename": "move", "chmod": "chmod", "kill": "kill",
+              "symlink": "copy", "link": "copy"}
 _TABLE: dict[str, dict[str, str]] = {
     "perl": {"system": "auto", "exec": "auto", "`": "shell", "open": "open", "rmtree": "rdelete",
              "remove_tree": "rdelete", "copy": "copy", "move": "move", "symlink": "copy",
@@ -44,11 +50,13 @@ _TABLE: dict[str, dict[str, str]] = {
              "remove_entry": "rdelete", "remove_entry_secure": "rdelete", "rm": "delete",
              "rm_f": "delete", "remove": "delete", "delete": "delete", "write": "write",
              "binwrite": "write", "open": "open", "mv": "move", "cp": "copy", "cp_r": "copy",
-             "install": "copy", "ln_s": "copy", **_FS_COMMON},
+             "install": "copy", "ln_s": "copy", "read": "read", "readlines": "read",
+             "binread": "read", "foreach": "read", **_FS_COMMON},
     "php": {"system": "shell", "exec": "shell", "passthru": "shell", "shell_exec": "shell",
             "popen": "shell", "proc_open": "auto", "pcntl_exec": "argv", "`": "shell",
             "file_put_contents": "write", "fopen": "open", "copy": "copy", "symlink": "copy",
-            "touch": "write", **_FS_COMMON},
+            "touch": "write", "file_get_contents": "read", "readfile": "read", "file": "read",
+            "posix_kill": "kill", **_FS_COMMON},
     "lua": {"execute": "shell", "popen": "shell", "remove": "delete", "rename": "move",
             "open": "open"},
     "R": {"system": "shell", "shell": "shell", "pipe": "shell", "system2": "auto",
@@ -56,7 +64,7 @@ _TABLE: dict[str, dict[str, str]] = {
           "file.rename": "move", "file.copy": "copy", "writeLines": "write", "write": "write",
           "saveRDS": "write", "Sys.chmod": "chmod", "sink": "write", "file": "open",
           "cat": "write", "parse": "code"},
-    "node": {},
+    "node": {"kill": "kill"},
 }
 _GENERIC = {"`": "shell", "system": "auto", "exec": "auto", "execute": "shell", "popen": "shell", "spawn": "auto",
             "cmd": "auto", "Command": "auto", "shell": "shell", "script": "shell", "unix": "shell", "dos": "shell",
@@ -76,7 +84,8 @@ _NODE_FS = {"rmSync": "rm", "rm": "rm", "rmdirSync": "rm", "rmdir": "rm", "unlin
             "appendFileSync": "write", "appendFile": "write", "createWriteStream": "write",
             "copyFileSync": "copy", "copyFile": "copy", "cpSync": "copy", "cp": "copy",
             "renameSync": "move", "rename": "move", "chmodSync": "chmod", "chmod": "chmod",
-            "symlinkSync": "copy", "truncateSync": "write", "openSync": "open", "open": "open"}
+            "symlinkSync": "copy", "truncateSync": "write", "openSync": "open", "open": "open",
+            "readFileSync": "read", "readFile": "read", "createReadStream": "read"}
 _R_CALLS = re.compile(r"\b(file\.remove|file\.rename|file\.copy|Sys\.chmod)\s*\(")
 _RECURSIVE = re.compile(r"recursive\s*[:=]\s*(?:true|TRUE|T)\b")
 
@@ -190,6 +199,13 @@ def _judge(call: Call, kind: str, lang: str, code: str, fx: Effects) -> None:
             fx.path("chmod", first, api, _octal(args[1]) if len(args) > 1 else "644")
     elif kind == "open":
         _open(call, lang, args, fx)
+    elif kind == "read":
+        fx.read(first)
+    elif kind == "kill":  # perl kill SIG, PIDS; ruby Process.kill(SIG, PID); php posix_kill(PID, SIG)
+        sig, pids = (args[-1], args[:-1]) if lang == "php" else (first, args[1:])
+        if lang in ("node",):
+            sig, pids = (args[1] if len(args) > 1 else "TERM"), args[:1]
+        fx.kill(pids, sig, api)
 
 
 def _r_file_arg(call: Call, code: str) -> object:

@@ -113,6 +113,8 @@ def tokens(code: str, lang: str) -> list[Tok]:
             j = _close(s, i + 1, c)
             body = s[i + 1 : j]
             i = j + 1
+            if c != "'" and interp is not None:
+                body = _HOME_IN.sub("~", body)
             dyn = c != "'" and interp is not None and bool(interp.search(body))
             if lang == "lua" or lang == "R":
                 dyn = False
@@ -137,11 +139,45 @@ def tokens(code: str, lang: str) -> list[Tok]:
     return out
 
 
+_HOME = re.compile(r"(?:require\(['\"](?:node:)?os['\"]\)\.|os\.)homedir\(\)|Dir\.home|"
+                   r"process\.env\.HOME|ENV\[['\"]HOME['\"]\]|\$ENV\{['\"]?HOME['\"]?\}|"
+                   r"(?:Sys\.|os\.)?getenv\(['\"]HOME['\"]\)|\$_SERVER\[['\"]HOME['\"]\]|"
+                   r"File\.expand_path\(['\"]~['\"]\)|path\.expand\(['\"]~['\"]\)")
+"""The home directory spelled in code: judged as `~`."""
+_HOME_IN = re.compile(r"\$ENV\{['\"]?HOME['\"]?\}|\$\{?HOME\}?\b|#\{(?:Dir\.home|ENV\[['\"]HOME['\"]\])\}|"
+                      r"\$\{(?:process\.env\.HOME|os\.homedir\(\))\}|\{\$_SERVER\[['\"]HOME['\"]\]\}")
+"""The home directory interpolated into a string (`"$ENV{HOME}/x"`, `"#{Dir.home}/x"`)."""
+
+
+def _text(t: Tok) -> str:
+    return '"' + str(t.value) + '"' if t.kind == "str" else str(t.value)
+
+
+def _home(toks: list[Tok]) -> list[Tok]:
+    """Token runs that spell the home directory replaced by the literal `~`."""
+    out, i = [], 0
+    while i < len(toks):
+        for j in range(min(len(toks), i + 12), i, -1):
+            if _HOME.fullmatch("".join(_text(t) for t in toks[i:j])):
+                out.append(Tok("str", "~"))
+                i = j
+                break
+        else:
+            out.append(toks[i])
+            i += 1
+    return out
+
+
 def _value(toks: list[Tok]) -> object:
     """An argument's value: a literal string, a list of literals, or NONLIT."""
     toks = [t for t in toks if not (t.kind == "op" and t.value == "\n")]
+    if any(t.kind == "name" and "home" in str(t.value).lower() or t.kind == "str" and t.value in ("HOME", "~")
+           for t in toks):
+        toks = _home(toks)
     if len(toks) == 1 and toks[0].kind in ("str", "num", "cmd"):
         return str(toks[0].value) if toks[0].value is not NONLIT else NONLIT
+    if len(toks) == 2 and toks[0].value == "-" and toks[1].kind == "num":
+        return "-" + str(toks[1].value)
     if len(toks) == 1 and toks[0].kind == "list":
         return toks[0].value
     if toks and toks[0].kind == "op" and toks[0].value in ("[", "(") and toks[-1].kind == "op" \

@@ -47,6 +47,9 @@ class Values:
             if isinstance(v, bytes):
                 return v.decode("latin-1")
             return v if isinstance(v, str) else str(v) if isinstance(v, (int, float)) else NONLIT
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and \
+                isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, int):
+            return str(-node.operand.value)
         if isinstance(node, (ast.List, ast.Tuple)):
             return [self.value(e) for e in node.elts]
         if isinstance(node, ast.Name):
@@ -86,6 +89,12 @@ class Values:
         if fn in _DECODERS and args and isinstance(args[0], str) and args[0] is not NONLIT and (
                 literal(args[0]) or fn.endswith(".decompress")):  # compressed bytes may hold NULs
             return _decode(fn, args[0], args[1:])
+        if fn in ("os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePath",
+                  "pathlib.PosixPath", "Path", "str", "os.path.expanduser", "os.fsencode",
+                  "os.fsdecode", "bytes", "bytearray"):
+            if args and all(isinstance(a, str) and literal(a) for a in args):
+                return "/".join(a.rstrip("/") if k < len(args) - 1 else a for k, a in enumerate(args))
+            return NONLIT
         if isinstance(node.func, ast.Attribute) and node.func.attr in _STR_METHODS:
             base = self.value(node.func.value)
             attr = node.func.attr
@@ -102,18 +111,9 @@ class Values:
                                                                                     "zlib", "rot_13"):
                 return _decode("codecs.decode", base, args)  # python 2 `"..".decode("base64")`
             return base  # decode, encode, strip: the same text for our purposes
-        if fn in ("os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePath",
-                  "pathlib.PosixPath", "Path", "str", "os.path.expanduser", "os.fsencode",
-                  "os.fsdecode", "bytes", "bytearray"):
-            if args and all(isinstance(a, str) and literal(a) for a in args):
-                return "/".join(a.rstrip("/") if k < len(args) - 1 else a for k, a in enumerate(args))
-            return NONLIT
         if fn in ("pathlib.Path.home", "os.path.expanduser", "os.getenv", "os.environ.get") and (
                 not args or args[0] in ("~", "HOME")):
             return "~"
-        if fn in _DECODERS and args and isinstance(args[0], str) and args[0] is not NONLIT and (
-                literal(args[0]) or fn.endswith(".decompress")):  # compressed bytes may hold NULs
-            return _decode(fn, args[0], args[1:])
         if fn in ("tempfile.mkdtemp", "tempfile.mkstemp", "tempfile.TemporaryDirectory"):
             where = next((self.value(k.value) for k in node.keywords if k.arg == "dir"), "/tmp")
             return f"{where}/tmp.XXXXXXXX" if isinstance(where, str) and literal(where) else NONLIT

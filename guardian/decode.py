@@ -92,6 +92,8 @@ def _path_tool(prog: str, args: list[str], s: Simple) -> str | None:
     """
     import posixpath
 
+    if any(UNKNOWN in a for a in args):
+        return None
     pos = [a for a in args if not a.startswith("-")]
     if prog in ("dirname", "basename"):
         if len(pos) != 1 or len(args) != 1:

@@ -26,7 +26,7 @@ from guardian.words import UNKNOWN
 if TYPE_CHECKING:
     from guardian.analyse import Analyser
 
-_RUNNERS = SHELLS | {"source", ".", "python", "python3", "python2", "perl", "ruby", "node", "php",
+_RUNNERS = SHELLS | {"iex", "Invoke-Expression", "source", ".", "python", "python3", "python2", "perl", "ruby", "node", "php",
                      "lua", "tclsh", "expect", "Rscript", "pwsh", "osascript", "java", "deno", "bun"}
 _DL_NAMES = ("curl|wget|fetch|aria2c|lwp-request|lwp-download|http|https|xh|nc|ncat|netcat|tftp|"
              "ftp|GET|socat|openssl|busybox\\s+wget")
@@ -35,6 +35,8 @@ _SUBST_RUN = re.compile(
     r"(?:^|[;&|(\s])\.)\s+(?:-\S+\s+)*(?:/dev/stdin\s*|-\s*)?(?:<<<\s*)?[\"']?(?:<\(|\$\(|`)\s*"
     r"(?:sudo\s+)?(?:\S*/)?(?:"
     + _DL_NAMES + r")\b|(?:^|[;&|]\s*)[\"']?\$\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b")
+_PIPED_SUBST = re.compile(r"<\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b.*\|\s*(?:sudo\s+(?:-\S+\s+)*)?"
+                          r"(?:\S*/)?(?:ba|z|da|k)?sh\b", re.S)
 _FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "sed", "tr", "rev",
                       "head", "tail", "bzip2", "bunzip2", "xz", "unxz", "zstd", "openssl", "dd",
                       "sort", "uniq", "grep", "awk", "iconv", "unzip", "bzcat", "xzcat"})
@@ -42,7 +44,8 @@ _FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "
 
 def on_line(an: Analyser, text: str) -> None:
     """A download run through process or command substitution."""
-    if ("<(" in text or "$(" in text or "`" in text) and _SUBST_RUN.search(text):
+    if ("<(" in text or "$(" in text or "`" in text) and (
+            _SUBST_RUN.search(text) or _PIPED_SUBST.search(text)):
         an._hit("NET-001", "", "downloaded content executed through a substitution")
 
 
@@ -57,6 +60,10 @@ def mark_downloads(an: Analyser, inv: Inv) -> None:
         if p and UNKNOWN not in p and p != "-":
             mark(normalise(p, cwd, an.home), None)
 
+    if inv.prog in _UNPACKERS and _unpacks_download(an, inv):
+        dest = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-C", "--directory", "-d")), ".")
+        if UNKNOWN not in dest:
+            mark(normalise(dest, cwd, an.home).rstrip("/") + "/", None)  # a downloaded tree
     if inv.prog in ("tee", "dd") and _fed_by_download(s):
         for p in (pos if inv.prog == "tee" else [a[3:] for a in args if a.startswith("of=")]):
             local(p)
@@ -133,8 +140,27 @@ _URL_RUNNERS = frozenset({"deno", "bun", "bunx", "npx", "pipx", "uvx", "pnpx", "
                           "python3", "ruby", "perl", "php", "sh", "bash", "zsh"})
 
 
+_UNPACKERS = frozenset({"tar", "bsdtar", "gtar", "unzip", "7z", "7za", "cpio"})
+
+
+def _unpacks_download(an: Analyser, inv: Inv) -> bool:
+    """An archive tool unpacking something fetched in this line (from a pipe or a file)."""
+    if _fed_by_download(inv.simple):
+        return True
+    return any(an.files.get(normalise(a, inv.simple.cwd, an.home), "") is None
+               for a in inv.args if UNKNOWN not in a and not a.startswith("-"))
+
+
+def _in_downloaded_tree(an: Analyser, path: str) -> bool:
+    return any(k.endswith("/") and v is None and path.startswith(k) for k, v in an.files.items())
+
+
 def runs_download(an: Analyser, inv: Inv) -> None:
-    """An interpreter running a downloaded file, a URL, or a download read through filters."""
+    """An interpreter running a downloaded file, a URL, or a download read through filters;
+    any program run from a tree unpacked from a download."""
+    if "/" in inv.argv[0] and UNKNOWN not in inv.argv[0] and \
+            _in_downloaded_tree(an, normalise(inv.argv[0], inv.simple.cwd, an.home)):
+        an._hit("NET-002", inv.prog, f"{inv.argv[0]} comes from an unpacked download")
     if inv.prog in _URL_RUNNERS:
         url = next((a for a in inv.positional if re.match(r"^https?://", a)), None)
         if url is not None and not re.match(r"^https?://(?:localhost|127\.)", url):
@@ -144,10 +170,12 @@ def runs_download(an: Analyser, inv: Inv) -> None:
     for a in inv.args:
         if a.startswith("-") or UNKNOWN in a:
             continue
-        if an.files.get(normalise(a, inv.simple.cwd, an.home), "") is None:
+        path = normalise(a, inv.simple.cwd, an.home)
+        if an.files.get(path, "") is None or _in_downloaded_tree(an, path):
             an._hit("NET-002", inv.prog, a)
         break
-    if _reads_code_on_stdin(inv) and _fed_by_download(inv.simple):
+    fed_args = bool({"xargs", "parallel"} & set(inv.via))
+    if (_reads_code_on_stdin(inv) or fed_args) and _fed_by_download(inv.simple):
         an._hit("NET-001", inv.prog, "download piped (through filters) into an interpreter")
 
 

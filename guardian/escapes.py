@@ -137,8 +137,9 @@ def bare_shell(text: str, depth: int = 0) -> bool:
     args = [w for w in words[1:] if w != "--" and not re.fullmatch(r"\d?[<>]&?\d?|[<>]&?/dev/tty", w)]
     if name in SHELLS and len(args) >= 2 and args[0] == "-c" and depth < 4:
         return bare_shell(args[1], depth + 1)
-    return all(w.startswith(("-", "+")) and (name not in SHELLS or "c" not in w[1:])
-               and w not in ("-c", "-e", "-m", "-r") for w in args)
+    return all((w.startswith("--") and w not in ("--command", "--eval")) or
+               (w.startswith(("-", "+")) and (name not in SHELLS or "c" not in w[1:])
+                and w not in ("-c", "-e", "-m", "-r")) for w in args)
 
 
 def _kv(text: str) -> tuple[str, str]:
@@ -161,6 +162,8 @@ def config_value(kind: str, text: str) -> list[Act]:
             return [Act("file", value, lang="gitconfig")]
         if low.startswith("protocol."):
             return [Act("rule", "EXEC-002", detail=text)] if value == "always" else []
+        if low.startswith("credential") and not value.startswith("!"):
+            return [Act("argv", argv=tuple(value.split()))] if value.startswith("/") else []
         if low.startswith("alias."):
             if value.startswith("!"):
                 return [Act("shell", value[1:])]

@@ -1,7 +1,8 @@
 """What the completion gate is given: the run's evidence as plain data.
 
 Parts: `Evidence` and its pieces, `goal_flags()` (does the goal ask for a
-change, which artifacts does it name) and `find_secrets()`. The runner builds
+change, which artifacts does it name), `is_generated()` (caches are not
+changes) and `find_secrets()` (from guardian.gate_secrets). The runner builds
 an `Evidence` from the journal, the real workspace diff and a final process
 listing; nothing here reads the model's words except the summary it checks.
 """
@@ -12,6 +13,10 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from guardian.gate_secrets import find_secrets
+
+__all__ = ["CheckRun", "Claim", "CommandEvidence", "Evidence", "find_secrets", "goal_flags", "is_generated", "real_changes"]
 
 StepStatus = Literal["pending", "running", "done", "failed", "blocked", "skipped"]
 
@@ -48,6 +53,40 @@ class CommandEvidence(BaseModel):
     exit_code: int | None = None
     output: str = ""
     changed: list[str] = Field(default_factory=list)
+    secrets: list[str] = Field(default_factory=list)
+    """Secret kinds seen in the command's whole output stream, before it was cut to head and tail."""
+
+
+class CheckRun(BaseModel):
+    """One check the gate re-ran itself, in a fresh shell, after the run and on the pre-run copy."""
+
+    command: str
+    source: Literal["person", "plan", "claim", "journal"]
+    """Who asked for it: the person (`--verify`, `[run] verify`) or the model (plan, summary, journal)."""
+    kind: str = "none"
+    """guardian.gate_checks kind: test, expect, run, trivial, masked, none."""
+    reason: str = ""
+    authored: bool = False
+    """It runs a file this run wrote (a test the model made up)."""
+    exercises_change: bool = True
+    """The check, or the file it runs, names a file the run changed."""
+    after_exit: int | None = None
+    """Exit status on the final workspace; None when it was not re-run."""
+    after_output: str = ""
+    empty: bool = False
+    """The test runner said it ran no test."""
+    before_exit: int | None = None
+    """Exit status on the scratch copy of the pre-run snapshot; None when not run there."""
+    skipped: str = ""
+    """Why it was not re-run (the guardian's verdict, a limit)."""
+
+    @property
+    def passed_after(self) -> bool:
+        return self.after_exit == 0 and not self.empty
+
+    @property
+    def fail_to_pass(self) -> bool:
+        return self.passed_after and self.before_exit not in (0, None)
 
 
 class Claim(BaseModel):
@@ -97,6 +136,28 @@ class Evidence(BaseModel):
     lessons_recorded: list[str] = Field(default_factory=list)
     processes: list[str] | None = None
     """Processes left in the sandbox at the end; None when they could not be listed."""
+    checks: list[CheckRun] = Field(default_factory=list)
+    """Every check the gate re-ran (or chose not to), person's first."""
+    before_ran: bool = False
+    """The checks also ran on a scratch copy of the pre-run snapshot."""
+    before_note: str = ""
+    """Why they did not, when they did not."""
+    review: list[str] = Field(default_factory=list)
+    """Reasons a person must look (tests that existed before were edited, deleted, skipped, stashed)."""
+    review_diff: str = ""
+    """The diff of those tests, capped."""
+    stray_changes: list[str] = Field(default_factory=list)
+    """Workspace changes no command made (seen between commands or after the last)."""
+    outside_files: list[str] | None = Field(default_factory=list)
+    """Files left under the sandbox's /tmp and /dev/shm; None when they could not be listed."""
+    escaping_links: list[str] = Field(default_factory=list)
+    """Workspace symlinks whose target leads out of the workspace."""
+    artifact_types: dict[str, str] = Field(default_factory=dict)
+    """Goal artifact -> file, empty, symlink, dir, missing or other (lstat, not followed)."""
+    shadowing: list[str] = Field(default_factory=list)
+    """Files the run wrote that replace a module or hook a checker loads (`unittest/`, `sitecustomize.py`)."""
+    file_secrets: list[str] = Field(default_factory=list)
+    """`path: kind` of secrets found in workspace files (.git included), decoded forms too."""
 
     @property
     def diff(self) -> list[str]:
@@ -119,31 +180,16 @@ def goal_flags(goal: str) -> tuple[bool, list[str]]:
     return bool(_CHANGE_VERBS.search(goal)), artifacts
 
 
-SECRET_PATTERNS: dict[str, re.Pattern[str]] = {
-    "aws-access-key": re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
-    "private-key": re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
-    "github-token": re.compile(r"\b(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}\b"),
-    "openai-key": re.compile(r"\bsk-(proj-)?[A-Za-z0-9_-]{20,}\b"),
-    "slack-token": re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
-    "generic-secret": re.compile(
-        r"(?i)\b(api[_-]?key|secret|token|passwd|password)\b\s*[:=]\s*['\"]?([A-Za-z0-9/+_\-]{20,})"
-    ),
-}
+GENERATED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox", ".nox", ".eggs"})
+GENERATED_FILE = re.compile(r"\.py[co]$|(^|/)\.coverage(\.[\w.-]+)?$|(^|/)node_modules/\.cache(/|$)|\.egg-info(/|$)")
 
 
-def _entropy_ok(value: str) -> bool:
-    """High-entropy-ish: mixes at least three character classes, not one repeated char."""
-    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[/+_\-]"))
-    return classes >= 3 and len(set(value)) > 8
+def is_generated(rel: str) -> bool:
+    """A cache or build by-product tools write on their own (`__pycache__`, `*.pyc`, `.pytest_cache`, ...): not a change."""
+    parts = rel.split("/")
+    return any(p in GENERATED_DIRS for p in parts[:-1]) or GENERATED_FILE.search(rel) is not None
 
 
-def find_secrets(text: str) -> list[str]:
-    """Names of the secret patterns found in `text`."""
-    found: list[str] = []
-    for name, pattern in SECRET_PATTERNS.items():
-        for m in pattern.finditer(text):
-            if name == "generic-secret" and not _entropy_ok(m.group(2)):
-                continue
-            found.append(name)
-            break
-    return found
+def real_changes(paths: list[str]) -> list[str]:
+    """`paths` without generated caches."""
+    return [p for p in paths if not is_generated(p)]

@@ -107,3 +107,45 @@ def find_matches(args: list[str], roots: list[str]) -> list[str]:
         else:
             out.append(root)
     return out
+
+
+_SENSITIVE = (
+    "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d/x", "/etc/master.passwd",
+    "/etc/security/opasswd", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ed25519_key",
+    "/etc/ssh/sshd_config", "/etc/crontab", "/etc/cron.d/x", "/etc/rc.local", "/etc/ld.so.preload",
+    "/etc/profile", "/etc/bash.bashrc", "/etc/systemd/system/x.service", "/var/spool/cron/crontabs/root",
+    "/var/log/auth.log", "/var/log/syslog", "/proc/1/environ", "/proc/self/environ", "/dev/sda",
+    "/dev/nvme0n1", "/root/.ssh/id_rsa", "/root/.ssh/authorized_keys", "/root/.bashrc",
+    "/root/.bash_history", "{h}/.ssh/id_rsa", "{h}/.ssh/id_ed25519", "{h}/.ssh/id_ecdsa",
+    "{h}/.ssh/id_dsa", "{h}/.ssh/authorized_keys", "{h}/.aws/credentials", "{h}/.kube/config",
+    "{h}/.docker/config.json", "{h}/.netrc", "{h}/.git-credentials", "{h}/.npmrc", "{h}/.pypirc",
+    "{h}/.config/gcloud/credentials.db", "{h}/.gnupg/private-keys-v1.d/x.key", "{h}/.bashrc",
+    "{h}/.bash_profile", "{h}/.profile", "{h}/.zshrc", "{h}/.bash_history",
+    "{h}/.config/autostart/x.desktop", "{h}/.config/systemd/user/x.service",
+)
+"""Concrete paths the path rules care about, for judging a glob (`cat /???/s?ad??`)."""
+
+
+_LISTERS = frozenset({"ls", "stat", "du", "find", "tree", "exa", "eza", "lsattr", "getfacl", "namei",
+                      "realpath", "readlink", "file", "test", "[", "[[", "echo", "printf"})
+"""Programs that list or describe files without reading them: a glob is not expanded for them."""
+
+
+def glob_targets(pattern: str, home: str, prog: str = "") -> list[str]:
+    """The sensitive paths an absolute glob pattern could name: component by component
+    (`*` does not cross `/`), and only when its last component has a literal part
+    (`/e??/sh*`, `~/.ssh/id_*`, not `/etc/*`). Empty for a plain path or a lister."""
+    import fnmatch
+    import re
+
+    if prog in _LISTERS or not any(c in pattern for c in "*?[") or not pattern.startswith("/"):
+        return []
+    parts = pattern.rstrip("/").split("/")
+    if not re.sub(r"[*?.]|\[[^\]]*\]", "", parts[-1]):
+        return []
+    out = []
+    for sensitive in (s.replace("{h}", home) for s in _SENSITIVE):
+        names = sensitive.split("/")
+        if len(names) == len(parts) and all(fnmatch.fnmatchcase(n, p) for n, p in zip(names, parts, strict=True)):
+            out.append(sensitive)
+    return out

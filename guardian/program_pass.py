@@ -28,7 +28,7 @@ from guardian.escapes import Act
 from guardian.parse import DepthError
 from guardian.paths import SYSTEM, normalise, under
 from guardian.programs_table import DATA_OPTIONS, DATA_PROGRAMS, MANIFESTS, SHELLS
-from guardian.rules import Inv
+from guardian.rules import Inv, has_rules
 from guardian.rules_paths import path_hits
 from guardian.targets import sensitive_targets
 from guardian.unwrap import unwrap
@@ -50,6 +50,11 @@ _PLAUSIBLE = re.compile(
 _GIT_HOOK = re.compile(r"/\.git/(?:hooks(?:/|$)|config$)")
 _PARSE_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, AttributeError,
                  TypeError, ValueError, KeyError)
+
+
+def table_names() -> list[str]:
+    """Every program name the table knows (for globbed program names such as `/usr/bin/vi?`)."""
+    return sorted(programs.ENTRIES)
 
 
 def on_write(an: Analyser, path: str, prog: str) -> None:
@@ -89,6 +94,9 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
         _do(an, act, inv, inv.simple, depth)
     if inv.prog not in DATA_PROGRAMS and not (e and e.get("by") == "unwrap"):
         _payload_pass(an, inv, used | (_code_args(inv) if e and e.get("by") else set()), depth)
+        if e is None and not getattr(an, "in_tails", False) and depth + 1 <= an.config.max_depth \
+                and not has_rules(inv.prog):
+            _argv_tails(an, inv, used, depth)
     if inv.prog in SHELLS and not an._stdin(inv.simple) and _interactive(inv, depth):
         an._hit("EXEC-001", inv.via[-1] if inv.via else "", f"starts an interactive {inv.prog}")
     head = _ESCAPE_LINE.sub("", inv.argv[0])
@@ -99,12 +107,21 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
             _run(an, shlex.join([head, *inv.args]), depth, inv.simple)
     downloads.mark_downloads(an, inv)
     downloads.runs_download(an, inv)
+    if inv.prog in _NET_CLIENTS and _shell_upstream(inv.simple):
+        an._hit("SHELL-008", inv.prog, "a shell's output is piped to a network connection")
     served = _served_dir(inv)
     if served is not None and UNKNOWN not in served:
         path = normalise(served, inv.simple.cwd, an.home)
         if path == "/" or path == an.home or under(an.ws, path) and path != an.ws or \
                 any(under(path, d) for d in SYSTEM):
             an._hit("EXFIL-005", inv.prog, f"serves {path}")
+    if inv.prog in _COPIERS and len(inv.positional) >= 2 and UNKNOWN not in inv.positional[-1]:
+        dest = normalise(inv.positional[-1], inv.simple.cwd, an.home)
+        for src in inv.positional[:-1]:
+            name = src.rstrip("/").rsplit("/", 1)[-1]
+            if name and UNKNOWN not in name and name not in (".", ".."):
+                for rule in path_hits(f"{dest}/{name}", "write"):
+                    an._hit(rule.id, inv.prog, f"{dest}/{name}")
     for raw in sensitive_targets(inv):
         if UNKNOWN not in raw:
             path = normalise(raw, inv.simple.cwd, an.home)
@@ -126,6 +143,25 @@ def _interactive(inv: Inv, depth: int) -> bool:
     if not escapes.bare_shell(shlex.join(inv.argv)):
         return False
     return not inv.simple.upstream
+
+
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
+_NET_CLIENTS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "openssl",
+                          "socat", "cryptcat", "sbd", "ssh"})
+
+
+def _shell_upstream(s: object, depth: int = 0) -> bool:
+    """Whether a shell reading its commands from stdin feeds this stage (sh -i | nc host)."""
+    for u in getattr(s, "upstream", []) or []:
+        if not u.argv or depth > 8:
+            continue
+        name = u.argv[0].rsplit("/", 1)[-1]
+        if name in SHELLS and not any(a.startswith("-") and "c" in a[1:] for a in u.argv[1:]) \
+                and not [a for a in u.argv[1:] if not a.startswith("-")]:
+            return True
+        if name in ("tee", "cat", "stdbuf") and _shell_upstream(u, depth + 1):
+            return True
+    return False
 
 
 def _served_dir(inv: Inv) -> str | None:
@@ -273,11 +309,14 @@ def _file(an: Analyser, raw: str, lang: str, prog: str, s: object, depth: int,
     elif lang == "crontab":
         for act in escapes.crontab_lines(content):
             _run(an, act.text, depth, s)
+    elif lang in ("escape", "sed"):
+        for act in (escapes.escape_lines(content) if lang == "escape" else escapes.sed_script(content)):
+            _do(an, act, None, s, depth)
     elif lang == "sshconfig":
         for line in content.splitlines():
             for act in escapes.config_value("sshcfg", line.strip()):
                 _do(an, act, None, s, depth)
-    elif lang.startswith("code:") or lang not in ("shell", "binary", "gitconfig", "sshconfig"):
+    elif lang.startswith("code:") or lang not in ("shell", "binary", "gitconfig"):
         _code(an, content, lang.removeprefix("code:"), s, depth)
     elif content:
         _run(an, content, depth, s)
@@ -330,10 +369,14 @@ _EXEC_OPT = re.compile(r"^-(?:e|c|x)$|^--?(?:exec\w*|command|cmd|shell-command|r
                        r"pre\w*|post\w*|editor|pager|filter|wrapper|program|spawn|on-[\w-]+)(?:=|$)")
 
 
+_MAX_CANDIDATES = 32
+
+
 def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
     """Any other argument that parses as a destructive command makes the line ask."""
     skip = used | _data_values(inv)
     known = programs.entry(inv.prog) is not None
+    checked = 0
     for k, word in enumerate(inv.argv[1:], 1):
         if k in skip or UNKNOWN in word:
             continue
@@ -346,10 +389,45 @@ def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
         cand = escapes.strip_prefix(word, generic=True)
         if not _PLAUSIBLE.search(cand) or depth + 1 > an.config.max_depth:
             continue
+        checked += 1
+        if checked > _MAX_CANDIDATES:
+            an._hit("EXEC-003", inv.prog, "too many command-like arguments to analyse")
+            return
         found = _isolated(an, Act("shell", cand), inv, inv.simple, depth)
         severe = [h for h in found if h.decision == "deny" and h.category in _SEVERE]
         if severe:
             an._hit("EXEC-003", inv.prog, f"{severe[0].id} in argument: {cand[:60]}")
+
+
+_HEADS = frozenset({"rm", "dd", "shred", "wipefs", "mkfs", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs",
+                    "mkfs.vfat", "sh", "bash", "dash", "zsh", "ksh", "curl", "wget", "nc", "ncat",
+                    "netcat", "socat", "chmod", "chown", "python", "python3", "perl", "ruby", "php",
+                    "node", "tee", "truncate", "kill", "pkill", "shutdown", "reboot", "crontab"})
+
+
+def _argv_tails(an: Analyser, inv: Inv, skip: set[int], depth: int) -> None:
+    """An unknown wrapper (`tsp rm -rf ~`, `nsjail -- /bin/rm -rf ~`): a dangerous program
+    name among the arguments starts a command whose deny-level findings make the line ask."""
+    an.in_tails = True
+    try:
+        _tails(an, inv, skip, depth)
+    finally:
+        an.in_tails = False
+
+
+def _tails(an: Analyser, inv: Inv, skip: set[int], depth: int) -> None:
+    tried = 0
+    for k in range(1, len(inv.argv)):
+        head = inv.argv[k].rsplit("/", 1)[-1]
+        if k in skip or head not in _HEADS or UNKNOWN in inv.argv[k] or tried >= 4:
+            continue
+        tried += 1
+        found = _isolated(an, Act("argv", argv=tuple(inv.argv[k:])), None, inv.simple, depth)
+        severe = [h for h in found if h.decision == "deny" and h.category in _SEVERE]
+        if severe:
+            an._hit("EXEC-003", inv.prog, f"{severe[0].id} in a command among its arguments: "
+                    f"{' '.join(inv.argv[k:])[:60]}")
+            return
 
 
 def _isolated(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) -> list:

@@ -112,7 +112,7 @@ def _walk(e: dict, argv: list[str], start: int, stdin: str | None, out: list[Act
     valued = set(e.get("valued", ""))
     lvalued = set(e.get("lvalued", "").split())
     rest, at, after = e.get("rest"), e.get("at", 0), e.get("after")
-    cmd_rest = rest in ("argv", "rargv")
+    cmd_rest = rest in ("argv", "rargv", "shell", "rshell")
     subs: dict[str, dict] = e.get("sub", {})
     pos: list[int] = []
     i, n = start, len(argv)
@@ -184,6 +184,12 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
           used: set[int]) -> None:
     rest, at = e.get("rest"), e.get("at", 0)
     chosen = pos[at:]
+    if rest == "crontab" and chosen and argv[chosen[0]] == "-":
+        chosen = []
+    if rest == "npmcfg" and len(chosen) == 2 and "=" not in argv[chosen[0]]:
+        used.update(chosen)
+        out.extend(_emit(rest, f"{argv[chosen[0]]}={argv[chosen[1]]}", argv))
+        chosen = []
     if rest and chosen:
         if rest in ("argv", "shell", "rargv", "rshell"):
             used.update(chosen)
@@ -203,7 +209,7 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
             for k in chosen:
                 used.add(k)
                 out.extend(_emit(rest, argv[k], argv))
-    elif rest == "crontab" and not chosen and stdin is not None:
+    elif rest == "crontab" and not chosen and stdin is not None and "-l" not in argv:
         out.extend(escapes.crontab_lines(stdin))
     if e.get("stdin") and stdin is not None:
         out.extend(_emit(e["stdin"], stdin, argv))
@@ -237,7 +243,8 @@ def _option(a: str, nxt: str | None, opts: dict[str, str]) -> tuple[str, str, in
                 return kind, a[2:], 1
             if "=" not in o and len(o) > 2 and a.startswith(o + "="):
                 return kind, a[len(o) + 1 :], 1
-        if len(a) > 2 and a[1:].isalpha() and f"-{a[-1]}" in opts and nxt is not None and \
+        if 2 < len(a) <= 5 and a[1:].isalpha() and f"-{a[-1]}" in opts and nxt is not None and \
+                not any(f"-{c}" in opts for c in a[1:-1]) and \
                 not any(len(o) > 2 and o[1] != "-" for o in opts):
             return opts[f"-{a[-1]}"], nxt, 2  # a flag cluster ending in a valued option: -qc CMD
     return None
@@ -278,6 +285,10 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
         return [Act("argv", argv=tuple(value.split()))]
     if kind in ("file", "file_text"):
         return [Act("file", value, lang="shell")]
+    if kind.startswith(("file:", "script:")):
+        how, _, lang = kind.partition(":")
+        return [] if value in ("-", "/dev/stdin") else [
+            Act("file", value, lang=lang, how="script" if how == "script" else "")]
     if kind == "ask":
         return [Act("rule", "EXEC-002", detail=f"{argv[0] if argv else ''} {value}"[:80])]
     if kind == "escape":
@@ -316,6 +327,16 @@ def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
         return [] if local else [Act("rule", "SHELL-006", detail=value)]
     if kind == "rforward":
         return [Act("rule", "SHELL-007", detail=f"ssh -R {value}")]
+    if kind == "revshell":
+        return [Act("rule", "SHELL-008", detail=f"{argv[0] if argv else ''} {value}"[:60])]
+    if kind == "svcenable":
+        return [Act("rule", "PERSIST-005", detail=value)] if value in (
+            "defaults", "enable", "on", "add", "start") else []
+    if kind == "npmcfg":
+        key, eq, val = value.partition("=")
+        if eq and key in ("script-shell", "shell", "editor", "git", "browser", "viewer"):
+            return _shellpath(val)
+        return []
     if kind == "tunnel":
         return [Act("rule", "SHELL-007", detail=f"{argv[0] if argv else ''} {value}"[:60])]
     if kind == "fzfbind":

@@ -178,6 +178,11 @@ def rules_for(prog: str) -> list[Rule]:
     return _BY_PROGRAM.get(prog, []) + _ANY
 
 
+def has_rules(prog: str) -> bool:
+    """Whether argv-level rules look at `prog` by name."""
+    return prog in _BY_PROGRAM
+
+
 def all_rules() -> list[Rule]:
     """Every registered rule, ordered by id."""
     load()

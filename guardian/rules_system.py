@@ -202,7 +202,11 @@ def _system_pkg(inv: Inv) -> bool:
         return inv.has("S", "R", "U")
     verbs = {"install", "remove", "purge", "upgrade", "dist-upgrade", "full-upgrade", "add", "del",
              "erase", "reinstall", "autoremove", "uninstall", "update", "refresh", "-i", "-e"}
-    return bool(set(inv.positional[:1]) & verbs) or inv.has("i", "e") and inv.prog == "nix-env"
+    valued = {"-o", "--option", "-c", "--config-file", "-t", "--target-release", "--setopt",
+              "-R", "--root", "--installroot", "-X", "--repository"}
+    pos = [a for i, a in enumerate(inv.args) if not a.startswith("-")
+           and not (i and inv.args[i - 1] in valued)]
+    return bool(set(pos[:1]) & verbs) or inv.has("i", "e") and inv.prog == "nix-env"
 
 
 @rule("PKG-004", "package-install", "ask",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from runtime.cli_common import HomeOption, JsonOption, config, err, errors_exit, out, print_json
-from runtime.terminal import safe
+from runtime.terminal import plain, safe
 
 if TYPE_CHECKING:
     from runtime.eval_cells import CellResult
@@ -32,7 +32,7 @@ def eval_cmd(
     json_out: JsonOption = False,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Cells (task x method x trial) run at once, each in its own sandbox.")] = 1,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Where results are kept (and resumed from). Default: HOME/evals/<tasks folder name>.")] = None,
-    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials of `memory` and `lessons-only` per task.")] = 1,
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials of `memory` and `lessons-only` per task (WikiTrace: 3, like the reference).")] = 3,
     image: Annotated[str | None, typer.Option("--image", help="Sandbox image of tasks without environment/Dockerfile (default: [sandbox] image).")] = None,
     test_timeout: Annotated[float, typer.Option("--test-timeout", min=1, help="Seconds tests/test.sh may run.")] = 600.0,
     home: HomeOption = None,
@@ -54,7 +54,7 @@ def eval_cmd(
     else:
         from runtime.eval_report import render_markdown
 
-        out.print(render_markdown(report), markup=False)
+        out.print(plain(render_markdown(report)), markup=False)
     if report["errors"]:
         err.print(f"[yellow]{len(report['errors'])} cell(s) could not run; rerun to retry them[/]")
         raise typer.Exit(1)

@@ -84,7 +84,7 @@ def _show_lesson(x: dict[str, Any]) -> None:
         if "after" in h and h.get("verdict") == "outdated" and h.get("reason", "").startswith("retired"):
             change = f"retired {h['before']!r}"
         detail = "; ".join(p for p in (change, h.get("reason", "")) if p)
-        table.add_row(h["at"][:19], safe(h["run_id"] or "-"), h["verdict"] or "unreadable", h["status"], safe(detail))
+        table.add_row(safe(h["at"][:19]), safe(h["run_id"] or "-"), safe(h["verdict"] or "unreadable"), safe(h["status"]), safe(detail))
     out.print(table if table.row_count else "Revision history: none yet")
 
 

@@ -4,12 +4,14 @@ Each command parses, checks its input (exit 2 with the fix on bad input,
 before anything starts), calls the runner, shows a live view on stderr and
 prints the result (one JSON object on stdout with `--json`). Exit codes:
 0 success, 1 failed or blocked, 2 bad input, 3 interrupted or awaiting
-approval.
+approval, 4 needs review (the gate passed, but the run touched tests that
+existed before it).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +30,7 @@ if TYPE_CHECKING:  # the runner pulls in langgraph: import it only when a run st
     from runtime.report import LiveView
     from runtime.runner import AskPerson
 
-EXIT = {"success": 0, "failed": 1, "blocked": 1, "interrupted": 3}
+EXIT = {"success": 0, "failed": 1, "blocked": 1, "interrupted": 3, "needs-review": 4}
 RunArg = Annotated[str, typer.Argument(help="Run id, as `tether run` printed it.")]
 YesOption = Annotated[bool, typer.Option("--yes", help="Approve every command the guardian asks about (never overrides a deny).")]
 
@@ -101,7 +103,11 @@ def _with_view(fn: Callable[[LiveView], RunRecord]) -> RunRecord:
 
     view = LiveView(err)
     with view:
-        return fn(view)
+        try:
+            return fn(view)
+        except BaseException:
+            view.live.transient = True  # the error line that follows stands alone, not after a half-drawn table
+            raise
 
 
 def run(
@@ -112,6 +118,7 @@ def run(
     ask_later: Annotated[bool, typer.Option("--ask-later", help="Without a terminal, pause on an ask (exit 3) for `tether approve|deny` instead of refusing it.")] = False,
     shadow: Annotated[bool, typer.Option("--shadow", help="Shadow audit: record the guardian's verdicts without enforcing them (the sandbox still isolates).")] = False,
     no_memory: NoMemoryOption = False,
+    verify: Annotated[list[str] | None, typer.Option("--verify", help="A check of yours (repeatable): the gate runs it in a fresh shell after the run and on the pre-run copy; it decides R07/R08.")] = None,
     json_out: JsonOption = False,
     events: EventsOption = False,
     home: HomeOption = None,
@@ -133,13 +140,16 @@ def run(
     ws = (workspace or Path.cwd()).expanduser()
     if not ws.is_dir():
         fail(f"workspace {ws} is not a folder; pass --workspace DIR (an existing folder)")
-    if not os.access(ws, os.W_OK | os.X_OK):
+    if not os.access(ws, os.W_OK | os.X_OK) or not ws.stat().st_mode & stat.S_IWUSR:  # the sandbox user writes as the owner
         fail(f"workspace {ws} is not writable; run `chmod u+w {ws}` or pass --workspace DIR (a folder you can write)")
     interactive = _interactive() and not ask_later
     approval = "yes" if yes else "prompt" if (interactive or ask_later) else "refuse"
     from runtime.runner import RunOptions, start_run
 
-    options = RunOptions(goal=goal, workspace=ws, model_spec=str(spec), approval=approval, shadow=shadow, memory=not no_memory)
+    checks = [*cfg.run.verify, *(verify or [])]
+    if any(not c.strip() for c in checks):
+        fail("an empty --verify check; pass a command, e.g. --verify 'python3 -m unittest'")
+    options = RunOptions(goal=goal, workspace=ws, model_spec=str(spec), approval=approval, shadow=shadow, memory=not no_memory, verify=checks)
     from sandbox.cleanup import install_signal_handlers
 
     install_signal_handlers()

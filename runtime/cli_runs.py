@@ -150,6 +150,21 @@ def _show_gate(view: RunView) -> None:
         st = str(r.get("status"))
         table.add_row(cell(r.get("id")), f"[{STYLE.get(st, '')}]{cell(st)}[/]", cell(r.get("evidence", ""), 160))
     out.print(table)
+    for item in view.gate.get("review") or []:
+        out.print(f"[yellow]needs review:[/] {cell(item, 300)}")
+    if view.tests_diff:
+        out.print(f"[yellow]test files changed:[/] see {cell(view.run_id)}/tests.diff or `tether report {cell(view.run_id)}`")
+    checks = view.gate.get("checks") or []
+    if checks:
+        table = Table(title="checks the gate re-ran itself (before = on the pre-run copy)", show_edge=False)
+        for col in ("command", "by", "kind", "before", "after", "note"):
+            table.add_column(col, overflow="fold")
+        for c in checks:
+            table.add_row(cell(c.get("command"), 80), cell(c.get("source", "")), cell(c.get("kind", "")),
+                          cell("-" if c.get("before_exit") is None else c["before_exit"]),
+                          cell("-" if c.get("after_exit") is None else c["after_exit"]),
+                          cell(c.get("skipped") or c.get("reason") or "", 80))
+        out.print(table)
 
 
 def _show_lessons(view: RunView) -> None:

@@ -69,6 +69,10 @@ class RunConfig(BaseModel):
     """Model token budget of the whole run."""
     parallel_steps: int = Field(default=2, gt=0)
     """Independent ready steps executed at once."""
+    verify: list[str] = Field(default_factory=list)
+    """Checks the person gives (`tether run --verify CMD` adds to them): the gate runs each in a fresh shell after the run and on the pre-run copy; when given, they decide R07/R08."""
+    verify_timeout_s: float = Field(default=120.0, gt=0)
+    """Timeout of each check the gate re-runs itself."""
     max_goal_bytes: int = Field(default=16_384, gt=0)
     """Largest goal accepted (UTF-8 bytes); longer material belongs in a workspace file the goal names."""
 

@@ -14,6 +14,7 @@ over from a clean folder.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import time
 from pathlib import Path
@@ -33,6 +34,7 @@ MEMORY_METHODS = ("memory", "lessons-only", "train")
 SCRIPTED_PER_TASK = "scripted:task"
 """`--model scripted:task`: each task's own scripted/<method>.yaml."""
 RESULT = "result.json"
+log = logging.getLogger(__name__)
 
 
 class Cell(BaseModel):
@@ -195,6 +197,8 @@ def _run(ctx: EvalContext, cell: Cell, folder: Path, image: str, base: dict[str,
                           run_status=record.status, model_calls=counter.calls, tokens=counter.tokens,
                           memory_calls=int(memory.get("memory_calls", 0)), memory_tokens=int(memory.get("memory_tokens", 0)),
                           wall_s=round(time.monotonic() - start, 3))
-    except (TetherError, OSError) as e:
+    except Exception as e:  # one cell's crash is that cell's error (listed, retried next time), not the eval's
+        if not isinstance(e, TetherError | OSError):
+            log.exception("eval cell %s crashed", cell.name)
         return CellResult(**base, status="error", reason=f"{type(e).__name__}: {e}"[:500],
                           model_calls=counter.calls, tokens=counter.tokens, wall_s=round(time.monotonic() - start, 3))

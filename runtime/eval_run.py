@@ -46,7 +46,7 @@ class EvalOptions(BaseModel):
     model_spec: str
     out: Path
     jobs: int = Field(default=1, ge=1)
-    trials: int = Field(default=1, ge=1)
+    trials: int = Field(default=3, ge=1)
     """Trials of `memory` and `lessons-only` per task."""
     reference_trials: int = Field(default=3, ge=1)
     rerun_trials: int = Field(default=3, ge=0)

@@ -30,6 +30,7 @@ from guardian.gate_evidence import (
     PlanStepEvidence,
     StepEvidence,
     goal_flags,
+    real_changes,
 )
 from runtime.config import RunConfig
 from runtime.workspace import FileState, diff, manifest
@@ -73,7 +74,7 @@ def commands_from_journal(events: Sequence[Event]) -> list[CommandEvidence]:
         elif isinstance(e, ApprovalRecorded) and e.cmd_id in cmds:
             cmds[e.cmd_id]["approval"] = "approved" if e.approved else "refused"
         elif isinstance(e, ExecFinished) and e.cmd_id in cmds:
-            cmds[e.cmd_id].update(executed=True, exit_code=e.exit_code, output=e.output, changed=e.changed)
+            cmds[e.cmd_id].update(executed=True, exit_code=e.exit_code, output=e.output, changed=e.changed, secrets=e.secrets)
     return [CommandEvidence.model_validate(c) for c in cmds.values()]
 
 
@@ -126,7 +127,8 @@ def build_evidence(
         diff_added=delta.added,
         diff_modified=delta.modified,
         diff_deleted=delta.deleted,
-        changed_texts=_texts(workspace, [*raw.added, *raw.modified]),
+        changed_texts=_texts(workspace, real_changes([*raw.added, *raw.modified])),
+        stray_changes=sorted({p for e in events if isinstance(e, ExecFinished) for p in e.stray}),
         workspace_files=sorted(shown(p) for p in end),
         workspace_mount=mount,
         summary=summary.get("text") or None,

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from guardian.verdict import Verdict
 
-RunStatus = Literal["success", "failed", "blocked", "interrupted"]
+RunStatus = Literal["success", "needs-review", "failed", "blocked", "interrupted"]
 
 
 class RunInfo(BaseModel):

@@ -18,10 +18,11 @@ from rich.table import Table
 from common.events import CommandProposed, Event, ExecFinished, StepChanged, VerdictRecorded
 from runtime.hooks import RunRecord
 from runtime.run_totals import model_calls
-from runtime.terminal import safe
+from runtime.terminal import plain, safe
 
 STYLE = {"done": "green", "running": "cyan", "pending": "dim", "failed": "red", "blocked": "yellow", "skipped": "magenta",
-         "pass": "green", "fail": "red", "n/a": "dim", "success": "green", "interrupted": "yellow"}
+         "pass": "green", "fail": "red", "n/a": "dim", "success": "green", "interrupted": "yellow",
+         "needs-review": "yellow"}
 
 
 def _commands(events: list[Event]) -> dict[str, dict[str, Any]]:
@@ -61,6 +62,7 @@ def to_json(record: RunRecord) -> dict[str, Any]:
         "run_id": record.run_id, "status": record.status, "reason": record.reason,
         "steps": [{"id": s["id"], "status": s["status"], "reason": s["reason"], "commands": s["commands"]} for s in record.steps],
         "gate": gate, "gate_passed": (record.gate or {}).get("passed"), "awaiting": record.awaiting,
+        "review": (record.gate or {}).get("review", []), "checks": (record.gate or {}).get("checks", []),
         "summary": (record.summary or {}).get("text"), "journal": str(record.journal_path),
         **record.memory,
     }
@@ -120,9 +122,18 @@ def render_final(console: Console, record: RunRecord) -> None:
         for r in record.gate["results"]:
             table.add_row(safe(r["id"]), safe(r["title"]), f"[{STYLE[r['status']]}]{safe(r['status'])}[/]", safe(r["evidence"]))
         console.print(table)
+        _render_review(console, record.gate)
     _render_memory(console, record.memory)
     color = STYLE.get(record.status, "red")
     console.print(f"[bold {color}]{safe(record.status)}[/] run {safe(record.run_id)}" + (f": {safe(record.reason)}" if record.reason else ""))
+
+
+def _render_review(console: Console, gate: dict[str, Any]) -> None:
+    """Why a person must look, and the diff of the tests the run touched."""
+    for reason in gate.get("review") or []:
+        console.print(f"[bold yellow]review:[/] {safe(reason)}")
+    if gate.get("review_diff"):
+        console.print(plain(gate["review_diff"]), markup=False, highlight=False)
 
 
 def _render_memory(console: Console, memory: dict[str, Any]) -> None:

@@ -138,8 +138,19 @@ def _gate(v: RunView) -> str:
         return "<h2>Completion gate</h2><p>The gate was not reached.</p>"
     rows = "".join(f"<tr><td class=mono>{h(r.get('id'))}</td><td>{h(r.get('title', ''))}</td><td>{_badge(r.get('status'))}</td>"
                    f"<td>{h(r.get('evidence', ''))}</td></tr>" for r in v.gate.get("results", []))
-    return (f"<h2>Completion gate {_badge('pass' if v.gate.get('passed') else 'fail')}</h2>"
-            f"<table><tr><th>id</th><th>requirement</th><th>status</th><th>evidence</th></tr>{rows}</table>")
+    review = "".join(f'<div class="warn">needs review: {h(item)}</div>' for item in v.gate.get("review") or [])
+    checks = "".join(
+        f"<tr><td class=mono>{h(c.get('command', ''))}</td><td>{h(c.get('source', ''))}</td><td>{h(c.get('kind', ''))}</td>"
+        f"<td>{h('-' if c.get('before_exit') is None else c['before_exit'])}</td><td>{h('-' if c.get('after_exit') is None else c['after_exit'])}</td>"
+        f"<td>{h(c.get('skipped') or c.get('reason') or '')}</td></tr>" for c in v.gate.get("checks") or [] if isinstance(c, dict))
+    if checks:
+        checks = ("<h3>Checks the gate re-ran itself</h3><p class=meta>in a fresh shell on the final workspace (after) "
+                  "and on a copy of the workspace before the run (before)</p><table><tr><th>command</th><th>asked by</th>"
+                  f"<th>kind</th><th>before</th><th>after</th><th>note</th></tr>{checks}</table>")
+    if v.tests_diff:
+        review += f"<details><summary>changes to test files (tests.diff)</summary><div><pre>{h(v.tests_diff)}</pre></div></details>"
+    return (f"<h2>Completion gate {_badge('pass' if v.gate.get('passed') else 'fail')}</h2>{review}"
+            f"<table><tr><th>id</th><th>requirement</th><th>status</th><th>evidence</th></tr>{rows}</table>{checks}")
 
 
 def _summary(v: RunView) -> str:

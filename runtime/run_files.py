@@ -22,7 +22,7 @@ from common.errors import ConfigError, StateFileError
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 META_FIELDS: dict[str, type] = {"run_id": str, "goal": str, "workspace": str, "model_spec": str, "status": str}
 """Keys run.json must hold, with their types."""
-STATUSES = frozenset({"running", "success", "failed", "blocked", "interrupted"})
+STATUSES = frozenset({"running", "success", "needs-review", "failed", "blocked", "interrupted"})
 EFFECTS_FILE = "effects.json"
 
 

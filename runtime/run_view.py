@@ -36,6 +36,7 @@ from common.events import (
 from runtime.run_list import read_json, run_line
 from runtime.snapshot import UnknownRunError, run_dir
 
+DIFF_BYTES = 200_000
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _EVENT: TypeAdapter[Event] = TypeAdapter(Event)
 
@@ -103,6 +104,8 @@ class RunView(BaseModel):
     lessons_written: list[str] = Field(default_factory=list)
     memory_error: str = ""
     cost: dict[str, Any] = Field(default_factory=dict)
+    tests_diff: str = ""
+    """The gate's diff of test files the run changed (`tests.diff`), capped; a reason to review."""
     shadow_audit: dict[str, Any] | None = None
     next: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
@@ -225,6 +228,8 @@ def _next(view: RunView, awaiting: CommandView | None) -> list[str]:
         return []
     if awaiting is not None:
         return [f"tether approve {rid}", f"tether deny {rid}"]
+    if view.status == "needs-review":  # the gate wants a person: look, then keep the work or undo it
+        return [f"tether report {rid}", f"tether rollback {rid}"]
     if view.status in ("interrupted", "running"):
         return [f"tether resume {rid}"] + ([f"tether rollback {rid}"] if view.status == "interrupted" else [])
     return [f"tether rollback {rid}"]
@@ -261,8 +266,10 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
     view.plan_rejections = [e.error for e in events if isinstance(e, PlanRejected)]
     view.replans = [e.model_dump(include={"round", "accepted", "replace", "error"}) for e in events if isinstance(e, Replanned)]
     gates = [e for e in events if isinstance(e, GateRecorded)]
-    view.gate = {"passed": gates[-1].passed, "results": gates[-1].results} if gates else None
+    view.gate = {"passed": gates[-1].passed, "results": gates[-1].results, "review": gates[-1].review,
+                 "checks": gates[-1].checks} if gates else None
     summaries = [e for e in events if isinstance(e, SummaryWritten)]
+    view.tests_diff = _tests_diff(folder / "tests.diff")
     view.summary = summaries[-1].model_dump(exclude={"key", "kind", "ts"}) if summaries else None
     memory = read_json(folder / "memory.json") or {}
     view.lessons_written = [str(x) for x in memory.get("lessons_written") or []]
@@ -277,6 +284,17 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
     if view.shadow and (folder / "shadow.jsonl").is_file():
         view.shadow_audit = _audit(runs_dir, run_id, view)
     return view
+
+
+def _tests_diff(path: Path) -> str:
+    """The first DIFF_BYTES of the gate's tests.diff, or "" when there is none."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(DIFF_BYTES + 1)
+    except OSError:
+        return ""
+    text = data[:DIFF_BYTES].decode("utf-8", errors="replace")
+    return text + ("\n… (cut; the whole diff is in tests.diff)" if len(data) > DIFF_BYTES else "")
 
 
 def _audit(runs_dir: Path, run_id: str, view: RunView) -> dict[str, Any] | None:

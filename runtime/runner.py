@@ -10,6 +10,7 @@ trust.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 import sqlite3
@@ -33,10 +34,11 @@ from common.events import (
 from common.journal import Journal
 from graphs.build import build_graph
 from graphs.state import ApprovalMode, Deps
-from guardian.gate import check_gate
 from runtime.checkpoints import JournalFirstSaver, connect, quarantine, saved_values
 from runtime.config import TetherConfig
-from runtime.evidence import build_evidence, list_processes
+from runtime.evidence import list_processes
+from runtime.gate_run import GateContext, ensure_snapshot, gate_guard, judge
+from runtime.gate_scan import ChangeTracker
 from runtime.hooks import NoHooks, RunHooks, RunRecord
 from runtime.report import record_from
 from runtime.run_files import load_meta as _load_meta
@@ -76,6 +78,8 @@ class RunOptions(BaseModel):
     shadow: bool = False
     memory: bool = True
     """False for `--no-memory` baselines; kept so a resumed run stays without memory."""
+    verify: list[str] = []
+    """The person's checks (`--verify` and `[run] verify`); the gate re-runs them and they decide R07/R08."""
 
 
 def new_run_id() -> str:
@@ -86,7 +90,13 @@ def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_di
     """The default factory: a started DockerSandbox for this run."""
     from sandbox.docker import DockerSandbox
 
-    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace).start()
+    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace,
+                         lending_record=lending_record(config, workspace)).start()
+
+
+def lending_record(config: TetherConfig, workspace: Path) -> Path:
+    """Where a lending of `workspace` is kept until given back: per workspace, so any later run reclaims it."""
+    return config.home / "lent" / (hashlib.sha256(str(workspace).encode()).hexdigest()[:16] + ".json")
 
 
 def load_meta(config: TetherConfig, run_id: str) -> dict[str, Any]:
@@ -124,6 +134,7 @@ def start_run(
     _save_meta(run_dir, meta)  # first: a run folder always says what it is
     try:
         meta = prepare(meta, run_dir, hooks, options.shadow, config.workspace)
+        ensure_snapshot(workspace, run_dir, config.workspace)
     except (KeyboardInterrupt, SystemExit) as e:
         return not_started(meta, run_dir, f"stopped while preparing ({why(e)}); continue with `tether resume {run_id}`")
     journal = Journal(run_dir / "journal.jsonl")
@@ -264,19 +275,23 @@ def _drive(
         raise
     try:
         saver = JournalFirstSaver(conn, journal)
-        baseline = list_processes(sandbox)
-        box = sandbox
+        if hasattr(sandbox, "stream_scanner"):
+            from guardian.gate_secrets import StreamScanner
+
+            sandbox.stream_scanner = StreamScanner  # the secrets scan sees the middle the output cap drops
+        ctx = GateContext(
+            config=config, workspace=workspace, run_dir=run_dir, start=start, final=watch.final, sandbox=sandbox,
+            before_sandbox=lambda scratch: sandbox_factory(scratch, config, f"{run_id}-before", None),
+            guard=gate_guard(config), person_checks=list(meta.get("verify") or []),
+            lessons_used=meta.get("lesson_ids", []), baseline=list_processes(sandbox),
+        )
 
         def gate(state: dict[str, Any]) -> dict[str, Any]:
-            evidence = build_evidence(
-                state, read_events(journal.path), workspace=workspace, start_manifest=start, end_manifest=watch.final(),
-                processes=list_processes(box, baseline), baseline=baseline, limits=config.run,
-                lessons_used=meta.get("lesson_ids", []), mount=config.sandbox.workspace_mount,
-            )
-            report = check_gate(evidence)
-            return {"passed": report.passed, "results": [r.model_dump() for r in report.results]}
+            report = judge(state, read_events(journal.path), ctx)
+            return {"passed": report.passed, "results": [r.model_dump() for r in report.results],
+                    "review": report.review, "review_diff": report.review_diff, "checks": report.checks}
 
-        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, watch)
+        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, watch, ctx.tracker)
         graph = build_graph(deps, saver)
         if require_pause and not graph.get_state(graph_config).interrupts:
             msg = f"run {run_id} is not waiting for an approval; use `tether resume {run_id}`"
@@ -334,7 +349,7 @@ def _stopped(meta: dict[str, Any], run_dir: Path, journal: Journal, graph: Any, 
     return rec.model_copy(update={"status": status, "reason": reason})
 
 
-def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, watch: WorkspaceWatch) -> Deps:
+def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, watch: WorkspaceWatch, tracker: ChangeTracker) -> Deps:
     from guardian.checker import check
 
     guardian_config = config.guardian
@@ -353,5 +368,5 @@ def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandb
         record_approval=lambda v, ok: hooks.record_approval(v, ok, run_id),
         shadow_record=lambda v, cmd, person: hooks.shadow_record(v, cmd, person, run_id),
         workspace_mount=config.sandbox.workspace_mount,
-        snapshot=watch.snapshot, changed=watch.changed, over_limit=watch.over_limit,
+        snapshot=watch.snapshot, changed=tracker.command_changes, over_limit=watch.over_limit, stray=tracker.stray,
     )

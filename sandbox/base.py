@@ -19,6 +19,8 @@ class ExecResult(BaseModel):
     timed_out: bool = False
     dropped_bytes: int = 0
     """Bytes of output cut from the middle to respect the output cap."""
+    secrets: list[str] = []
+    """What the sandbox's stream scanner (if one is set) found in the whole output, middle included."""
 
     @property
     def ok(self) -> bool:

@@ -30,6 +30,8 @@ class DockerSandboxConfig(BaseModel):
     """Drop every Linux capability."""
     no_new_privileges: bool = True
     """Forbid setuid/setcap privilege gains."""
+    allow_ptrace: bool = False
+    """Let commands use ptrace, process_vm_readv/writev, kcmp, pidfd_getfd and personality(ADDR_NO_RANDOMIZE), e.g. for a debugging task (gdb, strace). Off: the seccomp profile refuses them, so a command cannot inspect pid 1 or other processes. Tether's own probes run as another uid either way."""
     init: bool = True
     """Run docker's tiny init as PID 1 so orphaned processes are reaped."""
     pids_limit: int = Field(default=256, gt=0)

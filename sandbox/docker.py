@@ -2,7 +2,9 @@
 
 What it isolates, by default: no network (`none`), read-only root with a
 size-capped tmpfs on /tmp, no Linux capabilities, no privilege gain through
-setuid, a non-root user, process/memory/CPU limits. What it does not: the
+setuid, a non-root user, process/memory/CPU limits, and Tether's own
+seccomp allowlist (sandbox/seccomp.py: io_uring, ptrace, bpf, keyrings,
+mounts and namespaces refused). What it does not: the
 kernel is shared with the host (a kernel exploit escapes), the workspace is
 the host's own folder (the command can change or delete anything in it), and
 anything in the memory folder is readable. It is a strong fence against
@@ -23,6 +25,7 @@ import math
 import posixpath
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,9 +36,11 @@ from sandbox.config import DockerSandboxConfig, WorkspaceLimits
 from sandbox.engine import connect, docker_sdk
 from sandbox.errors import SandboxError
 from sandbox.images import ensure_image
+from sandbox.lending import LendingRecord, reclaim
 from sandbox.output import OutputCap, copy_stream
 from sandbox.processes import PROBE as PS_PROBE
 from sandbox.processes import Proc, parse, probe_user, reap_argv
+from sandbox.seccomp import security_opt
 from sandbox.workspace import Handover, check_folder, sandbox_user
 
 if TYPE_CHECKING:
@@ -84,6 +89,8 @@ class DockerSandbox:
         run_id: Labels the container (`tether.run`) so runs can be traced.
         client: A docker client to reuse; by default one is connected at start.
         limits: Deadline and depth of the host-side lending passes (`Handover`).
+        lending_record: Where a lending of the workspace is recorded until it is given
+            back, so the next sandbox on that workspace gives back what a crash kept.
     """
 
     def __init__(
@@ -95,6 +102,7 @@ class DockerSandbox:
         run_id: str | None = None,
         client: docker.DockerClient | None = None,
         limits: WorkspaceLimits | None = None,
+        lending_record: Path | None = None,
     ) -> None:
         self.config = config or DockerSandboxConfig()
         self.limits = limits or WorkspaceLimits()
@@ -104,10 +112,13 @@ class DockerSandbox:
         self.user: str | None = None
         """uid:gid the commands run as, chosen at start."""
         self._handover: Handover | None = None
+        self._record = LendingRecord(lending_record) if lending_record else None
         self._client = client
         self._container: Container | None = None
         self._shell = "bash"
         self._has_timeout = True
+        self.stream_scanner: Callable[[], Any] | None = None
+        """Makes, per exec, an object with `feed(bytes)` and `close() -> list[str]` that sees the whole output."""
 
     @property
     def container_id(self) -> str | None:
@@ -131,7 +142,11 @@ class DockerSandbox:
         if self._client is None:
             self._client = connect(self.config.docker_host)
         ensure_image(self._client, self.config.image, pull_missing=self.config.pull_missing)
+        if self._record is not None:
+            reclaim(self.workspace, self._record, self.limits)  # an earlier run died with the workspace lent
         self.user, self._handover = sandbox_user(self.config.user, self.workspace, self.limits)
+        if self._handover is not None:
+            self._handover.record = self._record
         name = f"tether-{self.run_id}-{uuid.uuid4().hex[:6]}"
         cleanup.track(self)
         try:
@@ -178,8 +193,9 @@ class DockerSandbox:
         }
         if c.cap_drop_all:
             args["cap_drop"] = ["ALL"]
+        args["security_opt"] = [security_opt(allow_ptrace=c.allow_ptrace)]
         if c.no_new_privileges:
-            args["security_opt"] = ["no-new-privileges:true"]
+            args["security_opt"].append("no-new-privileges:true")
         return args
 
     def _probe(self) -> None:
@@ -218,7 +234,8 @@ class DockerSandbox:
             raise SandboxError(msg)
         mark = f"{MARK}={uuid.uuid4().hex}"
         workdir = posixpath.join(self.config.workspace_mount, cwd) if cwd else self.config.workspace_mount
-        cap = OutputCap(self.config.output_limit_bytes)
+        scanner = self.stream_scanner() if self.stream_scanner else None
+        cap = OutputCap(self.config.output_limit_bytes, scanner.feed if scanner else None)
         since = time.time()
         exit_code, overran, duration = self._run(self._shell, command, timeout, cap, workdir=workdir, environment=[mark])
         timed_out = overran or (exit_code in TIMEOUT_CODES and duration >= timeout)
@@ -231,6 +248,7 @@ class DockerSandbox:
             duration_s=duration,
             timed_out=timed_out,
             dropped_bytes=cap.dropped,
+            secrets=scanner.close() if scanner else [],
         )
 
     def _run(self, shell: str, command: str, timeout: float, cap: OutputCap, **exec_args: Any) -> tuple[int | None, bool, float]:

@@ -45,7 +45,9 @@ def read_frames(read: Callable[[int], bytes | None]) -> Iterator[bytes]:
 class OutputCap:
     """Keep at most `limit` bytes: the head and the tail, count the middle dropped."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, observer: Callable[[bytes], None] | None = None) -> None:
+        self.observer = observer
+        """Sees every byte before the cap drops any (a secrets scanner)."""
         self.head_limit = limit // 2
         self.tail_limit = limit - self.head_limit
         self.head = bytearray()
@@ -55,6 +57,8 @@ class OutputCap:
     def add(self, data: bytes) -> None:
         """Append output; trims the tail only when it doubles, so adding stays cheap."""
         self.total += len(data)
+        if self.observer is not None:
+            self.observer(data)
         room = self.head_limit - len(self.head)
         if room > 0:
             self.head += data[:room]

@@ -34,6 +34,7 @@ from common.walk import (
     walk,
 )
 from sandbox.config import WorkspaceLimits
+from sandbox.lending import LendingRecord
 from sandbox.rootfs import SANDBOX_UID
 
 log = logging.getLogger(__name__)
@@ -141,6 +142,8 @@ class Handover:
         """(device, inode) -> owner before lending, for every inode the workspace held."""
         self.kept: list[str] = []
         """Entries not handed over or back (hardlinked from outside, setuid/setgid/caps), as shown names."""
+        self.record: LendingRecord | None = None
+        """Where the lending is kept on disk until it is given back (sandbox.lending), if anywhere."""
 
     def give(self) -> None:
         """Chown the tree to the sandbox user, recording what each lent inode had.
@@ -151,6 +154,8 @@ class Handover:
         Symlinks keep theirs too (a link's owner grants nothing here).
         """
         log.info("lending root-owned workspace %s to %d:%d until the sandbox closes", self.workspace, self.uid, self.gid)
+        if self.record is not None:  # before the first chown: a crash from here on is given back next time
+            self.record.save(self)
         with _pinned(self.workspace) as root:
             depth = self.limits.max_depth
             inside = _link_counts(root, Deadline(self.limits.host_pass_seconds, "lending the workspace"), depth)
@@ -167,6 +172,8 @@ class Handover:
                     self.kept.append(shown(entry.rel))
                     continue
                 chown_entry(entry, self.uid, self.gid)
+        if self.record is not None:
+            self.record.save(self)  # with every inode's owner before lending
 
     def _give_root(self, root: int) -> None:
         st = os.fstat(root)
@@ -199,6 +206,8 @@ class Handover:
                     continue
                 chown_entry(entry, *want)
         self.original.clear()
+        if self.record is not None:
+            self.record.clear()
 
 
 @contextlib.contextmanager

@@ -2,7 +2,8 @@
 # Set up everything Tether needs on a Debian/Ubuntu machine, idempotently:
 # Debian's docker.io and image-building tools, a running Docker engine,
 # a virtual environment in .venv with Tether installed, the sandbox image.
-# Dev tools (`--dev` or TETHER_DEV=1; scripts/test.sh and .ci/run ask for them):
+# Dev tools (`--dev`; scripts/test.sh asks for them; not a TETHER_* variable,
+# since those are read as configuration keys):
 # Debian's chromium, which the report tests open pages in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 [ -x /bin/busybox ] || need+=(busybox-static)
 [ -x /bin/bash-static ] || need+=(bash-static)
 python3 -m venv --help >/dev/null 2>&1 || need+=(python3-venv)
-if [ "${1:-}" = "--dev" ] || [ "${TETHER_DEV:-0}" = "1" ]; then
+if [ "${1:-}" = "--dev" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
 if [ ${#need[@]} -gt 0 ]; then

@@ -9,6 +9,7 @@ import pytest
 from guardian.gate import Evidence, check_gate, goal_flags
 from guardian.gate_evidence import (
     Budgets,
+    CheckRun,
     Claim,
     CommandEvidence,
     PlanStepEvidence,
@@ -30,7 +31,7 @@ def good() -> Evidence:
             CommandEvidence(id="write/0/0", step="write", command="printf x > greet.sh", executed=True, exit_code=0, changed=["greet.sh"]),
             CommandEvidence(id="write/1/0", step="write", command="bash test_greet.sh", executed=True, exit_code=0, output="PASS"),
         ],
-        claimed_reads=["greet.sh"],
+        claimed_reads=["test_greet.sh"],
         claimed_changes=["greet.sh"],
         diff_added=["greet.sh"],
         changed_texts={"greet.sh": "echo hello"},
@@ -43,11 +44,18 @@ def good() -> Evidence:
         lessons_used=["L1"],
         lessons_recorded=["L1"],
         processes=[],
+        checks=[CheckRun(command="bash test_greet.sh", source="plan", kind="test", authored=True, after_exit=0, before_exit=1)],
+        before_ran=True,
+        artifact_types={"greet.sh": "file"},
     )
 
 
 def _cmd(ev: Evidence, i: int, **kw: object) -> None:
     ev.commands[i] = ev.commands[i].model_copy(update=kw)
+
+
+def _check(ev: Evidence, **kw: object) -> None:
+    ev.checks[0] = ev.checks[0].model_copy(update=kw)
 
 
 def _deny_then_retry(ev: Evidence) -> None:
@@ -62,8 +70,8 @@ BREAK: dict[str, Callable[[Evidence], None]] = {
     "R04": lambda ev: setattr(ev, "claimed_reads", ["secret.txt"]),
     "R05": lambda ev: setattr(ev, "claimed_changes", ["other.py"]),
     "R06": lambda ev: (setattr(ev, "diff_added", []), _cmd(ev, 0, changed=[])),
-    "R07": lambda ev: ev.commands.reverse(),
-    "R08": lambda ev: _cmd(ev, 1, exit_code=1),
+    "R07": lambda ev: _check(ev, before_exit=0),
+    "R08": lambda ev: _check(ev, after_exit=1),
     "R09": lambda ev: _cmd(ev, 1, cwd="/etc"),
     "R10": _deny_then_retry,
     "R11": lambda ev: _cmd(ev, 1, decision="ask", enforced="allow", approval="refused"),
@@ -112,6 +120,7 @@ def test_requirement_passes_on_sound_evidence(rid):
 def test_claim_without_evidence_never_passes_on_words_alone():
     ev = good()
     ev.commands = []
+    ev.checks = []
     ev.claims = [Claim(text="all tests pass", command="bash test_greet.sh")]
     report = check_gate(ev)
     assert {"R07", "R08", "R13"} <= set(report.failed)
@@ -171,20 +180,6 @@ def test_r13_a_claim_cites_the_command_that_passed_not_a_part_of_it():
     assert _status(ev, "R13") == "fail"
 
 
-def test_r07_a_fragment_of_a_verify_text_is_no_verification():
-    ev = good()
-    _cmd(ev, 1, command="bash")  # exit 0 on empty stdin; only a fragment of the plan's `bash test_greet.sh`
-    assert _status(ev, "R07") == "fail"
-    assert _status(ev, "R08") == "fail"
-
-
-def test_r07_a_verify_text_in_prose_counts_by_its_quoted_command():
-    ev = good()
-    ev.plan = [PlanStepEvidence(id="write", verify="run `sh check.sh` and expect OK")]
-    _cmd(ev, 1, command="sh check.sh")
-    assert _status(ev, "R07") == "pass"
-
-
 @pytest.mark.parametrize(
     ("command", "is_check"),
     [
@@ -194,11 +189,12 @@ def test_r07_a_verify_text_in_prose_counts_by_its_quoted_command():
         ("bash greet.sh tether", False),
         ("cat notes.txt", False),
         ("make", False),
+        ("[ -f out.txt ] && echo yes", False),
+        ("grep -c . log.txt", False),
         ("bash test_greet.sh", True),
         ("python3 -m pytest -q", True),
         ("timeout 5 pytest -x", True),
         ("FOO=1 go test ./...", True),
-        ("[ -f out.txt ] && echo yes", True),
         ("grep -c once log.txt", True),
         ("make test", True),
         ("./test_x.sh", True),

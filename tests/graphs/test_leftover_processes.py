@@ -15,7 +15,7 @@ def test_a_leftover_named_like_the_probe_fails_r15(tether):
     code, out, err = tether.run(SCENARIOS / "disguised-leftover.yaml")
     assert code == 1, err
     failed = {rid for rid, r in out["gate"].items() if r["status"] == "fail"}
-    assert failed == {"R15"}
+    assert failed == {"R15"}, out
     assert "tr -d x" in out["gate"]["R15"]["evidence"]
 
 

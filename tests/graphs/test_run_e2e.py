@@ -36,11 +36,11 @@ def test_verified_success_example_passes_the_gate(tether):
     assert "completion gate" in err
 
 
-def test_unverified_claim_example_fails_r07_r08_r13(tether):
+def test_unverified_claim_example_fails_r07_r08_r12_r13(tether):
     code, out, _ = tether.run(EXAMPLES / "unverified-claim.yaml")
     assert code == 1
     assert out["status"] == "failed"
-    assert _failed(out["gate"]) == {"R07", "R08", "R13"}
+    assert _failed(out["gate"]) == {"R07", "R08", "R12", "R13"}
 
 
 def test_cascade_repair_example_blocks_dependents_then_repairs(tether):

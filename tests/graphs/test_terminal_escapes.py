@@ -77,3 +77,19 @@ def test_run_on_a_terminal_shows_hostile_text_escaped(tiny_image: str, tmp_path:
     assert "\\x1b]8;;http://evil" in text  # the command cell of the live table
     assert "done \\x1b[2J \\u202eevil\\u202c [bold]markup[/] ab\\rXY" in text  # the summary, markup kept literal
     assert proc.returncode in (0, 1)
+
+
+def test_sandbox_exec_output_is_escaped_on_a_terminal_and_raw_in_a_pipe(tiny_image: str, tmp_path: Path):
+    argv = [sys.executable, "-m", "runtime.cli", "sandbox", "exec", "--image", tiny_image, "--home", str(tmp_path),
+            "--", "printf 'a\\033[2Jb\\r\\n'"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT)
+    os.close(slave)
+    buf = bytearray()
+    _read_until(master, b"\x00never", buf, time.monotonic() + 120)
+    proc.wait(timeout=30)
+    os.close(master)
+    assert b"a\\x1b[2Jb\\r" in buf and b"\x1b[2J" not in buf
+    piped = subprocess.run(argv, capture_output=True, env=env, cwd=ROOT, timeout=120, check=True)
+    assert piped.stdout == b"a\x1b[2Jb\r\n"  # data through a pipe stays as it is

@@ -47,6 +47,9 @@ DENY = [
     "x='$(rm -rf /)'; echo ${x@P}",
     "echo 'ez -es /' | tr 'a-z' 'n-za-m' | sh",
     "echo 'rxm -rf /' | tr -d x | sh",
+    "cat /???/s?ad??",
+    "/???/?at /e??/sh*",
+    "echo key >> ~/.ssh/authorized_k*",
 ]
 ASK = [  # values known only at run time
     "read c < /tmp/cmd; $c",
@@ -76,6 +79,9 @@ ALLOW = [
     "for i in 1 2 3; do mkdir -p run_$((i*2)); done",
     "echo $((1+2)) $((7/2)) $((-7%3))",
     "echo hello | tr a-z A-Z",
+    "ls /etc/*",
+    "cat /etc/*.conf",
+    "grep -r foo /etc/*",
 ]
 
 
@@ -137,3 +143,27 @@ def test_trim_matches_bash_semantics(value: str, op: str, pattern: str) -> None:
         hits = [k for k in cuts if fnmatch.fnmatchcase(value[len(value) - k :], pattern)]
         want = value[: len(value) - (max(hits) if op == "%%" else min(hits))] if hits else value
     assert got == want
+
+
+# -- fuzz: a deny payload hidden behind one of these techniques is never allowed -----------------
+# {c}: the command, {C}: upper-cased, {i}: words joined by commas, {x}: first "rm" as XX, {v}: a name
+_TECHNIQUES = [
+    "IFS=,; {v}={i}; ${v}", "printf -v {v} '%s' '{c}'; ${v}", "read -r {v} <<< '{c}'; ${v}",
+    "declare -n {v}r={v}; {v}='{c}'; ${v}r", "{v}p={v}; {v}='{c}'; ${{!{v}p}}", "{v}='{C}'; ${{{v},,}}",
+    "set -- {c}; \"$@\"", "{v}='{x}'; ${{{v}/XX/rm}}", "{v}='{c}'; eval \"${v}\"",
+]
+
+
+def _hide(technique: str, cmd: str, v: str) -> str:
+    return technique.format(c=cmd, C=cmd.upper(), i=",".join(cmd.split()), x=cmd.replace("rm", "XX", 1), v=v)
+
+
+_PAYLOADS = ["rm -rf /", "rm -rf /home", "chmod u+s /bin/bash", "mkfs.ext4 /dev/sda1", "shutdown -h now"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(_PAYLOADS), st.sampled_from(_TECHNIQUES), st.sampled_from(["c", "cmd", "x1"]),
+       st.sampled_from(["", "true; ", "cd /tmp && ", "export A=1; "]))
+def test_fuzz_hidden_payload_never_allowed(payload: str, technique: str, var: str, prefix: str) -> None:
+    command = prefix + _hide(technique, payload, var)
+    assert judge(command).decision != "allow", command

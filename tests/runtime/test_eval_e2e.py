@@ -22,9 +22,9 @@ TASKS = ROOT / "examples" / "tasks"
 pytestmark = pytest.mark.docker
 
 
-def _eval(tmp_path: Path, image: str, *extra: str):
-    args = ["eval", str(TASKS), "--model", "scripted:task", "--image", image, "--json", "--jobs", "4",
-            "--out", str(tmp_path / "out"), "--home", str(tmp_path / "home"), *extra]
+def _eval(tmp_path: Path, image: str, trials: str = "1"):
+    args = ["eval", str(TASKS), "--model", "scripted:task", "--image", image, "--json", "--jobs", "4", "--trials", trials,
+            "--out", str(tmp_path / "out"), "--home", str(tmp_path / "home")]
     result = CliRunner().invoke(app, args, env={"TETHER_SANDBOX__DEFAULT_TIMEOUT_S": "30"})
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
@@ -84,6 +84,12 @@ def test_eval_runs_every_method_and_its_numbers_follow_from_the_table(tmp_path, 
     used = json.loads((run / "memory.json").read_text())["lessons_used"]
     assert used and all(u.startswith("L-") for u in used)
     assert (tmp_path / "out" / "eval.md").read_text().count("|") > 20
+    # lessons-only got the same lesson with no sources and no descent rules; memory got both.
+    [lessons_run] = (tmp_path / "out" / "cells" / "csv-count" / "lessons-only-1" / "home" / "runs").iterdir()
+    bare = json.loads((lessons_run / "run.json").read_text())["memory_context"]
+    full = json.loads((run / "run.json").read_text())["memory_context"]
+    assert used[0] in bare and "/memory" not in bare and "first action" not in bare
+    assert used[0] in full and "/memory/runs/" in full and "before your first action" in full
 
     # Resume: kept cells are not run again; a cell without a result (interrupted) runs again.
     kept = json.loads((tmp_path / "out" / "cells" / "greet-script" / "rerun-2" / "result.json").read_text())["run_id"]
@@ -97,5 +103,5 @@ def test_eval_runs_every_method_and_its_numbers_follow_from_the_table(tmp_path, 
     assert [r["reference"] for r in again["table"]] == [r["reference"] for r in before]
 
     # Other settings in the same folder are refused, not mixed in.
-    code, _, err = _eval(tmp_path, tiny_image, "--trials", "2")
+    code, _, err = _eval(tmp_path, tiny_image, trials="2")
     assert code == 2 and "other settings" in err

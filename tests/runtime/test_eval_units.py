@@ -70,3 +70,26 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path) -> None:
     result = CliRunner().invoke(app, ["eval", str(tmp_path / "tasks"), "--model", "scripted:task", "--home", str(tmp_path)])
     assert result.exit_code == 2 and "no scripted scenario" in result.stderr
     assert not (tmp_path / "evals").exists()  # nothing started
+
+
+def test_cells_run_in_memory_chain_order(tmp_path) -> None:
+    from runtime.config import load_config
+    from runtime.eval_cells import EvalContext
+    from runtime.eval_run import EvalOptions, plan_cells
+
+    ts = load_tasks(TASKS)
+    options = EvalOptions(tasks=TASKS, model_spec="scripted:task", out=tmp_path, trials=2)
+    ctx = EvalContext(config=load_config(tmp_path / "home", environ={}), model_spec="scripted:task", out=tmp_path,
+                      project="eval:tasks", images={})
+    phases = plan_cells(ts, options, ctx)
+    names = [[c.name for c in p] for p in phases]
+    # baselines and the first training step together, then the second training step, then every test cell
+    assert {n for n in names[0] if "train" in n} == {"csv-max/train-1", "csv-max/train-2"}
+    assert names[1] == ["csv-total/train-1", "csv-total/train-2"]
+    test_cells = {c.name: c for c in phases[2]}
+    assert len(test_cells) == 5 * 2 * 2  # five test tasks x (memory, lessons-only) x 2 trials
+    trained = [tmp_path / "cells" / "csv-total" / "train-2" / "home" / "memory",
+               tmp_path / "cells" / "csv-max" / "train-2" / "home" / "memory"]
+    assert test_cells["csv-count/memory-2"].memory_from == trained
+    assert test_cells["csv-count/lessons-only-2"].memory_from == trained  # the same memory, read without sources
+    assert sum(c.method == "no-memory" for c in phases[0]) == 15 and sum(c.method == "rerun" for c in phases[0]) == 15

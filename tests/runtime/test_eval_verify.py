@@ -46,3 +46,23 @@ def test_without_a_reward_file_the_exit_status_decides(tmp_path, tiny_image) -> 
     assert verify(task, ws, cfg, cell, "ex-1", 60) == (False, "test.sh exit 1")
     (ws / "done.txt").write_text("yes")
     assert verify(task, ws, cfg, cell, "ex-2", 60) == (True, "test.sh exit 0")
+
+
+def test_a_cell_that_cannot_run_is_listed_and_retried(tmp_path, tiny_image) -> None:
+    from runtime.config import load_config
+    from runtime.eval_run import EvalOptions, run_eval
+
+    task = tmp_path / "tasks" / "t1"
+    for sub in ("tests", "scripted", "environment"):
+        (task / sub).mkdir(parents=True)
+    (task / "instruction.md").write_text("Create done.txt.")
+    (task / "tests" / "test.sh").write_text("[ -f done.txt ]\n")
+    (task / "scripted" / "default.yaml").write_text("responses: [unclosed\n")  # broken: every cell errors
+    cfg = load_config(tmp_path / "home", environ={})
+    options = EvalOptions(tasks=tmp_path / "tasks", model_spec="scripted:task", out=tmp_path / "out", image=tiny_image,
+                          reference_trials=1, rerun_trials=0, trials=1)
+    report = run_eval(cfg, options)
+    assert len(report["errors"]) == 3 and "not valid YAML" in report["errors"][0]
+    assert report["summary"]["tasks_measured"] == 0  # an error is never counted as a failure
+    result = tmp_path / "out" / "cells" / "t1" / "no-memory-1" / "result.json"
+    assert '"status": "error"' in result.read_text()

@@ -68,14 +68,15 @@ def test_live_table_and_final_report_show_hostile_text_escaped(tmp_path: Path):
         run_id="r1", goal="g", workspace=tmp_path, run_dir=tmp_path, status="failed",
         reason=HOSTILE, summary={"text": HOSTILE},
         gate={"passed": False, "results": [{"id": "R15", "title": "no processes left running", "status": "fail",
-                                           "evidence": "still running: 7 " + HOSTILE}]},
+                                           "evidence": "still running: 7 " + HOSTILE}],
+              "review": ["tests changed: " + HOSTILE], "review_diff": "+" + HOSTILE},
         memory={"memory_error": HOSTILE},
     )
     render_final(console, record)
     text = console.export_text()
     _no_raw(text)
     assert "s[bold]1[/]\\x1b[2J" in text
-    assert text.count("[bold]markup[/]") == 5  # command cell, summary, gate evidence, memory error, reason
+    assert text.count("[bold]markup[/]") == 7  # command cell, summary, gate evidence, review, its diff, memory error, reason
     _visible(text)
 
 

@@ -1,0 +1,106 @@
+"""Gate time as a share of run time, on the real engine.
+
+Runs `tether run` (scripted model, real Docker sandbox, real runner) on the
+bundled examples and on a 200-file project in which the model fixes one
+file and the person gives `--verify 'bash test.sh'`. The gate now re-runs
+every check in a fresh shell and again in a second sandbox on the pre-run
+copy, lists /tmp and scans the written files for secrets; its time is read
+from the journal (summary written -> gate recorded), the run's from its
+start and end events.
+
+    .venv/bin/python bench/gate_share.py [--image tether-sandbox:tiny] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+# bench/ holds other benches named like packages (bench/sandbox.py): keep it off the path.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from typer.testing import CliRunner  # noqa: E402
+
+from common.events import GateRecorded, RunEnded, RunStarted, SummaryWritten, read_events  # noqa: E402
+from runtime.cli import app  # noqa: E402
+
+PROJECT_SCRIPT = """
+goal: Fix greet.sh so that it prints "hello, NAME" for its first argument; test.sh checks it.
+responses:
+  planner:
+    - tool_calls:
+        - name: submit_plan
+          args: {steps: [{id: fix, description: fix greet.sh, depends_on: [], verify: bash test.sh}]}
+  actor:
+    fix:
+      - tool_calls:
+          - {name: run_shell, args: {command: "cat greet.sh test.sh"}}
+          - name: run_shell
+            args: {command: "printf '#!/bin/bash\\\\necho \\\\"hello, ${1:-world}\\\\"\\\\n' > greet.sh"}
+          - {name: run_shell, args: {command: bash test.sh}}
+          - {name: finish_step, args: {summary: fixed, files_read: [greet.sh, test.sh], files_changed: [greet.sh]}}
+  summarizer:
+    - tool_calls:
+        - name: submit_summary
+          args: {text: greet.sh fixed, files: [greet.sh], commands: [bash test.sh], claims: [{text: test passes, command: bash test.sh}]}
+"""
+TEST_SH = 'out=$(bash greet.sh tether)\n[ "$out" = "hello, tether" ] || { echo "FAIL: $out"; exit 1; }\n'
+
+
+def project(workspace: Path, files: int = 200) -> None:
+    """A 200-file project: source folders of 4 KiB files, a broken greet.sh and its test."""
+    for i in range(files - 2):
+        path = workspace / f"src/pkg{i // 20}/mod{i}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"module {i}\n" + "x" * 4000 + "\n")
+    (workspace / "greet.sh").write_text("echo hi\n")
+    (workspace / "test.sh").write_text(TEST_SH)
+
+
+def one_run(script: Path, image: str, setup: bool, verify: list[str]) -> tuple[float, float, str, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp) / "ws"
+        ws.mkdir()
+        if setup:
+            project(ws)
+        home = Path(tmp) / "home"
+        args = ["run", "--model", f"scripted:{script}", "--workspace", str(ws), "--no-memory", "--json", "--home", str(home)]
+        args += [a for v in verify for a in ("--verify", v)]
+        result = CliRunner().invoke(app, args, env={"TETHER_SANDBOX__IMAGE": image})
+        out = json.loads(result.stdout)
+        events = read_events(home / "runs" / out["run_id"] / "journal.jsonl")
+        start = next(e.ts for e in events if isinstance(e, RunStarted))
+        end = next(e.ts for e in events if isinstance(e, RunEnded))
+        summary = next(e.ts for e in events if isinstance(e, SummaryWritten))
+        gate = next(e for e in events if isinstance(e, GateRecorded))
+        return end - start, gate.ts - summary, out["status"], len([c for c in gate.checks if c.get("after_exit") is not None])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--image", default="tether-sandbox:tiny")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        proj = Path(tmp) / "project.yaml"
+        proj.write_text(PROJECT_SCRIPT)
+        cases = [(ROOT / "examples" / n, False, []) for n in ("verified-success.yaml", "cascade-repair.yaml", "unverified-claim.yaml")]
+        cases.append((proj, True, ["bash test.sh"]))
+        print(f"image {args.image}, median of {args.repeat} runs each")
+        print(f"{'run':<26} {'status':<8} {'checks':>6} {'run s':>7} {'gate s':>7} {'gate share':>10}")
+        for script, setup, verify in cases:
+            runs = [one_run(script, args.image, setup, verify) for _ in range(args.repeat)]
+            total = statistics.median(r[0] for r in runs)
+            gate = statistics.median(r[1] for r in runs)
+            name = "200-file project" if setup else script.stem
+            print(f"{name:<26} {runs[0][2]:<8} {runs[0][3]:>6} {total:>7.2f} {gate:>7.2f} {gate / total:>9.0%}")
+
+
+if __name__ == "__main__":
+    main()

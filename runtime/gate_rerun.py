@@ -1,0 +1,209 @@
+"""The gate runs the checks itself: in a fresh shell, on the final workspace and on the pre-run copy.
+
+Parts: `fresh()` (a command wrapped in `env -i` + `bash --noprofile --norc -o
+pipefail`: default PATH, no functions, aliases or rc files), `collect_checks()`
+(every verify of every plan version, the person's checks, the claims' and the
+journal's real checks), `rerun()` (each check on the final workspace, then on
+a scratch copy of the pre-run snapshot in a second sandbox, with the run's own
+test files laid over it, SWE-bench style), and `is_test_path()`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from common.events import Event, PlanAccepted, Replanned
+from common.walk import read_rel
+from guardian.gate_checks import COUNTING, classify, empty_test_run
+from guardian.gate_evidence import CheckRun, CommandEvidence
+from guardian.gate_verify import verify_commands
+from runtime.snapshot import SNAPSHOT_DIR, SnapshotManifest, clone_fd, from_text
+from sandbox.base import Sandbox
+
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+FRESH_ENV = (
+    f"PATH={DEFAULT_PATH} HOME=/tmp/.tether-gate-home LANG=C.UTF-8 "
+    "PYTHONDONTWRITEBYTECODE=1 PYTHONPYCACHEPREFIX=/tmp/.tether-gate-pyc"
+)
+"""PYTHONPYCACHEPREFIX also makes Python ignore any `__pycache__` the run planted in the workspace."""
+MAX_MODEL_CHECKS = 8
+OUTPUT_KEEP = 2000
+SCRIPT_READ_CAP = 262_144
+TEST_DIRS = frozenset({"tests", "test", "spec", "specs", "__tests__", "testing"})
+TEST_FILE = re.compile(
+    r"^(test[\w.-]*|[\w.-]*_tests?\.\w+|[\w.-]*\.(test|spec)\.\w+|[\w.-]*_spec\.\w+|conftest\.py|pytest\.ini|tox\.ini|[\w.-]*\.bats)$"
+)
+Checker = Callable[[str], str]
+"""The guardian's decision (allow/ask/deny) on a command the model wrote."""
+
+
+def fresh(command: str) -> str:
+    """`command` in a clean shell: empty environment but a default PATH, no rc files, pipefail."""
+    return f"env -i {FRESH_ENV} bash --noprofile --norc -o pipefail -c {shlex.quote(command)}"
+
+
+def is_test_path(rel: str) -> bool:
+    """A test file by name or place (test_x.py, x_test.go, x.spec.js, tests/..., conftest.py)."""
+    parts = rel.split("/")
+    return TEST_FILE.match(parts[-1]) is not None or any(p in TEST_DIRS for p in parts[:-1])
+
+
+def _norm(cmd: str) -> str:
+    return " ".join(cmd.split())
+
+
+def collect_checks(events: Sequence[Event], person: Sequence[str], summary: dict[str, Any], commands: Sequence[CommandEvidence]) -> list[CheckRun]:
+    """Every check to re-run: the person's, then every plan version's verifies, the claims', the journal's."""
+    found: dict[str, CheckRun] = {}
+
+    def add(command: str, source: str, pipefail: bool) -> None:
+        command = _norm(command)
+        if not command or command in found:
+            return
+        c = classify(command, pipefail=pipefail)
+        if source != "person" and not c.counts:
+            if source == "plan":
+                found[command] = CheckRun(command=command, source="plan", kind=c.kind, reason=c.reason, skipped=f"not a check: {c.reason}")
+            return
+        found[command] = CheckRun(command=command, source=source, kind=c.kind, reason=c.reason)  # type: ignore[arg-type]
+
+    for cmd in person:
+        add(cmd, "person", True)
+    for e in events:
+        steps = e.steps if isinstance(e, PlanAccepted) or (isinstance(e, Replanned) and e.accepted) else []
+        for step in steps:
+            for cmd in verify_commands(str(step.get("verify") or "")):
+                add(cmd, "plan", True)
+    for claim in summary.get("claims", []) or []:
+        if isinstance(claim, dict) and claim.get("command"):
+            add(str(claim["command"]), "claim", False)
+    for cmd in summary.get("commands", []) or []:
+        add(str(cmd), "claim", False)
+    ran = [c.command for c in commands if c.executed and c.tool == "run_shell" and c.exit_code == 0]
+    for cmd in list(dict.fromkeys(reversed(ran)))[:4]:
+        add(cmd, "journal", False)
+    person_checks = [c for c in found.values() if c.source == "person"]
+    model = [c for c in found.values() if c.source != "person"]
+    for c in model[MAX_MODEL_CHECKS:]:
+        c.skipped = c.skipped or f"over the limit of {MAX_MODEL_CHECKS} model checks"
+    return person_checks + model
+
+
+def _script_files(check: CheckRun, workspace: Path) -> list[str]:
+    scripts = classify(check.command, pipefail=True).scripts
+    out = []
+    for s in scripts:
+        rel = os.path.normpath(s.removeprefix("./"))
+        if not rel.startswith(("..", "/")):
+            out.append(rel)
+    return [r for r in out if read_rel(workspace, r, 0) is not None]
+
+
+def mark_authorship(checks: list[CheckRun], workspace: Path, changed: list[str]) -> list[str]:
+    """Set `authored`/`exercises_change`; return the run's test files to lay over the pre-run copy."""
+    changed_set = set(changed)
+    subjects = [p for p in changed if not is_test_path(p)]
+    names = {n for p in subjects for n in (p, os.path.basename(p), os.path.splitext(os.path.basename(p))[0]) if len(n) > 1}
+    pattern = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w-])") if names else None
+    overlay = {p for p in changed if is_test_path(p)}
+    for c in checks:
+        if c.skipped or (c.source != "person" and c.kind not in COUNTING):
+            continue
+        scripts = _script_files(c, workspace)
+        own = [s for s in scripts if s in changed_set]
+        overlay.update(own)
+        if own:
+            c.authored = True
+            text = c.command + "\n" + "\n".join((read_rel(workspace, s, SCRIPT_READ_CAP) or b"").decode("utf-8", "replace") for s in own)
+            c.exercises_change = bool(pattern and pattern.search(text))
+    return sorted(overlay)
+
+
+def _run(sandbox: Sandbox, command: str, timeout_s: float) -> tuple[int, str]:
+    res = sandbox.exec(fresh(command), timeout_s=timeout_s)
+    return res.exit_code, res.output
+
+
+def _result_after(check: CheckRun, code: int, output: str) -> None:
+    check.after_exit = code
+    check.empty = empty_test_run(output)
+    check.after_output = output[-OUTPUT_KEEP:]
+
+
+def build_before(run_dir: Path, workspace: Path, overlay: list[str]) -> Path:
+    """A scratch copy of the pre-run snapshot, with the run's test files laid over it.
+
+    FIFOs, sockets and devices are left out (a check must not hang on one).
+    """
+    snap = run_dir / SNAPSHOT_DIR
+    man = SnapshotManifest.model_validate_json((snap / "manifest.json").read_text(encoding="utf-8"))
+    dest = run_dir / "gate-before"
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(mode=0o755)
+    reflink = True
+    for key, entry in man.entries.items():  # walk order: parents first
+        rel = from_text(key)
+        target = dest / rel
+        if entry.type == "dir":
+            target.mkdir(mode=0o755, exist_ok=True)
+        elif entry.type == "symlink":
+            os.symlink(from_text(entry.target or ""), target)
+        elif entry.type == "file":
+            src = os.open(snap / "files" / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, entry.mode | 0o600)
+                try:
+                    reflink, _ = clone_fd(src, out, os.fstat(src).st_size, reflink)
+                finally:
+                    os.close(out)
+            finally:
+                os.close(src)
+    for rel in overlay:
+        data = read_rel(workspace, rel, SCRIPT_READ_CAP)
+        if data is None:
+            continue
+        target = dest / rel
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return dest
+
+
+def rerun(
+    checks: list[CheckRun], *, sandbox: Sandbox, guard: Checker, timeout_s: float,
+    before: Callable[[], Sandbox] | None,
+) -> tuple[bool, str]:
+    """Run every runnable check now, then (when `before` gives a sandbox) on the pre-run copy.
+
+    Returns whether the pre-run side ran, or why not.
+    """
+    todo = []
+    for c in checks:
+        if c.skipped:
+            continue
+        if c.source != "person":
+            decision = guard(c.command)
+            if decision != "allow":
+                c.skipped = f"the guardian says {decision}"
+                continue
+        _result_after(c, *_run(sandbox, c.command, timeout_s))
+        todo.append(c)
+    if before is None:
+        return False, "no pre-run snapshot"
+    if not todo:
+        return False, "no check to run"
+    box = before()
+    try:
+        for c in todo:
+            c.before_exit, _ = _run(box, c.command, timeout_s)
+    finally:
+        box.close()
+    return True, ""

@@ -1,0 +1,120 @@
+"""The gate node's work: gather every piece of evidence, re-run the checks, judge.
+
+Parts: `GateContext` (what the runner hands over once per run) and
+`judge()`, which builds the `Evidence` from the journal, the workspace, the
+sandbox and the gate's own re-run of every check (after the run, and on a
+scratch copy of the pre-run snapshot in a second sandbox), then checks it
+against R01-R18. The diff of tampered tests is saved as `<run>/tests.diff`.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from common.events import Event
+from guardian.gate import GateReport, check_gate
+from guardian.gate_evidence import real_changes
+from runtime.config import TetherConfig
+from runtime.evidence import build_evidence, list_processes
+from runtime.gate_rerun import build_before, collect_checks, mark_authorship, rerun
+from runtime.gate_scan import (
+    ChangeTracker,
+    artifact_types,
+    escaping_links,
+    file_secrets,
+    outside_files,
+    shadowing,
+    tampering,
+)
+from runtime.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
+from runtime.workspace import FileState, diff
+from sandbox.base import Sandbox
+from sandbox.config import WorkspaceLimits
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class GateContext:
+    """What one run's gate needs besides the state and the journal."""
+
+    config: TetherConfig
+    workspace: Path
+    run_dir: Path
+    start: dict[str, FileState]
+    final: Callable[[], dict[str, FileState]]
+    """The workspace's manifest now (a bounded walk)."""
+    sandbox: Sandbox
+    before_sandbox: Callable[[Path], Sandbox]
+    """Starts a sandbox on a scratch folder (the pre-run copy)."""
+    guard: Callable[[str], str]
+    """The guardian's decision on a command the model wrote (the gate re-runs only `allow`)."""
+    person_checks: list[str] = field(default_factory=list)
+    lessons_used: list[str] = field(default_factory=list)
+    baseline: Any = None
+    """The sandbox's processes at its start (runtime.evidence.list_processes)."""
+    tracker: ChangeTracker = field(default_factory=ChangeTracker)
+
+
+def ensure_snapshot(workspace: Path, run_dir: Path, limits: WorkspaceLimits) -> None:
+    """The pre-run copy the gate runs the checks on (the trust hooks may have taken it already)."""
+    if (run_dir / SNAPSHOT_DIR / "manifest.json").is_file():
+        return
+    try:
+        snapshot(workspace, run_dir, limits)
+    except SnapshotError as e:  # no snapshot: the gate says so in R07 for a goal that changes something
+        log.warning("no pre-run snapshot of %s: %s", workspace, e)
+
+
+def gate_guard(config: TetherConfig) -> Callable[[str], str]:
+    """The guardian's decision on a check the model wrote, before the gate runs it."""
+    from guardian.checker import check
+    from guardian.verdict import CheckContext
+
+    context = CheckContext(workspace=Path(config.sandbox.workspace_mount))
+    return lambda command: check(command, context, config.guardian).decision
+
+
+def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> GateReport:
+    """All the evidence, the gate's own checks, and the verdict R01-R18."""
+    cfg, ws = ctx.config, ctx.workspace
+    mount = cfg.sandbox.workspace_mount
+    end = ctx.final()
+    ev = build_evidence(
+        state, events, workspace=ws, start_manifest=ctx.start, processes=list_processes(ctx.sandbox, ctx.baseline),
+        baseline=ctx.baseline, limits=cfg.run, lessons_used=ctx.lessons_used, mount=mount, end_manifest=end,
+    )
+    delta = diff(ctx.start, end)
+    written = real_changes([*delta.added, *delta.modified])
+    ev.stray_changes = sorted({*ev.stray_changes, *ctx.tracker.stray(end)})
+    ev.outside_files = outside_files(ctx.sandbox)
+    ev.escaping_links = escaping_links(end, mount)
+    ev.artifact_types = artifact_types(ws, ev.artifacts, mount)
+    ev.review, ev.review_diff = tampering(ctx.start, end, ev.commands, ctx.run_dir, ws)
+    ev.shadowing = shadowing(ctx.start, end)
+    ev.file_secrets = file_secrets(ws, written, int(state.get("started_at", 0) * 1e9))
+    checks = collect_checks(events, ctx.person_checks, state.get("summary") or {}, ev.commands)
+    overlay = mark_authorship(checks, ws, written)
+    has_snapshot = (ctx.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
+    wants_before = ev.wants_change or bool(real_changes(delta.changed))
+    before = (lambda: ctx.before_sandbox(build_before(ctx.run_dir, ws, overlay))) if has_snapshot and wants_before else None
+    try:
+        ev.before_ran, ev.before_note = rerun(
+            checks, sandbox=ctx.sandbox, guard=ctx.guard, timeout_s=cfg.run.verify_timeout_s, before=before,
+        )
+    except Exception as e:  # the pre-run side failing must not crash the gate: R07 says why
+        ev.before_ran, ev.before_note = False, f"{type(e).__name__}: {e}"
+    finally:
+        shutil.rmtree(ctx.run_dir / "gate-before", ignore_errors=True)
+    if not has_snapshot and wants_before:
+        ev.before_note = "no pre-run snapshot of the workspace"
+    ev.checks = checks
+    report = check_gate(ev)
+    if report.review_diff:
+        (ctx.run_dir / "tests.diff").write_text(report.review_diff, encoding="utf-8")
+    return report
