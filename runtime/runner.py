@@ -284,6 +284,7 @@ def _drive(
             before_sandbox=lambda scratch: sandbox_factory(scratch, config, f"{run_id}-before", None),
             guard=gate_guard(config), person_checks=list(meta.get("verify") or []),
             lessons_used=meta.get("lesson_ids", []), baseline=list_processes(sandbox),
+            tracker=ChangeTracker(watch.changed),
         )
 
         def gate(state: dict[str, Any]) -> dict[str, Any]:

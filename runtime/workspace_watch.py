@@ -46,6 +46,8 @@ class WorkspaceWatch:
         self.generation = 0
         self.history: dict[int, dict[str, FileState | None]] = {}
         """Live refresh number -> entries it touched and their state before."""
+        self.frozen: dict[int, dict[str, FileState]] = {}
+        """The manifest of the last live scan before the tree was dropped (its view went stale)."""
 
     def snapshot(self) -> Scan:
         """The workspace now (manifest and size)."""
@@ -73,6 +75,7 @@ class WorkspaceWatch:
         old = {**self.live.states, **self.live.changes}  # undo what the failed refresh had applied
         old = {k: v for k, v in old.items() if v is not None}
         self.close()
+        self.frozen = {self.generation: old}
         fresh = self.snapshot()
         if fresh.generation:
             self.history[fresh.generation] = {rel: old.get(rel) for rel in diff(old, fresh.states).changed}
@@ -84,21 +87,29 @@ class WorkspaceWatch:
         if live is not None:
             live.close()
 
-    def changed(self, before: Scan, after: Scan) -> list[str]:
-        """Names that differ between two scans, as text safe for the journal.
+    def changed(self, before: Scan | dict[str, FileState], after: Scan | dict[str, FileState]) -> list[str]:
+        """Names that differ between two scans (or manifests), as text safe for the journal.
 
-        Two scans of the live tree are compared through the change lists of
-        the refreshes between them (`after` must be the latest); anything
-        else is diffed in full.
+        A scan of the live tree holds a live view, not a copy: two such scans
+        are compared through the change lists of the refreshes between them
+        (`after` must be the latest); a live `before` with no refresh since is
+        still exact; anything else is diffed in full.
         """
-        gens = range(before.generation + 1, after.generation + 1)
-        if before.generation and after.generation == self.generation and all(g in self.history for g in gens):
+        b_gen, a_gen = getattr(before, "generation", 0), getattr(after, "generation", 0)
+        b_states, a_states = getattr(before, "states", before), getattr(after, "states", after)
+        gens = range(b_gen + 1, a_gen + 1)
+        if b_gen and a_gen == self.generation and all(g in self.history for g in gens):
             was: dict[str, FileState | None] = {}
             for g in gens:
                 for rel, old in self.history[g].items():
                     was.setdefault(rel, old)
-            return sorted(shown(rel) for rel, old in was.items() if old != after.states.get(rel))
-        return [shown(p) for p in diff(before.states, after.states).changed]
+            return sorted(shown(rel) for rel, old in was.items() if old != a_states.get(rel))
+        if b_gen and b_gen != self.generation:
+            if b_gen not in self.frozen:
+                msg = f"scan {b_gen} of the live tree has moved on; it cannot be compared"
+                raise ValueError(msg)
+            b_states = self.frozen[b_gen]
+        return [shown(p) for p in diff(b_states, a_states).changed]
 
     def over_limit(self, after: Scan) -> str | None:
         """The message the model sees when the workspace outgrew `workspace.max_*bytes`."""

@@ -134,3 +134,28 @@ def test_no_room_for_watches_means_full_walks(tmp_path, monkeypatch):
     (ws / "g").write_text("y")
     assert watch.live is None and not watch.use_live
     assert watch.changed(first, watch.snapshot()) == ["g"]
+
+
+def test_the_gate_change_tracker_sees_command_and_stray_changes_through_live_scans(tmp_path):
+    from runtime.gate_scan import ChangeTracker
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("a")
+    watch = WorkspaceWatch(ws, LIMITS)
+    tracker = ChangeTracker(watch.changed)
+    try:
+        before = watch.snapshot()
+        assert tracker.stray(before) == []
+        (ws / "b.txt").write_text("by the command")
+        after = watch.snapshot()
+        assert watch.live is not None and after.states is before.states  # live views, not copies
+        assert tracker.command_changes(before, after) == ["b.txt"]
+        (ws / "a.txt").write_text("by a background process")  # between commands
+        before = watch.snapshot()
+        assert tracker.stray(before) == ["a.txt"]
+        assert tracker.command_changes(before, watch.snapshot()) == []
+        (ws / "late.txt").write_text("after the last command")
+        assert tracker.stray(watch.final()) == ["late.txt"]  # the gate's full walk
+    finally:
+        watch.close()
