@@ -25,31 +25,29 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import yaml  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from common.events import GateRecorded, RunEnded, RunStarted, SummaryWritten, read_events  # noqa: E402
 from runtime.cli import app  # noqa: E402
 
-PROJECT_SCRIPT = """
-goal: Fix greet.sh so that it prints "hello, NAME" for its first argument; test.sh checks it.
-responses:
-  planner:
-    - tool_calls:
-        - name: submit_plan
-          args: {steps: [{id: fix, description: fix greet.sh, depends_on: [], verify: bash test.sh}]}
-  actor:
-    fix:
-      - tool_calls:
-          - {name: run_shell, args: {command: "cat greet.sh test.sh"}}
-          - name: run_shell
-            args: {command: "printf '#!/bin/bash\\\\necho \\\\"hello, ${1:-world}\\\\"\\\\n' > greet.sh"}
-          - {name: run_shell, args: {command: bash test.sh}}
-          - {name: finish_step, args: {summary: fixed, files_read: [greet.sh, test.sh], files_changed: [greet.sh]}}
-  summarizer:
-    - tool_calls:
-        - name: submit_summary
-          args: {text: greet.sh fixed, files: [greet.sh], commands: [bash test.sh], claims: [{text: test passes, command: bash test.sh}]}
-"""
+GOOD = "printf '#!/bin/bash\\necho \"hello, ${1:-world}\"\\n' > greet.sh"
+PROJECT_SCRIPT = {
+    "goal": 'Fix greet.sh so that it prints "hello, NAME" for its first argument; test.sh checks it.',
+    "responses": {
+        "planner": [{"tool_calls": [{"name": "submit_plan", "args": {"steps": [
+            {"id": "fix", "description": "fix greet.sh", "depends_on": [], "verify": "bash test.sh"}]}}]}],
+        "actor": {"fix": [{"tool_calls": [
+            {"name": "run_shell", "args": {"command": "cat greet.sh test.sh"}},
+            {"name": "run_shell", "args": {"command": GOOD}},
+            {"name": "run_shell", "args": {"command": "bash test.sh"}},
+            {"name": "finish_step", "args": {"summary": "fixed", "files_read": ["greet.sh", "test.sh"], "files_changed": ["greet.sh"]}},
+        ]}]},
+        "summarizer": [{"tool_calls": [{"name": "submit_summary", "args": {
+            "text": "greet.sh fixed", "files": ["greet.sh"], "commands": ["bash test.sh"],
+            "claims": [{"text": "test passes", "command": "bash test.sh"}]}}]}],
+    },
+}
 TEST_SH = 'out=$(bash greet.sh tether)\n[ "$out" = "hello, tether" ] || { echo "FAIL: $out"; exit 1; }\n'
 
 
@@ -73,13 +71,18 @@ def one_run(script: Path, image: str, setup: bool, verify: list[str]) -> tuple[f
         args = ["run", "--model", f"scripted:{script}", "--workspace", str(ws), "--no-memory", "--json", "--home", str(home)]
         args += [a for v in verify for a in ("--verify", v)]
         result = CliRunner().invoke(app, args, env={"TETHER_SANDBOX__IMAGE": image})
+        if not result.stdout.strip():
+            msg = f"{script.name}: no result ({result.exit_code}): {result.output[-2000:]}"
+            raise SystemExit(msg)
         out = json.loads(result.stdout)
         events = read_events(home / "runs" / out["run_id"] / "journal.jsonl")
         start = next(e.ts for e in events if isinstance(e, RunStarted))
         end = next(e.ts for e in events if isinstance(e, RunEnded))
         summary = next(e.ts for e in events if isinstance(e, SummaryWritten))
         gate = next(e for e in events if isinstance(e, GateRecorded))
-        return end - start, gate.ts - summary, out["status"], len([c for c in gate.checks if c.get("after_exit") is not None])
+        failed = ",".join(k for k, v in out["gate"].items() if v["status"] == "fail")
+        status = out["status"] + (f" ({failed})" if failed else "")
+        return end - start, gate.ts - summary, status, len([c for c in gate.checks if c.get("after_exit") is not None])
 
 
 def main() -> None:
@@ -89,17 +92,17 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         proj = Path(tmp) / "project.yaml"
-        proj.write_text(PROJECT_SCRIPT)
+        proj.write_text(yaml.safe_dump(PROJECT_SCRIPT))
         cases = [(ROOT / "examples" / n, False, []) for n in ("verified-success.yaml", "cascade-repair.yaml", "unverified-claim.yaml")]
         cases.append((proj, True, ["bash test.sh"]))
         print(f"image {args.image}, median of {args.repeat} runs each")
-        print(f"{'run':<26} {'status':<8} {'checks':>6} {'run s':>7} {'gate s':>7} {'gate share':>10}")
+        print(f"{'run':<26} {'status':<22} {'checks':>6} {'run s':>7} {'gate s':>7} {'gate share':>10}")
         for script, setup, verify in cases:
             runs = [one_run(script, args.image, setup, verify) for _ in range(args.repeat)]
             total = statistics.median(r[0] for r in runs)
             gate = statistics.median(r[1] for r in runs)
             name = "200-file project" if setup else script.stem
-            print(f"{name:<26} {runs[0][2]:<8} {runs[0][3]:>6} {total:>7.2f} {gate:>7.2f} {gate / total:>9.0%}")
+            print(f"{name:<26} {'/'.join(sorted({r[2] for r in runs})):<22} {runs[0][3]:>6} {total:>7.2f} {gate:>7.2f} {gate / total:>9.0%}")
 
 
 if __name__ == "__main__":

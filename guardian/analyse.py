@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import time
 
-from guardian import downloads, program_pass
+from guardian import downloads, exposure, program_pass
 from guardian.bashlex_load import bashlex
 from guardian.decision import Hit, Limits, Result, Where, strictest
 from guardian.decode import static_output
@@ -196,7 +196,7 @@ class Analyser:
             for path in [t.path + ("/" if t.glob else ""), *glob_targets(normalise(raw, cwd, self.home), self.home)]:
                 for rule in path_hits(path, "write"):
                     self._hit(rule.id, prog)
-            program_pass.on_write(self, t.path, prog)
+            exposure.on_write(self, t.path, prog)
 
     def _inv(self, inv: Inv, depth: int) -> None:
         prog = inv.prog

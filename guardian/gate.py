@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from guardian.gate_checks import classify
 from guardian.gate_evidence import CommandEvidence, Evidence, find_secrets, goal_flags, real_changes
-from guardian.gate_reads import content_reads
+from guardian.gate_reads import content_reads, reads_path
 from guardian.gate_verify import r07, r08
 
 __all__ = ["Evidence", "GateReport", "Requirement", "check_gate", "goal_flags"]
@@ -120,8 +120,8 @@ def r04(ev: Evidence) -> Result:
     if not ev.claimed_reads:
         return "n/a", "no reads claimed"
     mount = ev.workspace_mount
-    read = {_rel(p, mount) for c in _executed(ev) if c.exit_code == 0 for p in content_reads(c.command)}
-    missing = [p for p in ev.claimed_reads if _rel(p, mount) not in read]
+    read = {_rel(p, mount) if "**" not in p else p for c in _executed(ev) if c.exit_code == 0 for p in content_reads(c.command)}
+    missing = [p for p in ev.claimed_reads if not reads_path(read, _rel(p, mount))]
     if missing:
         return "fail", "claimed but no command read its content (ls or echo of a name is no read): " + ", ".join(missing)
     return "pass", f"{len(ev.claimed_reads)} files read by cat/head/grep/sed/... in the journal"

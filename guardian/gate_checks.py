@@ -74,6 +74,8 @@ class CheckClass:
     """Files the carrying checker runs (test scripts, test modules, test paths)."""
     words: list[str] = field(default_factory=list)
     """Every literal word of the line, to see which files it names."""
+    compared: list[str] = field(default_factory=list)
+    """Files a diff/cmp compares with each other (no program output involved)."""
 
     @property
     def counts(self) -> bool:
@@ -286,9 +288,9 @@ def _interpreter(name: str, argv: list[str], words: list[Any]) -> tuple[Kind, st
         if base in SHELLS:
             inner = classify(code)
             return inner.kind, f"`{name} -c`: {inner.reason}", inner.scripts
-        if re.search(r"\bassert\b|\bassertEqual\b|sys\.exit\(\s*[^0)]|process\.exit\(\s*[^0)]|\bdie\b|\braise\b", code):
-            return "expect", f"`{name} {code_flag}` code with an assertion", []
-        return "run", f"`{name} {code_flag}` code without an assertion", []
+        if has_expectation(code, "code.py" if base.startswith("python") else "code.js"):
+            return "expect", f"`{name} {code_flag}` code with an assertion on computed values", []
+        return "run", f"`{name} {code_flag}` code without a meaningful assertion", []
     scripts = [a for a in rest if not a.startswith("-")]
     if not scripts:
         return "none", f"`{name}` reading stdin", []
@@ -334,7 +336,7 @@ def _grep(argv: list[str], words: list[Any]) -> tuple[Kind, str, list[str]]:
         else:
             files.append(a)
         i += 1
-    if pattern is None or pattern.strip() in TRIVIAL_PATTERNS or not re.search(r"\w", pattern):
+    if pattern is None or pattern.strip() in TRIVIAL_PATTERNS or len(re.findall(r"\w", pattern)) < 2:
         return "trivial", f"`grep` for {pattern!r} matches any content", []
     code = [f for f in files if CODE_EXT.search(f)]
     if code:
@@ -349,7 +351,38 @@ def _content_or_program(words: list[Any], what: str) -> tuple[Kind, str, list[st
     code = [t for t in texts if CODE_EXT.search(t)]
     if code:
         return "trivial", f"{what}: compares source {code[0]}, does not run it", []
-    return "expect", what, []
+    return "expect", what, ["=" + t for t in texts]
+
+
+ASSERTION = re.compile(
+    r"\bassert\w*\s*\(?(?P<expr>[^\n]*)|\bexpect\s*\((?P<js>[^\n]*)|sys\.exit\(\s*[^0)\s][^\n]*|process\.exit\(\s*[^0)\s][^\n]*|\braise\b[^\n]*"
+)
+COMPUTED = re.compile(r"[A-Za-z_][\w.]*\s*\(|[A-Za-z_]\w*\.[A-Za-z_]|\$\(|\$\w|\bin\b|\[")
+"""An expression that computes something: a call, an attribute, a substitution, a lookup."""
+
+
+def has_expectation(text: str, path: str = "") -> bool:
+    """Whether a test's text checks something computed (not `assert True`, `assertTrue(True)`, `echo PASS`).
+
+    Shell tests must hold a real check among their commands; other languages
+    an assertion (assert*, expect(), a non-zero exit, raise) over a call,
+    attribute or variable.
+    """
+    shell = path.endswith((".sh", ".bash", ".bats")) or text.startswith(("#!/bin/sh", "#!/bin/bash", "#!/usr/bin/env bash"))
+    if shell:
+        try:
+            trees = bashlex.parse(rewrite(text))
+        except Exception:  # an unparsable script proves nothing
+            return False
+        walk = _Walk(pipefail=False)
+        for tree in trees:
+            walk.node(tree, True)
+        return not walk.unsafe and any(_judge(s.words, False)[0] in COUNTING for s in walk.simples)
+    for m in ASSERTION.finditer(text):
+        expr = m.group("expr") or m.group("js") or m.group(0)
+        if COMPUTED.search(expr):
+            return True
+    return False
 
 
 def classify(command: str, *, pipefail: bool = False) -> CheckClass:
@@ -380,4 +413,6 @@ def classify(command: str, *, pipefail: bool = False) -> CheckClass:
             best = (kind, why, scripts)
     if best[0] not in COUNTING and masked_best is not None:
         best = masked_best
-    return CheckClass(best[0], best[1], best[2], words)
+    scripts = [s for s in best[2] if not s.startswith("=")]
+    compared = [s[1:] for s in best[2] if s.startswith("=")]
+    return CheckClass(best[0], best[1], scripts, words, compared)

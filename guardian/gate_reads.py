@@ -8,6 +8,7 @@ reads for any program.
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from typing import Any
@@ -73,7 +74,13 @@ def _visit(node: Any, reads: set[str]) -> None:
             reads.update(_CODE_OPEN.findall(code))
             return
         if name in READERS or name in PATTERN_FIRST:
-            reads.update(_operands(name, argv[1:]))
+            found = _operands(name, argv[1:])
+            recursive = name == "rg" or (name in ("grep", "egrep", "fgrep") and any(
+                a in ("--recursive", "--dereference-recursive") or (a.startswith("-") and not a.startswith("--") and ("r" in a or "R" in a))
+                for a in argv[1:]))
+            if recursive:
+                found = [f"{f.rstrip('/')}/**" if f not in (".", "./") else "**" for f in found] or ["**"]
+            reads.update(found)
         return
     for attr in ("parts", "list"):
         for child in getattr(node, attr, []) or []:
@@ -82,8 +89,13 @@ def _visit(node: Any, reads: set[str]) -> None:
         _visit(node.command, reads)
 
 
+def reads_path(reads: set[str], path: str) -> bool:
+    """Whether `path` is among `reads`, or matched by a glob or a recursive `DIR/**` in them."""
+    return path in reads or any(any(ch in r for ch in "*?[") and fnmatch.fnmatchcase(path, r) for r in reads)
+
+
 def content_reads(command: str) -> set[str]:
-    """Paths whose content `command` reads (as written: relative, ./ or absolute)."""
+    """Paths whose content `command` reads (as written: relative, ./ or absolute); `DIR/**` for a recursive grep."""
     try:
         trees = bashlex.parse(rewrite(command))
     except Exception:  # an unparsable command proves no read

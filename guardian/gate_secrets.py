@@ -7,8 +7,8 @@ budget). Known token formats come from Yelp's detect-secrets plugins (AWS,
 GitHub, GitLab, Slack, Stripe, private keys, JWT, ... and its keyword
 detector); on top of them: env-style assignments (`AWS_SECRET_ACCESS_KEY=`,
 `GITHUB_TOKEN=`, any `*_TOKEN`/`*_SECRET`/`*_KEY`/`PASSWORD` name), and the
-text decoded from base64, hex and gzip, reversed, and with short lines
-folded back together. High-entropy detectors are left out: hashes and
+text decoded from base64, base32, hex, gzip, rot13 and URL escapes,
+reversed, and with short lines folded back together. High-entropy detectors are left out: hashes and
 commit ids would drown the signal.
 """
 
@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import gzip
 import re
 import zlib
 from functools import lru_cache
 from typing import Any
+from urllib.parse import unquote
 
 ENV_NAME = re.compile(
     r"(?i)\b([A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|AUTH_?KEY)[A-Z0-9_]*)"
@@ -38,6 +40,7 @@ FALLBACK_ONLY = frozenset({"google-api-key", "openai-key"})
 """Patterns kept even when detect-secrets is installed (it has no equivalent, or a narrower one)."""
 PLACEHOLDER = re.compile(r"(?i)^(\$\{?\w+\}?|none|null|changeme|example|x+|\*+|<[^>]*>|your[_-].*|redacted|dummy|test|placeholder)$")
 B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+B32 = re.compile(r"\b[A-Z2-7]{24,}={0,6}")
 HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){12,}\b")
 WINDOW = 65_536
 OVERLAP = 4_096
@@ -93,6 +96,14 @@ def _decoded(text: str) -> list[str]:
         except (binascii.Error, ValueError):
             continue
         out.extend(_unpack(data))
+    for m in B32.finditer(text):
+        blobs += 1
+        if blobs > 2 * DECODE_LIMIT:
+            break
+        try:
+            out.extend(_unpack(base64.b32decode(m.group(0) + "=" * (-len(m.group(0)) % 8))))
+        except (binascii.Error, ValueError):
+            continue
     for m in HEX.finditer(text):
         blobs += 1
         if blobs > 2 * DECODE_LIMIT:
@@ -121,6 +132,9 @@ def find_secrets(text: str, *, depth: int = 2) -> list[str]:
     if len(lines) > 1:
         found |= _plain("".join(line.strip() for line in lines if len(line.strip()) < 80), assignments=False)
     found |= {f"{k} (reversed)" for k in _plain(text[::-1])}
+    found |= {f"{k} (rot13)" for k in _plain(codecs.decode(text, "rot13"), assignments=False)}
+    if "%" in text:
+        found |= {f"{k} (url-encoded)" for k in _plain(unquote(text))}
     if depth > 0:
         for inner in _decoded(text):
             found |= {k if k.endswith(")") else f"{k} (encoded)" for k in find_secrets(inner, depth=depth - 1)}

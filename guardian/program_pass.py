@@ -7,9 +7,11 @@ Parts:
         downloads and the downloaded files it runs.
     on_simple: environment variables set in the line that a program runs
         (`PROMPT_COMMAND`, `PAGER`, `GIT_SSH_COMMAND`, `BASH_ENV`...).
-    on_write: git hooks or config of a repository outside the workspace.
 
-Downloads (fetched files, and running them) are `guardian.downloads`.
+    table_names: every program name the table knows (globbed program names).
+
+The payload pass is `guardian.payload_pass`, downloads `guardian.downloads`,
+sockets/served folders/sensitive destinations `guardian.exposure`.
 
 The analyser is passed in (duck-typed: run, _inv, _hit, _guess, files, ...):
 this module adds what the table knows without growing `guardian.analyse`.
@@ -22,32 +24,19 @@ import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from guardian import downloads, escapes, programs
+from guardian import downloads, escapes, exposure, payload_pass, programs
 from guardian.bashlex_load import bashlex
 from guardian.escapes import Act
 from guardian.parse import DepthError
-from guardian.paths import SYSTEM, normalise, under
-from guardian.programs_table import DATA_OPTIONS, DATA_PROGRAMS, MANIFESTS, SHELLS
+from guardian.paths import normalise, under
+from guardian.programs_table import DATA_PROGRAMS, MANIFESTS, SHELLS
 from guardian.rules import Inv, has_rules
-from guardian.rules_paths import path_hits
-from guardian.targets import sensitive_targets
 from guardian.unwrap import unwrap
 from guardian.words import UNKNOWN
 
 if TYPE_CHECKING:
     from guardian.analyse import Analyser
 
-_SEVERE = frozenset({"filesystem-destruction", "device-write", "reverse-shell", "download-execute",
-                     "exfiltration", "persistence", "credential-access", "container-escape",
-                     "privilege-escalation", "resource-exhaustion"})
-_PLAUSIBLE = re.compile(
-    r"^\s*(?:sudo\s+)?(?:/\S*/)?(?:rm|dd|mkfs\S*|shred|wipefs|chmod|chown|nc|ncat|netcat|socat|"
-    r"curl|wget|bash|sh|zsh|dash|ksh|python[0-9.]*|perl|ruby|php|node|lua|mv|cp|tee|kill|pkill|"
-    r"killall|shutdown|reboot|halt|crontab|base64|eval|exec|telnet|ssh|scp|rsync|tftp|ftp|find|"
-    r"truncate|fdisk|parted|history|iptables|useradd|usermod|passwd|chattr|systemctl|echo|"
-    r"printf|cat|ln|install|docker|xargs|env|nohup|setsid|busybox|awk|sed|openssl|mount|"
-    r"wipe|srm|fork|:\(\))\b|/dev/(?:tcp|udp)/|\|\s*(?:ba|z|da|k)?sh\b", re.I)
-_GIT_HOOK = re.compile(r"/\.git/(?:hooks(?:/|$)|config$)")
 _PARSE_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, AttributeError,
                  TypeError, ValueError, KeyError)
 
@@ -55,12 +44,6 @@ _PARSE_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, A
 def table_names() -> list[str]:
     """Every program name the table knows (for globbed program names such as `/usr/bin/vi?`)."""
     return sorted(programs.ENTRIES)
-
-
-def on_write(an: Analyser, path: str, prog: str) -> None:
-    """Git hooks or git config of a repository outside the workspace: persistence."""
-    if "/.git/" in path and _GIT_HOOK.search(path) and not under(path, an.ws):
-        an._hit("PERSIST-006", prog, f"git hooks or config outside the workspace: {path}")
 
 
 _DECLARES = frozenset({"export", "declare", "typeset", "readonly", "local", "setenv"})
@@ -93,10 +76,11 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
     for act in acts:
         _do(an, act, inv, inv.simple, depth)
     if inv.prog not in DATA_PROGRAMS and not (e and e.get("by") == "unwrap"):
-        _payload_pass(an, inv, used | (_code_args(inv) if e and e.get("by") else set()), depth)
+        payload_pass.scan_arguments(an, inv, used | (payload_pass.code_args(inv) if e and e.get("by")
+                                                      else set()), depth, _isolated)
         if e is None and not getattr(an, "in_tails", False) and depth + 1 <= an.config.max_depth \
                 and not has_rules(inv.prog):
-            _argv_tails(an, inv, used, depth)
+            payload_pass.argv_tails(an, inv, used, depth, _isolated)
     if inv.prog in SHELLS and not an._stdin(inv.simple) and _interactive(inv, depth):
         an._hit("EXEC-001", inv.via[-1] if inv.via else "", f"starts an interactive {inv.prog}")
     head = _ESCAPE_LINE.sub("", inv.argv[0])
@@ -107,31 +91,7 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
             _run(an, shlex.join([head, *inv.args]), depth, inv.simple)
     downloads.mark_downloads(an, inv)
     downloads.runs_download(an, inv)
-    if inv.prog in _NET_CLIENTS and _shell_upstream(inv.simple):
-        an._hit("SHELL-008", inv.prog, "a shell's output is piped to a network connection")
-    served = _served_dir(inv)
-    if served is not None and UNKNOWN not in served:
-        path = normalise(served, inv.simple.cwd, an.home)
-        if path == "/" or path == an.home or under(an.ws, path) and path != an.ws or \
-                any(under(path, d) for d in SYSTEM):
-            an._hit("EXFIL-005", inv.prog, f"serves {path}")
-    if inv.prog in _COPIERS and len(inv.positional) >= 2 and UNKNOWN not in inv.positional[-1]:
-        dest = normalise(inv.positional[-1], inv.simple.cwd, an.home)
-        for src in inv.positional[:-1]:
-            name = src.rstrip("/").rsplit("/", 1)[-1]
-            if name and UNKNOWN not in name and name not in (".", ".."):
-                for rule in path_hits(f"{dest}/{name}", "write"):
-                    an._hit(rule.id, inv.prog, f"{dest}/{name}")
-    for raw in sensitive_targets(inv):
-        if UNKNOWN not in raw:
-            path = normalise(raw, inv.simple.cwd, an.home)
-            for rule in path_hits(path, "write"):
-                an._hit(rule.id, inv.prog, path)
-            if any(under(path, d) for d in SYSTEM):
-                an._hit("SYS-001", inv.prog, path)
-            elif path == an.home or re.match(re.escape(an.home) + r"/\.[^/]+/?$", path):
-                an._hit("CONF-001", inv.prog, f"unpacks into {path}")
-            on_write(an, path, inv.prog)
+    exposure.check(an, inv)
 
 
 _ESCAPE_LINE = re.compile(r"^(?:\^[A-Z@\[\]])*(?::?!|:(?=(?:sh|shell|terminal|term)$))")
@@ -143,43 +103,6 @@ def _interactive(inv: Inv, depth: int) -> bool:
     if not escapes.bare_shell(shlex.join(inv.argv)):
         return False
     return not inv.simple.upstream
-
-
-_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
-_NET_CLIENTS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "openssl",
-                          "socat", "cryptcat", "sbd", "ssh"})
-
-
-def _shell_upstream(s: object, depth: int = 0) -> bool:
-    """Whether a shell reading its commands from stdin feeds this stage (sh -i | nc host)."""
-    for u in getattr(s, "upstream", []) or []:
-        if not u.argv or depth > 8:
-            continue
-        name = u.argv[0].rsplit("/", 1)[-1]
-        if name in SHELLS and not any(a.startswith("-") and "c" in a[1:] for a in u.argv[1:]) \
-                and not [a for a in u.argv[1:] if not a.startswith("-")]:
-            return True
-        if name in ("tee", "cat", "stdbuf") and _shell_upstream(u, depth + 1):
-            return True
-    return False
-
-
-def _served_dir(inv: Inv) -> str | None:
-    """The folder a one-line file server publishes (busybox httpd, python -m http.server,
-    php -S, ruby -run -e httpd), or None."""
-    a = inv.argv
-    opt = lambda *names: next((a[i + 1] for i in range(len(a) - 1) if a[i] in names), None)  # noqa: E731
-    if inv.prog == "httpd" or (inv.prog == "busybox" and a[1:2] == ["httpd"]):
-        return opt("-h") or "."
-    if re.match(r"^python[0-9.]*$", inv.prog) and any(m in a for m in ("http.server", "SimpleHTTPServer",
-                                                                       "pyftpdlib")):
-        return opt("--directory", "-d") or "."
-    if inv.prog.startswith("php") and "-S" in a:
-        return opt("-t") or "."
-    if inv.prog == "ruby" and "httpd" in a:
-        rest = [x for x in a[a.index("httpd") + 1 :] if not x.startswith("-") and not x.isdigit()]
-        return rest[0] if rest else "."
-    return None
 
 
 def _run(an: Analyser, text: str, depth: int, s: object) -> None:
@@ -344,90 +267,6 @@ def _manifest(an: Analyser, name: str, prog: str, s: object, depth: int) -> None
                 _code(an, content, how[5:], s, depth)
             else:
                 _run(an, content, depth, s)
-
-
-def _code_args(inv: Inv) -> set[int]:
-    """Indexes of `-c`/`-e` code that `guardian.interp` reads itself (shells, interpreters)."""
-    return {k + 1 for k, a in enumerate(inv.argv[:-1])
-            if a.startswith("-") and not a.startswith("--") and ("c" in a[1:] or a in ("-e", "-E", "-r", "-p"))
-            or a in ("--eval", "--print", "--command")}
-
-
-def _data_values(inv: Inv) -> set[int]:
-    """Indexes of arguments that are text by the program's definition (commit messages...)."""
-    opts = DATA_OPTIONS.get(inv.prog, ())
-    out: set[int] = set()
-    for k, a in enumerate(inv.argv):
-        if a in opts:
-            out.add(k + 1)
-        elif any(a.startswith(o + "=") for o in opts if o.startswith("--")):
-            out.add(k)
-    return out
-
-
-_EXEC_OPT = re.compile(r"^-(?:e|c|x)$|^--?(?:exec\w*|command|cmd|shell-command|run|\w*-?hook|"
-                       r"pre\w*|post\w*|editor|pager|filter|wrapper|program|spawn|on-[\w-]+)(?:=|$)")
-
-
-_MAX_CANDIDATES = 32
-
-
-def _payload_pass(an: Analyser, inv: Inv, used: set[int], depth: int) -> None:
-    """Any other argument that parses as a destructive command makes the line ask."""
-    skip = used | _data_values(inv)
-    known = programs.entry(inv.prog) is not None
-    checked = 0
-    for k, word in enumerate(inv.argv[1:], 1):
-        if k in skip or UNKNOWN in word:
-            continue
-        if not known and _EXEC_OPT.match(inv.argv[k - 1] if "=" not in word else word) and \
-                escapes.bare_shell(escapes.strip_prefix(word, generic=True)):
-            an._hit("EXEC-001", inv.prog, f"{inv.argv[k - 1]} {word}"[:60])
-            continue
-        if len(word) < 4 or not any(c in word for c in " ;|&<>"):
-            continue
-        cand = escapes.strip_prefix(word, generic=True)
-        if not _PLAUSIBLE.search(cand) or depth + 1 > an.config.max_depth:
-            continue
-        checked += 1
-        if checked > _MAX_CANDIDATES:
-            an._hit("EXEC-003", inv.prog, "too many command-like arguments to analyse")
-            return
-        found = _isolated(an, Act("shell", cand), inv, inv.simple, depth)
-        severe = [h for h in found if h.decision == "deny" and h.category in _SEVERE]
-        if severe:
-            an._hit("EXEC-003", inv.prog, f"{severe[0].id} in argument: {cand[:60]}")
-
-
-_HEADS = frozenset({"rm", "dd", "shred", "wipefs", "mkfs", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs",
-                    "mkfs.vfat", "sh", "bash", "dash", "zsh", "ksh", "curl", "wget", "nc", "ncat",
-                    "netcat", "socat", "chmod", "chown", "python", "python3", "perl", "ruby", "php",
-                    "node", "tee", "truncate", "kill", "pkill", "shutdown", "reboot", "crontab"})
-
-
-def _argv_tails(an: Analyser, inv: Inv, skip: set[int], depth: int) -> None:
-    """An unknown wrapper (`tsp rm -rf ~`, `nsjail -- /bin/rm -rf ~`): a dangerous program
-    name among the arguments starts a command whose deny-level findings make the line ask."""
-    an.in_tails = True
-    try:
-        _tails(an, inv, skip, depth)
-    finally:
-        an.in_tails = False
-
-
-def _tails(an: Analyser, inv: Inv, skip: set[int], depth: int) -> None:
-    tried = 0
-    for k in range(1, len(inv.argv)):
-        head = inv.argv[k].rsplit("/", 1)[-1]
-        if k in skip or head not in _HEADS or UNKNOWN in inv.argv[k] or tried >= 4:
-            continue
-        tried += 1
-        found = _isolated(an, Act("argv", argv=tuple(inv.argv[k:])), None, inv.simple, depth)
-        severe = [h for h in found if h.decision == "deny" and h.category in _SEVERE]
-        if severe:
-            an._hit("EXEC-003", inv.prog, f"{severe[0].id} in a command among its arguments: "
-                    f"{' '.join(inv.argv[k:])[:60]}")
-            return
 
 
 def _isolated(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) -> list:

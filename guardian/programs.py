@@ -17,12 +17,12 @@ yield no actions here.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import replace
 
 from guardian import escapes
 from guardian.escapes import Act
+from guardian.program_kinds import emit
 from guardian.programs_table import CODE_VARS, PROGRAMS
 
 _INDEX: dict[str, dict] = {}
@@ -101,7 +101,7 @@ def env_actions(name: str, value: str) -> list[Act]:
         words = value.split()
         return [Act("file", words[i + 1], lang="code:node") for i, w in enumerate(words[:-1])
                 if w in ("-r", "--require", "--import", "--loader", "--experimental-loader")]
-    return _emit(kind, value, [])
+    return emit(kind, value, [])
 
 
 def _walk(e: dict, argv: list[str], start: int, stdin: str | None, out: list[Act],
@@ -148,7 +148,7 @@ def _walk(e: dict, argv: list[str], start: int, stdin: str | None, out: list[Act
             used.update(range(i, n))
             return
         if a in flags:
-            out.extend(_emit(flags[a], a, argv))
+            out.extend(emit(flags[a], a, argv))
             used.add(i)
             i += 1
             continue
@@ -158,14 +158,14 @@ def _walk(e: dict, argv: list[str], start: int, stdin: str | None, out: list[Act
         hit = _option(a, argv[i + 1] if i + 1 < n else None, opts)
         if hit is not None:
             kind, value, width = hit
-            out.extend(_emit(kind, value, argv))
+            out.extend(emit(kind, value, argv))
             used.update(range(i, i + width))
             i += width
             continue
         if "=" in a and not a.startswith("-") and e.get("assign"):
             key, _, value = a.partition("=")
             if key in e["assign"]:
-                out.extend(_emit(e["assign"][key], value, argv))
+                out.extend(emit(e["assign"][key], value, argv))
                 used.add(i)
                 i += 1
                 continue
@@ -188,7 +188,7 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
         chosen = []
     if rest == "npmcfg" and len(chosen) == 2 and "=" not in argv[chosen[0]]:
         used.update(chosen)
-        out.extend(_emit(rest, f"{argv[chosen[0]]}={argv[chosen[1]]}", argv))
+        out.extend(emit(rest, f"{argv[chosen[0]]}={argv[chosen[1]]}", argv))
         chosen = []
     if rest and chosen:
         if rest in ("argv", "shell", "rargv", "rshell"):
@@ -201,18 +201,18 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
                                detail="host" if remote else ""))
         elif rest == "lshell1":
             used.add(chosen[0])
-            out.extend(replace(a, remote=True) for a in _emit("shell", argv[chosen[0]], argv))
+            out.extend(replace(a, remote=True) for a in emit("shell", argv[chosen[0]], argv))
         elif rest.endswith("1") or rest in ("crontab", "service", "url", "dir"):
             used.add(chosen[0])
-            out.extend(_emit(rest.rstrip("1"), argv[chosen[0]], argv))
+            out.extend(emit(rest.rstrip("1"), argv[chosen[0]], argv))
         else:
             for k in chosen:
                 used.add(k)
-                out.extend(_emit(rest, argv[k], argv))
+                out.extend(emit(rest, argv[k], argv))
     elif rest == "crontab" and not chosen and stdin is not None and "-l" not in argv:
         out.extend(escapes.crontab_lines(stdin))
     if e.get("stdin") and stdin is not None:
-        out.extend(_emit(e["stdin"], stdin, argv))
+        out.extend(emit(e["stdin"], stdin, argv))
     if e.get("manifest"):
         out.append(Act("manifest", e["manifest"]))
 
@@ -259,120 +259,3 @@ def _width(a: str, valued: set[str], lvalued: set[str]) -> int:
         if ch in valued:
             return 1 if letters[j + 1 :] else 2
     return 1
-
-
-def _emit(kind: str, value: str, argv: list[str]) -> list[Act]:
-    """Acts for one value of the given kind (see programs_table for the kinds)."""
-    if kind in ("none", "") or value is None:
-        return []
-    if kind == "shell":
-        body = escapes.strip_prefix(value)
-        if escapes.bare_shell(body):
-            return [Act("rule", "EXEC-001", detail=value[:60])]
-        return [Act("shell", body)] if body.strip() else []
-    if kind == "rshell":
-        return [replace(a, remote=True, detail="host") for a in _emit("shell", value, argv)]
-    if kind == "shellpath":
-        return _shellpath(value)
-    if kind in ("script", "extfile", "sshconfig"):
-        lang = "sshconfig" if kind == "sshconfig" else "shell"
-        return [] if value in ("-", "/dev/stdin") else [
-            Act("file", value, lang=lang, how="outside" if kind == "extfile" else "script")]
-    if kind == "bindx":
-        m = re.match(r"""^\s*["']?[^"':]*["']?\s*:\s*["']?(.*?)["']?\s*$""", value, re.S)
-        return [Act("shell", m.group(1))] if m and m.group(1) else []
-    if kind == "argv":
-        return [Act("argv", argv=tuple(value.split()))]
-    if kind in ("file", "file_text"):
-        return [Act("file", value, lang="shell")]
-    if kind.startswith(("file:", "script:")):
-        how, _, lang = kind.partition(":")
-        return [] if value in ("-", "/dev/stdin") else [
-            Act("file", value, lang=lang, how="script" if how == "script" else "")]
-    if kind == "ask":
-        return [Act("rule", "EXEC-002", detail=f"{argv[0] if argv else ''} {value}"[:80])]
-    if kind == "escape":
-        return escapes.escape_lines(value)
-    if kind.startswith("code:"):
-        return [Act("code", value, lang=kind[5:])]
-    if kind in ("gitcfg", "aptcfg", "sshcfg", "hgcfg"):
-        return escapes.config_value(kind, value)
-    if kind == "alias":
-        name, eq, body = value.partition("=")
-        ok = eq and body.strip() and re.fullmatch(r"[\w.:@%+,-]+", name)
-        return [Act("shell", body, remote=True)] if ok else []
-    if kind == "shell_each":
-        return _emit("shell", value, argv)
-    if kind == "makefile":
-        return escapes.recipes(value.replace("\\n", "\n").replace("; ", "\n\t"))
-    if kind == "makefile_file":
-        return [Act("file", value, lang="makefile", how="script")]
-    if kind == "crontab":
-        return [] if value.startswith("-") and value != "-" else [Act("file", value, lang="crontab")]
-    if kind == "service":
-        return [Act("file", value, lang="shell")] if "/" in value else []
-    if kind == "dir":
-        return [Act("dir", value)]
-    if kind == "url":
-        if value.startswith("ext::"):
-            return [Act("shell", value[5:].replace("% ", " ").replace("%%", "%"))]
-        return [Act("rule", "EXEC-002", detail=value[:60])] if value.startswith("fd::") else []
-    if kind == "gccwrapper":
-        return [Act("argv", argv=tuple(value.split(",")))]
-    if kind == "cargocfg":
-        return [Act("rule", "EXEC-002", detail=value[:60])] if any(
-            k in value for k in ("runner", "linker", "rustc-wrapper", "rustc=")) else []
-    if kind == "xdisplay":
-        local = re.match(r"^(?:unix|localhost|127\.[\d.]+)?:\d", value)
-        return [] if local else [Act("rule", "SHELL-006", detail=value)]
-    if kind == "rforward":
-        return [Act("rule", "SHELL-007", detail=f"ssh -R {value}")]
-    if kind == "revshell":
-        return [Act("rule", "SHELL-008", detail=f"{argv[0] if argv else ''} {value}"[:60])]
-    if kind == "svcenable":
-        return [Act("rule", "PERSIST-005", detail=value)] if value in (
-            "defaults", "enable", "on", "add", "start") else []
-    if kind == "npmcfg":
-        key, eq, val = value.partition("=")
-        if eq and key in ("script-shell", "shell", "editor", "git", "browser", "viewer"):
-            return _shellpath(val)
-        return []
-    if kind == "tunnel":
-        return [Act("rule", "SHELL-007", detail=f"{argv[0] if argv else ''} {value}"[:60])]
-    if kind == "fzfbind":
-        return [Act("shell", m.group(1)) for m in re.finditer(
-            r"(?:execute(?:-silent)?|reload|become|preview)[(:\[{]([^)\]}]*)", value)]
-    if kind == "rtorrentopt":
-        return [Act("shell", m.group(1).replace(",", " ")) for m in re.finditer(
-            r"execute(?:\.throw|\.nothrow)?(?:\.bg)?\s*=\s*(.*)$", value)]
-    if kind == "prompt":
-        return escapes.prompt_substs(value)
-    if kind == "rpmeval":
-        return escapes.rpm_macro(value)
-    handler = {"tex": escapes.tex, "m4": escapes.m4, "sed": escapes.sed_script,
-               "socat": escapes.socat_address, "gitconfig": _gitconfig(argv)}.get(kind)
-    return handler(value) if handler else []
-
-
-def _gitconfig(argv: list[str]):  # type: ignore[no-untyped-def]
-    """`git config [--global] KEY VALUE`: the setting, judged like `git -c KEY=VALUE`."""
-    pos = [a for a in argv[argv.index("config") + 1 :] if not a.startswith("-")] \
-        if "config" in argv else []
-
-    def one(word: str) -> list[Act]:
-        if len(pos) >= 2 and word == pos[0]:
-            return escapes.config_value("gitcfg", f"{pos[0]}={' '.join(pos[1:])}")
-        return []
-
-    return one
-
-
-def _shellpath(value: str) -> list[Act]:
-    """A program path (maybe with arguments) that is executed directly."""
-    if any(c.isspace() for c in value.strip()):
-        return _emit("shell", value, [])
-    if escapes.bare_shell(value):
-        return []
-    if "/" in value:
-        return [Act("file", value, lang="binary")]
-    return [Act("argv", argv=(value,))]

@@ -10,17 +10,19 @@ test files laid over it, SWE-bench style), and `is_test_path()`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
 import shutil
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from common.events import Event, PlanAccepted, Replanned
 from common.walk import read_rel
-from guardian.gate_checks import COUNTING, classify, empty_test_run
+from guardian.gate_checks import COUNTING, classify, empty_test_run, has_expectation
 from guardian.gate_evidence import CheckRun, CommandEvidence
 from guardian.gate_verify import verify_commands
 from runtime.snapshot import SNAPSHOT_DIR, SnapshotManifest, clone_fd, from_text
@@ -35,6 +37,9 @@ FRESH_ENV = (
 MAX_MODEL_CHECKS = 8
 OUTPUT_KEEP = 2000
 SCRIPT_READ_CAP = 262_144
+TEST_CONFIG = frozenset({"Makefile", "makefile", "GNUmakefile", "package.json", "pyproject.toml", "setup.cfg", "tox.ini",
+                         "pytest.ini", "noxfile.py", ".coveragerc", "jest.config.js", "vitest.config.ts", "Cargo.toml"})
+"""Files that define how a test command runs: the run's version of them goes into the pre-run copy too."""
 TEST_DIRS = frozenset({"tests", "test", "spec", "specs", "__tests__", "testing"})
 TEST_FILE = re.compile(
     r"^(test[\w.-]*|[\w.-]*_tests?\.\w+|[\w.-]*\.(test|spec)\.\w+|[\w.-]*_spec\.\w+|conftest\.py|pytest\.ini|tox\.ini|[\w.-]*\.bats)$"
@@ -85,8 +90,9 @@ def collect_checks(events: Sequence[Event], person: Sequence[str], summary: dict
             add(str(claim["command"]), "claim", False)
     for cmd in summary.get("commands", []) or []:
         add(str(cmd), "claim", False)
-    ran = [c.command for c in commands if c.executed and c.tool == "run_shell" and c.exit_code == 0]
-    for cmd in list(dict.fromkeys(reversed(ran)))[:4]:
+    ran = [c.command for c in commands if c.executed and c.tool == "run_shell"
+           and (c.exit_code == 0 or classify(c.command).kind == "test")]  # a test that failed must pass by now
+    for cmd in list(dict.fromkeys(reversed(ran)))[:6]:
         add(cmd, "journal", False)
     person_checks = [c for c in found.values() if c.source == "person"]
     model = [c for c in found.values() if c.source != "person"]
@@ -95,7 +101,7 @@ def collect_checks(events: Sequence[Event], person: Sequence[str], summary: dict
     return person_checks + model
 
 
-def _script_files(check: CheckRun, workspace: Path) -> list[str]:
+def script_files(check: CheckRun, workspace: Path) -> list[str]:
     scripts = classify(check.command, pipefail=True).scripts
     out = []
     for s in scripts:
@@ -111,17 +117,22 @@ def mark_authorship(checks: list[CheckRun], workspace: Path, changed: list[str])
     subjects = [p for p in changed if not is_test_path(p)]
     names = {n for p in subjects for n in (p, os.path.basename(p), os.path.splitext(os.path.basename(p))[0]) if len(n) > 1}
     pattern = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w-])") if names else None
-    overlay = {p for p in changed if is_test_path(p)}
+    overlay = {p for p in changed if is_test_path(p) or p.rsplit("/", 1)[-1] in TEST_CONFIG}
     for c in checks:
         if c.skipped or (c.source != "person" and c.kind not in COUNTING):
             continue
-        scripts = _script_files(c, workspace)
-        own = [s for s in scripts if s in changed_set]
+        parsed = classify(c.command, pipefail=True)
+        compared = [os.path.normpath(f.removeprefix("./")) for f in parsed.compared]
+        if c.source != "person" and compared and all(f in changed_set for f in compared):
+            c.kind, c.reason = "trivial", f"compares files the run wrote itself ({', '.join(compared[:2])})"
+            continue
+        own = [s for s in script_files(c, workspace) if s in changed_set]
         overlay.update(own)
         if own:
             c.authored = True
-            text = c.command + "\n" + "\n".join((read_rel(workspace, s, SCRIPT_READ_CAP) or b"").decode("utf-8", "replace") for s in own)
-            c.exercises_change = bool(pattern and pattern.search(text))
+            texts = {s: (read_rel(workspace, s, SCRIPT_READ_CAP) or b"").decode("utf-8", "replace") for s in own}
+            named = bool(pattern and pattern.search(c.command + "\n" + "\n".join(texts.values())))
+            c.exercises_change = named and all(has_expectation(t, s) for s, t in texts.items())
     return sorted(overlay)
 
 
@@ -181,29 +192,39 @@ def rerun(
     checks: list[CheckRun], *, sandbox: Sandbox, guard: Checker, timeout_s: float,
     before: Callable[[], Sandbox] | None,
 ) -> tuple[bool, str]:
-    """Run every runnable check now, then (when `before` gives a sandbox) on the pre-run copy.
+    """Run every runnable check now, then (when `before` gives a sandbox) the passing ones on the pre-run copy.
 
-    Returns whether the pre-run side ran, or why not.
+    The pre-run sandbox starts in a thread while the checks run on the final
+    workspace (its start is most of the gate's time). Returns whether the
+    pre-run side could be judged, or why not.
     """
     todo = []
     for c in checks:
         if c.skipped:
             continue
-        if c.source != "person":
-            decision = guard(c.command)
-            if decision != "allow":
-                c.skipped = f"the guardian says {decision}"
-                continue
-        _result_after(c, *_run(sandbox, c.command, timeout_s))
+        if c.source != "person" and (decision := guard(c.command)) != "allow":
+            c.skipped = f"the guardian says {decision}"
+            continue
         todo.append(c)
     if before is None:
+        for c in todo:
+            _result_after(c, *_run(sandbox, c.command, timeout_s))
         return False, "no pre-run snapshot"
     if not todo:
         return False, "no check to run"
-    box = before()
-    try:
-        for c in todo:
-            c.before_exit, _ = _run(box, c.command, timeout_s)
-    finally:
-        box.close()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        starting = pool.submit(before)
+        try:
+            for c in todo:
+                _result_after(c, *_run(sandbox, c.command, timeout_s))
+        except BaseException:
+            with contextlib.suppress(Exception):
+                starting.result().close()
+            raise
+        box = starting.result()
+        try:
+            for c in [c for c in todo if c.passed_after]:  # a check failing now fails R08 whatever it did before
+                c.before_exit, _ = _run(box, c.command, timeout_s)
+        finally:
+            box.close()
     return True, ""

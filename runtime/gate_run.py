@@ -21,7 +21,7 @@ from guardian.gate import GateReport, check_gate
 from guardian.gate_evidence import real_changes
 from runtime.config import TetherConfig
 from runtime.evidence import build_evidence, list_processes
-from runtime.gate_rerun import build_before, collect_checks, mark_authorship, rerun
+from runtime.gate_rerun import build_before, collect_checks, mark_authorship, rerun, script_files
 from runtime.gate_scan import (
     ChangeTracker,
     artifact_types,
@@ -100,6 +100,8 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     ev.file_secrets = file_secrets(ws, written, int(state.get("started_at", 0) * 1e9))
     checks = collect_checks(events, ctx.person_checks, state.get("summary") or {}, ev.commands)
     overlay = mark_authorship(checks, ws, written)
+    ev.review += [f"the run changed {f}, which your check `{c.command}` runs" for c in checks
+                  if c.source == "person" and c.authored for f in script_files(c, ws) if f in ctx.start and f in written]
     has_snapshot = (ctx.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
     wants_before = ev.wants_change or bool(real_changes(delta.changed))
     before = (lambda: ctx.before_sandbox(build_before(ctx.run_dir, ws, overlay))) if has_snapshot and wants_before else None

@@ -204,3 +204,91 @@ def test_a_verification_is_a_checker_that_runs_not_a_word_that_says_test(command
     from guardian.gate import is_verification
 
     assert is_verification(command) is is_check
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("outside_files", ["/tmp/work/report.txt"]), ("outside_files", None), ("escaping_links", ["greet.sh -> /tmp/greet.sh"]),
+    ("stray_changes", ["greet.sh"]),
+])
+def test_r09_fails_on_work_outside_the_workspace_or_changes_no_command_made(field, value):
+    ev = good()
+    setattr(ev, field, value)
+    assert _status(ev, "R09") == "fail"
+
+
+def test_r09_ignores_caches_no_command_made():
+    ev = good()
+    ev.stray_changes = ["__pycache__/greet.cpython-311.pyc"]
+    assert _status(ev, "R09") == "pass"
+
+
+@pytest.mark.parametrize("kind", ["empty", "symlink", "dir", "missing", "outside"])
+def test_r18_an_artifact_must_be_a_non_empty_regular_file(kind):
+    ev = good()
+    ev.artifact_types = {"greet.sh": kind}
+    assert _status(ev, "R18") == "fail"
+
+
+def test_r02_a_step_done_without_running_a_command_fails():
+    ev = good()
+    ev.steps.append(StepEvidence(id="check", status="done", commands=[]))
+    assert _status(ev, "R02") == "fail"
+
+
+def test_r12_every_cited_file_must_exist_and_every_cited_command_must_have_run():
+    ev = good()
+    ev.summary_files = ["greet.sh", "gone.txt"]
+    assert _status(ev, "R12") == "fail"
+    ev = good()
+    ev.summary_commands = ["bash test_greet.sh", "pytest -q"]
+    assert _status(ev, "R12") == "fail"
+
+
+def test_r13_a_claim_citing_a_trivial_check_or_one_failing_now_fails():
+    ev = good()
+    ev.commands.append(CommandEvidence(id="x/0", step="write", command="test -e greet.sh", executed=True, exit_code=0))
+    ev.claims = [Claim(text="works", command="test -e greet.sh")]
+    assert _status(ev, "R13") == "fail"
+    ev = good()
+    ev.checks.append(CheckRun(command="bash test_greet.sh", source="claim", kind="test", after_exit=1))
+    ev.checks[0] = ev.checks[0].model_copy(update={"source": "claim", "after_exit": 1})
+    assert _status(ev, "R13") == "fail"
+
+
+def test_r07_a_test_the_run_wrote_must_name_a_changed_file():
+    ev = good()
+    _check(ev, exercises_change=False)
+    assert _status(ev, "R07") == "fail"
+
+
+def test_r07_files_that_shadow_a_checker_fail():
+    ev = good()
+    ev.shadowing = ["unittest"]
+    assert _status(ev, "R07") == "fail"
+
+
+def test_r07_r08_the_persons_checks_decide():
+    person = CheckRun(command="bash person.sh", source="person", kind="test", after_exit=1, before_exit=1)
+    ev = good()
+    ev.checks.append(person)
+    assert _status(ev, "R08") == "fail"  # the model's check passes, the person's does not
+    ev = good()
+    _check(ev, after_exit=1)  # the model's own check fails now, the person's fails before and passes now
+    ev.checks.append(person.model_copy(update={"after_exit": 0}))
+    assert _status(ev, "R08") == "pass" and _status(ev, "R07") == "pass"
+
+
+def test_r07_needs_the_pre_run_side_and_r08_an_empty_run_is_no_pass():
+    ev = good()
+    ev.before_ran, ev.before_note = False, "no pre-run snapshot"
+    assert _status(ev, "R07") == "fail"
+    ev = good()
+    _check(ev, empty=True)
+    assert _status(ev, "R08") == "fail"
+
+
+def test_a_run_touching_old_tests_needs_review_even_when_the_gate_passes():
+    ev = good()
+    ev.review = ["test test_calc.py edited by the run"]
+    report = check_gate(ev)
+    assert report.passed and report.needs_review

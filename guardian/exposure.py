@@ -1,0 +1,100 @@
+"""What a command exposes: shells wired to sockets, served folders, sensitive destinations.
+
+Parts:
+    check: for one invocation, a shell piped to a network client (SHELL-008),
+        a file server publishing /, a system folder or the home (EXFIL-005),
+        copies into a folder judged at folder/name, and the destinations of
+        rsync/scp/tar -C/unzip -d/git clone against the persistence and
+        credential paths and system folders (without the write-depth policy).
+    on_write: git hooks or git config of a repository outside the workspace
+        (PERSIST-006).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from guardian.paths import SYSTEM, normalise, under
+from guardian.programs_table import SHELLS
+from guardian.rules import Inv
+from guardian.rules_paths import path_hits
+from guardian.targets import sensitive_targets
+from guardian.words import UNKNOWN
+
+if TYPE_CHECKING:
+    from guardian.analyse import Analyser
+
+_GIT_HOOK = re.compile(r"/\.git/(?:hooks(?:/|$)|config$)")
+
+
+def on_write(an: Analyser, path: str, prog: str) -> None:
+    """Git hooks or git config of a repository outside the workspace: persistence."""
+    if "/.git/" in path and _GIT_HOOK.search(path) and not under(path, an.ws):
+        an._hit("PERSIST-006", prog, f"git hooks or config outside the workspace: {path}")
+
+
+def check(an: Analyser, inv: Inv) -> None:
+    """Sockets, served folders and sensitive destinations of one invocation."""
+    if inv.prog in _NET_CLIENTS and _shell_upstream(inv.simple):
+        an._hit("SHELL-008", inv.prog, "a shell's output is piped to a network connection")
+    served = _served_dir(inv)
+    if served is not None and UNKNOWN not in served:
+        path = normalise(served, inv.simple.cwd, an.home)
+        if path == "/" or path == an.home or under(an.ws, path) and path != an.ws or \
+                any(under(path, d) for d in SYSTEM):
+            an._hit("EXFIL-005", inv.prog, f"serves {path}")
+    if inv.prog in _COPIERS and len(inv.positional) >= 2 and UNKNOWN not in inv.positional[-1]:
+        dest = normalise(inv.positional[-1], inv.simple.cwd, an.home)
+        for src in inv.positional[:-1]:
+            name = src.rstrip("/").rsplit("/", 1)[-1]
+            if name and UNKNOWN not in name and name not in (".", ".."):
+                for rule in path_hits(f"{dest}/{name}", "write"):
+                    an._hit(rule.id, inv.prog, f"{dest}/{name}")
+    for raw in sensitive_targets(inv):
+        if UNKNOWN not in raw:
+            path = normalise(raw, inv.simple.cwd, an.home)
+            for rule in path_hits(path, "write"):
+                an._hit(rule.id, inv.prog, path)
+            if any(under(path, d) for d in SYSTEM):
+                an._hit("SYS-001", inv.prog, path)
+            elif path == an.home or re.match(re.escape(an.home) + r"/\.[^/]+/?$", path):
+                an._hit("CONF-001", inv.prog, f"unpacks into {path}")
+            on_write(an, path, inv.prog)
+
+
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
+_NET_CLIENTS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "telnet", "openssl",
+                          "socat", "cryptcat", "sbd", "ssh"})
+
+
+def _shell_upstream(s: object, depth: int = 0) -> bool:
+    """Whether a shell reading its commands from stdin feeds this stage (sh -i | nc host)."""
+    for u in getattr(s, "upstream", []) or []:
+        if not u.argv or depth > 8:
+            continue
+        name = u.argv[0].rsplit("/", 1)[-1]
+        if name in SHELLS and not any(a.startswith("-") and "c" in a[1:] for a in u.argv[1:]) \
+                and not [a for a in u.argv[1:] if not a.startswith("-")]:
+            return True
+        if name in ("tee", "cat", "stdbuf") and _shell_upstream(u, depth + 1):
+            return True
+    return False
+
+
+def _served_dir(inv: Inv) -> str | None:
+    """The folder a one-line file server publishes (busybox httpd, python -m http.server,
+    php -S, ruby -run -e httpd), or None."""
+    a = inv.argv
+    opt = lambda *names: next((a[i + 1] for i in range(len(a) - 1) if a[i] in names), None)  # noqa: E731
+    if inv.prog == "httpd" or (inv.prog == "busybox" and a[1:2] == ["httpd"]):
+        return opt("-h") or "."
+    if re.match(r"^python[0-9.]*$", inv.prog) and any(m in a for m in ("http.server", "SimpleHTTPServer",
+                                                                       "pyftpdlib")):
+        return opt("--directory", "-d") or "."
+    if inv.prog.startswith("php") and "-S" in a:
+        return opt("-t") or "."
+    if inv.prog == "ruby" and "httpd" in a:
+        rest = [x for x in a[a.index("httpd") + 1 :] if not x.startswith("-") and not x.isdigit()]
+        return rest[0] if rest else "."
+    return None
