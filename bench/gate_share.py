@@ -18,6 +18,7 @@ import json
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 # bench/ holds other benches named like packages (bench/sandbox.py): keep it off the path.
@@ -28,8 +29,27 @@ sys.path.insert(0, str(ROOT))
 import yaml  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
+import runtime.gate_run as gate_run  # noqa: E402
 from common.events import GateRecorded, RunEnded, RunStarted, SummaryWritten, read_events  # noqa: E402
 from runtime.cli import app  # noqa: E402
+
+PARTS = {"list_processes": "processes", "rerun": "checks", "build_before": "pre-run copy", "file_secrets": "secrets",
+         "outside_files": "/tmp list"}
+SPENT: dict[str, float] = {}
+
+
+def _timed(name: str, fn):  # noqa: ANN001, ANN202 - wraps the gate's parts to split its time
+    def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            SPENT[name] = SPENT.get(name, 0.0) + time.perf_counter() - start
+    return wrapper
+
+
+for _name in PARTS:
+    setattr(gate_run, _name, _timed(_name, getattr(gate_run, _name)))
 
 GOOD = "printf '#!/bin/bash\\necho \"hello, ${1:-world}\"\\n' > greet.sh"
 PROJECT_SCRIPT = {
@@ -96,13 +116,15 @@ def main() -> None:
         cases = [(ROOT / "examples" / n, False, []) for n in ("verified-success.yaml", "cascade-repair.yaml", "unverified-claim.yaml")]
         cases.append((proj, True, ["bash test.sh"]))
         print(f"image {args.image}, median of {args.repeat} runs each")
-        print(f"{'run':<26} {'status':<22} {'checks':>6} {'run s':>7} {'gate s':>7} {'gate share':>10}")
+        print(f"{'run':<26} {'status':<22} {'checks':>6} {'run s':>7} {'gate s':>7} {'gate share':>10}   gate parts (s, mean; checks include the pre-run side)")
         for script, setup, verify in cases:
+            SPENT.clear()
             runs = [one_run(script, args.image, setup, verify) for _ in range(args.repeat)]
+            parts = ", ".join(f"{label} {SPENT.get(name, 0) / args.repeat:.2f}" for name, label in PARTS.items())
             total = statistics.median(r[0] for r in runs)
             gate = statistics.median(r[1] for r in runs)
             name = "200-file project" if setup else script.stem
-            print(f"{name:<26} {'/'.join(sorted({r[2] for r in runs})):<22} {runs[0][3]:>6} {total:>7.2f} {gate:>7.2f} {gate / total:>9.0%}")
+            print(f"{name:<26} {'/'.join(sorted({r[2] for r in runs})):<22} {runs[0][3]:>6} {total:>7.2f} {gate:>7.2f} {gate / total:>9.0%}   {parts}")
 
 
 if __name__ == "__main__":

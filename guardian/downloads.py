@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from guardian.lazy_re import Lazy as _Lazy
 from guardian.paths import normalise
 from guardian.programs_table import DOWNLOADERS, SHELLS
 from guardian.rules import Inv
@@ -30,12 +31,12 @@ _RUNNERS = SHELLS | {"iex", "Invoke-Expression", "source", ".", "python", "pytho
                      "lua", "tclsh", "expect", "Rscript", "pwsh", "osascript", "java", "deno", "bun"}
 _DL_NAMES = ("curl|wget|fetch|aria2c|lwp-request|lwp-download|http|https|xh|nc|ncat|netcat|tftp|"
              "ftp|GET|socat|openssl|busybox\\s+wget")
-_SUBST_RUN = re.compile(
+_SUBST_RUN = _Lazy(
     r"(?:\b(?:eval|source|exec|(?:ba|z|da|k|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|php|lua)\b|"
     r"(?:^|[;&|(\s])\.)\s+(?:-\S+\s+)*(?:/dev/stdin\s*|-\s*)?(?:<<<\s*)?[\"']?(?:<\(|\$\(|`)\s*"
     r"(?:sudo\s+)?(?:\S*/)?(?:"
     + _DL_NAMES + r")\b|(?:^|[;&|]\s*)[\"']?\$\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b")
-_PIPED_SUBST = re.compile(r"<\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b.*\|\s*(?:sudo\s+(?:-\S+\s+)*)?"
+_PIPED_SUBST = _Lazy(r"<\(\s*(?:sudo\s+)?(?:\S*/)?(?:" + _DL_NAMES + r")\b.*\|\s*(?:sudo\s+(?:-\S+\s+)*)?"
                           r"(?:\S*/)?(?:ba|z|da|k)?sh\b", re.S)
 _FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "sed", "tr", "rev",
                       "head", "tail", "bzip2", "bunzip2", "xz", "unxz", "zstd", "openssl", "dd",

@@ -13,8 +13,7 @@ import posixpath
 import re
 from typing import Any
 
-import bashlex
-
+from guardian.bashlex_load import bashlex
 from guardian.constructs import rewrite
 
 READERS = frozenset({

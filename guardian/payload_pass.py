@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from guardian import escapes, programs
 from guardian.escapes import Act
+from guardian.lazy_re import Lazy as _Lazy
 from guardian.programs_table import DATA_OPTIONS
 from guardian.rules import Inv
 from guardian.words import UNKNOWN
@@ -36,7 +37,7 @@ Isolated = Callable[..., list]
 _SEVERE = frozenset({"filesystem-destruction", "device-write", "reverse-shell", "download-execute",
                      "exfiltration", "persistence", "credential-access", "container-escape",
                      "privilege-escalation", "resource-exhaustion"})
-_PLAUSIBLE = re.compile(
+_PLAUSIBLE = _Lazy(
     r"^\s*(?:sudo\s+)?(?:/\S*/)?(?:rm|dd|mkfs\S*|shred|wipefs|chmod|chown|nc|ncat|netcat|socat|"
     r"curl|wget|bash|sh|zsh|dash|ksh|python[0-9.]*|perl|ruby|php|node|lua|mv|cp|tee|kill|pkill|"
     r"killall|shutdown|reboot|halt|crontab|base64|eval|exec|telnet|ssh|scp|rsync|tftp|ftp|find|"

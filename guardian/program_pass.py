@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from guardian import downloads, escapes, exposure, payload_pass, programs
 from guardian.bashlex_load import bashlex
 from guardian.escapes import Act
+from guardian.lazy_re import Lazy as _Lazy
 from guardian.parse import DepthError
 from guardian.paths import normalise, under
 from guardian.programs_table import DATA_PROGRAMS, MANIFESTS, SHELLS
@@ -175,12 +176,12 @@ def _argv(an: Analyser, argv: list[str], inv: Inv | None, s: object, depth: int)
 _LANGS = {"r": "R", "expect": "tcl"}
 _OWN_LANGS = frozenset({"python", "perl", "ruby", "node", "php", "lua", "R", "tcl", "awk"})
 _STRING = r"""(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`([^`]*)`)"""
-_FOREIGN_EXEC = re.compile(
+_FOREIGN_EXEC = _Lazy(
     r"(?:shell-command|async-shell-command|call-process(?:-shell-command)?|start-process(?:-shell-command)?|"
     r"ansi-term|\bterm|callCommand|spawnCommand|\bsystem|\brun|os:cmd|run-program|do shell script|"
     r"\bexec|\bexecute|popen|spawn|getRuntime\(\)\.exec|ProcessBuilder|Process\.Start|"
     r"sh\.exec|shell_exec|passthru)\s*[\(\s]\s*(?:[\w.-]+\s+)?\{?\s*" + _STRING)
-_FOREIGN_SHELL = re.compile(r"\((?:shell|eshell|term|ansi-term)\b|\bexec\s*\{\s*" + _STRING)
+_FOREIGN_SHELL = _Lazy(r"\((?:shell|eshell|term|ansi-term)\b|\bexec\s*\{\s*" + _STRING)
 
 
 def _code(an: Analyser, code: str, lang: str, s: object, depth: int) -> None:

@@ -16,7 +16,7 @@ import re
 import shlex
 import shutil
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -188,16 +188,8 @@ def build_before(run_dir: Path, workspace: Path, overlay: list[str]) -> Path:
     return dest
 
 
-def rerun(
-    checks: list[CheckRun], *, sandbox: Sandbox, guard: Checker, timeout_s: float,
-    before: Callable[[], Sandbox] | None,
-) -> tuple[bool, str]:
-    """Run every runnable check now, then (when `before` gives a sandbox) the passing ones on the pre-run copy.
-
-    The pre-run sandbox starts in a thread while the checks run on the final
-    workspace (its start is most of the gate's time). Returns whether the
-    pre-run side could be judged, or why not.
-    """
+def runnable(checks: list[CheckRun], guard: Checker) -> list[CheckRun]:
+    """The checks the gate will run: not skipped, and (when the model wrote them) allowed by the guardian."""
     todo = []
     for c in checks:
         if c.skipped:
@@ -206,25 +198,36 @@ def rerun(
             c.skipped = f"the guardian says {decision}"
             continue
         todo.append(c)
-    if before is None:
+    return todo
+
+
+def discard(starting: Future[Sandbox] | None) -> None:
+    """Close a pre-run sandbox that was started but will not be used."""
+    if starting is not None:
+        with contextlib.suppress(Exception):
+            starting.result().close()
+
+
+def rerun(todo: list[CheckRun], *, sandbox: Sandbox, timeout_s: float, starting: Future[Sandbox] | None) -> tuple[bool, str]:
+    """Run `todo` now, then the passing ones in the pre-run sandbox `starting` (closed here in any case).
+
+    Returns whether the pre-run side could be judged, or why not.
+    """
+    try:
         for c in todo:
             _result_after(c, *_run(sandbox, c.command, timeout_s))
-        return False, "no pre-run snapshot"
+    except BaseException:
+        discard(starting)
+        raise
     if not todo:
+        discard(starting)
         return False, "no check to run"
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        starting = pool.submit(before)
-        try:
-            for c in todo:
-                _result_after(c, *_run(sandbox, c.command, timeout_s))
-        except BaseException:
-            with contextlib.suppress(Exception):
-                starting.result().close()
-            raise
-        box = starting.result()
-        try:
-            for c in [c for c in todo if c.passed_after]:  # a check failing now fails R08 whatever it did before
-                c.before_exit, _ = _run(box, c.command, timeout_s)
-        finally:
-            box.close()
+    if starting is None:
+        return False, "no pre-run snapshot"
+    box = starting.result()
+    try:
+        for c in [c for c in todo if c.passed_after]:  # a check failing now fails R08 whatever it did before
+            c.before_exit, _ = _run(box, c.command, timeout_s)
+    finally:
+        box.close()
     return True, ""

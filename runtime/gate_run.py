@@ -12,16 +12,25 @@ from __future__ import annotations
 import logging
 import shutil
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from common.events import Event
 from guardian.gate import GateReport, check_gate
-from guardian.gate_evidence import real_changes
+from guardian.gate_evidence import Evidence, goal_flags, real_changes
 from runtime.config import TetherConfig
-from runtime.evidence import build_evidence, list_processes
-from runtime.gate_rerun import build_before, collect_checks, mark_authorship, rerun, script_files
+from runtime.evidence import build_evidence, commands_from_journal, list_processes
+from runtime.gate_rerun import (
+    build_before,
+    collect_checks,
+    discard,
+    mark_authorship,
+    rerun,
+    runnable,
+    script_files,
+)
 from runtime.gate_scan import (
     ChangeTracker,
     artifact_types,
@@ -81,38 +90,36 @@ def gate_guard(config: TetherConfig) -> Callable[[str], str]:
 
 
 def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> GateReport:
-    """All the evidence, the gate's own checks, and the verdict R01-R18."""
+    """All the evidence, the gate's own checks, and the verdict R01-R18.
+
+    The pre-run sandbox starts in a thread first, so its start overlaps the
+    process listing and the scans.
+    """
     cfg, ws = ctx.config, ctx.workspace
-    mount = cfg.sandbox.workspace_mount
     end = ctx.final()
-    ev = build_evidence(
-        state, events, workspace=ws, start_manifest=ctx.start, processes=list_processes(ctx.sandbox, ctx.baseline),
-        baseline=ctx.baseline, limits=cfg.run, lessons_used=ctx.lessons_used, mount=mount, end_manifest=end,
-    )
     delta = diff(ctx.start, end)
     written = real_changes([*delta.added, *delta.modified])
-    ev.stray_changes = sorted({*ev.stray_changes, *ctx.tracker.stray(end)})
-    ev.outside_files = outside_files(ctx.sandbox)
-    ev.escaping_links = escaping_links(end, mount)
-    ev.artifact_types = artifact_types(ws, ev.artifacts, mount)
-    ev.review, ev.review_diff = tampering(ctx.start, end, ev.commands, ctx.run_dir, ws)
-    ev.shadowing = shadowing(ctx.start, end)
-    ev.file_secrets = file_secrets(ws, written, int(state.get("started_at", 0) * 1e9))
-    checks = collect_checks(events, ctx.person_checks, state.get("summary") or {}, ev.commands)
+    checks = collect_checks(events, ctx.person_checks, state.get("summary") or {}, commands_from_journal(events))
     overlay = mark_authorship(checks, ws, written)
-    ev.review += [f"the run changed {f}, which your check `{c.command}` runs" for c in checks
-                  if c.source == "person" and c.authored for f in script_files(c, ws) if f in ctx.start and f in written]
+    todo = runnable(checks, ctx.guard)
     has_snapshot = (ctx.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
-    wants_before = ev.wants_change or bool(real_changes(delta.changed))
-    before = (lambda: ctx.before_sandbox(build_before(ctx.run_dir, ws, overlay))) if has_snapshot and wants_before else None
-    try:
-        ev.before_ran, ev.before_note = rerun(
-            checks, sandbox=ctx.sandbox, guard=ctx.guard, timeout_s=cfg.run.verify_timeout_s, before=before,
-        )
-    except Exception as e:  # the pre-run side failing must not crash the gate: R07 says why
-        ev.before_ran, ev.before_note = False, f"{type(e).__name__}: {e}"
-    finally:
-        shutil.rmtree(ctx.run_dir / "gate-before", ignore_errors=True)
+    wants_before = goal_flags(state.get("goal", ""))[0] or bool(real_changes(delta.changed))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        starting = (pool.submit(lambda: ctx.before_sandbox(build_before(ctx.run_dir, ws, overlay)))
+                    if has_snapshot and wants_before and todo else None)
+        try:
+            ev = _evidence(state, events, ctx, end, written)
+            ev.review += [f"the run changed {f}, which your check `{c.command}` runs" for c in checks
+                          if c.source == "person" and c.authored for f in script_files(c, ws) if f in ctx.start and f in written]
+        except BaseException:
+            discard(starting)
+            raise
+        try:
+            ev.before_ran, ev.before_note = rerun(todo, sandbox=ctx.sandbox, timeout_s=cfg.run.verify_timeout_s, starting=starting)
+        except Exception as e:  # the pre-run side failing must not crash the gate: R07 says why
+            ev.before_ran, ev.before_note = False, f"{type(e).__name__}: {e}"
+        finally:
+            shutil.rmtree(ctx.run_dir / "gate-before", ignore_errors=True)
     if not has_snapshot and wants_before:
         ev.before_note = "no pre-run snapshot of the workspace"
     ev.checks = checks
@@ -120,3 +127,20 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     if report.review_diff:
         (ctx.run_dir / "tests.diff").write_text(report.review_diff, encoding="utf-8")
     return report
+
+
+def _evidence(state: dict[str, Any], events: Sequence[Event], ctx: GateContext, end: dict[str, FileState], written: list[str]) -> Evidence:
+    """The journal's and the workspace's evidence, with the sandbox's process and /tmp listings."""
+    ws, mount = ctx.workspace, ctx.config.sandbox.workspace_mount
+    ev = build_evidence(
+        state, events, workspace=ws, start_manifest=ctx.start, processes=list_processes(ctx.sandbox, ctx.baseline),
+        baseline=ctx.baseline, limits=ctx.config.run, lessons_used=ctx.lessons_used, mount=mount, end_manifest=end,
+    )
+    ev.stray_changes = sorted({*ev.stray_changes, *ctx.tracker.stray(end)})
+    ev.outside_files = outside_files(ctx.sandbox)
+    ev.escaping_links = escaping_links(end, mount)
+    ev.artifact_types = artifact_types(ws, ev.artifacts, mount)
+    ev.review, ev.review_diff = tampering(ctx.start, end, ev.commands, ctx.run_dir, ws)
+    ev.shadowing = shadowing(ctx.start, end)
+    ev.file_secrets = file_secrets(ws, written, int(state.get("started_at", 0) * 1e9))
+    return ev

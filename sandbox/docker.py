@@ -51,7 +51,8 @@ log = logging.getLogger(__name__)
 
 MARK = "TETHER_EXEC"
 TIMEOUT_CODES = (124, 137)
-PROBE = "command -v bash >/dev/null && echo bash; command -v timeout >/dev/null && echo timeout"
+PROBE = "command -v bash >/dev/null && echo bash; command -v timeout >/dev/null && echo timeout; echo probed"
+PROBE_TRIES = 3
 PROBE_TIMEOUT_S = 20
 PROBE_OUTPUT_BYTES = 1_000_000
 
@@ -200,11 +201,18 @@ class DockerSandbox:
 
     def _probe(self) -> None:
         assert self._container is not None
-        code, out = self._container.exec_run(["sh", "-c", PROBE])
-        if code is None or code > 1:
-            msg = f"image {self.config.image} cannot run /bin/sh (exit {code}); it needs a POSIX shell"
+        found: list[str] = []
+        for _ in range(PROBE_TRIES):  # under load the engine may lose a short exec's output: ask again
+            code, out = self._container.exec_run(["sh", "-c", PROBE])
+            if code is None or code > 1:
+                msg = f"image {self.config.image} cannot run /bin/sh (exit {code}); it needs a POSIX shell"
+                raise SandboxError(msg)
+            found = out.decode(errors="replace").split()
+            if "probed" in found:
+                break
+        else:
+            msg = f"sandbox {self._container.short_id} did not answer the start-up probe; retry, or check `docker info`"
             raise SandboxError(msg)
-        found = out.decode(errors="replace").split()
         self._shell = "bash" if "bash" in found else "sh"
         self._has_timeout = "timeout" in found
         if not self._has_timeout:
@@ -284,15 +292,19 @@ class DockerSandbox:
             msg = f"image {self.config.image} has no bash; its processes cannot be listed"
             raise SandboxError(msg)
         user = probe_user(self.user)
-        cap = OutputCap(PROBE_OUTPUT_BYTES)
-        code, overran, _ = self._run("bash", PS_PROBE, PROBE_TIMEOUT_S, cap, workdir="/", user=user)
-        if code != 0 or overran or cap.dropped:
-            msg = f"process probe failed in sandbox {self._container.short_id} (exit {code})"
-            raise SandboxError(msg)
-        try:
-            return parse(cap.text(), own_uid=int(user.split(":")[0]))
-        except ValueError as e:
-            raise SandboxError(str(e)) from e
+        problem = ""
+        for _ in range(PROBE_TRIES):  # a listing cut short (output lost under load) is asked again
+            cap = OutputCap(PROBE_OUTPUT_BYTES)
+            code, overran, _ = self._run("bash", PS_PROBE, PROBE_TIMEOUT_S, cap, workdir="/", user=user)
+            if code != 0 or overran or cap.dropped:
+                problem = f"exit {code}"
+                continue
+            try:
+                return parse(cap.text(), own_uid=int(user.split(":")[0]))
+            except ValueError as e:
+                problem = str(e)
+        msg = f"process probe failed in sandbox {self._container.short_id}: {problem}"
+        raise SandboxError(msg)
 
     def _reap(self, mark: str, since: float) -> None:
         """Kill every process of a timed-out exec: its marker, or started since (orphans included).

@@ -9,7 +9,8 @@ its comm (`prctl(PR_SET_NAME)`, /proc/self/comm), its environment. So:
   ppid, real uid, start time (clock ticks since boot), state, then the
   command line with newlines shown as `\\n` (one line whatever it holds;
   other control characters are left to runtime/terminal.py to show). Its first
-  line is `self <pid>`: the probe's own pid, as the kernel numbered it.
+  line is `self <pid>`: the probe's own pid, as the kernel numbered it; its
+  last is `end <rows>`, so a listing cut short is refused, never trusted.
 - `parse()` drops the probe itself and its ancestors (the exec's `timeout`
   wrapper), by pid. Every other process is reported: no name is ever
   ignored. Callers drop pid 1 (init) and the processes of the baseline taken
@@ -34,6 +35,7 @@ PROBE_UID = 65534
 
 PROBE = r"""
 printf 'self %s\n' "$$"
+rows=0
 for d in /proc/[0-9]*; do
   n=${d#/proc/}
   IFS= read -r -d '' s < "$d/stat" 2>/dev/null
@@ -49,8 +51,9 @@ for d in /proc/[0-9]*; do
   c=${c:0:160}
   c=${c//$'\n'/\\n}
   printf '%s %s %s %s %s %s\n' "$n" "$pp" "${u:--1}" "$t" "$st" "${c# }"
-  s=
+  rows=$((rows + 1)); s=
 done
+printf 'end %s\n' "$rows"
 """
 
 
@@ -79,16 +82,20 @@ def parse(output: str, *, own_uid: int | None = None) -> list[Proc]:
     Zombies and dead entries (state Z/X) hold nothing and are left out.
 
     Raises:
-        ValueError: the output is not a probe's (no `self` line, or a malformed row).
+        ValueError: the output is not a whole probe's (no `self` line, no `end`
+            line counting the rows, or a malformed row).
     """
     lines = output.rstrip("\n").split("\n")  # not splitlines(): a name may hold \r, \x1c, U+2028
     head = lines[0].split() if lines else []
     if len(head) != 2 or head[0] != "self" or not head[1].isdigit():
         msg = "process probe printed no `self <pid>` line"
         raise ValueError(msg)
+    if lines[-1] != f"end {len(lines) - 2}":
+        msg = "process probe output is cut short (no matching `end` line)"
+        raise ValueError(msg)
     me = int(head[1])
     procs: dict[int, Proc] = {}
-    for line in lines[1:]:
+    for line in lines[1:-1]:
         parts = line.split(" ", 5)
         if len(parts) < 6 or not all(p.lstrip("-").isdigit() for p in parts[:4]):
             msg = f"malformed process probe row: {line[:80]!r}"

@@ -88,6 +88,22 @@ def test_a_run_stopped_in_its_memory_phase_revises_each_lesson_once_on_resume(te
     assert _files(tether.home / "memory") == snapshot
 
 
+def _signal_during_sleep(tether, sig: signal.Signals, **popen: Any) -> tuple[subprocess.Popen, str]:
+    """Start `tether run` of the append-then-sleep scenario; send `sig` once it sleeps (after the append ran)."""
+    cmd = [sys.executable, "-m", "runtime.cli", "run", "--model", f"scripted:{SLEEPER}",
+           "--workspace", str(tether.workspace), "--home", str(tether.home), "--json"]
+    popen = popen or {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    proc = subprocess.Popen(cmd, env={**os.environ, **tether.env}, **popen)
+    runs = tether.home / "runs"
+    deadline = time.monotonic() + 90
+    while not (runs.is_dir() and any(runs.iterdir()) and any(
+            isinstance(e, ExecStarted) and e.cmd_id == "append/0/1" for e in read_events(next(runs.iterdir()) / "journal.jsonl"))):
+        assert time.monotonic() < deadline and proc.poll() is None, "the run never reached its sleep"
+        time.sleep(0.1)
+    proc.send_signal(sig)
+    return proc, next(runs.iterdir()).name
+
+
 def first_goal() -> str:
     import yaml
 
@@ -95,21 +111,11 @@ def first_goal() -> str:
 
 
 def test_sigterm_mid_command_ends_interrupted_hands_back_and_resumes(tether):
-    cmd = [sys.executable, "-m", "runtime.cli", "run", "--model", f"scripted:{SLEEPER}",
-           "--workspace", str(tether.workspace), "--home", str(tether.home), "--json"]
-    proc = subprocess.Popen(cmd, env={**os.environ, **tether.env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    runs = tether.home / "runs"
-    deadline = time.monotonic() + 90
-    while not (runs.is_dir() and any(runs.iterdir()) and any(
-            isinstance(e, ExecStarted) and e.cmd_id == "append/0/1" for e in read_events(next(runs.iterdir()) / "journal.jsonl"))):
-        assert time.monotonic() < deadline and proc.poll() is None, "the run never reached its sleep"
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGTERM)
+    proc, run_id = _signal_during_sleep(tether, signal.SIGTERM, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
     assert "Traceback" not in err
-    run_id = next(runs.iterdir()).name
-    meta = json.loads((runs / run_id / "run.json").read_text())
+    meta = json.loads((tether.home / "runs" / run_id / "run.json").read_text())
     assert meta["status"] == "interrupted" and "SIGTERM" in meta["reason"]
     assert json.loads(out)["status"] == "interrupted"
     assert _containers(run_id) == []
@@ -165,18 +171,8 @@ def test_a_corrupt_checkpoint_database_is_moved_aside_and_new_runs_go_on(tether,
 
 
 def test_a_run_whose_checkpoint_is_gone_offers_a_restart_from_its_journal(tether):
-    cmd = [sys.executable, "-m", "runtime.cli", "run", "--model", f"scripted:{SLEEPER}",
-           "--workspace", str(tether.workspace), "--home", str(tether.home), "--json"]
-    proc = subprocess.Popen(cmd, env={**os.environ, **tether.env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    runs = tether.home / "runs"
-    deadline = time.monotonic() + 90
-    while not (runs.is_dir() and any(runs.iterdir()) and any(
-            isinstance(e, ExecStarted) and e.cmd_id == "append/0/1" for e in read_events(next(runs.iterdir()) / "journal.jsonl"))):
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGKILL)
+    proc, run_id = _signal_during_sleep(tether, signal.SIGKILL)
     proc.wait(timeout=30)
-    run_id = next(runs.iterdir()).name
     for p in tether.home.glob("checkpoints.sqlite*"):
         p.unlink()
     code, out, err = tether.cli("resume", run_id)
@@ -196,22 +192,24 @@ def test_after_sigkill_and_resume_a_lent_workspace_has_its_owners_back(tether):
     notes = tether.workspace / "notes.txt"
     notes.write_text("mine\n")
     os.chown(notes, 4242, 4242)  # a file of another account inside root's workspace
-    cmd = [sys.executable, "-m", "runtime.cli", "run", "--model", f"scripted:{SLEEPER}",
-           "--workspace", str(tether.workspace), "--home", str(tether.home), "--json"]
-    proc = subprocess.Popen(cmd, env={**os.environ, **tether.env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    runs = tether.home / "runs"
-    deadline = time.monotonic() + 90
-    while not (runs.is_dir() and any(runs.iterdir()) and any(
-            isinstance(e, ExecStarted) and e.cmd_id == "append/0/1" for e in read_events(next(runs.iterdir()) / "journal.jsonl"))):
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGKILL)
+    proc, run_id = _signal_during_sleep(tether, signal.SIGKILL)
     proc.wait(timeout=30)
     assert tether.workspace.stat().st_uid == 1000  # still lent: the killed process could not give it back
-    run_id = next(runs.iterdir()).name
     code, done, err = tether.cli("resume", run_id)
     assert code == 0, err
     assert done["status"] == "success"
     owners = {p.name: (p.stat().st_uid, p.stat().st_gid) for p in [tether.workspace, *tether.workspace.iterdir()]}
     assert owners == {"ws": (0, 0), "notes.txt": (4242, 4242), "log.txt": (0, 0)}
     assert not any((tether.home / "lent").iterdir())
+
+
+def test_a_binary_memory_md_leaves_runs_working_and_memory_commands_one_line(tether):
+    (tether.home / "memory").mkdir(parents=True)
+    manifest = tether.home / "memory" / "MEMORY.md"
+    manifest.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff\xfe\xfd")
+    code, out, err = tether.run(EXAMPLE)
+    assert code == 0, err
+    assert out["status"] == "success" and str(manifest) in out["memory_error"]
+    assert "Traceback" not in err
+    code, out, err = tether.cli("memory", "list")
+    assert code == 2 and str(manifest) in err and "Traceback" not in err

@@ -94,6 +94,9 @@ def test_parse_refuses_output_that_is_not_a_probe():
     with pytest.raises(ValueError, match="self"):
         parse("1 0 0 0 S init\n")
     with pytest.raises(ValueError, match="malformed"):
-        parse("self 5\n1 0 x 0 S init\n")
-    procs = parse("self 5\n1 0 1000 10 S init\n4 0 1000 11 S timeout\n5 4 1000 12 R bash\n6 5 1000 13 R tr\n9 1 1000 14 Z z\n")
+        parse("self 5\n1 0 x 0 S init\nend 1\n")
+    with pytest.raises(ValueError, match="cut short"):  # rows lost: never read as "nothing running"
+        parse("self 5\n1 0 1000 10 S init\nend 2\n")
+    procs = parse("self 5\n1 0 1000 10 S init\n4 0 1000 11 S timeout\n5 4 1000 12 R bash\n6 5 1000 13 R tr\n"
+                  "9 1 1000 14 Z z\nend 5\n")
     assert [p.pid for p in procs] == [1]  # the probe (5), its wrapper (4), its child (6) and a zombie (9) dropped
