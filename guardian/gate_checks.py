@@ -175,7 +175,12 @@ def _sets_errexit(node: Any) -> bool:
 
 ASSERTION = re.compile(
     r"\bassert\w*\s*\(?(?P<expr>[^\n]*)|\bexpect\s*\((?P<js>[^\n]*)|sys\.exit\(\s*[^0)\s][^\n]*|process\.exit\(\s*[^0)\s][^\n]*|\braise\b[^\n]*"
+    r"|\bt\.(Error|Errorf|Fatal|Fatalf|Fail)\w*\([^\n]*|\bpanic!?\([^\n]*"
 )
+SHELL_COMPARISON = re.compile(
+    r"\[\[?\s[^\]\n]*\$[^\]\n]*\s(=|==|!=|-eq|-ne|-lt|-gt|-le|-ge)\s|\bgrep\s+(-\w+\s+)*['\"]?\w\w|\bassert_\w+|\bdiff\b|\bcmp\b"
+)
+SHELL_SHADOWING = re.compile(r"^\s*(function\s+)?[\w.-]+\s*\(\)\s*\{|^\s*(alias|trap)\s", re.M)
 COMPUTED = re.compile(r"[A-Za-z_][\w.]*\s*\(|[A-Za-z_]\w*\.[A-Za-z_]|\$\(|\$\w|\bin\b|\[")
 """An expression that computes something: a call, an attribute, a substitution, a lookup."""
 
@@ -191,8 +196,8 @@ def has_expectation(text: str, path: str = "") -> bool:
     if shell:
         try:
             trees = bashlex.parse(rewrite(text))
-        except Exception:  # an unparsable script proves nothing
-            return False
+        except Exception:  # bats syntax, heredocs, ...: look for a comparison in the text instead
+            return SHELL_COMPARISON.search(text) is not None and not SHELL_SHADOWING.search(text)
         walk = _Walk(pipefail=False)
         for tree in trees:
             walk.node(tree, True)

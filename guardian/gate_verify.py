@@ -5,7 +5,10 @@ Parts: `verify_commands(text)` (the commands a plan's `verify` text names),
 real checks), `r07` (a real check shows the change: it fails on the pre-run
 copy and passes now, SWE-bench's FAIL_TO_PASS) and `r08` (every judged check
 passes now, so checks that passed before still do: PASS_TO_PASS). A check
-the run wrote itself counts only when it names a changed file.
+the run wrote itself counts only when it names a changed file and expects
+something of it. The person's checks decide R08; the change may be shown by
+theirs or by the run's real checks (a person's regression suite passes
+before and after).
 """
 
 from __future__ import annotations
@@ -58,7 +61,9 @@ def r07(ev: Evidence) -> Result:
         return "pass", f"{len(ran)} of {who} re-run in a fresh shell"
     if not ev.before_ran:
         return "fail", f"the checks could not run on the pre-run copy ({ev.before_note}); nothing shows the change works"
-    eligible = [c for c in ran if c.source == "person" or not c.authored or c.exercises_change]
+    # Any real check may show the change (a person's regression suite passes before and after).
+    shown = ran + [c for c in ev.checks if c.source != "person" and c.kind in COUNTING and c not in ran and c.after_exit is not None]
+    eligible = [c for c in shown if c.source == "person" or not c.authored or c.exercises_change]
     f2p = [c for c in eligible if c.fail_to_pass]
     if f2p:
         return "pass", f"{len(f2p)} of {len(ran)} checks fail on the pre-run copy and pass now, e.g. `{f2p[0].command}`"

@@ -101,6 +101,12 @@ def collect_checks(events: Sequence[Event], person: Sequence[str], summary: dict
     return person_checks + model
 
 
+def runs_python(command: str) -> bool:
+    """Whether a check runs Python (a workspace module could then shadow what it imports)."""
+    words = classify(command, pipefail=True).words
+    return any(os.path.basename(w).startswith(("python", "pytest", "py.test", "tox", "nox")) or w.endswith(".py") for w in words)
+
+
 def script_files(check: CheckRun, workspace: Path) -> list[str]:
     scripts = classify(check.command, pipefail=True).scripts
     out = []

@@ -29,6 +29,7 @@ from runtime.gate_rerun import (
     mark_authorship,
     rerun,
     runnable,
+    runs_python,
     script_files,
 )
 from runtime.gate_scan import (
@@ -122,6 +123,8 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
             shutil.rmtree(ctx.run_dir / "gate-before", ignore_errors=True)
     if not has_snapshot and wants_before:
         ev.before_note = "no pre-run snapshot of the workspace"
+    if any(runs_python(c.command) for c in todo):
+        ev.shadowing = shadowing(ctx.start, end)
     ev.checks = checks
     report = check_gate(ev)
     if report.review_diff:
@@ -141,6 +144,5 @@ def _evidence(state: dict[str, Any], events: Sequence[Event], ctx: GateContext, 
     ev.escaping_links = escaping_links(end, mount)
     ev.artifact_types = artifact_types(ws, ev.artifacts, mount)
     ev.review, ev.review_diff = tampering(ctx.start, end, ev.commands, ctx.run_dir, ws)
-    ev.shadowing = shadowing(ctx.start, end)
     ev.file_secrets = file_secrets(ws, written, int(state.get("started_at", 0) * 1e9))
     return ev

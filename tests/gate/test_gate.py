@@ -292,3 +292,11 @@ def test_a_run_touching_old_tests_needs_review_even_when_the_gate_passes():
     ev.review = ["test test_calc.py edited by the run"]
     report = check_gate(ev)
     assert report.passed and report.needs_review
+
+
+def test_r07_a_persons_regression_suite_plus_the_runs_own_failing_then_passing_test_shows_the_change():
+    ev = good()
+    ev.checks.append(CheckRun(command="bash regression.sh", source="person", kind="test", after_exit=0, before_exit=0))
+    assert _status(ev, "R07") == "pass" and _status(ev, "R08") == "pass"
+    _check(ev, exercises_change=False)  # the run's own test names no changed file: nothing shows the change
+    assert _status(ev, "R07") == "fail"

@@ -113,3 +113,21 @@ def test_the_stream_scanner_sees_the_middle_the_output_cap_drops():
 
 def test_a_secret_past_the_first_64k_of_a_file_is_found():
     assert scan_bytes(b"x" * 100_000 + b"\n" + KEY.encode() + b"\n")
+
+
+@pytest.mark.parametrize(("text", "path", "expected"), [
+    ('out=$(bash greet.sh x)\n[ "$out" = "hello, x" ] || exit 1\n', "test_greet.sh", True),
+    ('@test "greets" {\n  run bash greet.sh x\n  [ "$output" = "hello, x" ]\n}\n', "greet.bats", True),
+    ("func TestAdd(t *testing.T) {\n if Add(2, 3) != 5 { t.Errorf(\"bad\") }\n}\n", "add_test.go", True),
+    ("def test_add():\n    assert add(2, 3) == 5\n", "test_calc.py", True),
+    ("expect(add(1, 2)).toBe(3)\n", "add.test.js", True),
+    ("set -e\nbash greet.sh x >/dev/null\necho PASS\n", "test_greet.sh", False),
+    ("echo PASS\n", "test_x.sh", False),
+    ("def test_add():\n    assert True\n", "test_calc.py", False),
+    ("class T(unittest.TestCase):\n    def test_x(self):\n        self.assertTrue(True)\n", "test_calc.py", False),
+    ('@test "x" {\n  echo PASS\n}\n', "x.bats", False),
+])
+def test_a_test_file_must_expect_something_computed(text, path, expected):
+    from guardian.gate_checks import has_expectation
+
+    assert has_expectation(text, path) is expected

@@ -112,7 +112,9 @@ def test_files_that_shadow_what_a_checker_loads(tmp_path):
     (tmp_path / "calc.py").write_text("")
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "re.py").write_text("")
-    assert shadowing(start, manifest(tmp_path)) == ["sitecustomize.py", "unittest"]
+    (tmp_path / "re.py").write_text("")
+    (tmp_path / "test.py").write_text("")  # a stdlib name no test runner imports at start
+    assert shadowing(start, manifest(tmp_path)) == ["re.py", "sitecustomize.py", "unittest"]
 
 
 def test_secrets_in_new_git_objects_are_found(tmp_path):
