@@ -33,7 +33,7 @@ import os
 import resource
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,13 +130,18 @@ def walk(
     max_depth: int = MAX_DEPTH,
     deadline: Deadline | None = None,
     what: str = "workspace walk",
+    prefix: str = "",
+    on_dir: Callable[[int, str], None] | None = None,
 ) -> Iterator[Entry]:
     """Every entry under `root`, parents before children, not following any symlink.
 
     `root` is a path or an open folder descriptor (not closed here). Folders
     named in `prune` are neither yielded nor entered. Entries that vanish
     mid-walk are skipped; a folder swapped for something else mid-walk is
-    yielded as what it now is.
+    yielded as what it now is. `prefix` (e.g. `sub/`) is put before every
+    `rel`, for walking a subtree. `on_dir(fd, rel)` is called for each
+    folder, the root included, after it is opened and before it is listed
+    (to watch it before reading it).
 
     Raises:
         WalkError: deeper than `max_depth`, past the deadline, or a folder unreadable.
@@ -146,7 +151,9 @@ def walk(
     top = open_root(root) if own else root
     stack: list[tuple[int, str, Iterator[os.DirEntry[str]], int]] = []
     try:
-        stack.append((top, "", _list(top, ""), 1))
+        if on_dir is not None:
+            on_dir(top, prefix.rstrip("/"))
+        stack.append((top, prefix, _list(top, prefix), 1))
         while stack:
             fd, prefix, it, depth = stack[-1]
             found = next(it, None)
@@ -167,6 +174,8 @@ def walk(
                 os.close(entry.fd)
                 msg = f"{what}: folders nested deeper than {max_depth} levels (at {shown(entry.rel)[:200]}...); flatten the tree"
                 raise WalkError(msg)
+            if on_dir is not None:
+                on_dir(entry.fd, entry.rel)
             stack.append((entry.fd, entry.rel + "/", _list(entry.fd, entry.rel), depth + 1))
             yield entry
     finally:

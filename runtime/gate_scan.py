@@ -16,7 +16,7 @@ import posixpath
 import re
 import stat
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,19 +52,25 @@ def _states(scan: Any) -> dict[str, FileState]:
 
 
 class ChangeTracker:
-    """Remembers the manifest after each command; a later difference no command made is a stray change."""
+    """Remembers the scan after each command; a later difference no command made is a stray change.
 
-    def __init__(self) -> None:
-        self.last: dict[str, FileState] | None = None
+    `changed` compares two scans (the runner passes `WorkspaceWatch.changed`,
+    which knows that live scans are views, not copies); by default manifests
+    are diffed in full.
+    """
+
+    def __init__(self, changed: Callable[[Any, Any], list[str]] | None = None) -> None:
+        self.last: Any = None
+        self.changed = changed or (lambda a, b: [shown(p) for p in diff(_states(a), _states(b)).changed])
 
     def stray(self, now: Any) -> list[str]:
         """Changes since the last command ended, without caches, as journal-safe text (call before the next command)."""
-        return [] if self.last is None else [shown(p) for p in real_changes(diff(self.last, _states(now)).changed)]
+        return [] if self.last is None else real_changes(self.changed(self.last, now))
 
     def command_changes(self, before: Any, after: Any) -> list[str]:
         """One command's own changes (caches left out); remembers `after` for the next `stray`."""
-        self.last = _states(after)
-        return [shown(p) for p in real_changes(diff(_states(before), self.last).changed)]
+        self.last = after
+        return real_changes(self.changed(before, after))
 
 
 def outside_files(sandbox: Sandbox) -> list[str] | None:

@@ -55,7 +55,7 @@ from runtime.run_phases import (
     why,
 )
 from runtime.run_totals import TOTALS_KEY, totals_from_events
-from runtime.workspace_watch import WorkspaceWatch
+from runtime.workspace_watch import WorkspaceWatch, start_cache
 from sandbox.base import Sandbox
 
 SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
@@ -253,7 +253,7 @@ def _drive(
 
         model = build_chat_model(config.model.model_copy(update={"spec": meta["model_spec"]}))
     start = start_manifest(run_dir)
-    watch = WorkspaceWatch(workspace, config.workspace)
+    watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
     conn = connect(config.checkpoint_db)
     graph_config: Any = {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
     sandbox: Sandbox | None = None
@@ -284,6 +284,7 @@ def _drive(
             before_sandbox=lambda scratch: sandbox_factory(scratch, config, f"{run_id}-before", None),
             guard=gate_guard(config), person_checks=list(meta.get("verify") or []),
             lessons_used=meta.get("lesson_ids", []), baseline=list_processes(sandbox),
+            tracker=ChangeTracker(watch.changed),
         )
 
         def gate(state: dict[str, Any]) -> dict[str, Any]:
@@ -329,6 +330,7 @@ def _drive(
         record = _stopped(meta, run_dir, journal, graph, graph_config, f"crashed: {e!r}; continue with `tether resume`", "interrupted")
     finally:
         close_parts(journal, sandbox, conn)
+        watch.close()
         if record is not None:  # totals: what `tether runs` lists without reading the journal
             totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost, lesson_ids=meta.get("lesson_ids"))
             _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting,

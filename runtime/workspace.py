@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +86,9 @@ class Scan:
     """Sum of file sizes, holes included (`.git` too)."""
     allocated: int = 0
     """Bytes the entries take on disk (`.git` too)."""
+    generation: int = 0
+    """For scans from a live tree (runtime.workspace_live): which refresh made it; `states` is then
+    a live view, and diffs come from the refreshes' change lists. 0 for a full walk."""
 
     def over_limit(self, limits: WorkspaceLimits) -> str | None:
         """A message for the model when the workspace is larger than the limits allow."""
@@ -117,7 +121,6 @@ def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache
     out = Scan()
     started = time.time_ns()
     keep: dict[str, tuple[tuple[int, ...], FileState]] = {}
-    old = cache.entries if cache is not None else {}
     skipped: list[str] = []
     for e in walk(root, max_depth=limits.max_depth, deadline=deadline, what=what):
         st = e.st
@@ -129,20 +132,12 @@ def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache
             if e.name in skip_dirs:
                 skipped.append(e.rel + "/")
             continue
-        kind = e.kind
-        if kind == "symlink":
-            target = read_link(e.parent, e.name)
-            if target is None:
-                continue
-            digest = hashlib.sha256(os.fsencode(target)).hexdigest()
-            out.states[e.rel] = FileState(sha256=digest, size=0, mode=st.st_mode, link=target)
-        elif kind == "file":
-            state = _file_state(e.parent, e.name, e.rel, st, old, limits, deadline, cache)
-            if state is None:
-                continue
-            out.states[e.rel] = state
-            if cache is not None and max(st.st_mtime_ns, st.st_ctime_ns) < started - RACY_NS:
-                keep[e.rel] = (_sig(st), state)
+        state = state_of(e.parent, e.name, e.rel, st, limits, deadline, cache)
+        if state is None:
+            continue
+        out.states[e.rel] = state
+        if cache is not None and state.link is None and max(st.st_mtime_ns, st.st_ctime_ns) < started - RACY_NS:
+            keep[e.rel] = (_sig(st), state)
     if cache is not None:
         cache.entries = keep
     return out
@@ -152,9 +147,17 @@ def _sig(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _file_state(parent: int, name: str, rel: str, st: os.stat_result, old: dict, limits: WorkspaceLimits,
-                deadline: Deadline, cache: ManifestCache | None) -> FileState | None:
-    hit = old.get(rel)
+def state_of(parent: int, name: str, rel: str, st: os.stat_result, limits: WorkspaceLimits,
+             deadline: Deadline | None, cache: ManifestCache | None) -> FileState | None:
+    """Content identity of one non-folder entry; None for FIFOs, sockets and devices, or if it changed kind."""
+    if stat.S_ISLNK(st.st_mode):
+        target = read_link(parent, name)
+        if target is None:
+            return None
+        return FileState(sha256=hashlib.sha256(os.fsencode(target)).hexdigest(), size=0, mode=st.st_mode, link=target)
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    hit = cache.entries.get(rel) if cache is not None else None
     if hit is not None and hit[0] == _sig(st):
         return hit[1]
     got = open_regular(parent, name)

@@ -1,0 +1,128 @@
+"""Host work per guarded command on a workspace of 10 and of 200k files.
+
+What one command costs Tether on the host, around the sandbox's exec: the
+scan before it, the scan after it, the diff that names the changed files and
+the size-limit check (the runner's `WorkspaceWatch`, exactly as a run uses
+it). Each measured "command" writes one file and rewrites another, the way
+a command would. Also printed, per run rather than per command: the start
+manifest (hashes every file), the run's first per-command scan (walks once,
+placing inotify watches; reuses the start manifest's hashes) and the gate's
+full manifest (a full descriptor walk, hashes reused by stat). `full walk`
+is the per-command figure when inotify is not available (a full walk per
+scan), for comparison.
+
+Files are 64-byte text files in folders of 100, older than RACY_NS when
+measuring starts. Target: per-command host work at 200k files <= 0.5 s.
+
+    .venv/bin/python bench/workspace_cost.py [--files 10,200000] [--commands 10] [--dir /tmp]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from common.walk import open_root, remove_entry  # noqa: E402
+from runtime.workspace import RACY_NS, ManifestCache, scan  # noqa: E402
+from runtime.workspace_watch import WorkspaceWatch, save_start, start_cache  # noqa: E402
+from sandbox.config import WorkspaceLimits  # noqa: E402
+
+LIMITS = WorkspaceLimits()
+
+
+def build(root: Path, files: int) -> None:
+    for i in range(files):
+        d = root / f"d{i // 100}"
+        if i % 100 == 0:
+            d.mkdir()
+        (d / f"f{i}.txt").write_text(f"file {i} " + "x" * 56)
+    time.sleep(RACY_NS / 1e9 + 0.5)  # older than RACY_NS (mtime and ctime), as a workspace is between runs
+
+
+def command(ws: Path, i: int) -> None:
+    (ws / f"new{i}.txt").write_text(f"made by command {i}")
+    (ws / "d0" / "f0.txt").write_text(f"edited by command {i}")
+
+
+def per_command(watch: WorkspaceWatch, ws: Path, n: int, first: int = 0) -> list[float]:
+    times = []
+    for i in range(first, first + n):
+        t0 = time.perf_counter()
+        before = watch.snapshot()
+        t1 = time.perf_counter()
+        command(ws, i)  # the sandbox's part, not counted
+        t2 = time.perf_counter()
+        after = watch.snapshot()
+        changed = watch.changed(before, after)
+        watch.over_limit(after)
+        t3 = time.perf_counter()
+        assert f"new{i}.txt" in changed and "d0/f0.txt" in changed, changed
+        times.append((t1 - t0) + (t3 - t2))
+    return times
+
+
+def measure(files: int, commands: int, base: Path) -> dict[str, float]:
+    ws = Path(tempfile.mkdtemp(prefix="tether-bench-", dir=base))
+    run_dir = Path(tempfile.mkdtemp(prefix="tether-bench-run-", dir=base))
+    try:
+        build(ws, files)
+        t = time.perf_counter()
+        start = save_start(run_dir, ws, LIMITS)
+        start_s = time.perf_counter() - t
+        watch = WorkspaceWatch(ws, LIMITS, start_cache(run_dir, start))
+        t = time.perf_counter()
+        watch.snapshot()
+        first_s = time.perf_counter() - t
+        live = per_command(watch, ws, commands)
+        t = time.perf_counter()
+        watch.final()
+        gate_s = time.perf_counter() - t
+        watch.close()
+        full = WorkspaceWatch(ws, LIMITS, ManifestCache())
+        full.use_live = False
+        full.snapshot()
+        walk = per_command(full, ws, max(2, commands // 3), first=commands)
+        cold = time.perf_counter()
+        scan(ws, LIMITS)
+        cold = time.perf_counter() - cold
+        return {"start": start_s, "first": first_s, "cmd": statistics.median(live), "cmd_max": max(live),
+                "gate": gate_s, "walk": statistics.median(walk), "cold": cold}
+    finally:
+        for path in (ws, run_dir):
+            fd = open_root(path.parent)
+            try:
+                remove_entry(fd, path.name)
+            finally:
+                os.close(fd)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--files", default="10,200000")
+    ap.add_argument("--commands", type=int, default=10)
+    ap.add_argument("--dir", default=tempfile.gettempdir())
+    args = ap.parse_args()
+    sizes = [int(x) for x in args.files.split(",")]
+    print(f"host work per guarded command (median of {args.commands}; seconds; temp dir {args.dir})")
+    print(f"{'files':>8} {'per cmd':>8} {'max':>7} {'full walk':>9} {'start':>7} {'1st scan':>8} {'gate':>7} {'cold hash':>9}")
+    results = {}
+    for n in sizes:
+        r = results[n] = measure(n, args.commands, Path(args.dir))
+        print(f"{n:>8} {r['cmd']:>8.3f} {r['cmd_max']:>7.3f} {r['walk']:>9.3f} {r['start']:>7.2f} {r['first']:>8.2f} "
+              f"{r['gate']:>7.2f} {r['cold']:>9.2f}")
+    if len(sizes) >= 2:
+        lo, hi = results[min(sizes)]["cmd"], results[max(sizes)]["cmd"]
+        print(f"ratio per command {max(sizes)} / {min(sizes)} files: {hi / max(lo, 1e-6):.1f}x "
+              f"({hi:.3f} s vs {lo:.3f} s); target at {max(sizes)} files: <= 0.5 s -> "
+              f"{'met' if hi <= 0.5 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
