@@ -475,6 +475,26 @@ def _empty(stack: list, gone: list[str], deadline: Deadline | None) -> None:
             gone.append(child)
 
 
+def remove_path(path: Path | str, *, missing_ok: bool = True) -> None:
+    """Remove a file or a whole folder tree at `path`, by descriptor (any depth, no link followed).
+
+    Unlike shutil.rmtree, which recurses once per level and raises
+    RecursionError on a tree ~1000 folders deep, this never runs out of stack.
+    """
+    path = Path(path)
+    try:
+        parent = open_root(path.parent)
+    except WalkError:
+        if missing_ok and not path.parent.exists():
+            return
+        raise
+    try:
+        if not remove_entry(parent, path.name) and not missing_ok:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
+    finally:
+        os.close(parent)
+
+
 def _open_writable(parent: int, name: str) -> int:
     fd = os.open(name, DIR_FLAGS, dir_fd=parent)
     os.fchmod(fd, 0o700)  # read-only folders would block removal

@@ -22,6 +22,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from common.walk import remove_path
 from runtime.eval_tasks import Task
 from sandbox.config import DockerSandboxConfig
 
@@ -81,7 +82,7 @@ def task_image(client: docker.DockerClient, task: Task, default: str) -> tuple[s
 def prepare_workspace(task: Task, workspace: Path) -> None:
     """A fresh workspace holding the environment's files (not the Dockerfile), links kept as links."""
     if workspace.exists():
-        shutil.rmtree(workspace)
+        remove_path(workspace)  # a run's workspace may hold anything, a 2000-deep tree included
     if task.environment.is_dir():
         shutil.copytree(task.environment, workspace, symlinks=True,
                         ignore=lambda _d, names: [n for n in names if n in NOT_COPIED])

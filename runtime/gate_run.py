@@ -9,8 +9,8 @@ against R01-R18. The diff of tampered tests is saved as `<run>/tests.diff`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-import shutil
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from common.events import Event
+from common.walk import remove_path
 from guardian.gate import GateReport, check_gate
 from guardian.gate_evidence import Evidence, goal_flags, real_changes
 from runtime.config import TetherConfig
@@ -120,7 +121,8 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
         except Exception as e:  # the pre-run side failing must not crash the gate: R07 says why
             ev.before_ran, ev.before_note = False, f"{type(e).__name__}: {e}"
         finally:
-            shutil.rmtree(ctx.run_dir / "gate-before", ignore_errors=True)
+            with contextlib.suppress(OSError):  # by descriptor: shutil.rmtree recurses and fails on deep trees
+                remove_path(ctx.run_dir / "gate-before")
     if not has_snapshot and wants_before:
         ev.before_note = "no pre-run snapshot of the workspace"
     if any(runs_python(c.command) for c in todo):

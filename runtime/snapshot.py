@@ -39,7 +39,7 @@ from common.walk import (
     open_regular,
     open_root,
     read_link,
-    remove_entry,
+    remove_path,
     walk,
 )
 from runtime.workspace import WorkspaceDiff
@@ -233,11 +233,7 @@ def _copy(workspace: Path, files: Path, limits: WorkspaceLimits) -> SnapshotMani
 
 def _remove_tree(path: Path) -> None:
     """Remove a folder by descriptor (any depth, no link followed)."""
-    parent = open_root(path.parent)
-    try:
-        remove_entry(parent, path.name)
-    finally:
-        os.close(parent)
+    remove_path(path)
 
 
 def load_manifest(runs_dir: Path, run_id: str) -> SnapshotManifest:

@@ -165,3 +165,17 @@ def test_the_root_must_not_be_a_symlink(tmp_path: Path) -> None:
     os.symlink(tmp_path / "real", tmp_path / "link")
     with pytest.raises(WalkError, match="not a symlink"):
         list(walk(tmp_path / "link"))
+
+
+def test_remove_path_takes_a_tree_too_deep_for_shutil(tmp_path: Path) -> None:
+    from common.walk import remove_path
+
+    (tmp_path / "t").mkdir()
+    _deep(tmp_path / "t", 1500)
+    with pytest.raises(RecursionError):  # why shutil.rmtree is not used on workspace-made trees
+        import shutil
+
+        shutil.rmtree(tmp_path / "t", ignore_errors=True)
+    remove_path(tmp_path / "t")
+    assert not (tmp_path / "t").exists()
+    remove_path(tmp_path / "t")  # missing is fine
