@@ -29,7 +29,29 @@ from guardian.words import UNKNOWN
 
 
 class BudgetError(TimeoutError):
-    """The check ran past `GuardianConfig.time_budget_ms`."""
+    """The check ran past `GuardianConfig.time_budget_ms` (or its wall-clock ceiling)."""
+
+
+class Deadline:
+    """CPU time of the checking thread, plus a wall-clock ceiling.
+
+    CPU time bounds the work a hostile command can cost without a loaded
+    machine turning ordinary commands into denies; the wall ceiling still
+    bounds a check that stalls.
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.cpu = time.thread_time() + limits.time_budget_ms / 1000.0
+        self.wall = time.perf_counter() + limits.wall_budget_ms / 1000.0
+
+    def passed(self) -> bool:
+        return time.thread_time() > self.cpu or time.perf_counter() > self.wall
+
+    def cause(self) -> str:
+        if time.perf_counter() > self.wall:
+            return f"wall-clock ceiling of {self.limits.wall_budget_ms} ms exceeded"
+        return f"time budget of {self.limits.time_budget_ms} ms exceeded"
 
 
 _GUESS_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, AttributeError,
@@ -39,7 +61,7 @@ _GUESS_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, A
 class Analyser:
     """Collects the hits for one command line and everything it would run."""
 
-    def __init__(self, ctx: Where, config: Limits, deadline: float) -> None:
+    def __init__(self, ctx: Where, config: Limits, deadline: Deadline) -> None:
         load()
         self.ctx, self.config, self.deadline = ctx, config, deadline
         self.home = str(ctx.home)
@@ -62,9 +84,8 @@ class Analyser:
         return Result(decision, hits, reason, [command, *[d for d in self.decoded if d != command][:16]])
 
     def _tick(self) -> None:
-        if time.perf_counter() > self.deadline:
-            msg = f"time budget of {self.config.time_budget_ms} ms exceeded"
-            raise BudgetError(msg)
+        if self.deadline.passed():
+            raise BudgetError(self.deadline.cause())
 
     def _hit(self, rule_id: str, program: str = "", detail: str = "") -> None:
         if self.guessing and rule_id == "NET-004":

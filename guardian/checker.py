@@ -35,7 +35,7 @@ def check(command: str, context: CheckContext, config: GuardianConfig | None = N
     """
     config = config or _DEFAULT
     key = (command, str(context.workspace), str(context.working_dir), str(context.home),
-           config.time_budget_ms, config.max_depth, config.min_write_depth)
+           config.time_budget_ms, config.max_depth, config.min_write_depth, config.wall_budget_ms)
     cached = _CACHE.get(key)
     if cached is not None:
         _CACHE.move_to_end(key)

@@ -58,6 +58,7 @@ class Limits:
     time_budget_ms: float = 250.0
     max_depth: int = 8
     min_write_depth: int = 3
+    wall_budget_ms: float = 5000.0
 
 
 LIMITS = Limits()

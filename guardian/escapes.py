@@ -194,10 +194,14 @@ def m4(text: str) -> list[Act]:
 _SED_E = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/)?(?:,(?:\d+|\$))?\s*e\s+([^;\n}]+)")
 
 
+_SED_S_E = re.compile(r"(?:^|[;\n{])\s*s(.)(?:\\.|(?!\1)[^\\])*\1(?:\\.|(?!\1)[^\\])*\1[gpIiMm0-9]*e")
+"""An `s` command whose flags hold `e`; a backslash escapes the delimiter (`s/a\\/b/c/`)."""
+
+
 def sed_script(text: str) -> list[Act]:
     """GNU sed's `e command` (and the `e` flag of `s///`, whose command is computed)."""
     out = [Act("shell", m.group(1).strip()) for m in _SED_E.finditer(text)]
-    if re.search(r"(?:^|[;\n])\s*s(.)(?:(?!\1).)*\1(?:(?!\1).)*\1[gpIiMm0-9]*e", text):
+    if _SED_S_E.search(text):
         out.append(Act("rule", "EXEC-002", detail="sed s///e runs the pattern space"))
     return out
 

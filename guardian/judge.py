@@ -10,9 +10,7 @@ Parts:
 
 from __future__ import annotations
 
-import time
-
-from guardian.analyse import Analyser
+from guardian.analyse import Analyser, Deadline
 from guardian.decision import LIMITS, Limits, Result, Where
 from guardian.rules import get
 
@@ -27,14 +25,13 @@ def judge(command: str, where: Where, limits: Limits = LIMITS) -> Result:
     """Judge one bash command line (`where` and `limits` may be the pydantic forms too)."""
     if not isinstance(command, str):
         return fail(repr(command), f"command is {type(command).__name__}, not str")
-    start = time.perf_counter()
-    deadline = start + limits.time_budget_ms / 1000.0
+    deadline = Deadline(limits)
     try:
         analyser = Analyser(where, limits, deadline)  # type: ignore[arg-type]
         analyser.run(command, 0)
         result = analyser.result(command)
     except Exception as e:  # fail closed: every failure is a deny, with its cause
         return fail(command, f"{type(e).__name__}: {e}"[:300])
-    if time.perf_counter() > deadline:
-        return fail(command, f"time budget of {limits.time_budget_ms} ms exceeded")
+    if deadline.passed():
+        return fail(command, deadline.cause())
     return result

@@ -43,9 +43,8 @@ def emit(kind: str, value: str, argv: list[str]) -> list[Act]:
     if kind in ("file", "file_text"):
         return [Act("file", value, lang="shell")]
     if kind.startswith(("file:", "script:")):
-        how, _, lang = kind.partition(":")
-        return [] if value in ("-", "/dev/stdin") else [
-            Act("file", value, lang=lang, how="script" if how == "script" else "")]
+        how, _, lang = kind.partition(":")  # `-`/`/dev/stdin`: program_pass reads stdin instead
+        return [Act("file", value, lang=lang, how="script" if how == "script" else "")]
     if kind == "ask":
         return [Act("rule", "EXEC-002", detail=f"{argv[0] if argv else ''} {value}"[:80])]
     if kind == "escape":

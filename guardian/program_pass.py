@@ -209,6 +209,10 @@ def _code(an: Analyser, code: str, lang: str, s: object, depth: int) -> None:
             an._hit(action.text, "", action.detail)
 
 
+STDIN_PATHS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+"""File names that make a program read its script from standard input."""
+
+
 def _file(an: Analyser, raw: str, lang: str, prog: str, s: object, depth: int,
           how: str = "") -> None:
     """A file a program runs or loads: analysed when written in this line, else ask
@@ -216,6 +220,13 @@ def _file(an: Analyser, raw: str, lang: str, prog: str, s: object, depth: int,
     if UNKNOWN in raw or not raw:
         if how != "script":
             an._hit("EXEC-002", prog, "script path unknown until run time")
+        return
+    if raw in STDIN_PATHS:
+        content = an._stdin(s)  # type: ignore[arg-type]
+        if content is None:
+            an._hit("EXEC-002", prog, f"{lang} read from a stdin the guardian cannot see")
+            return
+        _content(an, content, lang, prog, s, depth)
         return
     path = normalise(raw, s.cwd, an.home)  # type: ignore[attr-defined]
     if path not in an.files:
@@ -227,7 +238,13 @@ def _file(an: Analyser, raw: str, lang: str, prog: str, s: object, depth: int,
     content = an.files[path]
     if content is None:
         an._hit("NET-002", prog, raw)
-    elif lang == "makefile":
+    else:
+        _content(an, content, lang, prog, s, depth)
+
+
+def _content(an: Analyser, content: str, lang: str, prog: str, s: object, depth: int) -> None:
+    """The text of a file (or of stdin) a program runs, read as its language."""
+    if lang == "makefile":
         for act in escapes.recipes(content):
             _run(an, act.text, depth, s)
     elif lang == "crontab":

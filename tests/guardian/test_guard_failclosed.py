@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from guard_helpers import judge
 from hypothesis import HealthCheck, given, settings
@@ -23,6 +26,47 @@ def test_parse_failures_deny(command: str) -> None:
 def test_time_budget_denies() -> None:
     v = judge("ls | grep a | sort | uniq -c", config=GuardianConfig(time_budget_ms=0.0001))
     assert v.decision == "deny" and "GUARD-FAIL" in v.rules and "time budget" in v.reason
+
+
+def test_wall_clock_ceiling_denies() -> None:
+    v = judge("ls | grep a | sort | uniq -c", config=GuardianConfig(wall_budget_ms=0.0001))
+    assert v.decision == "deny" and "GUARD-FAIL" in v.rules and "wall-clock ceiling" in v.reason
+
+
+def test_a_busy_machine_does_not_turn_ordinary_commands_into_denies() -> None:
+    """The budget is the check's own CPU time: threads fighting for the CPU
+    (here, for the GIL) stretch its wall-clock time past the budget, not its verdict."""
+    from pathlib import Path
+
+    from guardian.decision import Limits, Where
+    from guardian.judge import judge as plain_judge
+
+    where = Where(workspace=Path("/home/tether/workspace"))
+    command = " && ".join(f"grep -c once log{i}.txt | sort | uniq -c" for i in range(40))
+    plain_judge(command, where)  # warm the lazy tables
+    stop = threading.Event()
+
+    def hog() -> None:
+        while not stop.is_set():
+            sum(range(1000))
+
+    hogs = [threading.Thread(target=hog) for _ in range(16)]
+    for t in hogs:
+        t.start()
+    walls = []
+    try:
+        for _ in range(20):
+            start = time.perf_counter()
+            result = plain_judge(command, where, Limits(time_budget_ms=40))
+            walls.append((time.perf_counter() - start) * 1000)
+            assert result.decision == "allow", result.reason
+            if walls[-1] > 40:
+                break
+    finally:
+        stop.set()
+        for t in hogs:
+            t.join()
+    assert max(walls) > 40, f"the hogs never delayed the check past its budget: {walls}"
 
 
 def test_max_depth_denies() -> None:
