@@ -4,12 +4,12 @@ Parts: `find_secrets(text)` (names of the secret kinds found), `StreamScanner`
 (feeds on an output stream chunk by chunk, so the middle of a flood that the
 sandbox drops is still scanned) and `scan_bytes()` (a file's bytes within a
 budget). Known token formats come from Yelp's detect-secrets plugins (AWS,
-GitHub, GitLab, Slack, Stripe, private keys, JWT, ... and its keyword
+GitHub, GitLab, Slack, Stripe, private keys, JWT, ...; not its keyword
 detector); on top of them: env-style assignments (`AWS_SECRET_ACCESS_KEY=`,
 `GITHUB_TOKEN=`, any `*_TOKEN`/`*_SECRET`/`*_KEY`/`PASSWORD` name), and the
 text decoded from base64, base32, hex, gzip, rot13 and URL escapes,
-reversed, and with short lines folded back together. High-entropy detectors are left out: hashes and
-commit ids would drown the signal.
+reversed, and with short lines folded back together. High-entropy and
+keyword detectors are left out: hashes and commit ids would drown the signal.
 """
 
 from __future__ import annotations
@@ -24,20 +24,17 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
+from common.errors import ConfigError
+
 ENV_NAME = re.compile(
     r"(?i)\b([A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|AUTH_?KEY)[A-Z0-9_]*)"
     r"\s*[:=]\s*['\"]?([^\s'\"]{12,})"
 )
 PATTERNS: dict[str, re.Pattern[str]] = {
-    "aws-access-key": re.compile(r"\b(AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"),
-    "private-key": re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----"),
-    "github-token": re.compile(r"\b(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{40,}"),
     "openai-key": re.compile(r"\bsk-(proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-    "slack-token": re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
     "google-api-key": re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),
 }
-FALLBACK_ONLY = frozenset({"google-api-key", "openai-key"})
-"""Patterns kept even when detect-secrets is installed (it has no equivalent, or a narrower one)."""
+"""Kinds detect-secrets has no plugin for (or a narrower one); the rest come from its plugins."""
 PLACEHOLDER = re.compile(r"(?i)^(\$\{?\w+\}?|none|null|changeme|example|x+|\*+|<[^>]*>|your[_-].*|redacted|dummy|test|placeholder)$")
 B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 B32 = re.compile(r"\b[A-Z2-7]{24,}={0,6}")
@@ -50,11 +47,12 @@ DECODE_LIMIT = 256
 
 @lru_cache(maxsize=1)
 def _plugins() -> list[Any]:
-    """detect-secrets' format plugins (no entropy or IP detectors); [] when it is not installed."""
+    """detect-secrets' format plugins (no entropy, IP or keyword detectors)."""
     try:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    except ImportError:
-        return []
+    except ImportError as e:  # a dependency: fail the gate loudly rather than scan with less
+        msg = "the secrets scan needs detect-secrets; reinstall Tether (pip install -e .)"
+        raise ConfigError(msg) from e
     skip = ("Entropy", "IP", "Keyword")
     return [cls() for name, cls in get_mapping_from_secret_type_to_class().items() if not any(s in name for s in skip)]
 
@@ -66,14 +64,12 @@ def _entropy_ok(value: str) -> bool:
 
 
 def _plain(text: str, *, assignments: bool = True) -> set[str]:
-    plugins = _plugins()
-    patterns = {k: v for k, v in PATTERNS.items() if k in FALLBACK_ONLY} if plugins else PATTERNS
-    found = {name for name, p in patterns.items() if p.search(text)}
+    found = {name for name, p in PATTERNS.items() if p.search(text)}
     for m in ENV_NAME.finditer(text) if assignments else ():
         if _entropy_ok(m.group(2)):
             found.add("env-secret")
             break
-    for plugin in plugins:
+    for plugin in _plugins():
         try:
             if any(True for _ in plugin.analyze_string(text)):
                 found.add(plugin.secret_type)
