@@ -14,17 +14,26 @@ import contextlib
 import os
 import re
 import shlex
+import stat
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from common.events import Event, PlanAccepted, Replanned
-from common.walk import read_rel, remove_path
+from common.walk import (
+    DIR_FLAGS,
+    Folders,
+    open_regular,
+    open_root,
+    read_rel,
+    remove_entry,
+    remove_path,
+)
 from guardian.gate_checks import COUNTING, classify, empty_test_run, has_expectation
 from guardian.gate_evidence import CheckRun, CommandEvidence
 from guardian.gate_verify import verify_commands
-from runtime.snapshot import SNAPSHOT_DIR, SnapshotManifest, clone_fd, from_text
+from runtime.snapshot import SNAPSHOT_DIR, SnapshotError, SnapshotManifest, clone_fd, from_text
 from sandbox.base import Sandbox
 
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -155,7 +164,10 @@ def _result_after(check: CheckRun, code: int, output: str) -> None:
 def build_before(run_dir: Path, workspace: Path, overlay: list[str]) -> Path:
     """A scratch copy of the pre-run snapshot, with the run's test files laid over it.
 
-    FIFOs, sockets and devices are left out (a check must not hang on one).
+    Built by descriptor, like a rollback: any depth works, and an overlay
+    file whose folder was a link in the snapshot replaces the link instead
+    of being written through it onto the host. FIFOs, sockets and devices
+    are left out (a check must not hang on one).
     """
     snap = run_dir / SNAPSHOT_DIR
     man = SnapshotManifest.model_validate_json((snap / "manifest.json").read_text(encoding="utf-8"))
@@ -163,34 +175,69 @@ def build_before(run_dir: Path, workspace: Path, overlay: list[str]) -> Path:
     if dest.exists():
         remove_path(dest)  # by descriptor: shutil.rmtree fails on trees ~1000 deep
     dest.mkdir(mode=0o755)
-    reflink = True
-    for key, entry in man.entries.items():  # walk order: parents first
-        rel = from_text(key)
-        target = dest / rel
-        if entry.type == "dir":
-            target.mkdir(mode=0o755, exist_ok=True)
-        elif entry.type == "symlink":
-            os.symlink(from_text(entry.target or ""), target)
-        elif entry.type == "file":
-            src = os.open(snap / "files" / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-            try:
-                out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, entry.mode | 0o600)
-                try:
-                    reflink, _ = clone_fd(src, out, os.fstat(src).st_size, reflink)
-                finally:
-                    os.close(out)
-            finally:
-                os.close(src)
-    for rel in overlay:
-        data = read_rel(workspace, rel, SCRIPT_READ_CAP)
-        if data is None:
-            continue
-        target = dest / rel
-        if target.is_symlink() or target.is_file():
-            target.unlink()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+    root, files = open_root(dest), open_root(snap / "files")
+    try:
+        _copy_snapshot(man, root, files)
+        for rel in overlay:
+            data = read_rel(workspace, rel, SCRIPT_READ_CAP)
+            if data is not None:
+                _lay(root, rel, data)
+    finally:
+        os.close(root)
+        os.close(files)
     return dest
+
+
+def _copy_snapshot(man: SnapshotManifest, root: int, files: int) -> None:
+    reflink = True
+    with Folders(root) as dst, Folders(files) as src:
+        for key, entry in man.entries.items():  # walk order: parents first
+            rel = from_text(key)
+            parent, name = dst.parent(rel), rel.rpartition("/")[2]
+            if entry.type == "dir":
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o755, dir_fd=parent)
+            elif entry.type == "symlink":
+                os.symlink(os.fsencode(from_text(entry.target or "")), os.fsencode(name), dir_fd=parent)
+            elif entry.type == "file":
+                got = open_regular(src.parent(rel), name)
+                if got is None:
+                    msg = f"snapshot copy of {rel!r} is missing; the snapshot is damaged"
+                    raise SnapshotError(msg)
+                try:
+                    out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                  entry.mode | 0o600, dir_fd=parent)
+                    try:
+                        reflink, _ = clone_fd(got[0], out, got[1].st_size, reflink)
+                    finally:
+                        os.close(out)
+                finally:
+                    os.close(got[0])
+
+
+def _lay(root: int, rel: str, data: bytes) -> None:
+    """Write `rel` below `root`; whatever stands in its way (a link, a file, a folder) is replaced."""
+    fd = os.dup(root)
+    try:
+        *folders, name = rel.split("/")
+        for part in folders:
+            try:
+                if not stat.S_ISDIR(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode):
+                    os.unlink(part, dir_fd=fd)
+                    os.mkdir(part, 0o755, dir_fd=fd)
+            except FileNotFoundError:
+                os.mkdir(part, 0o755, dir_fd=fd)
+            sub = os.open(part, DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        remove_entry(fd, name)
+        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=fd)
+        try:
+            os.write(out, data)
+        finally:
+            os.close(out)
+    finally:
+        os.close(fd)
 
 
 def runnable(checks: list[CheckRun], guard: Checker) -> list[CheckRun]:

@@ -7,6 +7,7 @@ import subprocess
 import zlib
 from pathlib import Path
 
+from common.walk import read_rel, remove_path
 from guardian.gate_evidence import CheckRun, CommandEvidence, is_generated
 from runtime.gate_rerun import build_before, collect_checks, fresh, is_test_path, mark_authorship
 from runtime.gate_scan import (
@@ -174,3 +175,45 @@ def test_the_fresh_shell_has_no_inherited_environment_or_functions():
     path, bash_env, kind = out.stdout.strip().split("|")
     assert "/tmp/evil" not in path and bash_env == "" and kind == "file"
     assert is_test_path("tests/unit/x.py") and is_test_path("test_calc.py") and not is_test_path("calc.py")
+
+
+def test_the_runs_tests_are_never_laid_through_a_link_of_the_pre_run_copy(tmp_path):
+    """A folder that was a link to a host folder before the run (planted by an earlier run) and a
+    real folder after it: the scratch copy replaces the link, and nothing lands on the host."""
+    host = tmp_path / "host-cron.d"
+    host.mkdir()
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    os.symlink(host, ws / "cfg")
+    run = _run_dir(tmp_path, ws)
+    (ws / "cfg").unlink()
+    (ws / "cfg" / "deep").mkdir(parents=True)
+    (ws / "cfg" / "deep" / "test_x.sh").write_text("* * * * * root touch /pwned\n")
+    before = build_before(run, ws, ["cfg/deep/test_x.sh"])
+    assert list(host.iterdir()) == []
+    assert not (before / "cfg").is_symlink() and (before / "cfg" / "deep" / "test_x.sh").read_text().startswith("*")
+
+
+def test_the_pre_run_copy_is_built_at_any_depth(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    fd = os.open(ws, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(1200):  # far beyond PATH_MAX as a path
+            os.mkdir("d" * 8, dir_fd=fd)
+            sub = os.open("d" * 8, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        out = os.open("f.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(out, b"deep\n")
+        os.close(out)
+    finally:
+        os.close(fd)
+    try:
+        run = _run_dir(tmp_path, ws)
+        before = build_before(run, ws, [])
+        rel = "/".join(["d" * 8] * 1200) + "/f.txt"
+        assert read_rel(before, rel, 100) == b"deep\n"
+    finally:  # pytest's own clean-up (shutil.rmtree) cannot remove a tree this deep
+        for child in tmp_path.iterdir():
+            remove_path(child)
