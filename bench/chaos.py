@@ -58,7 +58,7 @@ class Chaos:
 
     def tether(self, *args: str, kill: tuple[str, Any] | None = None) -> tuple[int, str]:
         """Run the CLI; with `kill` (signal, moment), send that signal once `moment()` is true (if it still runs)."""
-        proc = subprocess.Popen([sys.executable, "-m", "runtime.cli", *args], env=self.env, cwd=ROOT,
+        proc = subprocess.Popen([sys.executable, "-m", "tether", *args], env=self.env, cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if kill is not None:
             deadline = time.monotonic() + 60
@@ -175,10 +175,10 @@ def _lines(path: Path | None) -> int:
 
 def check(chaos: Chaos) -> collections.Counter[str]:
     """Count every broken invariant (all zero is a pass)."""
-    from common.events import ExecFinished, RunEnded, RunStarted, read_events
-    from memory.config import MemoryConfig
-    from memory.lesson import lesson_from_markdown
-    from memory.store import MemoryStore
+    from tether.common.events import ExecFinished, RunEnded, RunStarted, read_events
+    from tether.memory.config import MemoryConfig
+    from tether.memory.lesson import lesson_from_markdown
+    from tether.memory.store import MemoryStore
 
     bad: collections.Counter[str] = collections.Counter()
     for run_id, (ws, name) in chaos.workspaces.items():

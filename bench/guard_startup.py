@@ -7,7 +7,7 @@ alike), after two warm-up runs, and prints median and p90 wall-clock
 milliseconds of each, the median ratio (target: at most 5x) and the modules
 the guard process imported that it should not need.
 
-The guard runs as `python -m runtime.cli guard -- CMD` from this checkout
+The guard runs as `python -m tether guard -- CMD` from this checkout
 with the same interpreter; the commands judged rotate through a few ordinary
 and harmful lines. Child processes may write bytecode caches (as an
 installed package has them) unless --keep-bytecode-setting is given, which
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     env = _env(args.keep_bytecode_setting)
     py = sys.executable
-    guard = [py, "-m", "runtime.cli", "guard", "--workspace", "/home/tether/project", "--"]
+    guard = [py, "-m", "tether", "guard", "--workspace", "/home/tether/project", "--"]
     for _ in range(2):
         _time([py, "-c", "pass"], env)
         _time([*guard, COMMANDS[0]], env)
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.n):
         base.append(_time([py, "-c", "pass"], env))
         hook.append(_time([*guard, COMMANDS[i % len(COMMANDS)]], env))
-    probe = subprocess.run([py, "-X", "importtime", "-m", "runtime.cli", "guard", "--", "ls"],
+    probe = subprocess.run([py, "-X", "importtime", "-m", "tether", "guard", "--", "ls"],
                            env=env, cwd=ROOT, capture_output=True, text=True, check=False)
     names = {line.split("|")[-1].strip() for line in probe.stderr.splitlines() if "|" in line}
     extra = sorted(n for n in names if n.split(".")[0] in UNWANTED or n in UNWANTED)

@@ -27,7 +27,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from guardian import CheckContext, check
+from tether.guardian import CheckContext, check
 
 WORKSPACE = "/home/tether/project"
 SHARED = Path("/work/shared/corpora")

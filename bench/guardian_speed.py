@@ -19,8 +19,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from guardian import CheckContext, check
-from guardian.checker import clear_cache
+from tether.guardian import CheckContext, check
+from tether.guardian.checker import clear_cache
 
 DEFAULT = Path("/work/shared/corpora/nl2bash_unlabelled.jsonl")
 

@@ -26,10 +26,10 @@ import yaml
 # run as a script, this folder comes first on sys.path, and bench/sandbox.py would shadow `sandbox`
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from memory.config import MemoryConfig  # noqa: E402
-from memory.cycle import MemoryCycle  # noqa: E402
-from memory.run import FailedCommand, GateSummary, RunRecord, Turn  # noqa: E402
-from runtime.scripted import ScriptedChatModel  # noqa: E402
+from tether.memory.config import MemoryConfig  # noqa: E402
+from tether.memory.cycle import MemoryCycle  # noqa: E402
+from tether.memory.run import FailedCommand, GateSummary, RunRecord, Turn  # noqa: E402
+from tether.runtime.models.scripted import ScriptedChatModel  # noqa: E402
 
 SYSTEM_PROMPT_CHARS = 12_000  # ~3k tokens of agent instructions and tool schemas
 TURNS = 8
@@ -101,7 +101,7 @@ def rule_drift(trials: int = 2000, horizon: int = 100) -> None:
     import random
     import statistics
 
-    from memory.rule import Application, fold_confidence
+    from tether.memory.rule import Application, fold_confidence
 
     cfg, rng = MemoryConfig(), random.Random(5)
     print(f"rule confidence walk (start {cfg.rule_initial_confidence}, +{cfg.rule_success_delta} / "

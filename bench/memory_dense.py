@@ -26,9 +26,9 @@ from pathlib import Path
 # run as a script, this folder comes first on sys.path, and bench/sandbox.py would shadow `sandbox`
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from memory.dense import Embedder, MiniLMEmbedder, load_embedder  # noqa: E402
-from memory.index import IndexDoc  # noqa: E402
-from memory.index_edge import EdgeIndex  # noqa: E402
+from tether.memory.dense import Embedder, MiniLMEmbedder, load_embedder  # noqa: E402
+from tether.memory.index import IndexDoc  # noqa: E402
+from tether.memory.index_edge import EdgeIndex  # noqa: E402
 
 RNG = random.Random(11)
 WORDS = ("sort number file line column order first last largest smallest output input read write check run test "

@@ -24,8 +24,8 @@ from pathlib import Path
 # run as a script, this folder comes first on sys.path, and bench/sandbox.py would shadow `sandbox`
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from runtime.config import load_config  # noqa: E402
-from runtime.eval_run import EvalOptions, run_eval  # noqa: E402
+from tether.runtime.config import load_config  # noqa: E402
+from tether.runtime.eval.run import EvalOptions, run_eval  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "examples" / "tasks"
@@ -36,7 +36,7 @@ PROJECTED_BASE_TOKENS = 3000
 
 def _prompt_sizes(out: Path) -> tuple[int, int] | None:
     """Characters of the memory block of csv-count's memory run, with and without sources."""
-    from memory.report import Recall
+    from tether.memory.report import Recall
 
     found = list((out / "cells" / "csv-count" / "memory-1" / "home" / "runs").glob("*/recall.json"))
     if not found:

@@ -24,13 +24,13 @@ from pathlib import Path
 # run as a script, this folder comes first on sys.path, and bench/sandbox.py would shadow `sandbox`
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from memory.config import MemoryConfig  # noqa: E402
-from memory.index import IndexDoc, LessonIndex  # noqa: E402
-from memory.index_edge import EdgeIndex  # noqa: E402
-from memory.index_qdrant import QdrantIndex  # noqa: E402
-from memory.lesson import Lesson, lesson_to_markdown  # noqa: E402
-from memory.manifest import Manifest, lesson_line, render_manifest  # noqa: E402
-from memory.store import MemoryStore  # noqa: E402
+from tether.memory.config import MemoryConfig  # noqa: E402
+from tether.memory.index import IndexDoc, LessonIndex  # noqa: E402
+from tether.memory.index_edge import EdgeIndex  # noqa: E402
+from tether.memory.index_qdrant import QdrantIndex  # noqa: E402
+from tether.memory.lesson import Lesson, lesson_to_markdown  # noqa: E402
+from tether.memory.manifest import Manifest, lesson_line, render_manifest  # noqa: E402
+from tether.memory.store import MemoryStore  # noqa: E402
 
 RNG = random.Random(7)
 VOCAB = [f"{a}{b}" for a in ("sort", "pip", "git", "test", "file", "json", "http", "disk", "user", "path",

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def tether(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "runtime.cli", *args, "--home", str(home)],
+    return subprocess.run([sys.executable, "-m", "tether", *args, "--home", str(home)],
                           capture_output=True, text=True, env=env, cwd=ROOT, check=False)
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from common.events import (  # noqa: E402
+from tether.common.events import (  # noqa: E402
     CommandProposed,
     ExecFinished,
     ExecStarted,
@@ -38,9 +38,9 @@ from common.events import (  # noqa: E402
     SummaryWritten,
     VerdictRecorded,
 )
-from common.journal import Journal  # noqa: E402
-from runtime.run_list import list_runs  # noqa: E402
-from runtime.run_totals import totals_from_events  # noqa: E402
+from tether.common.journal import Journal  # noqa: E402
+from tether.runtime.run.totals import totals_from_events  # noqa: E402
+from tether.runtime.views.run_list import list_runs  # noqa: E402
 
 STATUSES = ("success", "success", "success", "failed", "blocked", "interrupted")
 
@@ -121,7 +121,7 @@ def main() -> None:
     assert len(lines) == args.runs, len(lines)
     print(f"list_runs() in-process, all {len(lines)} runs:      {best(lambda: list_runs(runs_dir)) * 1000:7.1f} ms")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    base = [sys.executable, "-m", "runtime.cli"]
+    base = [sys.executable, "-m", "tether"]
     listing = [*base, "runs", "--limit", str(args.runs), "--home", str(home)]
     print(f"load average now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s) (wall times below include waiting for a CPU)")
     for label, cmd in ((f"tether runs --limit {args.runs}", listing), (f"tether runs --limit {args.runs} --json", [*listing, "--json"]),

@@ -23,10 +23,10 @@ from pathlib import Path
 # run as a script, this file's folder comes first on sys.path and `sandbox` would be this file
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from sandbox.config import DockerSandboxConfig  # noqa: E402
-from sandbox.docker import DockerSandbox  # noqa: E402
-from sandbox.engine import connect  # noqa: E402
-from sandbox.images import TINY_TAG, build_image  # noqa: E402
+from tether.sandbox.config import DockerSandboxConfig  # noqa: E402
+from tether.sandbox.docker import DockerSandbox  # noqa: E402
+from tether.sandbox.engine import connect  # noqa: E402
+from tether.sandbox.images import TINY_TAG, build_image  # noqa: E402
 
 
 def timed(fn: Callable[[], object]) -> float:

@@ -7,7 +7,7 @@ turn: one `run_shell` command plus `finish_step`, which changes nothing.
 The workspace holds `--files` files (default 200 of 4 KiB; `--files 0` is
 the empty workspace earlier figures were measured on), which the manifests
 before and after every command scan; they are older than
-`runtime.workspace.RACY_NS` when measuring starts, so unchanged files are
+`common.manifest.RACY_NS` when measuring starts, so unchanged files are
 stat-ed, not re-hashed (the printed counts say how many were hashed).
 
 Subtracted: the scripted model's own `_generate` time and the null sandbox's
@@ -38,13 +38,12 @@ from typing import Any
 # bench/ holds other benches named like packages (bench/sandbox.py): keep it off the path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+import tether.common.manifest as manifest_mod  # noqa: E402
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
-
-import runtime.workspace  # noqa: E402
-from runtime.config import load_config  # noqa: E402
-from runtime.runner import RunOptions, start_run  # noqa: E402
-from runtime.scripted import Script, ScriptedChatModel  # noqa: E402
-from sandbox.base import ExecResult  # noqa: E402
+from tether.runtime.config import load_config  # noqa: E402
+from tether.runtime.models.scripted import Script, ScriptedChatModel  # noqa: E402
+from tether.runtime.run.runner import RunOptions, start_run  # noqa: E402
+from tether.sandbox.base import ExecResult  # noqa: E402
 
 TARGET_MS = 15.0
 COUNTS: dict[str, int] = {"checkpoints": 0, "pending writes": 0, "fdatasyncs": 0, "files hashed": 0}
@@ -65,7 +64,7 @@ def _count(owner: Any, name: str, label: str) -> None:
 _count(SqliteSaver, "put", "checkpoints")
 _count(SqliteSaver, "put_writes", "pending writes")
 _count(os, "fdatasync", "fdatasyncs")
-_count(runtime.workspace, "_hash", "files hashed")
+_count(manifest_mod, "_hash", "files hashed")
 
 
 def fs_type(path: Path) -> str:
@@ -175,7 +174,7 @@ def main() -> None:
         fill(ws, args.files, args.file_kib)
         # Runs change nothing in the workspace, so they share it. Files changed within
         # RACY_NS of a scan are hashed again at every scan; in a real run most are older.
-        deadline = time.monotonic() + getattr(runtime.workspace, "RACY_NS", 0) / 1e9
+        deadline = time.monotonic() + getattr(manifest_mod, "RACY_NS", 0) / 1e9
         one_run(2, ws)  # warm imports and caches
         time.sleep(max(0.0, deadline - time.monotonic()))
         report(args, [(one_run(args.short, ws), one_run(args.long, ws)) for _ in range(args.repeat)])

@@ -29,10 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common.walk import open_root, remove_entry  # noqa: E402
-from runtime.workspace import RACY_NS, ManifestCache, scan  # noqa: E402
-from runtime.workspace_watch import WorkspaceWatch, save_start, start_cache  # noqa: E402
-from sandbox.config import WorkspaceLimits  # noqa: E402
+from tether.common.limits import WorkspaceLimits  # noqa: E402
+from tether.common.manifest import RACY_NS, ManifestCache, scan  # noqa: E402
+from tether.common.walk import open_root, remove_entry  # noqa: E402
+from tether.runtime.workspace.watch import WorkspaceWatch, save_start, start_cache  # noqa: E402
 
 LIMITS = WorkspaceLimits()
 

@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from common.errors import StateFileError
+from tether.common.errors import StateFileError
 
 
 def write_atomic(path: Path, data: str | bytes, *, mode: int | None = None) -> None:

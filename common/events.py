@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
-
-from common.errors import StateFileError
+from tether.common.errors import StateFileError
 
 log = logging.getLogger(__name__)
 

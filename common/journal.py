@@ -29,8 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from common.errors import StateFileError
-from common.events import Event, ExecFinished, read_events
+from tether.common.errors import StateFileError
+from tether.common.events import Event, ExecFinished, read_events
 
 
 def _torn(path: Path) -> bool:

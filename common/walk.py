@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from common.errors import TetherError
+from tether.common.errors import TetherError
 
 MAX_DEPTH = 4096
 """Default deepest folder level walked; deeper trees fail the pass with a WalkError."""

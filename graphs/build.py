@@ -12,11 +12,10 @@ from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Checkpointer
-
-from common.events import GateRecorded
-from graphs.execution import execution_nodes, undecided
-from graphs.planning import planning_nodes
-from graphs.state import Deps, RunState
+from tether.common.events import GateRecorded
+from tether.graphs.execution import execution_nodes, undecided
+from tether.graphs.planning import planning_nodes
+from tether.graphs.state import Deps, RunState
 
 
 def make_routers(deps: Deps) -> dict[str, Any]:

@@ -12,10 +12,9 @@ import time
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
-
-from common.events import StepChanged
-from graphs.dag import PlanStep, dependents
-from graphs.state import Deps, RunState, Step
+from tether.common.events import StepChanged
+from tether.graphs.dag import PlanStep, dependents
+from tether.graphs.state import Deps, RunState, Step
 
 
 def call_model(deps: Deps, messages: list[BaseMessage], tools: list[dict[str, Any]], site: str, key: str, turn: int) -> tuple[AIMessage, int]:

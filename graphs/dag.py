@@ -17,8 +17,7 @@ from collections.abc import Iterable, Mapping
 
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from common.errors import TetherError
+from tether.common.errors import TetherError
 
 StepStatus = str
 """One of pending, running, done, failed, blocked, skipped (see graphs.state)."""

@@ -26,19 +26,18 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 from langgraph.types import interrupt
-
-from common.events import (
+from tether.common.events import (
     ApprovalRecorded,
     CommandProposed,
     ExecFinished,
     ExecStarted,
     VerdictRecorded,
 )
-from graphs.common import call_model, fail_step, over_budget, plan_steps, set_status
-from graphs.dag import ready
-from graphs.prompts import ACTOR_TOOLS, actor_messages
-from graphs.state import Call, Deps, RunState, Step
-from guardian.verdict import CheckContext, RuleHit, Verdict
+from tether.graphs.common import call_model, fail_step, over_budget, plan_steps, set_status
+from tether.graphs.dag import ready
+from tether.graphs.prompts import ACTOR_TOOLS, actor_messages
+from tether.graphs.state import Call, Deps, RunState, Step
+from tether.guardian.verdict import CheckContext, RuleHit, Verdict
 
 Node = Callable[[RunState], dict[str, Any]]
 SHELL_TOOLS = ("run_shell", "read_file")

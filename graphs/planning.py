@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from common.events import PlanAccepted, PlanRejected, Replanned, SummaryWritten
-from graphs.common import call_model, first_call, plan_steps, set_status
-from graphs.dag import PlanError, PlanStep, parse_steps, still_blocked, validate_plan
-from graphs.prompts import (
+from tether.common.events import PlanAccepted, PlanRejected, Replanned, SummaryWritten
+from tether.graphs.common import call_model, first_call, plan_steps, set_status
+from tether.graphs.dag import PlanError, PlanStep, parse_steps, still_blocked, validate_plan
+from tether.graphs.prompts import (
     PLAN_TOOLS,
     REPAIR_TOOLS,
     SUMMARY_TOOLS,
@@ -22,7 +22,7 @@ from graphs.prompts import (
     replanner_messages,
     summarizer_messages,
 )
-from graphs.state import Deps, RunState, Step
+from tether.graphs.state import Deps, RunState, Step
 
 Node = Callable[[RunState], dict[str, Any]]
 

@@ -18,10 +18,9 @@ from typing import Annotated, Any, Literal, Protocol, TypedDict
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-
-from common.journal import Journal
-from guardian.verdict import CheckContext, Verdict
-from sandbox.base import Sandbox
+from tether.common.journal import Journal
+from tether.guardian.verdict import CheckContext, Verdict
+from tether.sandbox.base import Sandbox
 
 ApprovalMode = Literal["prompt", "yes", "refuse"]
 """prompt: pause with interrupt() for a person; yes: approve asks; refuse: nobody is there."""

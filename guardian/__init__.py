@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from guardian.checker import check
-    from guardian.config import GuardianConfig
-    from guardian.rules import Rule, all_rules
-    from guardian.verdict import CheckContext, Decision, RuleHit, Verdict
+    from tether.guardian.checker import check
+    from tether.guardian.config import GuardianConfig
+    from tether.guardian.rules import Rule, all_rules
+    from tether.guardian.verdict import CheckContext, Decision, RuleHit, Verdict
 
 DESTRUCTIVE_CATEGORIES: frozenset[str] = frozenset({
     "filesystem-destruction", "device-write", "credential-access", "privilege-escalation",
@@ -26,9 +26,9 @@ DESTRUCTIVE_CATEGORIES: frozenset[str] = frozenset({
 
 __all__ = ["DESTRUCTIVE_CATEGORIES", "CheckContext", "Decision", "GuardianConfig", "Rule",
            "RuleHit", "Verdict", "all_rules", "check"]
-_WHERE = {"check": "guardian.checker", "all_rules": "guardian.rules", "Rule": "guardian.rules",
-          "GuardianConfig": "guardian.config", "CheckContext": "guardian.verdict",
-          "Decision": "guardian.verdict", "RuleHit": "guardian.verdict", "Verdict": "guardian.verdict"}
+_WHERE = {"check": "tether.guardian.checker", "all_rules": "tether.guardian.rules", "Rule": "tether.guardian.rules",
+          "GuardianConfig": "tether.guardian.config", "CheckContext": "tether.guardian.verdict",
+          "Decision": "tether.guardian.verdict", "RuleHit": "tether.guardian.verdict", "Verdict": "tether.guardian.verdict"}
 
 
 def __getattr__(name: str) -> Any:
@@ -36,5 +36,5 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return getattr(importlib.import_module(_WHERE[name]), name)
-    msg = f"module 'guardian' has no attribute {name!r}"
+    msg = f"module 'tether.guardian' has no attribute {name!r}"
     raise AttributeError(msg)

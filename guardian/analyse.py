@@ -14,18 +14,18 @@ from __future__ import annotations
 import fnmatch
 import time
 
-from guardian import downloads, exposure, program_pass
-from guardian.bashlex_load import bashlex
-from guardian.decision import Hit, Limits, Result, Where, strictest
-from guardian.decode import static_output
-from guardian.interp import DOWNLOADERS, payloads
-from guardian.operands import glob_targets, path_operands
-from guardian.parse import DepthError, Simple, parse_line
-from guardian.paths import Verb, judge_write, normalise, resolve
-from guardian.rules import RULES, Inv, get, load, rules_for
-from guardian.rules_paths import path_hits
-from guardian.unwrap import unwrap
-from guardian.words import UNKNOWN
+from tether.guardian import downloads, exposure, program_pass
+from tether.guardian.bashlex_load import bashlex
+from tether.guardian.decision import Hit, Limits, Result, Where, strictest
+from tether.guardian.decode import static_output
+from tether.guardian.interp import DOWNLOADERS, payloads
+from tether.guardian.operands import glob_targets, path_operands
+from tether.guardian.parse import DepthError, Simple, parse_line
+from tether.guardian.paths import Verb, judge_write, normalise, resolve
+from tether.guardian.rules import RULES, Inv, get, load, rules_for
+from tether.guardian.rules_paths import path_hits
+from tether.guardian.unwrap import unwrap
+from tether.guardian.words import UNKNOWN
 
 
 class BudgetError(TimeoutError):
@@ -189,7 +189,7 @@ class Analyser:
         base = name.rsplit("/", 1)[-1]
         if not any(c in base for c in "*?["):
             return [argv]
-        from guardian.rules import _BY_PROGRAM
+        from tether.guardian.rules import _BY_PROGRAM
 
         known = sorted(p for p in _BY_PROGRAM if fnmatch.fnmatchcase(p, base))
         known += [p for p in ("rm", "bash", "sh", "dd", "mv", "chmod", "python3") if
@@ -224,7 +224,7 @@ class Analyser:
         for rule in rules_for(prog):
             if rule.test is not None and rule.test(inv):
                 self._hit(rule.id, prog)
-        from guardian.targets import write_targets
+        from tether.guardian.targets import write_targets
 
         for raw, verb in write_targets(inv):
             self._target(raw, verb, prog, inv.simple.cwd)

@@ -25,7 +25,7 @@ import json
 import re
 from collections.abc import Mapping, MutableMapping
 
-from guardian.shell import UNKNOWN
+from tether.guardian.shell import UNKNOWN
 
 NAMEREF = "&"
 """Variable-map prefix of a nameref: `declare -n r=x` stores env["&r"] = "x"."""

@@ -11,7 +11,7 @@ Parts:
     bashlex: the imported package (use `from guardian.bashlex_load import bashlex`).
     signature: what the shipped tables must match.
     build_tables: the tables as PLY builds them (for the generator and the test).
-    main: `python -m guardian.bashlex_load` rewrites guardian/bashlex_tables.json.
+    main: `python -m tether.guardian.bashlex_load` rewrites guardian/bashlex_tables.json.
 
 JSON rather than a Python module: it loads in about a millisecond whether or
 not bytecode caches can be written.

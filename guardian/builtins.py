@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import re
 
-from guardian import arrays
-from guardian.decode import printf_format
-from guardian.params import NAMEREF, ifs_split
-from guardian.paths import normalise
-from guardian.shell import State
-from guardian.words import UNKNOWN
+from tether.guardian import arrays
+from tether.guardian.decode import printf_format
+from tether.guardian.params import NAMEREF, ifs_split
+from tether.guardian.paths import normalise
+from tether.guardian.shell import State
+from tether.guardian.words import UNKNOWN
 
 _ARITH_SET = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\]\s*)?(?:[-+*/%&|^]|<<|>>)?=(?!=)|"
                         r"([A-Za-z_][A-Za-z0-9_]*)(?=\s*(?:\+\+|--))|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)")

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from guardian.config import GuardianConfig
-from guardian.judge import judge
-from guardian.verdict import CheckContext, Verdict
+from tether.guardian.config import GuardianConfig
+from tether.guardian.judge import judge
+from tether.guardian.verdict import CheckContext, Verdict
 
 _CACHE: OrderedDict[tuple[object, ...], Verdict] = OrderedDict()
 _CACHE_SIZE = 4096

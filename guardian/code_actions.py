@@ -94,7 +94,7 @@ class Effects:
     def _bare(self, command: str, api: str) -> None:
         """An interactive shell or REPL started from code (`pty.spawn("/bin/bash")`,
         `exec "/bin/sh"`): nothing the guardian can see runs in it, so ask."""
-        from guardian.escapes import bare_shell
+        from tether.guardian.escapes import bare_shell
 
         if bare_shell(command):
             self.rule("EXEC-001", f"{api} starts an interactive shell")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from guardian.code_actions import NONLIT, Effects, literal
+from tether.guardian.code_actions import NONLIT, Effects, literal
 
 _TCL_CMD = re.compile(r"(?:^|[;\[\n{])\s*(exec|open|file\s+delete|file\s+rename|file\s+copy)\s+")
 _TCL_REDIRECT = re.compile(r"^(?:\||\|&|&|2?>>?&?|<<?|2>@1|>@)\S*$")

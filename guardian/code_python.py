@@ -26,8 +26,8 @@ from __future__ import annotations
 import ast
 import re
 
-from guardian.code_actions import NONLIT, Action, Choices, Effects, literal
-from guardian.code_values import PATH_TYPES, Values
+from tether.guardian.code_actions import NONLIT, Action, Choices, Effects, literal
+from tether.guardian.code_values import PATH_TYPES, Values
 
 _SHELL = {"os.system", "os.popen", "commands.getoutput", "commands.getstatusoutput",
           "subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell",

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import re
 
-from guardian.code_actions import NONLIT, Action, Effects, literal
-from guardian.code_patterns import awk_actions as _awk
-from guardian.code_patterns import tcl_actions as _tcl
-from guardian.code_tokens import Call, calls
+from tether.guardian.code_actions import NONLIT, Action, Effects, literal
+from tether.guardian.code_patterns import awk_actions as _awk
+from tether.guardian.code_patterns import tcl_actions as _tcl
+from tether.guardian.code_tokens import Call, calls
 
 _EVAL = {"eval": "code", "instance_eval": "code", "class_eval": "code", "module_eval": "code",
          "Function": "code", "loadstring": "code", "load": "code", "assert": "code",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from guardian.code_actions import NONLIT
+from tether.guardian.code_actions import NONLIT
 
 _NAME = re.compile(r"[$@%&]?[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->|:)[A-Za-z_][A-Za-z0-9_]*)*")
 _QUOTE_OPS = {"perl": ("q", "qq", "qw", "qx"), "ruby": ("%w", "%W", "%x", "%q", "%Q", "%i", "%")}

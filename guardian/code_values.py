@@ -18,7 +18,7 @@ import binascii
 import codecs
 import re
 
-from guardian.code_actions import NONLIT, literal
+from tether.guardian.code_actions import NONLIT, literal
 
 PATH_TYPES = frozenset({"pathlib.Path", "Path", "pathlib.PosixPath", "pathlib.PurePath"})
 _DECODERS = {"base64.b64decode", "base64.decodebytes", "base64.standard_b64decode",

@@ -1,8 +1,7 @@
 """Configuration of the bash risk guardian."""
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from guardian.decision import LIMITS
+from tether.guardian.decision import LIMITS
 
 
 class GuardianConfig(BaseModel):

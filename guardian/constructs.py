@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import re
 
-from guardian.arrays import ARRAY_OPEN, ARRAY_SEP
-from guardian.lexer import META, TRIGGER, Lexer, Unsupported, unsupported
+from tether.guardian.arrays import ARRAY_OPEN, ARRAY_SEP
+from tether.guardian.lexer import META, TRIGGER, Lexer, Unsupported, unsupported
 
 _HEREDOC = re.compile(r"(?<!<)<<(?!<)")
 _REDIRECTS = frozenset({"&>>", "<<<", "&>", ">>", ">&", ">|", "<>", "<&", "<", ">"})

@@ -16,8 +16,8 @@ import base64
 import binascii
 import re
 
-from guardian.shell import Simple
-from guardian.words import UNKNOWN, ansi_c
+from tether.guardian.shell import Simple
+from tether.guardian.words import UNKNOWN, ansi_c
 
 _ENV_SETUP: dict[str, list[list[str]]] = {
     "ssh-agent": [["-s"], ["-c"], []], "pyenv": [["init"], ["virtualenv-init"]], "rbenv": [["init"]],

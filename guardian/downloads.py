@@ -18,14 +18,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from guardian.lazy_re import Lazy as _Lazy
-from guardian.paths import normalise
-from guardian.programs_table import DOWNLOADERS, SHELLS
-from guardian.rules import Inv
-from guardian.words import UNKNOWN
+from tether.guardian.lazy_re import Lazy as _Lazy
+from tether.guardian.paths import normalise
+from tether.guardian.programs_table import DOWNLOADERS, SHELLS
+from tether.guardian.rules import Inv
+from tether.guardian.words import UNKNOWN
 
 if TYPE_CHECKING:
-    from guardian.analyse import Analyser
+    from tether.guardian.analyse import Analyser
 
 _RUNNERS = SHELLS | {"iex", "Invoke-Expression", "source", ".", "python", "python3", "python2", "perl", "ruby", "node", "php",
                      "lua", "tclsh", "expect", "Rscript", "pwsh", "osascript", "java", "deno", "bun"}

@@ -21,7 +21,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Literal
 
-from guardian.programs_table import (
+from tether.guardian.programs_table import (
     APT_EXEC_KEYS,
     GIT_EXEC_KEYS,
     HG_EXEC_KEYS,

@@ -15,15 +15,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from guardian.paths import SYSTEM, normalise, under
-from guardian.programs_table import SHELLS
-from guardian.rules import Inv
-from guardian.rules_paths import path_hits
-from guardian.targets import sensitive_targets
-from guardian.words import UNKNOWN
+from tether.guardian.paths import SYSTEM, normalise, under
+from tether.guardian.programs_table import SHELLS
+from tether.guardian.rules import Inv
+from tether.guardian.rules_paths import path_hits
+from tether.guardian.targets import sensitive_targets
+from tether.guardian.words import UNKNOWN
 
 if TYPE_CHECKING:
-    from guardian.analyse import Analyser
+    from tether.guardian.analyse import Analyser
 
 _GIT_HOOK = re.compile(r"/\.git/(?:hooks(?:/|$)|config$)")
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 
-from guardian.code_actions import Action
-from guardian.decode import static_output
-from guardian.interp_code import code_payloads, language, written_code
-from guardian.rules import Inv
+from tether.guardian.code_actions import Action
+from tether.guardian.decode import static_output
+from tether.guardian.interp_code import code_payloads, language, written_code
+from tether.guardian.rules import Inv
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "busybox"})
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "lwp-request"})

@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from guardian.code_actions import Action
-from guardian.code_python import python_actions
-from guardian.code_script import script_actions
-from guardian.rules import Inv
+from tether.guardian.code_actions import Action
+from tether.guardian.code_python import python_actions
+from tether.guardian.code_script import script_actions
+from tether.guardian.rules import Inv
 
 _CODE_LETTER = {"python": "c", "perl": "eE", "ruby": "e", "node": "ep", "php": "r", "lua": "e",
                 "R": "e", "tcl": "c", "awk": ""}

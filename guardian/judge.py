@@ -10,9 +10,9 @@ Parts:
 
 from __future__ import annotations
 
-from guardian.analyse import Analyser, Deadline
-from guardian.decision import LIMITS, Limits, Result, Where
-from guardian.rules import get
+from tether.guardian.analyse import Analyser, Deadline
+from tether.guardian.decision import LIMITS, Limits, Result, Where
+from tether.guardian.rules import get
 
 
 def fail(command: str, cause: str) -> Result:

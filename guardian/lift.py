@@ -24,8 +24,8 @@ it: GUARD-FAIL). The rest of the text goes through the constructs rewrite.
 
 from __future__ import annotations
 
-from guardian.constructs import _HEREDOC, _Scanner
-from guardian.lexer import TRIGGER, Unsupported, unsupported
+from tether.guardian.constructs import _HEREDOC, _Scanner
+from tether.guardian.lexer import TRIGGER, Unsupported, unsupported
 
 MARK = "__tether_subst_"
 _LIST_AMP = ("&&", "||", "&")

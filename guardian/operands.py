@@ -14,7 +14,7 @@ read-path rules (CRED-*, SHELL-001).
 
 from __future__ import annotations
 
-from guardian.rules import Inv
+from tether.guardian.rules import Inv
 
 _PRINTERS = frozenset({"echo", "printf", "test", "[", "[[", "logger", "banner", "figlet", "((", ":"})
 _GREPS = frozenset({"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep", "pcregrep",

@@ -22,8 +22,8 @@ import fnmatch
 import re
 from collections.abc import Callable, Mapping
 
-from guardian.arrays import NAMEREF, Fields, elements, subscript
-from guardian.shell import UNKNOWN
+from tether.guardian.arrays import NAMEREF, Fields, elements, subscript
+from tether.guardian.shell import UNKNOWN
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INT = re.compile(r"\s*-?\d+\s*")

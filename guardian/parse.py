@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 
-from guardian import arrays
-from guardian.bashlex_load import bashlex
-from guardian.prepare import fast_split, prepare, track
-from guardian.shell import DepthError, Redirect, Simple, State
-from guardian.words import UNKNOWN, SubstEval, expand_joined, expand_word
+from tether.guardian import arrays
+from tether.guardian.bashlex_load import bashlex
+from tether.guardian.prepare import fast_split, prepare, track
+from tether.guardian.shell import DepthError, Redirect, Simple, State
+from tether.guardian.words import UNKNOWN, SubstEval, expand_joined, expand_word
 
 __all__ = ["DepthError", "Redirect", "Simple", "Walker", "parse_line"]
 _INDEXED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*\]\+?=")

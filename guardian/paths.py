@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from guardian.words import UNKNOWN
+from tether.guardian.words import UNKNOWN
 
 Verb = Literal["delete", "rdelete", "write", "move", "chmod", "truncate"]
 SCRATCH = ("/tmp", "/var/tmp")

@@ -21,15 +21,15 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from guardian import escapes, programs
-from guardian.escapes import Act
-from guardian.lazy_re import Lazy as _Lazy
-from guardian.programs_table import DATA_OPTIONS
-from guardian.rules import Inv
-from guardian.words import UNKNOWN
+from tether.guardian import escapes, programs
+from tether.guardian.escapes import Act
+from tether.guardian.lazy_re import Lazy as _Lazy
+from tether.guardian.programs_table import DATA_OPTIONS
+from tether.guardian.rules import Inv
+from tether.guardian.words import UNKNOWN
 
 if TYPE_CHECKING:
-    from guardian.analyse import Analyser
+    from tether.guardian.analyse import Analyser
 
 Isolated = Callable[..., list]
 """`program_pass._isolated`: hits of one Act analysed without touching the analyser's state."""

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 import shlex
 
-from guardian import arrays
-from guardian.builtins import track
-from guardian.lift import MARK, rewrite
-from guardian.shell import Simple, State
+from tether.guardian import arrays
+from tether.guardian.builtins import track
+from tether.guardian.lift import MARK, rewrite
+from tether.guardian.shell import Simple, State
 
 _PLAIN = re.compile(r"[A-Za-z0-9 \t._/,:@+%=^*?\[\]'\"|;&-]*")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")

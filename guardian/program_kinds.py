@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from guardian import escapes
-from guardian.escapes import Act
+from tether.guardian import escapes
+from tether.guardian.escapes import Act
 
 
 def emit(kind: str, value: str, argv: list[str]) -> list[Act]:

@@ -24,19 +24,19 @@ import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from guardian import downloads, escapes, exposure, payload_pass, programs
-from guardian.bashlex_load import bashlex
-from guardian.escapes import Act
-from guardian.lazy_re import Lazy as _Lazy
-from guardian.parse import DepthError
-from guardian.paths import normalise, under
-from guardian.programs_table import DATA_PROGRAMS, MANIFESTS, SHELLS
-from guardian.rules import Inv, has_rules
-from guardian.unwrap import unwrap
-from guardian.words import UNKNOWN
+from tether.guardian import downloads, escapes, exposure, payload_pass, programs
+from tether.guardian.bashlex_load import bashlex
+from tether.guardian.escapes import Act
+from tether.guardian.lazy_re import Lazy as _Lazy
+from tether.guardian.parse import DepthError
+from tether.guardian.paths import normalise, under
+from tether.guardian.programs_table import DATA_PROGRAMS, MANIFESTS, SHELLS
+from tether.guardian.rules import Inv, has_rules
+from tether.guardian.unwrap import unwrap
+from tether.guardian.words import UNKNOWN
 
 if TYPE_CHECKING:
-    from guardian.analyse import Analyser
+    from tether.guardian.analyse import Analyser
 
 _PARSE_ERRORS = (bashlex.errors.ParsingError, NotImplementedError, IndexError, AttributeError,
                  TypeError, ValueError, KeyError)
@@ -185,7 +185,7 @@ _FOREIGN_SHELL = _Lazy(r"\((?:shell|eshell|term|ansi-term)\b|\bexec\s*\{\s*" + _
 
 
 def _code(an: Analyser, code: str, lang: str, s: object, depth: int) -> None:
-    from guardian.interp_code import scan_code
+    from tether.guardian.interp_code import scan_code
 
     if lang in ("tcl", "expect"):
         for m in re.finditer(r"\b(?:spawn|exec)\s+([^;\]\n}]+)", code):

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-from guardian import escapes
-from guardian.escapes import Act
-from guardian.program_kinds import emit
-from guardian.programs_table import CODE_VARS, PROGRAMS
+from tether.guardian import escapes
+from tether.guardian.escapes import Act
+from tether.guardian.program_kinds import emit
+from tether.guardian.programs_table import CODE_VARS, PROGRAMS
 
 _INDEX: dict[str, dict] = {}
 for _name, _e in PROGRAMS.items():

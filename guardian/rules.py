@@ -20,11 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from guardian.decision import Decision, Hit
-from guardian.shell import Simple
+from tether.guardian.decision import Decision, Hit
+from tether.guardian.shell import Simple
 
 if TYPE_CHECKING:
-    from guardian.verdict import RuleHit
+    from tether.guardian.verdict import RuleHit
 
 CATEGORIES = (
     "filesystem-destruction", "device-write", "privilege-escalation", "credential-access",
@@ -121,7 +121,7 @@ class Rule:
 
     def hit(self, program: str = "", detail: str = "") -> RuleHit:
         """A RuleHit (pydantic) for this rule."""
-        from guardian.verdict import RuleHit
+        from tether.guardian.verdict import RuleHit
 
         h = self.plain(program, detail)
         return RuleHit(id=h.id, category=h.category, program=h.program, decision=h.decision,
@@ -170,7 +170,7 @@ def static_rule(id: str, category: str, decision: Decision, reason: str, example
 def load() -> None:
     """Import every rules module once (they register themselves)."""
     for name in _MODULES:
-        importlib.import_module(f"guardian.{name}")
+        importlib.import_module(f"tether.guardian.{name}")
 
 
 def rules_for(prog: str) -> list[Rule]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from guardian.rules import Inv, rule
+from tether.guardian.rules import Inv, rule
 
 _VERB = re.compile(
     r"^(?:delete|destroy|purge|prune|remove|rm|rb|rmdir|deletefile|forget|unregister|disable|"

@@ -8,7 +8,7 @@ path computed at run time.
 
 from __future__ import annotations
 
-from guardian.rules import static_rule
+from tether.guardian.rules import static_rule
 
 static_rule("CODE-001", "download-execute", "ask",
             "interpreter code that cannot be parsed, so what it runs is unknown",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from guardian.rules import Inv, rule, static_rule
+from tether.guardian.rules import Inv, rule, static_rule
 
 _BLOCK = re.compile(r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper/|loop)")
 

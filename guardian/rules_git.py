@@ -7,7 +7,7 @@ subcommand, so `git -C repo reset --hard` is seen as `reset --hard`.
 
 from __future__ import annotations
 
-from guardian.rules import Inv, rule
+from tether.guardian.rules import Inv, rule
 
 _VALUED = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env",
            "--super-prefix"}

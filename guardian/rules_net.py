@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from guardian.rules import Inv, rule, static_rule
+from tether.guardian.rules import Inv, rule, static_rule
 
 _LOCAL = re.compile(r"^(?:https?://)?(?:localhost|127\.\d+\.\d+\.\d+|\[?::1\]?|0\.0\.0\.0)(?:[:/]|$)")
 _HTTP = ("curl", "wget", "http", "https", "xh", "curlie")

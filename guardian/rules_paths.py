@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from guardian.rules import Rule, static_rule
+from tether.guardian.rules import Rule, static_rule
 
 Mode = Literal["read", "write"]
 

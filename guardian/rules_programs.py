@@ -7,7 +7,7 @@ analysed, or what hides in an argument of a program not known to run it.
 
 from __future__ import annotations
 
-from guardian.rules import static_rule
+from tether.guardian.rules import static_rule
 
 static_rule("EXEC-001", "command-escape", "ask",
             "a program is made to start an interactive shell or REPL the guardian cannot see into",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from guardian.rules import Inv, rule
+from tether.guardian.rules import Inv, rule
 
 _SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/docker\.sock|"
                               r"/run/docker\.sock|/var/lib/docker|/boot|/usr|/var|/run)(?:/?:|:|$)")

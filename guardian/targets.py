@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from guardian.paths import Verb
-from guardian.rules import Inv
+from tether.guardian.paths import Verb
+from tether.guardian.rules import Inv
 
 _FIND_FILTERS = frozenset({
     "-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-type", "-newer", "-mtime",

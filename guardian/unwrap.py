@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from guardian.operands import find_matches
-from guardian.words import UNKNOWN
+from tether.guardian.operands import find_matches
+from tether.guardian.words import UNKNOWN
 
 Unwrapped = tuple[list[str], bool, list[str]]
 StdinEval = Callable[[], str | None]

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from guardian.arrays import Fields
-from guardian.params import braced, ifs_split, special, target
-from guardian.shell import UNKNOWN
+from tether.guardian.arrays import Fields
+from tether.guardian.params import braced, ifs_split, special, target
+from tether.guardian.shell import UNKNOWN
 
 _BREAK = ("", None)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -11,13 +11,13 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from memory.config import MemoryConfig
-from memory.errors import MemoryStoreError, UnknownMemoryItemError
-from memory.index import Kind
-from memory.lesson import Lesson
-from memory.rule import Rule, current_confidence
-from memory.run import RunMeta
-from memory.store import MemoryStore
+from tether.memory.config import MemoryConfig
+from tether.memory.errors import MemoryStoreError, UnknownMemoryItemError
+from tether.memory.index import Kind
+from tether.memory.lesson import Lesson
+from tether.memory.rule import Rule, current_confidence
+from tether.memory.run import RunMeta
+from tether.memory.store import MemoryStore
 
 log = logging.getLogger(__name__)
 

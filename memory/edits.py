@@ -29,12 +29,12 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from common.atomic import write_atomic
-from common.errors import StateFileError
-from memory.errors import MemoryStoreError, UnknownMemoryItemError
-from memory.files import read_text
-from memory.lesson import EDITED, PERSON_EDIT, Lesson, Revision
-from memory.manifest import (
+from tether.common.atomic import write_atomic
+from tether.common.errors import StateFileError
+from tether.memory.errors import MemoryStoreError, UnknownMemoryItemError
+from tether.memory.files import read_text
+from tether.memory.lesson import EDITED, PERSON_EDIT, Lesson, Revision
+from tether.memory.manifest import (
     Manifest,
     edited_lesson,
     edited_rule,
@@ -45,10 +45,10 @@ from memory.manifest import (
     read_manifest,
     rule_line,
 )
-from memory.rule import Rule
+from tether.memory.rule import Rule
 
 if TYPE_CHECKING:
-    from memory.store import MemoryStore
+    from tether.memory.store import MemoryStore
 
 log = logging.getLogger(__name__)
 Kind = Literal["lessons", "rules"]

@@ -6,7 +6,7 @@ Parts: `MemoryStoreError` (the markdown corpus cannot be read or written),
 `DenseUnavailableError` (dense embeddings asked for but the extra is absent).
 """
 
-from common.errors import ConfigError, StateFileError, TetherError
+from tether.common.errors import ConfigError, StateFileError, TetherError
 
 
 class MemoryStoreError(StateFileError):

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from memory.errors import MemoryStoreError
+from tether.memory.errors import MemoryStoreError
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -23,13 +23,12 @@ import re
 from datetime import datetime
 
 from pydantic import BaseModel, Field
-
-from common.atomic import write_atomic
-from memory.errors import UnknownMemoryItemError
-from memory.files import join_front_matter, read_text, split_front_matter
-from memory.lesson import RETIRED, Lesson, Revision
-from memory.rule import refresh
-from memory.store import MemoryStore
+from tether.common.atomic import write_atomic
+from tether.memory.errors import UnknownMemoryItemError
+from tether.memory.files import join_front_matter, read_text, split_front_matter
+from tether.memory.lesson import RETIRED, Lesson, Revision
+from tether.memory.rule import refresh
+from tether.memory.store import MemoryStore
 
 REDACTED = "<forgotten-run>"
 

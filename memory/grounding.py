@@ -19,10 +19,9 @@ import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
-
-from memory.lesson import Verdict
-from memory.llm import parse_json
-from memory.text import claims, normalize, normalize_quote, occurs
+from tether.memory.lesson import Verdict
+from tether.memory.llm import parse_json
+from tether.memory.text import claims, normalize, normalize_quote, occurs
 
 MAX_SENTENCES = 3
 

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from memory.config import MemoryConfig
+from tether.memory.config import MemoryConfig
 
 Kind = Literal["lesson", "run", "rule"]
 SearchMode = Literal["hybrid", "dense"]
@@ -102,16 +101,16 @@ def make_index(root: Path, config: MemoryConfig) -> LessonIndex:
     """The backend the config asks for, stored under `<root>/.index/` unless it is a server."""
     embedder = None
     if config.uses_dense:
-        from memory.dense import load_embedder
+        from tether.memory.dense import load_embedder
 
         embedder = load_embedder()
     mode: SearchMode = "dense" if config.embeddings == "dense" else "hybrid"
     opts = {"embedder": embedder, "mode": mode, "min_score": config.dense_min_score}
     if config.index == "edge":
-        from memory.index_edge import EdgeIndex
+        from tether.memory.index_edge import EdgeIndex
 
         return EdgeIndex(root / ".index" / "edge", **opts)
-    from memory.index_qdrant import QdrantIndex
+    from tether.memory.index_qdrant import QdrantIndex
 
     if config.qdrant_url:
         return QdrantIndex(url=config.qdrant_url, collection=config.qdrant_collection, **opts)

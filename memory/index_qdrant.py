@@ -11,11 +11,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from qdrant_client import QdrantClient, models
-
-from memory.dense import Embedder
-from memory.errors import IndexUnavailableError
-from memory.index import DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, SearchMode, point_id
-from memory.text import sparse_document, sparse_query
+from tether.memory.dense import Embedder
+from tether.memory.errors import IndexUnavailableError
+from tether.memory.index import DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, SearchMode, point_id
+from tether.memory.text import sparse_document, sparse_query
 
 _BATCH = 512
 

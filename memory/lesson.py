@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from memory.errors import MemoryStoreError
-from memory.files import join_front_matter, render_sections, sections, split_front_matter
-from memory.run import Outcome
+from tether.memory.errors import MemoryStoreError
+from tether.memory.files import join_front_matter, render_sections, sections, split_front_matter
+from tether.memory.run import Outcome
 
 Verdict = Literal["confirmed", "too_general", "outdated"]
 EDITED = "edited"

@@ -19,10 +19,9 @@ import re
 from pathlib import Path
 
 from pydantic import BaseModel, Field
-
-from memory.files import read_text
-from memory.lesson import Lesson
-from memory.rule import Rule
+from tether.memory.files import read_text
+from tether.memory.lesson import Lesson
+from tether.memory.rule import Rule
 
 _LINE = re.compile(r"^\s*[-*]\s*\[(?P<id>[^\]]+)\]\((?P<kind>lessons|rules)/[^)]*\)")
 _OUTCOME = re.compile(r"\s*\((?:success|failure)\)\s*$")

@@ -6,8 +6,8 @@ Parts: `compile_prompt`, `revise_prompt`, `lessons_prompt`, `rule_prompt`,
 
 from __future__ import annotations
 
-from memory.lesson import Lesson
-from memory.run import RunRecord, Turn, render_turns
+from tether.memory.lesson import Lesson
+from tether.memory.run import RunRecord, Turn, render_turns
 
 MAX_TURNS_CHARS = 12_000
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from typing import TypeVar
 
-from memory.config import MemoryConfig
-from memory.lesson import Lesson
+from tether.memory.config import MemoryConfig
+from tether.memory.lesson import Lesson
 
 MAX_COUNTED_CONFIRMATIONS = 5
 T = TypeVar("T")

@@ -10,10 +10,9 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from memory.lesson import MOUNT, Verdict
-from memory.llm import Call
-from memory.run import Outcome
+from tether.memory.lesson import MOUNT, Verdict
+from tether.memory.llm import Call
+from tether.memory.run import Outcome
 
 DESCENT_RULES = f"""Memory is mounted read-only at {MOUNT} (cat, grep). Only a run's raw turns
 (trajectory.md) are certain; lessons and compilations are readings of them.

@@ -16,16 +16,15 @@ import re
 from datetime import datetime
 
 from langchain_core.language_models import BaseChatModel
-
-from common.errors import TetherError
-from memory.errors import UnknownMemoryItemError
-from memory.grounding import check_revision, read_revision
-from memory.lesson import MOUNT, RETIRED, SUPERSEDED, Lesson, Revision
-from memory.llm import Call, ask, parse_json
-from memory.prompts import counterfactual_prompt, revise_prompt
-from memory.report import Recall, StepResult
-from memory.run import RunRecord, trajectory_text
-from memory.store import MemoryStore
+from tether.common.errors import TetherError
+from tether.memory.errors import UnknownMemoryItemError
+from tether.memory.grounding import check_revision, read_revision
+from tether.memory.lesson import MOUNT, RETIRED, SUPERSEDED, Lesson, Revision
+from tether.memory.llm import Call, ask, parse_json
+from tether.memory.prompts import counterfactual_prompt, revise_prompt
+from tether.memory.report import Recall, StepResult
+from tether.memory.run import RunRecord, trajectory_text
+from tether.memory.store import MemoryStore
 
 
 def used_lessons(record: RunRecord, recall: Recall) -> tuple[list[str], list[str]]:

@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from memory.config import MemoryConfig
-from memory.errors import MemoryStoreError
-from memory.files import join_front_matter, render_sections, sections, split_front_matter
-from memory.run import Outcome
+from tether.memory.config import MemoryConfig
+from tether.memory.errors import MemoryStoreError
+from tether.memory.files import join_front_matter, render_sections, sections, split_front_matter
+from tether.memory.run import Outcome
 
 _NORMALISERS = (
     (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I), "<uuid>"),

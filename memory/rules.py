@@ -19,14 +19,13 @@ import random
 from datetime import UTC, datetime, timedelta
 
 from langchain_core.language_models import BaseChatModel
-
-from common.errors import TetherError
-from memory.config import MemoryConfig
-from memory.errors import UnknownMemoryItemError
-from memory.llm import Call, ask, parse_json
-from memory.prompts import rule_prompt
-from memory.report import RecalledRule, StepResult
-from memory.rule import (
+from tether.common.errors import TetherError
+from tether.memory.config import MemoryConfig
+from tether.memory.errors import UnknownMemoryItemError
+from tether.memory.llm import Call, ask, parse_json
+from tether.memory.prompts import rule_prompt
+from tether.memory.report import RecalledRule, StepResult
+from tether.memory.rule import (
     Application,
     Rule,
     current_confidence,
@@ -35,8 +34,8 @@ from memory.rule import (
     refresh,
     rule_id,
 )
-from memory.run import FailedCommand, RunRecord, program_of
-from memory.store import MemoryStore
+from tether.memory.run import FailedCommand, RunRecord, program_of
+from tether.memory.store import MemoryStore
 
 
 def trial_draw(run_id: str) -> float:

@@ -14,8 +14,7 @@ from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from memory.files import join_front_matter
+from tether.memory.files import join_front_matter
 
 Outcome = Literal["success", "failure"]
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"

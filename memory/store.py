@@ -22,17 +22,16 @@ from typing import Literal, TypeVar
 
 from filelock import FileLock
 from pydantic import ValidationError
-
-from common.atomic import write_atomic
-from memory.config import MemoryConfig
-from memory.edits import apply_line_edits, line_digest, read_record, write_record
-from memory.errors import IndexUnavailableError, MemoryStoreError, UnknownMemoryItemError
-from memory.files import join_front_matter, read_front_matter, read_text
-from memory.index import IndexDoc, IndexHit, Kind, LessonIndex, make_index
-from memory.lesson import Lesson, lesson_from_markdown, lesson_to_markdown
-from memory.manifest import Manifest, lesson_line, read_manifest, render_manifest, rule_line
-from memory.rule import Rule, rule_from_markdown, rule_to_markdown
-from memory.run import RunMeta, RunRecord, Turn, render_trajectory, trajectory_jsonl
+from tether.common.atomic import write_atomic
+from tether.memory.config import MemoryConfig
+from tether.memory.edits import apply_line_edits, line_digest, read_record, write_record
+from tether.memory.errors import IndexUnavailableError, MemoryStoreError, UnknownMemoryItemError
+from tether.memory.files import join_front_matter, read_front_matter, read_text
+from tether.memory.index import IndexDoc, IndexHit, Kind, LessonIndex, make_index
+from tether.memory.lesson import Lesson, lesson_from_markdown, lesson_to_markdown
+from tether.memory.manifest import Manifest, lesson_line, read_manifest, render_manifest, rule_line
+from tether.memory.rule import Rule, rule_from_markdown, rule_to_markdown
+from tether.memory.run import RunMeta, RunRecord, Turn, render_trajectory, trajectory_jsonl
 
 log = logging.getLogger(__name__)
 STATE_VERSION = 1

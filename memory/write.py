@@ -13,16 +13,15 @@ from datetime import datetime
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, ValidationError
-
-from common.errors import TetherError
-from memory.grounding import sentences, unsupported_claims
-from memory.lesson import Lesson
-from memory.llm import Call, ask, parse_json
-from memory.prompts import compile_prompt, lessons_prompt
-from memory.report import StepResult
-from memory.run import RunRecord, trajectory_text
-from memory.store import MemoryStore
-from memory.text import jaccard, normalize
+from tether.common.errors import TetherError
+from tether.memory.grounding import sentences, unsupported_claims
+from tether.memory.lesson import Lesson
+from tether.memory.llm import Call, ask, parse_json
+from tether.memory.prompts import compile_prompt, lessons_prompt
+from tether.memory.report import StepResult
+from tether.memory.run import RunRecord, trajectory_text
+from tether.memory.store import MemoryStore
+from tether.memory.text import jaccard, normalize
 
 
 class _Candidate(BaseModel):

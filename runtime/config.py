@@ -17,11 +17,11 @@ from typing import Any
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from common.errors import ConfigError
-from guardian.config import GuardianConfig
-from memory.config import MemoryConfig
-from sandbox.config import DockerSandboxConfig, WorkspaceLimits
+from tether.common.errors import ConfigError
+from tether.common.limits import WorkspaceLimits
+from tether.guardian.config import GuardianConfig
+from tether.memory.config import MemoryConfig
+from tether.sandbox.config import DockerSandboxConfig
 
 log = logging.getLogger(__name__)
 

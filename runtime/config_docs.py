@@ -11,8 +11,7 @@ import inspect
 from typing import Any
 
 from pydantic import BaseModel
-
-from runtime.config import ENV_PREFIX, TetherConfig
+from tether.runtime.config import ENV_PREFIX, TetherConfig
 
 HEADER = """# Configuration
 

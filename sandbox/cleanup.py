@@ -19,8 +19,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
-
-from sandbox.errors import SandboxError
+from tether.sandbox.errors import SandboxError
 
 if TYPE_CHECKING:
     import docker
@@ -137,7 +136,7 @@ def collect(client: docker.DockerClient, *, everything: bool = False) -> list[Le
 
     Returns every Tether container seen, with `removed` telling which went.
     """
-    from sandbox.engine import docker_sdk
+    from tether.sandbox.engine import docker_sdk
 
     errors = docker_sdk().errors
     found: list[Leftover] = []

@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
-
-from common.errors import TetherError
-from sandbox import cleanup, engine, images
-from sandbox.base import ExecResult
-from sandbox.config import DockerSandboxConfig
-from sandbox.rootfs import SANDBOX_UID
+from tether.common.errors import TetherError
+from tether.sandbox import cleanup, engine, images
+from tether.sandbox.base import ExecResult
+from tether.sandbox.config import DockerSandboxConfig
+from tether.sandbox.rootfs import SANDBOX_UID
 
 
 def build(config: DockerSandboxConfig, *, tiny: bool = False, force: bool = False) -> images.BuildResult:
@@ -40,7 +39,7 @@ def run_once(
 
     Without `workspace` a scratch folder is used and deleted afterwards.
     """
-    from sandbox.docker import DockerSandbox, exec_timeout
+    from tether.sandbox.docker import DockerSandbox, exec_timeout
 
     exec_timeout(command, timeout_s, config.default_timeout_s)  # bad input fails before any engine work
     with ExitStack() as stack:

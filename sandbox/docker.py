@@ -29,19 +29,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from common.errors import ConfigError
-from sandbox import cleanup
-from sandbox.base import ExecResult
-from sandbox.config import DockerSandboxConfig, WorkspaceLimits
-from sandbox.engine import connect, docker_sdk
-from sandbox.errors import SandboxError
-from sandbox.images import ensure_image
-from sandbox.lending import LendingRecord, reclaim
-from sandbox.output import OutputCap, copy_stream
-from sandbox.processes import PROBE as PS_PROBE
-from sandbox.processes import Proc, parse, probe_user, reap_argv
-from sandbox.seccomp import security_opt
-from sandbox.workspace import Handover, check_folder, sandbox_user
+from tether.common.errors import ConfigError
+from tether.common.limits import WorkspaceLimits
+from tether.sandbox import cleanup
+from tether.sandbox.base import ExecResult
+from tether.sandbox.config import DockerSandboxConfig
+from tether.sandbox.engine import connect, docker_sdk
+from tether.sandbox.errors import SandboxError
+from tether.sandbox.images import ensure_image
+from tether.sandbox.lending import LendingRecord, reclaim
+from tether.sandbox.output import OutputCap, copy_stream
+from tether.sandbox.processes import PROBE as PS_PROBE
+from tether.sandbox.processes import Proc, parse, probe_user, reap_argv
+from tether.sandbox.seccomp import security_opt
+from tether.sandbox.workspace import Handover, check_folder, sandbox_user
 
 if TYPE_CHECKING:
     import docker

@@ -11,7 +11,7 @@ import os
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from sandbox.errors import EngineUnavailableError
+from tether.sandbox.errors import EngineUnavailableError
 
 if TYPE_CHECKING:
     import docker

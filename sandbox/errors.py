@@ -4,7 +4,7 @@ Parts: `SandboxError` and its kinds. `TetherError` and `ConfigError` are
 re-exported from common.errors (their home) for code written against this path.
 """
 
-from common.errors import ConfigError, TetherError
+from tether.common.errors import ConfigError, TetherError
 
 __all__ = ["CommandTimeoutError", "ConfigError", "EngineUnavailableError", "ImageMissingError",
            "SandboxError", "TetherError"]

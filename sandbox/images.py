@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Literal
 
 from filelock import FileLock
 from pydantic import BaseModel
-
-from sandbox import rootfs
-from sandbox.errors import ImageMissingError, SandboxError
+from tether.sandbox import rootfs
+from tether.sandbox.errors import ImageMissingError, SandboxError
 
 if TYPE_CHECKING:
     import docker
@@ -56,7 +55,7 @@ def _changes(path: str) -> list[str]:
 
 
 def _existing(client: docker.DockerClient, tag: str) -> str | None:
-    from sandbox.engine import docker_sdk
+    from tether.sandbox.engine import docker_sdk
 
     try:
         return client.images.get(tag).id
@@ -145,7 +144,7 @@ def ensure_image(client: docker.DockerClient, image: str, *, pull_missing: bool 
     if local or not pull_missing or not registry_answers(image):
         msg = f"sandbox image {image} is not present locally; {fix}"
         raise ImageMissingError(msg)
-    from sandbox.engine import docker_sdk
+    from tether.sandbox.engine import docker_sdk
 
     try:
         return client.images.pull(image).id

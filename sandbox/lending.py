@@ -14,11 +14,11 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from common.atomic import write_atomic
-from sandbox.config import WorkspaceLimits
+from tether.common.atomic import write_atomic
+from tether.common.limits import WorkspaceLimits
 
 if TYPE_CHECKING:
-    from sandbox.workspace import Handover
+    from tether.sandbox.workspace import Handover
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class LendingRecord:
 
 def reclaim(workspace: Path, record: LendingRecord, limits: WorkspaceLimits | None = None) -> bool:
     """Give back a workspace an interrupted process lent; True when there was one to give back."""
-    from sandbox.workspace import Handover
+    from tether.sandbox.workspace import Handover
 
     data = record.load()
     if data is None or data["workspace"] != str(workspace):

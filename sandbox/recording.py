@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sandbox.base import ExecResult
-from sandbox.processes import Proc
+from tether.sandbox.base import ExecResult
+from tether.sandbox.processes import Proc
 
 
 class RecordingSandbox:

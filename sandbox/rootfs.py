@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from common.errors import ConfigError
-from sandbox.errors import SandboxError
+from tether.common.errors import ConfigError
+from tether.sandbox.errors import SandboxError
 
 BUSYBOX = Path("/bin/busybox")
 BASH_STATIC = Path("/bin/bash-static")

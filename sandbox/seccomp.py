@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sandbox.errors import SandboxError
+from tether.sandbox.errors import SandboxError
 
 PROFILE = Path(__file__).with_name("seccomp.json")
 

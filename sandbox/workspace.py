@@ -21,8 +21,9 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from common.errors import ConfigError
-from common.walk import (
+from tether.common.errors import ConfigError
+from tether.common.limits import WorkspaceLimits
+from tether.common.walk import (
     Deadline,
     Entry,
     chown_entry,
@@ -33,9 +34,8 @@ from common.walk import (
     shown,
     walk,
 )
-from sandbox.config import WorkspaceLimits
-from sandbox.lending import LendingRecord
-from sandbox.rootfs import SANDBOX_UID
+from tether.sandbox.lending import LendingRecord
+from tether.sandbox.rootfs import SANDBOX_UID
 
 log = logging.getLogger(__name__)
 MIN_CHOWN_DEPTH = 2

@@ -37,8 +37,8 @@ def docker_client():
 @pytest.fixture(scope="session")
 def tiny_image(docker_client) -> str:
     """Tag of the busybox test image `tether-sandbox:tiny`, built (in ~1 s) when missing."""
-    from common.errors import ConfigError
-    from sandbox.images import build_image
+    from tether.common.errors import ConfigError
+    from tether.sandbox.images import build_image
 
     try:
         return build_image(docker_client, "tiny").tag
@@ -50,8 +50,8 @@ def tiny_image(docker_client) -> str:
 @pytest.fixture(scope="session")
 def debian_image(docker_client) -> str:
     """Tag of the default Debian image, built like `tether sandbox build` when missing (~70 s once)."""
-    from common.errors import ConfigError
-    from sandbox.images import build_image
+    from tether.common.errors import ConfigError
+    from tether.sandbox.images import build_image
 
     try:
         return build_image(docker_client, "debian").tag
@@ -63,7 +63,7 @@ def debian_image(docker_client) -> str:
 @pytest.fixture
 def sandbox_config(tiny_image):
     """A hardened DockerSandboxConfig on the tiny image (fresh per test; mutate freely)."""
-    from sandbox.config import DockerSandboxConfig
+    from tether.sandbox.config import DockerSandboxConfig
 
     return DockerSandboxConfig(image=tiny_image, default_timeout_s=30)
 
@@ -77,8 +77,8 @@ def make_sandbox(sandbox_config, docker_client):
     root-owned workspace is lent to uid 1000 until close: create the files the
     sandbox must modify before calling the factory.
     """
-    from sandbox.config import DockerSandboxConfig
-    from sandbox.docker import DockerSandbox
+    from tether.sandbox.config import DockerSandboxConfig
+    from tether.sandbox.docker import DockerSandbox
 
     made: list[DockerSandbox] = []
 

@@ -8,21 +8,20 @@ import time
 from pathlib import Path
 
 import pytest
-
-import common.journal as journal_mod
-from common.events import (
+import tether.common.journal as journal_mod
+from tether.common.events import (
     CommandProposed,
     ExecFinished,
     ExecStarted,
     StepChanged,
     read_events,
 )
-from common.journal import Journal
-from graphs.execution import execution_nodes
-from graphs.state import Deps
-from guardian.verdict import RuleHit, Verdict
-from runtime.runner import JournalFirstSaver
-from sandbox.recording import RecordingSandbox
+from tether.common.journal import Journal
+from tether.graphs.execution import execution_nodes
+from tether.graphs.state import Deps
+from tether.guardian.verdict import RuleHit, Verdict
+from tether.runtime.run.runner import JournalFirstSaver
+from tether.sandbox.recording import RecordingSandbox
 
 
 @pytest.fixture

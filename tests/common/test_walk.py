@@ -8,8 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from common.walk import (
+from tether.common.walk import (
     Deadline,
     WalkError,
     copy_sparse,
@@ -168,7 +167,7 @@ def test_the_root_must_not_be_a_symlink(tmp_path: Path) -> None:
 
 
 def test_remove_path_takes_a_tree_too_deep_for_shutil(tmp_path: Path) -> None:
-    from common.walk import remove_path
+    from tether.common.walk import remove_path
 
     (tmp_path / "t").mkdir()
     _deep(tmp_path / "t", 1500)

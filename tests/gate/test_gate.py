@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-
-from guardian.gate import Evidence, check_gate, goal_flags
-from guardian.gate_evidence import (
+from tether.gate.evidence import (
     Budgets,
     CheckRun,
     Claim,
@@ -16,6 +14,7 @@ from guardian.gate_evidence import (
     StepEvidence,
     find_secrets,
 )
+from tether.gate.requirement import Evidence, check_gate, goal_flags
 
 
 def good() -> Evidence:
@@ -201,7 +200,7 @@ def test_r13_a_claim_cites_the_command_that_passed_not_a_part_of_it():
     ],
 )
 def test_a_verification_is_a_checker_that_runs_not_a_word_that_says_test(command, is_check):
-    from guardian.gate import is_verification
+    from tether.gate.requirement import is_verification
 
     assert is_verification(command) is is_check
 

@@ -6,11 +6,10 @@ import base64
 import gzip
 
 import pytest
-
-from guardian.gate_checks import classify, empty_test_run
-from guardian.gate_reads import content_reads
-from guardian.gate_secrets import StreamScanner, find_secrets, scan_bytes
-from sandbox.output import OutputCap
+from tether.gate.checks import classify, empty_test_run
+from tether.gate.reads import content_reads
+from tether.gate.secrets import StreamScanner, find_secrets, scan_bytes
+from tether.sandbox.output import OutputCap
 
 REAL = [
     "bash test.sh", "python3 -m unittest", "python3 -m unittest -v test_calc", "pytest -q", "cd sub && pytest -q",
@@ -130,6 +129,6 @@ def test_a_secret_past_the_first_64k_of_a_file_is_found():
     ('@test "x" {\n  echo PASS\n}\n', "x.bats", False),
 ])
 def test_a_test_file_must_expect_something_computed(text, path, expected):
-    from guardian.gate_checks import has_expectation
+    from tether.gate.checks import has_expectation
 
     assert has_expectation(text, path) is expected

@@ -7,10 +7,12 @@ import subprocess
 import zlib
 from pathlib import Path
 
-from common.walk import read_rel, remove_path
-from guardian.gate_evidence import CheckRun, CommandEvidence, is_generated
-from runtime.gate_rerun import build_before, collect_checks, fresh, is_test_path, mark_authorship
-from runtime.gate_scan import (
+from tether.common.manifest import manifest
+from tether.common.snapshot import snapshot
+from tether.common.walk import read_rel, remove_path
+from tether.gate.evidence import CheckRun, CommandEvidence, is_generated
+from tether.gate.rerun import build_before, collect_checks, fresh, is_test_path, mark_authorship
+from tether.gate.scan import (
     ChangeTracker,
     artifact_types,
     escaping_links,
@@ -18,8 +20,6 @@ from runtime.gate_scan import (
     shadowing,
     tampering,
 )
-from runtime.snapshot import snapshot
-from runtime.workspace import manifest
 
 MOUNT = "/home/tether/workspace"
 
@@ -129,7 +129,7 @@ def test_secrets_in_new_git_objects_are_found(tmp_path):
 
 
 def test_checks_come_from_every_plan_version_and_the_person_first():
-    from common.events import PlanAccepted, Replanned
+    from tether.common.events import PlanAccepted, Replanned
 
     events = [
         PlanAccepted(key="p", attempt=0, steps=[{"id": "t", "verify": "bash test.sh"}, {"id": "w", "verify": "bash greet.sh"}]),

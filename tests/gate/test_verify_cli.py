@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tether.runtime.cli.app import app
+from tether.runtime.config import RunConfig
 from typer.testing import CliRunner
-
-from runtime.cli import app
-from runtime.config import RunConfig
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "verified-success.yaml"
 

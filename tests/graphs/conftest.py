@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tether.common.events import Event, read_events
+from tether.runtime.cli.app import app
 from typer.testing import CliRunner
-
-from common.events import Event, read_events
-from runtime.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = Path(__file__).parent / "scenarios"

@@ -6,8 +6,7 @@ import random
 
 import networkx as nx
 import pytest
-
-from graphs.dag import (
+from tether.graphs.dag import (
     PlanError,
     PlanStep,
     dependents,

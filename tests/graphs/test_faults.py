@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from common.events import ExecFinished, ExecStarted, RunEnded, RunStarted, read_events
-from runtime.config import load_config
-from runtime.hooks import MemoryContext, NoHooks, RunInfo
-from runtime.run_hooks import ChainedHooks, build_hooks
-from runtime.runner import RunOptions, docker_sandbox, resume_run, start_run
+from tether.common.events import ExecFinished, ExecStarted, RunEnded, RunStarted, read_events
+from tether.runtime.config import load_config
+from tether.runtime.hooks.base import MemoryContext, NoHooks, RunInfo
+from tether.runtime.hooks.chain import ChainedHooks, build_hooks
+from tether.runtime.run.runner import RunOptions, docker_sandbox, resume_run, start_run
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "verified-success.yaml"
 SLEEPER = Path(__file__).parent / "scenarios" / "append-then-sleep.yaml"
@@ -90,7 +89,7 @@ def test_a_run_stopped_in_its_memory_phase_revises_each_lesson_once_on_resume(te
 
 def _signal_during_sleep(tether, sig: signal.Signals, **popen: Any) -> tuple[subprocess.Popen, str]:
     """Start `tether run` of the append-then-sleep scenario; send `sig` once it sleeps (after the append ran)."""
-    cmd = [sys.executable, "-m", "runtime.cli", "run", "--model", f"scripted:{SLEEPER}",
+    cmd = [sys.executable, "-m", "tether", "run", "--model", f"scripted:{SLEEPER}",
            "--workspace", str(tether.workspace), "--home", str(tether.home), "--json"]
     popen = popen or {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     proc = subprocess.Popen(cmd, env={**os.environ, **tether.env}, **popen)

@@ -10,8 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from common.events import ExecFinished, ExecStarted, read_events
+from tether.common.events import ExecFinished, ExecStarted, read_events
 
 SCENARIO = Path(__file__).parent / "scenarios" / "append-then-sleep.yaml"
 pytestmark = pytest.mark.docker
@@ -25,7 +24,7 @@ def _wait_for(predicate, timeout_s: float = 60.0) -> None:
 
 
 def test_resume_after_sigkill_does_not_repeat_a_finished_command(tether):
-    cmd = [sys.executable, "-m", "runtime.cli", "run", "--model", f"scripted:{SCENARIO}",
+    cmd = [sys.executable, "-m", "tether", "run", "--model", f"scripted:{SCENARIO}",
            "--workspace", str(tether.workspace), "--home", str(tether.home), "--json"]
     proc = subprocess.Popen(cmd, env={**os.environ, **tether.env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from common.events import (
+from tether.common.events import (
     ApprovalRecorded,
     CommandProposed,
     ExecFinished,

@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from common.events import ExecFinished
-from common.walk import open_root, read_rel, remove_entry, walk
+from tether.common.events import ExecFinished
+from tether.common.walk import open_root, read_rel, remove_entry, walk
 
 pytestmark = pytest.mark.docker
 

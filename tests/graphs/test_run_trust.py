@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from common.events import ApprovalRecorded, CommandProposed, ExecFinished
-from runtime.workspace import manifest
+from tether.common.events import ApprovalRecorded, CommandProposed, ExecFinished
+from tether.common.manifest import manifest
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 PIP = "package-install:pip"

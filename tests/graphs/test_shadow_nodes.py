@@ -6,11 +6,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common.journal import Journal
-from graphs.execution import execution_nodes
-from graphs.state import Deps
-from guardian.verdict import RuleHit, Verdict
-from sandbox.recording import RecordingSandbox
+from tether.common.journal import Journal
+from tether.graphs.execution import execution_nodes
+from tether.graphs.state import Deps
+from tether.guardian.verdict import RuleHit, Verdict
+from tether.sandbox.recording import RecordingSandbox
 
 
 def _deps(path: Path, box: RecordingSandbox, approval: str, records: list[Any]) -> Deps:

@@ -52,7 +52,7 @@ def test_run_on_a_terminal_shows_hostile_text_escaped(tiny_image: str, tmp_path:
            "COLUMNS": "400", "TERM": "xterm-256color", "PYTHONPATH": str(ROOT)}
     env.pop("NO_COLOR", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "runtime.cli", "run", "--model", f"scripted:{SCENARIO}",
+        [sys.executable, "-m", "tether", "run", "--model", f"scripted:{SCENARIO}",
          "--workspace", str(workspace), "--home", str(tmp_path / "home")],
         stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, close_fds=True,
     )
@@ -80,7 +80,7 @@ def test_run_on_a_terminal_shows_hostile_text_escaped(tiny_image: str, tmp_path:
 
 
 def test_sandbox_exec_output_is_escaped_on_a_terminal_and_raw_in_a_pipe(tiny_image: str, tmp_path: Path):
-    argv = [sys.executable, "-m", "runtime.cli", "sandbox", "exec", "--image", tiny_image, "--home", str(tmp_path),
+    argv = [sys.executable, "-m", "tether", "sandbox", "exec", "--image", tiny_image, "--home", str(tmp_path),
             "--", "printf 'a\\033[2Jb\\r\\n'"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     master, slave = pty.openpty()

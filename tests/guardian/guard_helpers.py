@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from guardian import CheckContext, GuardianConfig, check
-from guardian.verdict import Verdict
+from tether.guardian import CheckContext, GuardianConfig, check
+from tether.guardian.verdict import Verdict
 
 WS = "/home/tether/project"
 CTX = CheckContext(workspace=WS, home="/home/tether")

@@ -6,14 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from guardian import bashlex_load
+from tether.guardian import bashlex_load
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_shipped_tables_match_a_fresh_build() -> None:
     shipped = (ROOT / "guardian" / "bashlex_tables.json").read_text()
-    assert shipped == bashlex_load.tables_json(), "run: python -m guardian.bashlex_load"
+    assert shipped == bashlex_load.tables_json(), "run: python -m tether.guardian.bashlex_load"
 
 
 def test_fast_import_uses_the_shipped_tables_and_parses() -> None:

@@ -8,9 +8,8 @@ import pytest
 from guard_helpers import judge
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from guardian.constructs import rewrite
-from guardian.words import expand_word
+from tether.guardian.constructs import rewrite
+from tether.guardian.words import expand_word
 
 
 @pytest.mark.parametrize("command", [

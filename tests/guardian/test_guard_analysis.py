@@ -105,7 +105,7 @@ def test_nesting_limit_fails_closed() -> None:
 
 
 def _cfg(**kw: object):  # type: ignore[no-untyped-def]
-    from guardian import GuardianConfig
+    from tether.guardian import GuardianConfig
 
     return GuardianConfig(**kw)  # type: ignore[arg-type]
 

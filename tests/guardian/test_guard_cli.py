@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from tether.runtime.cli.app import app
 from typer.testing import CliRunner
-
-from runtime.cli import app
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,7 +54,7 @@ def test_no_command_is_an_error() -> None:
 
 def _tether(*args: str, **kw: object) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "runtime.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tether", *args], capture_output=True,
                           text=True, env=env, cwd=ROOT, check=False, **kw)  # type: ignore[call-overload]
 
 

@@ -9,8 +9,7 @@ import pytest
 from guard_helpers import judge
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from guardian import GuardianConfig, analyse, checker
+from tether.guardian import GuardianConfig, analyse, checker
 
 
 @pytest.mark.parametrize("command", [
@@ -38,8 +37,8 @@ def test_a_busy_machine_does_not_turn_ordinary_commands_into_denies() -> None:
     (here, for the GIL) stretch its wall-clock time past the budget, not its verdict."""
     from pathlib import Path
 
-    from guardian.decision import Limits, Where
-    from guardian.judge import judge as plain_judge
+    from tether.guardian.decision import Limits, Where
+    from tether.guardian.judge import judge as plain_judge
 
     where = Where(workspace=Path("/home/tether/workspace"))
     command = " && ".join(f"grep -c once log{i}.txt | sort | uniq -c" for i in range(40))

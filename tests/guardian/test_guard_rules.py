@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 from guard_helpers import judge
-
-from guardian import DESTRUCTIVE_CATEGORIES, all_rules
-from guardian.rules import CATEGORIES
+from tether.guardian import DESTRUCTIVE_CATEGORIES, all_rules
+from tether.guardian.rules import CATEGORIES
 
 CASES: dict[str, tuple[list[str], list[str]]] = {
     "FS-001": (["rm -rf /", "rm -rf ~", "rm -rf /*", "sudo rm -rf /home/user", "rm -fr $HOME"],

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 from guard_helpers import judge
-
-from guardian import GuardianConfig
+from tether.guardian import GuardianConfig
 
 DENY = {
     "payload-known-program": ["git -c core.sshCommand='rm -rf ~' fetch", "man -P 'sh -c \"rm -rf ~\"' ls",

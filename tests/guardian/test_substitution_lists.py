@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 from guard_helpers import judge
-
-from guardian.lift import MARK, rewrite
-from guardian.parse import parse_line
+from tether.guardian.lift import MARK, rewrite
+from tether.guardian.parse import parse_line
 
 ALLOW = [
     "echo $(ls && pwd)",
@@ -109,7 +108,7 @@ def test_lifted_bodies_run_with_their_cwd() -> None:
 
 
 def test_depth_limit_applies_to_lifted_bodies() -> None:
-    from guardian import GuardianConfig
+    from tether.guardian import GuardianConfig
 
     deep = "echo " + "$(true && echo " * 4 + "ls" + ")" * 4
     assert judge(deep).decision == "allow"

@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 import yaml
 from memory_helpers import Clock
-
-from memory.config import MemoryConfig
-from memory.cycle import MemoryCycle
-from runtime.scripted import ScriptedChatModel
+from tether.memory.config import MemoryConfig
+from tether.memory.cycle import MemoryCycle
+from tether.runtime.models.scripted import ScriptedChatModel
 
 
 @pytest.fixture

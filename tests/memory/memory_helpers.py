@@ -7,9 +7,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from memory.cycle import MemoryCycle
-from memory.run import FailedCommand, GateSummary, RunRecord, Turn
-from runtime.scripted import ScriptedChatModel
+from tether.memory.cycle import MemoryCycle
+from tether.memory.run import FailedCommand, GateSummary, RunRecord, Turn
+from tether.runtime.models.scripted import ScriptedChatModel
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -67,8 +67,7 @@ def concurrent_writer(root: str, worker: int, lesson_id: str, runs: int) -> None
     from pathlib import Path
 
     import yaml
-
-    from memory.config import MemoryConfig
+    from tether.memory.config import MemoryConfig
 
     confirmed = {"verdict": "confirmed", "evidence": ["Largest numbers must come first."], "lesson": ""}
     for n in range(runs):

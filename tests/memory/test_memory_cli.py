@@ -7,11 +7,10 @@ import os
 
 import pytest
 from memory_helpers import Clock, learn_desc, record
+from tether.memory.cycle import MemoryCycle
+from tether.runtime.cli.app import app
+from tether.runtime.config import load_config
 from typer.testing import CliRunner
-
-from memory.cycle import MemoryCycle
-from runtime.cli import app
-from runtime.config import load_config
 
 
 @pytest.fixture

@@ -5,9 +5,8 @@ from __future__ import annotations
 import multiprocessing as mp
 
 from memory_helpers import concurrent_writer, learn_desc
-
-from memory.cycle import MemoryCycle
-from memory.manifest import read_manifest
+from tether.memory.cycle import MemoryCycle
+from tether.memory.manifest import read_manifest
 
 RUNS = 3
 

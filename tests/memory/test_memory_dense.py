@@ -16,15 +16,14 @@ from pathlib import Path
 
 import pytest
 from memory_helpers import Clock, learn_desc
-
-from memory import dense
-from memory.config import MemoryConfig
-from memory.cycle import MemoryCycle
-from memory.errors import DenseUnavailableError
-from memory.index import IndexDoc, make_index
-from memory.index_edge import EdgeIndex
-from memory.index_qdrant import QdrantIndex
-from memory.text import tokens
+from tether.memory import dense
+from tether.memory.config import MemoryConfig
+from tether.memory.cycle import MemoryCycle
+from tether.memory.errors import DenseUnavailableError
+from tether.memory.index import IndexDoc, make_index
+from tether.memory.index_edge import EdgeIndex
+from tether.memory.index_qdrant import QdrantIndex
+from tether.memory.text import tokens
 
 BACKENDS = ["edge", "qdrant"]
 PARAPHRASE = "Arrange the values so the biggest come at the top"

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 from memory_helpers import Clock, learn_desc, record
-
-from memory.config import MemoryConfig
-from memory.cycle import MemoryCycle
-from memory.lesson import PERSON_EDIT
-from memory.manifest import lesson_line, read_manifest, rule_line
+from tether.memory.config import MemoryConfig
+from tether.memory.cycle import MemoryCycle
+from tether.memory.lesson import PERSON_EDIT
+from tether.memory.manifest import lesson_line, read_manifest, rule_line
 
 OLD = "Put the largest numbers first when sorting numbers."
 NEW = "Deduplicate records before merging spreadsheets."

@@ -12,15 +12,14 @@ from pathlib import Path
 
 import pytest
 from memory_helpers import T0, learn_desc, record
-
-from memory.api import search_memory
-from memory.config import MemoryConfig
-from memory.cycle import MemoryCycle
-from memory.errors import IndexUnavailableError
-from memory.index_edge import EdgeIndex
-from memory.lesson import Lesson
-from memory.run import RunMeta
-from memory.store import MemoryStore
+from tether.memory.api import search_memory
+from tether.memory.config import MemoryConfig
+from tether.memory.cycle import MemoryCycle
+from tether.memory.errors import IndexUnavailableError
+from tether.memory.index_edge import EdgeIndex
+from tether.memory.lesson import Lesson
+from tether.memory.run import RunMeta
+from tether.memory.store import MemoryStore
 
 
 def _second_lesson(cycle: MemoryCycle) -> str:

@@ -11,15 +11,14 @@ from pathlib import Path
 
 import pytest
 from memory_helpers import T0, record
-
-from common.atomic import write_atomic
-from common.errors import StateFileError
-from memory.config import MemoryConfig
-from memory.dense import PACKAGE, load_embedder
-from memory.errors import DenseUnavailableError
-from memory.index import make_index
-from memory.lesson import Lesson, Revision, lesson_from_markdown, lesson_to_markdown
-from memory.run import program_of
+from tether.common.atomic import write_atomic
+from tether.common.errors import StateFileError
+from tether.memory.config import MemoryConfig
+from tether.memory.dense import PACKAGE, load_embedder
+from tether.memory.errors import DenseUnavailableError
+from tether.memory.index import make_index
+from tether.memory.lesson import Lesson, Revision, lesson_from_markdown, lesson_to_markdown
+from tether.memory.run import program_of
 
 
 def test_a_writer_killed_mid_write_leaves_a_whole_file(tmp_path: Path) -> None:

@@ -6,10 +6,9 @@ import subprocess
 
 import pytest
 from memory_helpers import learn_desc, record
-
-from memory.cycle import MemoryCycle
-from memory.errors import UnknownMemoryItemError
-from memory.forget import forget_run
+from tether.memory.cycle import MemoryCycle
+from tether.memory.errors import UnknownMemoryItemError
+from tether.memory.forget import forget_run
 
 ERR = "ModuleNotFoundError: No module named 'yaml'"
 NARROW = {"verdict": "too_general", "evidence": ["sort -rn data.txt > out.txt"],

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pytest
 from memory_helpers import Clock, learn_desc, record
-
-from memory.config import MemoryConfig
-from memory.cycle import MemoryCycle
-from memory.dense import HashEmbedder
-from memory.index_edge import EdgeIndex
-from memory.index_qdrant import QdrantIndex
-from memory.manifest import read_manifest
+from tether.memory.config import MemoryConfig
+from tether.memory.cycle import MemoryCycle
+from tether.memory.dense import HashEmbedder
+from tether.memory.index_edge import EdgeIndex
+from tether.memory.index_qdrant import QdrantIndex
+from tether.memory.manifest import read_manifest
 
 BACKENDS = ["edge", "qdrant"]
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from memory_helpers import learn_desc, record
-
-from memory.cycle import MemoryCycle
+from tether.memory.cycle import MemoryCycle
 
 ASC_GOAL = "Sort the numbers in values.txt in ascending order"
 NARROWED = {
@@ -117,7 +116,7 @@ def test_new_lessons_link_their_run_and_drop_near_duplicates(cycle: MemoryCycle,
 
 
 def test_counterfactual_no_discards_the_revision(tmp_path, scripted, clock) -> None:
-    from memory.config import MemoryConfig
+    from tether.memory.config import MemoryConfig
 
     cycle = MemoryCycle(tmp_path / "m", MemoryConfig(counterfactual=True), clock=clock)
     lesson_id = learn_desc(cycle, scripted)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from memory_helpers import record
-
-from memory.config import MemoryConfig
-from memory.cycle import MemoryCycle
-from memory.rule import Application, error_signature, fold_confidence, normalize_error
+from tether.memory.config import MemoryConfig
+from tether.memory.cycle import MemoryCycle
+from tether.memory.rule import Application, error_signature, fold_confidence, normalize_error
 
 ERR_A = "ModuleNotFoundError: No module named 'yaml' in /tmp/run-17/venv at 2026-03-01T10:00:00Z"
 ERR_B = "ModuleNotFoundError: No module named 'yaml' in /work/other/venv at 2026-03-04T18:22:01Z"

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from memory_helpers import learn_desc, record
-
-from memory.config import MemoryConfig
-from memory.cycle import MemoryCycle
-from memory.forget import forget_lesson, forget_rule
-from memory.rule import current_confidence
-from memory.rules import trial_draw
+from tether.memory.config import MemoryConfig
+from tether.memory.cycle import MemoryCycle
+from tether.memory.forget import forget_lesson, forget_rule
+from tether.memory.rule import current_confidence
+from tether.memory.rules import trial_draw
 
 GOAL = "Render the config template with python"
 ERR = "ModuleNotFoundError: No module named 'yaml'"

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from memory_helpers import learn_desc, record
-
-from memory.config import MemoryConfig
-from memory.cycle import MemoryCycle
-from memory.forget import forget_run
-from memory.lesson import RETIRED, SUPERSEDED
+from tether.memory.config import MemoryConfig
+from tether.memory.cycle import MemoryCycle
+from tether.memory.forget import forget_run
+from tether.memory.lesson import RETIRED, SUPERSEDED
 
 ASC_GOAL = "Sort the numbers in values.txt in ascending order"
 SOURCE_QUOTE = "sort -rn data.txt > out.txt"
@@ -96,7 +95,7 @@ def test_confirmed_raises_the_count_that_ranking_uses(tmp_path, scripted, clock)
 
 def _recall_with(cycle: MemoryCycle, goal: str, lesson_id: str):
     """A recall that offered `lesson_id` (top_k=1 offers only the best match)."""
-    from memory.report import Recall, RecalledLesson
+    from tether.memory.report import Recall, RecalledLesson
 
     x = cycle.store.load_lesson(lesson_id)
     return Recall(goal=goal, lessons=[RecalledLesson(id=x.id, title=x.title, insight=x.insight, applicability="",

@@ -3,11 +3,10 @@
 from pathlib import Path
 
 import pytest
-
-from common.errors import ConfigError
-from runtime.config import load_config
-from runtime.models import build_chat_model
-from runtime.scripted import ScriptedChatModel
+from tether.common.errors import ConfigError
+from tether.runtime.config import load_config
+from tether.runtime.models.registry import build_chat_model
+from tether.runtime.models.scripted import ScriptedChatModel
 
 
 def test_defaults_are_hardened(tmp_path):
@@ -87,9 +86,8 @@ def test_test_suite_variables_are_not_config(tmp_path):
 
 def test_config_doc_is_current_and_every_key_documented():
     from pydantic import BaseModel
-
-    from runtime.config import TetherConfig
-    from runtime.config_docs import _field_docs, render
+    from tether.runtime.config import TetherConfig
+    from tether.runtime.config_docs import _field_docs, render
 
     doc = Path(__file__).parents[2] / "docs" / "config.md"
     assert doc.read_text() == render(), "regenerate: python -m runtime.config_docs > docs/config.md"

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tether.common.errors import ConfigError
+from tether.runtime.cli.app import app
+from tether.runtime.eval.stats import summarize, wilson
+from tether.runtime.eval.tasks import load_tasks, scenario_for
 from typer.testing import CliRunner
-
-from common.errors import ConfigError
-from runtime.cli import app
-from runtime.eval_stats import summarize, wilson
-from runtime.eval_tasks import load_tasks, scenario_for
 
 TASKS = Path(__file__).resolve().parents[2] / "examples" / "tasks"
 
@@ -73,9 +72,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path) -> None:
 
 
 def test_cells_run_in_memory_chain_order(tmp_path) -> None:
-    from runtime.config import load_config
-    from runtime.eval_cells import EvalContext
-    from runtime.eval_run import EvalOptions, plan_cells
+    from tether.runtime.config import load_config
+    from tether.runtime.eval.cells import EvalContext
+    from tether.runtime.eval.run import EvalOptions, plan_cells
 
     ts = load_tasks(TASKS)
     options = EvalOptions(tasks=TASKS, model_spec="scripted:task", out=tmp_path, trials=2)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from runtime.eval_sandbox import verify
-from runtime.eval_tasks import Task
-from sandbox.config import DockerSandboxConfig
+from tether.runtime.eval.sandbox import verify
+from tether.runtime.eval.tasks import Task
+from tether.sandbox.config import DockerSandboxConfig
 
 pytestmark = pytest.mark.docker
 
@@ -49,8 +48,8 @@ def test_without_a_reward_file_the_exit_status_decides(tmp_path, tiny_image) -> 
 
 
 def test_a_cell_that_cannot_run_is_listed_and_retried(tmp_path, tiny_image) -> None:
-    from runtime.config import load_config
-    from runtime.eval_run import EvalOptions, run_eval
+    from tether.runtime.config import load_config
+    from tether.runtime.eval.run import EvalOptions, run_eval
 
     task = tmp_path / "tasks" / "t1"
     for sub in ("tests", "scripted", "environment"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from runtime.project import normalize_remote, project_of
+from tether.runtime.project import normalize_remote, project_of
 
 
 def test_project_identity_from_git_remote_or_path(tmp_path) -> None:

@@ -39,10 +39,9 @@ def small_home(tmp_path: Path) -> Iterator[Path]:
 def _memory_with_lessons(tmp_path: Path, dest: Path) -> None:
     """A memory folder with real lessons (made on a roomy disk), copied without its index."""
     from memory_helpers import learn_desc
-
-    from memory.config import MemoryConfig
-    from memory.cycle import MemoryCycle
-    from runtime.scripted import Script, ScriptedChatModel
+    from tether.memory.config import MemoryConfig
+    from tether.memory.cycle import MemoryCycle
+    from tether.runtime.models.scripted import Script, ScriptedChatModel
 
     def scripted(**responses: list[object]) -> ScriptedChatModel:
         norm = {site: [json.dumps(a) if isinstance(a, dict) else a for a in answers] for site, answers in responses.items()}
@@ -55,7 +54,7 @@ def _memory_with_lessons(tmp_path: Path, dest: Path) -> None:
 
 def tether(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")} | {"PYTHONPATH": str(ROOT), "TETHER_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "runtime.cli", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    return subprocess.run([sys.executable, "-m", "tether", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
 
 
 def one_line(p: subprocess.CompletedProcess[str], *needles: str) -> None:

@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from common.events import ExecFinished, read_events
-from runtime.config import load_config
-from runtime.runner import RunOptions, resume_run, start_run
-from runtime.scripted import Script, ScriptedChatModel
-from sandbox.recording import RecordingSandbox
+from tether.common.events import ExecFinished, read_events
+from tether.runtime.config import load_config
+from tether.runtime.models.scripted import Script, ScriptedChatModel
+from tether.runtime.run.runner import RunOptions, resume_run, start_run
+from tether.sandbox.recording import RecordingSandbox
 
 SCRIPT = {
     "goal": "g",

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from common.events import ApprovalRecorded, ExecFinished, VerdictRecorded, read_events
-from runtime.config import load_config
-from runtime.hooks import NoHooks
-from runtime.runner import RunOptions, start_run
-from runtime.scripted import Script, ScriptedChatModel
-from sandbox.recording import RecordingSandbox
+from tether.common.events import ApprovalRecorded, ExecFinished, VerdictRecorded, read_events
+from tether.runtime.config import load_config
+from tether.runtime.hooks.base import NoHooks
+from tether.runtime.models.scripted import Script, ScriptedChatModel
+from tether.runtime.run.runner import RunOptions, start_run
+from tether.sandbox.recording import RecordingSandbox
 
 
 def _script(command: str) -> dict[str, Any]:

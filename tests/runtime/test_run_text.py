@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 
-from runtime.events import SCHEMA_FILE, schema
-from runtime.report_html import word_diff
-from runtime.view_text import cell, html_text
+from tether.runtime.views.event_stream import SCHEMA_FILE, schema
+from tether.runtime.views.html_report import word_diff
+from tether.runtime.views.text import cell, html_text
 
 
 def test_events_schema_file_is_current():
-    assert json.loads(SCHEMA_FILE.read_text()) == schema(), "regenerate: python -m runtime.events"
+    assert json.loads(SCHEMA_FILE.read_text()) == schema(), "regenerate: python -m tether.runtime.views.event_stream"
 
 
 def test_control_characters_become_visible_and_markup_stays_text():

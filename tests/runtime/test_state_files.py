@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tether.common.events import read_events
+from tether.runtime.config import load_config
+from tether.runtime.run.files import check_run_id
 from typer.testing import CliRunner
-
-from common.events import read_events
-from runtime.config import load_config
-from runtime.run_files import check_run_id
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "verified-success.yaml"
@@ -33,7 +32,7 @@ class Result:
 
 def tether(*args: str, home: Path | None, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
     """The CLI in-process (CliRunner), with TETHER_HOME; these cases end before Docker is reached."""
-    from runtime.cli import app
+    from tether.runtime.cli.app import app
 
     full: dict[str, str | None] = {k: None for k in os.environ if k.startswith("TETHER_")}
     if home is not None:
@@ -93,7 +92,7 @@ def test_run_ids_with_path_parts_are_refused(tmp_path: Path, run_id: str) -> Non
 
 
 def test_check_run_id_accepts_the_ids_tether_makes() -> None:
-    from runtime.runner import new_run_id
+    from tether.runtime.run.runner import new_run_id
 
     assert check_run_id(new_run_id())
 
@@ -132,7 +131,7 @@ def test_a_goal_that_is_not_utf8_or_too_large_is_refused_before_a_run_folder_exi
     ws = tmp_path / "ws"
     ws.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")} | {"PYTHONPATH": str(ROOT), "TETHER_HOME": str(home)}
-    p = subprocess.run([sys.executable.encode(), b"-m", b"runtime.cli", b"run", b"fix \xff\xfe it", b"--model",
+    p = subprocess.run([sys.executable.encode(), b"-m", b"tether", b"run", b"fix \xff\xfe it", b"--model",
                         f"scripted:{EXAMPLE}".encode(), b"-w", str(ws).encode()], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     one_line_error(p, "not valid UTF-8")
     one_line_error(tether("run", "x" * 20_000, "--model", f"scripted:{EXAMPLE}", "-w", str(ws), home=home), "run.max_goal_bytes")
@@ -160,7 +159,7 @@ def test_garbage_journal_lines_are_counted_in_a_warning(tmp_path: Path, caplog: 
 
 
 def test_load_config_refuses_an_empty_home_value(tmp_path: Path) -> None:
-    from common.errors import ConfigError
+    from tether.common.errors import ConfigError
 
     with pytest.raises(ConfigError, match="home is empty"):
         load_config(cwd=tmp_path, environ={"TETHER_HOME": ""})

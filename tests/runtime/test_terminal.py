@@ -7,11 +7,10 @@ import unicodedata
 from pathlib import Path
 
 from rich.console import Console
-
-from common.events import CommandProposed, StepChanged
-from runtime.hooks import RunRecord
-from runtime.report import LiveView, render_final
-from runtime.terminal import PlainFormatter, one_line, plain, safe
+from tether.common.events import CommandProposed, StepChanged
+from tether.runtime.hooks.base import RunRecord
+from tether.runtime.terminal import PlainFormatter, one_line, plain, safe
+from tether.runtime.views.console import LiveView, render_final
 
 HOSTILE = "ls\x1b[2J\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\ ab\rXY \u202erm -rf\u202c [bold]markup[/] \x9b31m\x07"
 RAW = ("\x1b", "\r", "\u202e", "\x9b", "\x07")

@@ -2,7 +2,7 @@
 
 import os
 
-from runtime.workspace import diff, manifest
+from tether.common.manifest import diff, manifest
 
 
 def test_diff_reports_added_modified_deleted(tmp_path):
@@ -40,7 +40,7 @@ def test_mode_change_is_a_modification(tmp_path):
 def test_cache_reuses_unchanged_files_and_sees_every_change(tmp_path, monkeypatch):
     import time
 
-    import runtime.workspace as ws
+    import tether.common.manifest as ws
 
     for i in range(5):
         (tmp_path / f"f{i}.txt").write_text(f"content {i}")

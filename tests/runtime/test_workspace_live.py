@@ -8,12 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from common.walk import shown
-from runtime.workspace import diff, scan
-from runtime.workspace_live import NotifyError
-from runtime.workspace_watch import WorkspaceWatch
-from sandbox.config import WorkspaceLimits
+from tether.common.limits import WorkspaceLimits
+from tether.common.manifest import diff, scan
+from tether.common.walk import shown
+from tether.runtime.workspace.live import NotifyError
+from tether.runtime.workspace.watch import WorkspaceWatch
 
 LIMITS = WorkspaceLimits()
 
@@ -120,7 +119,7 @@ def test_watch_falls_back_to_full_walks_when_the_queue_overflows(tmp_path):
 
 
 def test_no_room_for_watches_means_full_walks(tmp_path, monkeypatch):
-    import runtime.workspace_live as live
+    import tether.runtime.workspace.live as live
 
     def refuse(self, fd: int, rel: str) -> None:
         raise NotifyError(28, "No space left on device")
@@ -137,7 +136,7 @@ def test_no_room_for_watches_means_full_walks(tmp_path, monkeypatch):
 
 
 def test_the_gate_change_tracker_sees_command_and_stray_changes_through_live_scans(tmp_path):
-    from runtime.gate_scan import ChangeTracker
+    from tether.gate.scan import ChangeTracker
 
     ws = tmp_path / "ws"
     ws.mkdir()

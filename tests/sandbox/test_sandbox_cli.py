@@ -11,14 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-
-from sandbox.cleanup import PID_LABEL
+from tether.sandbox.cleanup import PID_LABEL
 
 pytestmark = pytest.mark.docker
 
-TETHER = [sys.executable, "-m", "runtime.cli"]
+TETHER = [sys.executable, "-m", "tether"]
 # the same commands without importing every other area (langgraph alone takes seconds)
-SANDBOX = [sys.executable, "-m", "runtime.cli_sandbox"]
+SANDBOX = [sys.executable, "-m", "tether.runtime.cli.sandbox"]
 
 
 class Done:

@@ -6,8 +6,7 @@ import threading
 import uuid
 
 import pytest
-
-from sandbox.cleanup import collect, owner_labels
+from tether.sandbox.cleanup import collect, owner_labels
 
 pytestmark = pytest.mark.docker
 

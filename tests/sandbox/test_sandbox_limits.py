@@ -8,13 +8,12 @@ import uuid
 from pathlib import Path
 
 import pytest
-
-from common.errors import ConfigError
-from sandbox.base import Sandbox
-from sandbox.cleanup import PID_LABEL, RUN_LABEL
-from sandbox.config import DockerSandboxConfig
-from sandbox.docker import DockerSandbox
-from sandbox.errors import SandboxError
+from tether.common.errors import ConfigError
+from tether.sandbox.base import Sandbox
+from tether.sandbox.cleanup import PID_LABEL, RUN_LABEL
+from tether.sandbox.config import DockerSandboxConfig
+from tether.sandbox.docker import DockerSandbox
+from tether.sandbox.errors import SandboxError
 
 pytestmark = pytest.mark.docker
 

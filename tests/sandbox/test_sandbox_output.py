@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import struct
 
-from sandbox.output import OutputCap, read_frames
+from tether.sandbox.output import OutputCap, read_frames
 
 
 def frame(data: bytes, stream: int = 1) -> bytes:

@@ -11,11 +11,10 @@ from __future__ import annotations
 import time
 
 import pytest
-
-from common.events import CommandProposed
-from runtime.config import RunConfig
-from runtime.evidence import build_evidence, list_processes
-from sandbox.processes import PROBE_UID, left_running, parse
+from tether.common.events import CommandProposed
+from tether.gate.collect import build_evidence, list_processes
+from tether.runtime.config import RunConfig
+from tether.sandbox.processes import PROBE_UID, left_running, parse
 
 pytestmark = pytest.mark.docker
 

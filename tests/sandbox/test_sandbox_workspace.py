@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
-
-from common.errors import ConfigError
-from sandbox.config import DockerSandboxConfig
-from sandbox.workspace import check_folder, sandbox_user
+from tether.common.errors import ConfigError
+from tether.sandbox.config import DockerSandboxConfig
+from tether.sandbox.workspace import check_folder, sandbox_user
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create folders of other owners")
 

@@ -9,13 +9,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tether.common.limits import WorkspaceLimits
+from tether.common.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
+from tether.common.walk import open_root, read_rel, remove_entry, walk
+from tether.runtime.cli.app import app
+from tether.runtime.workspace.restore import restore
 from typer.testing import CliRunner
-
-from common.walk import open_root, read_rel, remove_entry, walk
-from runtime.cli import app
-from runtime.restore import restore
-from runtime.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
-from sandbox.config import WorkspaceLimits
 
 TIB15 = 15 << 40
 
@@ -103,7 +102,7 @@ def test_too_little_free_space_is_refused_before_copying(tmp_path):
 
 
 def test_a_snapshot_that_fails_midway_is_removed(tmp_path, monkeypatch):
-    import runtime.snapshot as snap
+    import tether.common.snapshot as snap
 
     ws, runs = tmp_path / "ws", tmp_path / "runs"
     ws.mkdir()

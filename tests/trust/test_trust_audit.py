@@ -1,11 +1,10 @@
 """Shadow audit counts and agreement, from real shadow.jsonl files."""
 
 import pytest
+from tether.common.snapshot import UnknownRunError
+from tether.guardian.verdict import Verdict
+from tether.runtime.trust.audit import ShadowLogError, ShadowRecorder, agreement_by_kind, audit_run
 from trust_helpers import ask, hit
-
-from guardian.verdict import Verdict
-from runtime.audit import ShadowLogError, ShadowRecorder, agreement_by_kind, audit_run
-from runtime.snapshot import UnknownRunError
 
 PIP, CRON = "package-install:pip", "persistence:crontab"
 

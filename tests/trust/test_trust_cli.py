@@ -3,14 +3,13 @@
 import json
 
 import pytest
+from tether.common.snapshot import snapshot
+from tether.runtime.cli.app import app
+from tether.runtime.config import load_config
+from tether.runtime.trust.audit import ShadowRecorder
+from tether.runtime.trust.ledger import TrustLedger
 from trust_helpers import ask
 from typer.testing import CliRunner
-
-from runtime.audit import ShadowRecorder
-from runtime.cli import app
-from runtime.config import load_config
-from runtime.snapshot import snapshot
-from runtime.trust import TrustLedger
 
 PIP = "package-install:pip"
 

@@ -2,8 +2,8 @@
 
 import multiprocessing as mp
 
-from runtime.config import TrustConfig
-from runtime.trust import TrustLedger
+from tether.runtime.config import TrustConfig
+from tether.runtime.trust.ledger import TrustLedger
 
 N_PROCS, N_RECORDS = 4, 15
 

@@ -5,11 +5,10 @@ import tomllib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tether.guardian.verdict import Verdict
+from tether.runtime.config import TrustConfig
+from tether.runtime.trust.ledger import LedgerCorruptError, TrustLedger, UnknownKindError
 from trust_helpers import ask, hit
-
-from guardian.verdict import Verdict
-from runtime.config import TrustConfig
-from runtime.trust import LedgerCorruptError, TrustLedger, UnknownKindError
 
 PIP = "package-install:pip"
 
@@ -145,7 +144,7 @@ def test_corrupt_ledger_fails_closed(tmp_path, text):
 
 
 def test_shadow_agreement_gates_promotion(tmp_path):
-    from runtime.audit import ShadowRecorder
+    from tether.runtime.trust.audit import ShadowRecorder
 
     runs = tmp_path / "runs"
     config = TrustConfig(min_shadow_agreement=0.8)

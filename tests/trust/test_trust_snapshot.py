@@ -5,12 +5,11 @@ import os
 import stat
 
 import pytest
-
-from runtime.config import load_config
-from runtime.restore import approved_kinds, restore, rollback_run
-from runtime.snapshot import SnapshotError, UnknownRunError, run_dir, snapshot
-from runtime.trust import TrustLedger
-from runtime.workspace import manifest
+from tether.common.manifest import manifest
+from tether.common.snapshot import SnapshotError, UnknownRunError, run_dir, snapshot
+from tether.runtime.config import load_config
+from tether.runtime.trust.ledger import TrustLedger
+from tether.runtime.workspace.restore import approved_kinds, restore, rollback_run
 
 
 def build(ws):

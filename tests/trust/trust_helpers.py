@@ -1,6 +1,6 @@
 """Verdicts built from the guardian's own models, shared by the trust tests."""
 
-from guardian.verdict import RuleHit, Verdict
+from tether.guardian.verdict import RuleHit, Verdict
 
 
 def hit(category: str, program: str = "", decision: str = "ask") -> RuleHit:

@@ -1,0 +1,187 @@
+"""Workspace manifests and diffs: what a run changed, computed from the files.
+
+The completion gate and the memory read these diffs instead of trusting what
+the model says it changed.
+
+`scan()` walks the workspace by file descriptor (common.walk: no symlink
+followed, no FIFO opened, any depth) and hashes every regular file's data,
+reading at most `hash_max_bytes` of it and skipping holes; it also totals the
+apparent and allocated bytes for the size limits. Given a `ManifestCache` it
+re-hashes only the files whose stat (device, inode, size, mode, mtime, ctime)
+changed since the last scan, like git's index: the kernel sets ctime on every
+change and no unprivileged process can set it back, so an unchanged stat
+means unchanged content. A file changed within `RACY_NS` of a scan is not
+cached (it might change again within the same timestamp tick).
+
+Names are surrogate-escaped `str` (see common.walk); `shown()` turns them into
+text for the journal, the gate and people.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+from tether.common.limits import WorkspaceLimits
+from tether.common.walk import Deadline, allocated, hash_file, open_regular, read_link, shown, walk
+
+SKIP_DIRS = frozenset({".git"})
+RACY_NS = 2_000_000_000
+"""Files modified less than this before a scan started are hashed again on the next scan."""
+
+
+class FileState(BaseModel):
+    """Content identity of one workspace entry."""
+
+    sha256: str
+    size: int
+    mode: int
+    link: str | None = None
+    """Target when the entry is a symlink (its content is not followed)."""
+
+
+class WorkspaceDiff(BaseModel):
+    """Paths relative to the workspace root, sorted."""
+
+    added: list[str] = Field(default_factory=list)
+    modified: list[str] = Field(default_factory=list)
+    deleted: list[str] = Field(default_factory=list)
+
+    @property
+    def changed(self) -> list[str]:
+        """Every path that differs, in one sorted list."""
+        return sorted({*self.added, *self.modified, *self.deleted})
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.modified or self.deleted)
+
+    def shown(self) -> WorkspaceDiff:
+        """The same diff with every name as valid text (for JSON, the gate and people)."""
+        return WorkspaceDiff(added=[shown(p) for p in self.added], modified=[shown(p) for p in self.modified],
+                             deleted=[shown(p) for p in self.deleted])
+
+
+class ManifestCache:
+    """Hashes of one workspace's files keyed by their stat; reuse it across scans of the same root."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, tuple[tuple[int, ...], FileState]] = {}
+        self.hashed = 0
+        """Files hashed (not reused) by scans with this cache, for benchmarks and tests."""
+
+
+@dataclass
+class Scan:
+    """One pass over the workspace: its manifest and its size."""
+
+    states: dict[str, FileState] = field(default_factory=dict)
+    apparent: int = 0
+    """Sum of file sizes, holes included (`.git` too)."""
+    allocated: int = 0
+    """Bytes the entries take on disk (`.git` too)."""
+    generation: int = 0
+    """For scans from a live tree (runtime.workspace.live): which refresh made it; `states` is then
+    a live view, and diffs come from the refreshes' change lists. 0 for a full walk."""
+
+    def over_limit(self, limits: WorkspaceLimits) -> str | None:
+        """A message for the model when the workspace is larger than the limits allow."""
+        if self.apparent > limits.max_bytes:
+            return (f"the workspace now holds {_gib(self.apparent)} of files (holes included), over the limit of "
+                    f"{_gib(limits.max_bytes)} (workspace.max_bytes); delete or shrink what this command made")
+        if self.allocated > limits.max_allocated_bytes:
+            return (f"the workspace now takes {_gib(self.allocated)} on disk, over the limit of "
+                    f"{_gib(limits.max_allocated_bytes)} (workspace.max_allocated_bytes); delete what this command made")
+        return None
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB"
+
+
+def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache | None = None,
+         skip_dirs: frozenset[str] = SKIP_DIRS, what: str = "workspace manifest") -> Scan:
+    """Hash every regular file and symlink under `root` (not following links); total its size.
+
+    Folders named in `skip_dirs` are left out of the manifest but counted in
+    the totals. With `cache`, a regular file whose stat is unchanged since a
+    scan that started more than `RACY_NS` after its last change is not read again.
+
+    Raises:
+        WalkError: past `limits.host_pass_seconds`, deeper than `limits.max_depth`, or unreadable.
+    """
+    limits = limits or WorkspaceLimits()
+    deadline = Deadline(limits.host_pass_seconds, what)
+    out = Scan()
+    started = time.time_ns()
+    keep: dict[str, tuple[tuple[int, ...], FileState]] = {}
+    skipped: list[str] = []
+    for e in walk(root, max_depth=limits.max_depth, deadline=deadline, what=what):
+        st = e.st
+        out.apparent += st.st_size if e.fd is None else 0
+        out.allocated += allocated(st)
+        if skipped and e.rel.startswith(skipped[-1]):
+            continue
+        if e.fd is not None:
+            if e.name in skip_dirs:
+                skipped.append(e.rel + "/")
+            continue
+        state = state_of(e.parent, e.name, e.rel, st, limits, deadline, cache)
+        if state is None:
+            continue
+        out.states[e.rel] = state
+        if cache is not None and state.link is None and max(st.st_mtime_ns, st.st_ctime_ns) < started - RACY_NS:
+            keep[e.rel] = (_sig(st), state)
+    if cache is not None:
+        cache.entries = keep
+    return out
+
+
+def _sig(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def state_of(parent: int, name: str, rel: str, st: os.stat_result, limits: WorkspaceLimits,
+             deadline: Deadline | None, cache: ManifestCache | None) -> FileState | None:
+    """Content identity of one non-folder entry; None for FIFOs, sockets and devices, or if it changed kind."""
+    if stat.S_ISLNK(st.st_mode):
+        target = read_link(parent, name)
+        if target is None:
+            return None
+        return FileState(sha256=hashlib.sha256(os.fsencode(target)).hexdigest(), size=0, mode=st.st_mode, link=target)
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    hit = cache.entries.get(rel) if cache is not None else None
+    if hit is not None and hit[0] == _sig(st):
+        return hit[1]
+    got = open_regular(parent, name)
+    if got is None:  # replaced since listed by something that is not a file
+        return None
+    fd, now = got
+    try:
+        digest = hash_file(fd, now, limits.hash_max_bytes, deadline)
+    finally:
+        os.close(fd)
+    if cache is not None:
+        cache.hashed += 1
+    return FileState(sha256=digest, size=now.st_size, mode=now.st_mode)
+
+
+def manifest(root: Path, skip_dirs: frozenset[str] = SKIP_DIRS, cache: ManifestCache | None = None,
+             limits: WorkspaceLimits | None = None) -> dict[str, FileState]:
+    """Just the manifest of `scan()`: relative name -> content identity."""
+    return scan(root, limits, cache, skip_dirs).states
+
+
+def diff(before: dict[str, FileState], after: dict[str, FileState]) -> WorkspaceDiff:
+    """Added, modified (content, mode or link target) and deleted paths."""
+    return WorkspaceDiff(
+        added=sorted(after.keys() - before.keys()),
+        modified=sorted(p for p in before.keys() & after.keys() if before[p] is not after[p] and before[p] != after[p]),
+        deleted=sorted(before.keys() - after.keys()),
+    )

@@ -1,0 +1,194 @@
+"""What the completion gate is given: the run's evidence as plain data.
+
+Parts: `Evidence` and its pieces, `goal_flags()` (does the goal ask for a
+change, which artifacts does it name), `is_generated()` (caches are not
+changes) and `find_secrets()` (from gate.secrets). The runner builds
+an `Evidence` from the journal, the real workspace diff and a final process
+listing; nothing here reads the model's words except the summary it checks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from tether.gate.secrets import find_secrets
+
+__all__ = ["CheckRun", "Claim", "CommandEvidence", "Evidence", "find_secrets", "goal_flags", "is_generated", "real_changes"]
+
+StepStatus = Literal["pending", "running", "done", "failed", "blocked", "skipped"]
+
+
+class PlanStepEvidence(BaseModel):
+    id: str
+    description: str = ""
+    depends_on: list[str] = Field(default_factory=list)
+    verify: str = ""
+
+
+class StepEvidence(BaseModel):
+    id: str
+    status: StepStatus
+    reason: str = ""
+    commands: list[str] = Field(default_factory=list)
+    """Ids of the commands proposed in this step, in order."""
+
+
+class CommandEvidence(BaseModel):
+    id: str
+    step: str
+    tool: Literal["run_shell", "read_file"] = "run_shell"
+    command: str
+    cwd: str = "/home/tether/workspace"
+    decision: Literal["allow", "ask", "deny"] = "allow"
+    """The guardian's verdict."""
+    enforced: Literal["allow", "ask", "deny"] = "allow"
+    """What was enforced (shadow mode and trust may differ from the verdict)."""
+    rules: list[str] = Field(default_factory=list)
+    categories: list[str] = Field(default_factory=list)
+    approval: Literal["none", "approved", "refused"] = "none"
+    executed: bool = False
+    exit_code: int | None = None
+    output: str = ""
+    changed: list[str] = Field(default_factory=list)
+    secrets: list[str] = Field(default_factory=list)
+    """Secret kinds seen in the command's whole output stream, before it was cut to head and tail."""
+
+
+class CheckRun(BaseModel):
+    """One check the gate re-ran itself, in a fresh shell, after the run and on the pre-run copy."""
+
+    command: str
+    source: Literal["person", "plan", "claim", "journal"]
+    """Who asked for it: the person (`--verify`, `[run] verify`) or the model (plan, summary, journal)."""
+    kind: str = "none"
+    """gate.checks kind: test, expect, run, trivial, masked, none."""
+    reason: str = ""
+    authored: bool = False
+    """It runs a file this run wrote (a test the model made up)."""
+    exercises_change: bool = True
+    """The check, or the file it runs, names a file the run changed."""
+    after_exit: int | None = None
+    """Exit status on the final workspace; None when it was not re-run."""
+    after_output: str = ""
+    empty: bool = False
+    """The test runner said it ran no test."""
+    before_exit: int | None = None
+    """Exit status on the scratch copy of the pre-run snapshot; None when not run there."""
+    skipped: str = ""
+    """Why it was not re-run (the guardian's verdict, a limit)."""
+
+    @property
+    def passed_after(self) -> bool:
+        return self.after_exit == 0 and not self.empty
+
+    @property
+    def fail_to_pass(self) -> bool:
+        return self.passed_after and self.before_exit not in (0, None)
+
+
+class Claim(BaseModel):
+    text: str
+    command: str | None = None
+    """The command the model cites as proof."""
+
+
+class Budgets(BaseModel):
+    steps_used: int = 0
+    steps_limit: int = 20
+    seconds_used: float = 0.0
+    seconds_limit: float = 1800.0
+    tokens_used: int = 0
+    tokens_limit: int = 500_000
+    commands_per_step_limit: int = 12
+    max_commands_in_a_step: int = 0
+
+
+class Evidence(BaseModel):
+    """Everything the gate looks at, gathered from the journal and the workspace."""
+
+    goal: str
+    wants_change: bool = False
+    artifacts: list[str] = Field(default_factory=list)
+    """Files the goal names, relative to the workspace."""
+    plan: list[PlanStepEvidence] = Field(default_factory=list)
+    plan_valid: bool = False
+    steps: list[StepEvidence] = Field(default_factory=list)
+    commands: list[CommandEvidence] = Field(default_factory=list)
+    claimed_reads: list[str] = Field(default_factory=list)
+    claimed_changes: list[str] = Field(default_factory=list)
+    diff_added: list[str] = Field(default_factory=list)
+    diff_modified: list[str] = Field(default_factory=list)
+    diff_deleted: list[str] = Field(default_factory=list)
+    changed_texts: dict[str, str] = Field(default_factory=dict)
+    """Contents (capped) of added and modified files, for the secrets scan."""
+    workspace_files: list[str] = Field(default_factory=list)
+    """Every file in the workspace at the end."""
+    workspace_mount: str = "/home/tether/workspace"
+    summary: str | None = None
+    summary_files: list[str] = Field(default_factory=list)
+    summary_commands: list[str] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    budgets: Budgets = Field(default_factory=Budgets)
+    lessons_used: list[str] = Field(default_factory=list)
+    lessons_recorded: list[str] = Field(default_factory=list)
+    processes: list[str] | None = None
+    """Processes left in the sandbox at the end; None when they could not be listed."""
+    checks: list[CheckRun] = Field(default_factory=list)
+    """Every check the gate re-ran (or chose not to), person's first."""
+    before_ran: bool = False
+    """The checks also ran on a scratch copy of the pre-run snapshot."""
+    before_note: str = ""
+    """Why they did not, when they did not."""
+    review: list[str] = Field(default_factory=list)
+    """Reasons a person must look (tests that existed before were edited, deleted, skipped, stashed)."""
+    review_diff: str = ""
+    """The diff of those tests, capped."""
+    stray_changes: list[str] = Field(default_factory=list)
+    """Workspace changes no command made (seen between commands or after the last)."""
+    outside_files: list[str] | None = Field(default_factory=list)
+    """Files left under the sandbox's /tmp and /dev/shm; None when they could not be listed."""
+    escaping_links: list[str] = Field(default_factory=list)
+    """Workspace symlinks whose target leads out of the workspace."""
+    artifact_types: dict[str, str] = Field(default_factory=dict)
+    """Goal artifact -> file, empty, symlink, dir, missing or other (lstat, not followed)."""
+    shadowing: list[str] = Field(default_factory=list)
+    """Files the run wrote that replace a module or hook a checker loads (`unittest/`, `sitecustomize.py`)."""
+    file_secrets: list[str] = Field(default_factory=list)
+    """`path: kind` of secrets found in workspace files (.git included), decoded forms too."""
+
+    @property
+    def diff(self) -> list[str]:
+        return sorted({*self.diff_added, *self.diff_modified, *self.diff_deleted})
+
+
+_CHANGE_VERBS = re.compile(
+    r"\b(create|write|add|fix|change|update|implement|make|edit|refactor|rename|delete|remove|"
+    r"generate|build|modify|replace|append|patch|save|port|convert|scaffold)\w*\b",
+    re.IGNORECASE,
+)
+_ARTIFACT = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/-])")
+_NOT_ARTIFACTS = {"e.g", "i.e", "etc.", "a.m", "p.m"}
+
+
+def goal_flags(goal: str) -> tuple[bool, list[str]]:
+    """Whether the goal asks for a change, and the file names it mentions."""
+    names = [m.rstrip(".") for m in _ARTIFACT.findall(goal)]
+    artifacts = sorted({n for n in names if n.lower() not in _NOT_ARTIFACTS and not n[0].isdigit()})
+    return bool(_CHANGE_VERBS.search(goal)), artifacts
+
+
+GENERATED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox", ".nox", ".eggs"})
+GENERATED_FILE = re.compile(r"\.py[co]$|(^|/)\.coverage(\.[\w.-]+)?$|(^|/)node_modules/\.cache(/|$)|\.egg-info(/|$)")
+
+
+def is_generated(rel: str) -> bool:
+    """A cache or build by-product tools write on their own (`__pycache__`, `*.pyc`, `.pytest_cache`, ...): not a change."""
+    parts = rel.split("/")
+    return any(p in GENERATED_DIRS for p in parts[:-1]) or GENERATED_FILE.search(rel) is not None
+
+
+def real_changes(paths: list[str]) -> list[str]:
+    """`paths` without generated caches."""
+    return [p for p in paths if not is_generated(p)]

@@ -1,0 +1,213 @@
+"""The gate's second look at the workspace and the sandbox: places, tampering, secrets.
+
+Parts: `ChangeTracker` (changes no command made: seen between two commands,
+or after the last), `outside_files()` (what the run left in the sandbox's
+/tmp and /dev/shm), `escaping_links()`, `artifact_types()` (lstat, never
+following a link), `tampering()` (tests that existed before the run and were
+edited, deleted, put back or stashed, with their diff) and `file_secrets()`
+(whole changed files and new `.git` objects, within a byte budget).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import posixpath
+import re
+import stat
+import zlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from tether.common.manifest import FileState, diff
+from tether.common.snapshot import SNAPSHOT_DIR
+from tether.common.walk import Deadline, WalkError, read_rel, shown, walk
+from tether.gate.evidence import CommandEvidence, is_generated, real_changes
+from tether.gate.rerun import is_test_path
+from tether.gate.secrets import scan_bytes
+from tether.sandbox.base import Sandbox
+
+OUTSIDE_PROBE = "find /tmp /dev/shm -xdev ! -type d 2>/dev/null | head -n 200; true"
+OUTSIDE_IGNORED = re.compile(r"^/tmp/(\.tether-gate|\.cache/|pytest-of-|\.pytest_cache|__pycache__)|\.pyc$")
+FILE_BUDGET = 4 << 20
+TOTAL_BUDGET = 24 << 20
+DIFF_CAP = 20_000
+STASH = re.compile(r"\bgit\b[^;&|\n]*\bstash\b(?!\s+(list|show)\b)")
+SHADOWED = frozenset(
+    "abc argparse ast atexit binascii bisect bz2 codecs collections contextlib copy copyreg dataclasses difflib dis "
+    "encodings enum errno fnmatch functools genericpath gettext heapq importlib inspect io ipaddress itertools keyword "
+    "linecache locale lzma marshal math opcode operator os pathlib posix posixpath pprint random re reprlib runpy shutil "
+    "signal site sitecustomize stat struct tempfile textwrap threading time token tokenize traceback types typing "
+    "unittest urllib usercustomize warnings weakref zipfile zipimport zlib doctest pytest _pytest pluggy py iniconfig "
+    "packaging exceptiongroup tomli".split()
+)
+"""Modules `python -m unittest` (CPython 3.11, measured with -X importtime) and pytest import before any test runs."""
+HOOK_FILES = re.compile(r"(^|/)(sitecustomize|usercustomize)\.py$|\.pth$")
+
+
+def _states(scan: Any) -> dict[str, FileState]:
+    """A manifest, from a `common.manifest.Scan` or a manifest itself."""
+    return getattr(scan, "states", scan)
+
+
+class ChangeTracker:
+    """Remembers the scan after each command; a later difference no command made is a stray change.
+
+    `changed` compares two scans (the runner passes `WorkspaceWatch.changed`,
+    which knows that live scans are views, not copies); by default manifests
+    are diffed in full.
+    """
+
+    def __init__(self, changed: Callable[[Any, Any], list[str]] | None = None) -> None:
+        self.last: Any = None
+        self.changed = changed or (lambda a, b: [shown(p) for p in diff(_states(a), _states(b)).changed])
+
+    def stray(self, now: Any) -> list[str]:
+        """Changes since the last command ended, without caches, as journal-safe text (call before the next command)."""
+        return [] if self.last is None else real_changes(self.changed(self.last, now))
+
+    def command_changes(self, before: Any, after: Any) -> list[str]:
+        """One command's own changes (caches left out); remembers `after` for the next `stray`."""
+        self.last = after
+        return real_changes(self.changed(before, after))
+
+
+def outside_files(sandbox: Sandbox) -> list[str] | None:
+    """Files and links under the sandbox's /tmp and /dev/shm (tool caches left out); None when unlisted."""
+    try:
+        res = sandbox.exec(OUTSIDE_PROBE, timeout_s=20)
+    except Exception:  # a dead sandbox lists nothing: R09 fails on None
+        return None
+    if res.exit_code != 0:
+        return None
+    return [line for line in res.output.splitlines() if line.startswith("/") and not OUTSIDE_IGNORED.search(line)]
+
+
+def escaping_links(end: dict[str, FileState], mount: str) -> list[str]:
+    """Workspace symlinks whose target is outside the workspace (absolute elsewhere, or `..` past the root)."""
+    out = []
+    root = mount.rstrip("/")
+    for rel, st in end.items():
+        if st.link is None:
+            continue
+        target = st.link
+        if target.startswith("/"):
+            inside = posixpath.normpath(target).startswith(root + "/")
+        else:
+            inside = not posixpath.normpath(posixpath.join(posixpath.dirname(rel), target)).startswith("..")
+        if not inside:
+            out.append(f"{rel} -> {target}")
+    return sorted(out)
+
+
+def artifact_types(workspace: Path, artifacts: Sequence[str], mount: str) -> dict[str, str]:
+    """Each artifact's type by lstat of every component: file, empty, symlink, dir, missing, outside, other."""
+    out: dict[str, str] = {}
+    for name in artifacts:
+        rel = name.removeprefix(mount.rstrip("/") + "/").removeprefix("./")
+        rel = posixpath.normpath(rel)
+        if rel.startswith(("../", "/")) or rel == "..":
+            out[name] = "outside"
+            continue
+        path, kind = workspace, "missing"
+        for i, part in enumerate(rel.split("/")):
+            path = path / part
+            try:
+                st = os.lstat(path)
+            except OSError:
+                kind = "missing"
+                break
+            last = i == rel.count("/")
+            if stat.S_ISLNK(st.st_mode):
+                kind = "symlink"
+                break
+            if not last:
+                if not stat.S_ISDIR(st.st_mode):
+                    break
+                continue
+            kind = ("file" if st.st_size else "empty") if stat.S_ISREG(st.st_mode) else "dir" if stat.S_ISDIR(st.st_mode) else "other"
+        out[name] = kind
+    return out
+
+
+def _snapshot_text(run_dir: Path, rel: str) -> str:
+    data = read_rel(run_dir / SNAPSHOT_DIR / "files", rel, DIFF_CAP)
+    return (data or b"").decode("utf-8", errors="replace")
+
+
+def _text(root: Path, rel: str) -> str:
+    return (read_rel(root, rel, DIFF_CAP) or b"").decode("utf-8", errors="replace")
+
+
+def tampering(
+    start: dict[str, FileState], end: dict[str, FileState], commands: Sequence[CommandEvidence], run_dir: Path, workspace: Path,
+) -> tuple[list[str], str]:
+    """Reasons a person must review (tests that existed before, touched by the run) and their diff."""
+    before_tests = {p for p in start if is_test_path(p) and not is_generated(p)}
+    reasons: list[str] = []
+    touched = sorted(p for p in before_tests if end.get(p) != start[p])
+    for p in touched:
+        reasons.append(f"test {p} {'deleted' if p not in end else 'edited'} by the run")
+    during = sorted({p for c in commands for p in c.changed} & before_tests - set(touched))
+    if during:
+        reasons.append(f"tests changed during the run, then put back: {', '.join(during[:5])}")
+        touched += during
+    stash = [c.command for c in commands if c.executed and STASH.search(c.command)]
+    if stash:
+        reasons.append(f"`{stash[0][:80]}` can hide changes to tests")
+    chunks: list[str] = []
+    for p in touched:
+        old = _snapshot_text(run_dir, p).splitlines(keepends=True)
+        new = _text(workspace, p).splitlines(keepends=True) if p in end else []
+        chunks.extend(difflib.unified_diff(old, new, f"a/{p}", f"b/{p}"))
+    return reasons, "".join(chunks)[:DIFF_CAP]
+
+
+def shadowing(start: dict[str, FileState], end: dict[str, FileState]) -> list[str]:
+    """Files the run added or changed at the workspace top level that shadow a module a checker imports.
+
+    `python -m unittest` and pytest put the workspace first on sys.path, so a
+    `unittest/` or `re.py` there replaces the real one for every test.
+    """
+    out = set()
+    for rel, st in end.items():
+        if start.get(rel) == st or is_generated(rel):
+            continue
+        top = rel.split("/", 1)[0]
+        name = top[:-3] if top.endswith(".py") and "/" not in rel else top if "/" in rel else ""
+        if name in SHADOWED or HOOK_FILES.search(rel):
+            out.add(top if "/" in rel else rel)
+    return sorted(out)
+
+
+def file_secrets(workspace: Path, changed: Sequence[str], since_ns: int, deadline_s: float = 30.0) -> list[str]:
+    """Secrets in files the run added or changed, and in `.git` files written since the run began.
+
+    Read by descriptor (no link followed), at most FILE_BUDGET bytes a file
+    and TOTAL_BUDGET in all; loose git objects are inflated first.
+    """
+    hits: list[str] = []
+    budget = TOTAL_BUDGET
+    paths = [p for p in changed if not is_generated(p)]
+    git = workspace / ".git"
+    if git.is_dir() and not git.is_symlink():
+        try:
+            for e in walk(git, deadline=Deadline(deadline_s, "secrets scan of .git")):
+                if e.kind == "file" and e.st.st_mtime_ns >= since_ns:
+                    paths.append(".git/" + e.rel)
+        except (OSError, WalkError) as err:
+            hits.append(f".git could not be scanned: {err}")
+    for rel in paths:
+        if budget <= 0:
+            hits.append(f"secret scan stopped at its {TOTAL_BUDGET >> 20} MiB budget")
+            break
+        data = read_rel(workspace, rel, min(FILE_BUDGET, budget)) or b""
+        budget -= len(data)
+        if rel.startswith(".git/objects/") and data[:1] == b"x":
+            try:
+                data = zlib.decompressobj().decompress(data, FILE_BUDGET)
+            except zlib.error:
+                pass
+        hits.extend(f"{shown(rel)}: {kind}" for kind in scan_bytes(data))
+    return hits

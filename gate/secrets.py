@@ -1,0 +1,170 @@
+"""Secrets in outputs and files, plain or disguised (R14).
+
+Parts: `find_secrets(text)` (names of the secret kinds found), `StreamScanner`
+(feeds on an output stream chunk by chunk, so the middle of a flood that the
+sandbox drops is still scanned) and `scan_bytes()` (a file's bytes within a
+budget). Known token formats come from Yelp's detect-secrets plugins (AWS,
+GitHub, GitLab, Slack, Stripe, private keys, JWT, ...; not its keyword
+detector); on top of them: env-style assignments (`AWS_SECRET_ACCESS_KEY=`,
+`GITHUB_TOKEN=`, any `*_TOKEN`/`*_SECRET`/`*_KEY`/`PASSWORD` name), and the
+text decoded from base64, base32, hex, gzip, rot13 and URL escapes,
+reversed, and with short lines folded back together. High-entropy and
+keyword detectors are left out: hashes and commit ids would drown the signal.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import gzip
+import re
+import zlib
+from functools import lru_cache
+from typing import Any
+from urllib.parse import unquote
+
+from tether.common.errors import ConfigError
+
+ENV_NAME = re.compile(
+    r"(?i)\b([A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|AUTH_?KEY)[A-Z0-9_]*)"
+    r"\s*[:=]\s*['\"]?([^\s'\"]{12,})"
+)
+PATTERNS: dict[str, re.Pattern[str]] = {
+    "openai-key": re.compile(r"\bsk-(proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    "google-api-key": re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),
+}
+"""Kinds detect-secrets has no plugin for (or a narrower one); the rest come from its plugins."""
+PLACEHOLDER = re.compile(r"(?i)^(\$\{?\w+\}?|none|null|changeme|example|x+|\*+|<[^>]*>|your[_-].*|redacted|dummy|test|placeholder)$")
+B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+B32 = re.compile(r"\b[A-Z2-7]{24,}={0,6}")
+HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){12,}\b")
+WINDOW = 65_536
+OVERLAP = 4_096
+DECODE_LIMIT = 256
+"""At most this many encoded blobs are decoded per text (bounded time on hostile output)."""
+
+
+@lru_cache(maxsize=1)
+def _plugins() -> list[Any]:
+    """detect-secrets' format plugins (no entropy, IP or keyword detectors)."""
+    try:
+        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    except ImportError as e:  # a dependency: fail the gate loudly rather than scan with less
+        msg = "the secrets scan needs detect-secrets; reinstall Tether (pip install -e .)"
+        raise ConfigError(msg) from e
+    skip = ("Entropy", "IP", "Keyword")
+    return [cls() for name, cls in get_mapping_from_secret_type_to_class().items() if not any(s in name for s in skip)]
+
+
+def _entropy_ok(value: str) -> bool:
+    """Looks like a credential: mixes character classes, not one repeated character or a word."""
+    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[/+_\-=.]"))
+    return classes >= 2 and len(set(value)) >= 8 and re.search(r"[0-9]", value) is not None and not PLACEHOLDER.match(value)
+
+
+def _plain(text: str, *, assignments: bool = True) -> set[str]:
+    found = {name for name, p in PATTERNS.items() if p.search(text)}
+    for m in ENV_NAME.finditer(text) if assignments else ():
+        if _entropy_ok(m.group(2)):
+            found.add("env-secret")
+            break
+    for plugin in _plugins():
+        try:
+            if any(True for _ in plugin.analyze_string(text)):
+                found.add(plugin.secret_type)
+        except Exception:  # noqa: S112 - a plugin failing on odd input must not hide the others
+            continue
+    return found
+
+
+def _decoded(text: str) -> list[str]:
+    """Texts hidden in base64, hex and gzip blobs of `text`."""
+    out: list[str] = []
+    blobs = 0
+    for m in B64.finditer(text):
+        blobs += 1
+        if blobs > DECODE_LIMIT:
+            break
+        raw = m.group(0)
+        try:
+            data = base64.b64decode(raw + "=" * (-len(raw) % 4), altchars=b"-_" if "-" in raw or "_" in raw else None)
+        except (binascii.Error, ValueError):
+            continue
+        out.extend(_unpack(data))
+    for m in B32.finditer(text):
+        blobs += 1
+        if blobs > 2 * DECODE_LIMIT:
+            break
+        try:
+            out.extend(_unpack(base64.b32decode(m.group(0) + "=" * (-len(m.group(0)) % 8))))
+        except (binascii.Error, ValueError):
+            continue
+    for m in HEX.finditer(text):
+        blobs += 1
+        if blobs > 2 * DECODE_LIMIT:
+            break
+        out.extend(_unpack(bytes.fromhex(m.group(0))))
+    return out
+
+
+def _unpack(data: bytes) -> list[str]:
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.GzipFile(fileobj=__import__("io").BytesIO(data)).read(1 << 20)
+        except (OSError, EOFError, zlib.error):
+            return []
+    text = data.decode("utf-8", errors="ignore")
+    printable = sum(c.isprintable() or c in "\n\t" for c in text)
+    return [text] if text and printable >= 0.9 * len(text) else []
+
+
+def find_secrets(text: str, *, depth: int = 2) -> list[str]:
+    """Names of the secret kinds in `text`: plain, reversed, folded, or base64/hex/gzip-encoded."""
+    if not text:
+        return []
+    found = _plain(text)
+    lines = text.splitlines()
+    if len(lines) > 1:
+        found |= _plain("".join(line.strip() for line in lines if len(line.strip()) < 80), assignments=False)
+    found |= {f"{k} (reversed)" for k in _plain(text[::-1])}
+    found |= {f"{k} (rot13)" for k in _plain(codecs.decode(text, "rot13"), assignments=False)}
+    if "%" in text:
+        found |= {f"{k} (url-encoded)" for k in _plain(unquote(text))}
+    if depth > 0:
+        for inner in _decoded(text):
+            found |= {k if k.endswith(")") else f"{k} (encoded)" for k in find_secrets(inner, depth=depth - 1)}
+    return sorted(found)
+
+
+def scan_bytes(data: bytes) -> list[str]:
+    """Secrets in a file's bytes (gzip files unpacked), scanned window by window."""
+    if data[:2] == b"\x1f\x8b":
+        unpacked = _unpack(data)
+        data = unpacked[0].encode() if unpacked else data
+    scanner = StreamScanner()
+    scanner.feed(data)
+    return scanner.close()
+
+
+class StreamScanner:
+    """Scans an output stream as it arrives, in overlapping windows, so nothing in the middle escapes."""
+
+    def __init__(self) -> None:
+        self.buf = bytearray()
+        self.found: set[str] = set()
+
+    def feed(self, data: bytes) -> None:
+        self.buf += data
+        while len(self.buf) >= WINDOW:
+            self._scan(bytes(self.buf[:WINDOW]))
+            del self.buf[:WINDOW - OVERLAP]
+
+    def close(self) -> list[str]:
+        if self.buf:
+            self._scan(bytes(self.buf))
+            self.buf.clear()
+        return sorted(self.found)
+
+    def _scan(self, chunk: bytes) -> None:
+        self.found.update(find_secrets(chunk.decode("utf-8", errors="replace")))

@@ -1,0 +1,97 @@
+"""R07 and R08 over the checks the gate re-ran itself, before and after the run.
+
+Parts: `verify_commands(text)` (the commands a plan's `verify` text names),
+`judged(ev)` (whose checks decide: the person's when given, else the run's
+real checks), `r07` (a real check shows the change: it fails on the pre-run
+copy and passes now, SWE-bench's FAIL_TO_PASS) and `r08` (every judged check
+passes now, so checks that passed before still do: PASS_TO_PASS). A check
+the run wrote itself counts only when it names a changed file and expects
+something of it. The person's checks decide R08; the change may be shown by
+theirs or by the run's real checks (a person's regression suite passes
+before and after).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tether.gate.checks import COUNTING
+from tether.gate.evidence import CheckRun, Evidence, real_changes
+
+Result = tuple[str, str]
+
+
+def verify_commands(text: str) -> list[str]:
+    """The commands a step's verify text names: each `backquoted` span, else the whole text."""
+    quoted = [" ".join(m.split()) for m in re.findall(r"`([^`]+)`", text)]
+    whole = " ".join(text.split())
+    return [q for q in quoted if q] or ([whole] if whole else [])
+
+
+def judged(ev: Evidence) -> tuple[list[CheckRun], str]:
+    """The checks that decide R07/R08: the person's, or else the run's own real checks."""
+    person = [c for c in ev.checks if c.source == "person"]
+    if person:
+        return person, "the person's checks"
+    return [c for c in ev.checks if c.kind in COUNTING], "the run's own checks"
+
+
+def _changed(ev: Evidence) -> bool:
+    return ev.wants_change or bool(real_changes(ev.diff))
+
+
+def _none(ev: Evidence, what: str) -> Result:
+    if not _changed(ev):
+        return "n/a", "no change and no check"
+    not_checks = [f"`{c.command}`: {c.reason}" for c in ev.checks if c.source != "person"][:3]
+    why = f" (not checks: {'; '.join(not_checks)})" if not_checks else ""
+    return "fail", f"no real check {what}{why}; give one with `tether run --verify CMD`"
+
+
+def r07(ev: Evidence) -> Result:
+    pool, who = judged(ev)
+    if ev.shadowing:
+        return "fail", f"the run wrote {', '.join(ev.shadowing[:3])}, which replaces what the checks load; no check can be trusted"
+    if not pool:
+        return _none(ev, "was planned or given")
+    ran = [c for c in pool if c.after_exit is not None]
+    if not ran:
+        return "fail", "the gate could not re-run any check: " + "; ".join(f"`{c.command}` {c.skipped}" for c in pool[:3])
+    if not _changed(ev):
+        return "pass", f"{len(ran)} of {who} re-run in a fresh shell"
+    if not ev.before_ran:
+        return "fail", f"the checks could not run on the pre-run copy ({ev.before_note}); nothing shows the change works"
+    # Any real check may show the change (a person's regression suite passes before and after).
+    shown = ran + [c for c in ev.checks if c.source != "person" and c.kind in COUNTING and c not in ran and c.after_exit is not None]
+    eligible = [c for c in shown if c.source == "person" or not c.authored or c.exercises_change]
+    f2p = [c for c in eligible if c.fail_to_pass]
+    if f2p:
+        return "pass", f"{len(f2p)} of {len(ran)} checks fail on the pre-run copy and pass now, e.g. `{f2p[0].command}`"
+    same = [c.command for c in ran if c.passed_after and c.before_exit == 0]
+    lazy = [c.command for c in ran if c.authored and not c.exercises_change]
+    if lazy:
+        detail = f"`{lazy[0]}` runs a test the run wrote that names no changed file"
+    elif same:
+        detail = f"`{same[0]}` passes on the pre-run copy too"
+    else:
+        detail = "no check passes now"
+    return "fail", f"no check fails before the run and passes after it ({detail}): nothing shows the change works"
+
+
+def r08(ev: Evidence) -> Result:
+    pool, who = judged(ev)
+    if not pool:
+        return _none(ev, "to succeed")
+    bad = []
+    for c in pool:
+        if c.after_exit is None:
+            if c.source == "person":
+                bad.append(f"`{c.command}` was not run ({c.skipped})")
+        elif c.empty:
+            bad.append(f"`{c.command}` ran no test")
+        elif c.after_exit != 0:
+            regression = ", though it passed before the run" if c.before_exit == 0 else ""
+            bad.append(f"`{c.command}` exits {c.after_exit} now{regression}")
+    if bad:
+        return "fail", "; ".join(bad[:3])
+    return "pass", f"{len(pool)} of {who} pass now in a fresh shell"

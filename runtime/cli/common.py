@@ -1,0 +1,59 @@
+"""Pieces every CLI sub-app shares: the --home option, consoles, config, errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from tether.common.errors import TetherError
+from tether.runtime.config import TetherConfig, check_home, load_config
+from tether.runtime.terminal import safe
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+HomeOption = Annotated[
+    Path | None,
+    typer.Option("--home", help="Tether home (runs, memory, checkpoints, ledger). Env: TETHER_HOME."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+
+
+def config(home: Path | None) -> TetherConfig:
+    """Load config or exit 2 with the one-line reason."""
+    try:
+        cfg = load_config(home)
+        check_home(cfg)
+    except TetherError as e:
+        fail(str(e))
+    return cfg
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print `error: message` on stderr (controls and markup escaped) and exit with `code`."""
+    err.print(f"[bold red]error:[/] {safe(message)}", markup=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def errors_exit(code: int = 2) -> Iterator[None]:
+    """Turn TetherError into a one-line message and a non-zero exit."""
+    try:
+        yield
+    except TetherError as e:
+        fail(str(e), code)
+
+
+def print_json(obj: Any) -> None:
+    """One JSON object on stdout."""
+    sys.stdout.write(json.dumps(obj, default=str) + "\n")
+    sys.stdout.flush()
+
+
+Register = Callable[[typer.Typer], None]

@@ -1,0 +1,39 @@
+"""CLI: `tether guard` judges a command (or a JSONL batch) with the guardian.
+
+Exit codes: 0 allow, 1 ask, 2 deny; with --batch, 0 unless the input cannot
+be read (then one line on stderr and 2). The work is done by
+`runtime.cli.guard_fast`, which `runtime.cli.app.main` also calls directly (without
+building this typer app) for the plain forms of the command line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from tether.runtime.cli import guard_fast
+from tether.runtime.cli.common import JsonOption
+
+EXIT = guard_fast.EXIT
+
+
+def guard(
+    command: Annotated[list[str] | None, typer.Argument(help="The command (after --).")] = None,
+    json_out: JsonOption = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", help="Task workspace (default: cwd).")] = None,
+    cwd: Annotated[Path | None, typer.Option("--cwd", help="Working directory (default: workspace).")] = None,
+    home: Annotated[Path | None, typer.Option("--home", help="Home directory used for ~ and $HOME.")] = None,
+    batch: Annotated[Path | None, typer.Option("--batch", help="JSONL file of {command, cwd?}.")] = None,
+) -> None:
+    """Judge a bash command: exit 0 allow, 1 ask, 2 deny."""
+    if batch is not None:
+        raise typer.Exit(guard_fast.batch(batch, workspace, home))
+    if not command:
+        raise typer.Exit(guard_fast.error("give a command after --, or --batch FILE"))
+    raise typer.Exit(guard_fast.judge(command, json_out, workspace, cwd, home))
+
+
+def register(app: typer.Typer) -> None:
+    """Add `guard` to the main app."""
+    app.command("guard")(guard)

@@ -1,0 +1,128 @@
+"""`tether guard` without typer or rich: the per-command hook path, started as a new process.
+
+Agents run `tether guard -- CMD` before every command, so its start-up time is
+paid each time. `main` reads the common forms of the command line itself
+(`--json`, `--workspace P`, `--cwd P`, `--home P`, `--batch FILE`, `--`,
+also `--opt=value`) and imports only the guardian; anything else (`--help`,
+an unknown option) returns None and the typer app handles it, with the same
+behaviour and exit codes. `runtime.cli.guard` (the typer command) uses the
+same functions, so both paths print the same thing.
+
+Exit codes: 0 allow, 1 ask, 2 deny; with --batch, 0 unless the input cannot
+be read (then one line on stderr and 2).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from tether.runtime.terminal import plain
+
+EXIT = {"allow": 0, "ask": 1, "deny": 2}
+_ANSI = {"allow": "32", "ask": "33", "deny": "1;31", "error": "1;31"}
+_VALUED = ("--workspace", "--cwd", "--home", "--batch")
+
+
+def _colour(stream: Any, word: str, style: str) -> str:
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or not stream.isatty():
+        return word
+    return f"\x1b[{_ANSI[style]}m{word}\x1b[0m"
+
+
+def error(message: str) -> int:
+    """`error: message` on stderr (one line); the exit code 2."""
+    sys.stderr.write(f"{_colour(sys.stderr, 'error:', 'error')} {plain(message)}\n")
+    sys.stderr.flush()
+    return 2
+
+
+def context(workspace: Path | None, cwd: Path | None, home: Path | None):  # type: ignore[no-untyped-def]
+    """Where the command runs (plain data: no pydantic on this path)."""
+    from tether.guardian.decision import Where
+
+    ws = (workspace or Path.cwd()).absolute()
+    kwargs: dict[str, Any] = {"workspace": ws, "cwd": cwd.absolute() if cwd else None}
+    if home is not None:
+        kwargs["home"] = home.absolute()
+    return Where(**kwargs)
+
+
+def _json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def judge(words: list[str], json_out: bool, workspace: Path | None, cwd: Path | None,
+          home: Path | None) -> int:
+    """Judge one command, print the verdict; the exit code."""
+    from tether.guardian.judge import judge as check
+
+    text = words[0] if len(words) == 1 else " ".join(words)
+    v = check(text, context(workspace, cwd, home))
+    if json_out:
+        _json({"command": text, "decision": v.decision, "rules": v.rules, "reason": v.reason,
+               "decoded": v.decoded})
+        return EXIT[v.decision]
+    lines = [f"{_colour(sys.stdout, v.decision, v.decision)}  {plain(text)}"]
+    lines += [plain(f"  {h.id:<11} {h.decision:<5} {h.kind:<34} {h.reason}") for h in v.hits]
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+    if len(v.decoded) > 1:
+        sys.stderr.write(plain("decoded: " + " | ".join(v.decoded[1:6])) + "\n")
+    return EXIT[v.decision]
+
+
+def batch(path: Path, workspace: Path | None, home: Path | None) -> int:
+    """Judge every `{command, cwd?}` line of a JSONL file; 2 when it cannot be read."""
+    from tether.guardian.judge import judge as check
+
+    try:
+        lines = path.read_text().splitlines()
+        rows = [json.loads(line) for line in lines if line.strip()]
+        if not all(isinstance(r, dict) and isinstance(r.get("command"), str) for r in rows):
+            msg = "every line needs a string field 'command'"
+            raise ValueError(msg)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        return error(f"cannot read batch {path}: {e}")
+    for row in rows:
+        cwd = Path(row["cwd"]) if isinstance(row.get("cwd"), str) and row["cwd"] else None
+        v = check(row["command"], context(workspace, cwd, home))
+        _json({"command": row["command"], "decision": v.decision, "rules": v.rules,
+               "reason": v.reason})
+    return 0
+
+
+def main(argv: list[str]) -> int | None:
+    """Run `tether guard ARGV` if the arguments are the plain forms; None to let typer do it."""
+    opts: dict[str, str] = {}
+    words: list[str] = []
+    json_out, i = False, 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            words += argv[i + 1 :]
+            break
+        if a == "--json":
+            json_out = True
+        elif a in _VALUED:
+            if i + 1 >= len(argv):
+                return None
+            opts[a], i = argv[i + 1], i + 1
+        elif a.split("=", 1)[0] in _VALUED and "=" in a:
+            key, _, value = a.partition("=")
+            opts[key] = value
+        elif a.startswith("-") and a != "-":
+            return None
+        else:
+            words.append(a)
+        i += 1
+    paths = {k: Path(v) for k, v in opts.items()}
+    if "--batch" in paths:
+        return batch(paths["--batch"], paths.get("--workspace"), paths.get("--home"))
+    if not words:
+        return error("give a command after --, or --batch FILE")
+    return judge(words, json_out, paths.get("--workspace"), paths.get("--cwd"), paths.get("--home"))

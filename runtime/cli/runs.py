@@ -1,0 +1,209 @@
+"""CLI to look at runs: `tether runs`, `tether show RUN_ID`, `tether report RUN_ID`.
+
+Read-only over the run folders (the report is the one file written). Every
+text from the model or the sandbox goes through `runtime.views.text` before it
+reaches the terminal or the page.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+from tether.runtime.cli.common import (
+    HomeOption,
+    JsonOption,
+    config,
+    err,
+    errors_exit,
+    fail,
+    out,
+    print_json,
+)
+from tether.runtime.views.console import STYLE
+from tether.runtime.views.text import cell
+
+if TYPE_CHECKING:
+    from tether.runtime.views.run_list import RunLine
+    from tether.runtime.views.run_view import RunView
+
+RunArg = Annotated[str, typer.Argument(help="Run id, as `tether runs` lists it.")]
+
+
+def _when(ts: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "?"
+
+
+def _dur(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    s = int(round(seconds))
+    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{seconds:.1f}s"
+
+
+def _gate(line: RunLine) -> str:
+    if not line.gate:
+        return "-"
+    g = line.gate
+    return f"{g.get('pass', 0)}/{g.get('fail', 0)}/{g.get('n/a', 0)}"
+
+
+def _of(a: int | None, b: int | None) -> str:
+    return f"{'?' if a is None else a}/{'?' if b is None else b}"
+
+
+def runs(
+    status: Annotated[str | None, typer.Option("--status", help="Only runs with this status (success, failed, blocked, interrupted, running, ...).")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="Only runs started since a date (2026-11-30, 2026-11-30T08:00) or an age (90m, 12h, 7d).")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many runs, newest first.")] = 50,
+    json_out: JsonOption = False,
+    home: HomeOption = None,
+) -> None:
+    """List runs, newest first: status, start, duration, steps done/total, gate pass/fail/n-a, lessons used/written."""
+    from tether.runtime.views.run_list import list_runs, parse_since
+
+    cfg = config(home)
+    with errors_exit(2):
+        lines = list_runs(cfg.runs_dir, status=status, since=parse_since(since) if since else None, limit=limit)
+    if json_out:
+        print_json({"runs": [r.model_dump() for r in lines]})
+        return
+    if not lines:
+        err.print(f"no runs under {cell(cfg.runs_dir)}")
+        return
+    out.print(f"[bold]{'run':<24} {'started':<19} {'took':>7} {'status':<12} {'steps':>5} {'gate p/f/na':>11} {'lessons u/w':>11}  goal[/]")
+    for r in lines:
+        status = f"[{STYLE.get(r.status, 'red')}]{cell(r.status, 12):<12}[/]"
+        out.print(f"{cell(r.run_id, 24):<24} {_when(r.started_at):<19} {_dur(r.duration_s):>7} {status} {_of(r.steps_done, r.steps_total):>5} "
+                  f"{_gate(r):>11} {_of(r.lessons_used, r.lessons_written):>11}  {cell(r.goal, 70)}")
+
+
+def _load(run_id: str, home: Path | None) -> RunView:
+    from tether.runtime.views.run_view import load_run
+
+    cfg = config(home)
+    with errors_exit(2):
+        return load_run(cfg.runs_dir, run_id, cfg.memory_dir)
+
+
+def show(run_id: RunArg, json_out: JsonOption = False, home: HomeOption = None) -> None:
+    """The run's plan, every command (verdict, approval, exit), the gate, lessons, cost and what to do next."""
+    view = _load(run_id, home)
+    if json_out:
+        print_json(view.model_dump(mode="json"))
+        return
+    for w in view.warnings:
+        err.print(f"[yellow]warning:[/] {cell(w)}")
+    color = STYLE.get(view.status, "red")
+    out.print(f"[bold]run {cell(view.run_id)}[/]  [bold {color}]{cell(view.status)}[/]" + (f": {cell(view.reason, 300)}" if view.reason else ""))
+    out.print(f"goal: {cell(view.goal, 300)}\nworkspace: {cell(view.workspace)}  model: {cell(view.model)}  shadow: {view.shadow}")
+    out.print(f"started {_when(view.started_at)}, took {_dur(view.duration_s)}")
+    _show_plan(view)
+    _show_commands(view)
+    _show_gate(view)
+    _show_lessons(view)
+    c = view.cost
+    out.print(f"[bold]cost:[/] {c.get('model_calls') if c.get('model_calls') is not None else '?'} model call(s), "
+              f"{c.get('tokens') if c.get('tokens') is not None else '?'} token(s), {c['commands']} command(s) "
+              f"({c['exec_s']}s in the sandbox), wall {_dur(view.duration_s)}"
+              + (f", {c['memory_calls']} memory call(s)" if c.get("memory_calls") else ""))
+    if view.next:
+        out.print("[bold]next:[/] " + "  |  ".join(f"`{cell(n)}`" for n in view.next))
+
+
+def _show_plan(view: RunView) -> None:
+    table = Table(title="plan", show_edge=False)
+    for col in ("step", "status", "depends on", "history", "commands", "reason"):
+        table.add_column(col, overflow="fold")
+    for s in view.steps:
+        note = f" (blocked by {cell(s.blocked_by)})" if s.blocked_by else ""
+        table.add_row(cell(s.id, 40), f"[{STYLE.get(s.status, '')}]{cell(s.status)}[/]", cell(", ".join(s.depends_on), 60),
+                      cell(" → ".join(s.history)) + note, str(len(s.commands)), cell(s.reason, 120))
+    out.print(table)
+    for err_text in view.plan_rejections:
+        out.print(f"[yellow]plan rejected:[/] {cell(err_text, 200)}")
+
+
+def _show_commands(view: RunView) -> None:
+    table = Table(title="commands", show_edge=False)
+    for col in ("id", "command", "verdict", "approval", "exit", "state"):
+        table.add_column(col, overflow="fold")
+    for c in view.commands:
+        verdict = (c.decision or "-") + (f"→{c.enforced}" if c.enforced and c.enforced != c.decision else "")
+        exit_code = "-" if c.exit_code is None else str(c.exit_code) + (" (timeout)" if c.timed_out else "")
+        table.add_row(cell(c.id, 40), cell(c.command, 90), cell(verdict), cell(c.approval or "-"), exit_code, cell(c.state))
+    out.print(table)
+
+
+def _show_gate(view: RunView) -> None:
+    if not view.gate:
+        out.print("[dim]gate: not reached[/]")
+        return
+    table = Table(title=f"completion gate: {'passed' if view.gate.get('passed') else 'failed'}", show_edge=False)
+    for col in ("id", "status", "evidence"):
+        table.add_column(col, overflow="fold")
+    for r in view.gate.get("results", []):
+        st = str(r.get("status"))
+        table.add_row(cell(r.get("id")), f"[{STYLE.get(st, '')}]{cell(st)}[/]", cell(r.get("evidence", ""), 160))
+    out.print(table)
+    for item in view.gate.get("review") or []:
+        out.print(f"[yellow]needs review:[/] {cell(item, 300)}")
+    if view.tests_diff:
+        out.print(f"[yellow]test files changed:[/] see {cell(view.run_id)}/tests.diff or `tether report {cell(view.run_id)}`")
+    checks = view.gate.get("checks") or []
+    if checks:
+        table = Table(title="checks the gate re-ran itself (before = on the pre-run copy)", show_edge=False)
+        for col in ("command", "by", "kind", "before", "after", "note"):
+            table.add_column(col, overflow="fold")
+        for c in checks:
+            table.add_row(cell(c.get("command"), 80), cell(c.get("source", "")), cell(c.get("kind", "")),
+                          cell("-" if c.get("before_exit") is None else c["before_exit"]),
+                          cell("-" if c.get("after_exit") is None else c["after_exit"]),
+                          cell(c.get("skipped") or c.get("reason") or "", 80))
+        out.print(table)
+
+
+def _show_lessons(view: RunView) -> None:
+    for x in view.lessons:
+        revs = ", ".join(f"{r['verdict'] or '?'} {r['status']}" for r in x["revisions"]) or "not revised"
+        out.print(f"[bold]lesson[/] {cell(x['id'])}: {cell(x.get('title') or '(file missing)', 80)} — {cell(revs)}")
+    if view.lessons_written:
+        out.print(f"[bold]lessons written:[/] {cell(', '.join(view.lessons_written))}")
+    if view.memory_error:
+        out.print(f"[yellow]memory:[/] cycle failed: {cell(view.memory_error, 200)}")
+
+
+def report(
+    run_id: RunArg,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Where to write the HTML (default: <run folder>/report.html).")] = None,
+    json_out: JsonOption = False,
+    home: HomeOption = None,
+) -> None:
+    """Write one self-contained HTML report of the run (DAG, commands, gate, lessons, shadow audit)."""
+    from tether.runtime.views.html_report import render_html
+
+    view = _load(run_id, home)
+    cfg = config(home)
+    target = output or (cfg.runs_dir / run_id / "report.html")
+    if target.is_dir():
+        fail(f"{target} is a folder; pass -o FILE.html")
+    try:
+        target.write_text(render_html(view), encoding="utf-8")
+    except OSError as e:
+        fail(f"cannot write {target}: {e.strerror}; pass -o to a writable path")
+    for w in view.warnings:
+        err.print(f"[yellow]warning:[/] {cell(w)}")
+    if json_out:
+        print_json({"run_id": run_id, "report": str(target), "warnings": view.warnings})
+    else:
+        out.print(cell(target))
+
+
+def register(app: typer.Typer) -> None:
+    """Add this area's commands to the main app."""
+    app.command("runs")(runs)
+    app.command("show")(show)
+    app.command("report")(report)

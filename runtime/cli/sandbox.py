@@ -1,0 +1,142 @@
+"""`tether sandbox ...`: build the image, run one command, collect leftovers, diagnose.
+
+Each command parses, builds config, calls one function of `sandbox.commands`
+and prints; `--json` prints one object on stdout, messages go to stderr.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from tether.common.errors import TetherError
+from tether.runtime.cli.common import (
+    HomeOption,
+    JsonOption,
+    err,
+    errors_exit,
+    fail,
+    out,
+    print_json,
+)
+from tether.runtime.config import TetherConfig, load_config
+from tether.runtime.terminal import plain, safe
+from tether.sandbox import cleanup, commands
+
+sandbox_app = typer.Typer(help="Docker sandbox: image, one-off commands, cleanup, diagnosis.", no_args_is_help=True)
+
+
+def _config(home: Path | None, **sandbox_overrides: Any) -> TetherConfig:
+    overrides = {"sandbox": {k: v for k, v in sandbox_overrides.items() if v is not None}}
+    try:
+        return load_config(home, overrides=overrides)
+    except TetherError as e:
+        fail(str(e))
+        raise  # unreachable: fail() raises
+
+
+@sandbox_app.command()
+def build(
+    tiny: Annotated[bool, typer.Option("--tiny", help="Build the tiny busybox test image instead.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even when the image exists.")] = False,
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Build the sandbox image locally (Debian via debootstrap, no registry needed)."""
+    cfg = _config(home)
+    if not tiny:
+        err.print("ensuring the Debian image (a debootstrap build takes about a minute when it is missing)")
+    with errors_exit():
+        result = commands.build(cfg.sandbox, tiny=tiny, force=force)
+    if as_json:
+        print_json(result.model_dump())
+    elif result.built:
+        out.print(f"built {result.tag} in {result.seconds:.1f} s")
+    else:
+        out.print(f"{result.tag} already present (use --force to rebuild)")
+
+
+@sandbox_app.command("exec")
+def exec_(
+    command: Annotated[list[str], typer.Argument(help="Command after `--`; one argument is a shell string.")],
+    workspace: Annotated[Path | None, typer.Option("--workspace", help="Host folder mounted read-write (default: a scratch folder).")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds before the command is killed.")] = None,
+    image: Annotated[str | None, typer.Option("--image", help="Sandbox image to use.")] = None,
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run one command in a fresh hardened sandbox and exit with its exit code."""
+    line = command[0] if len(command) == 1 else shlex.join(command)
+    cfg = _config(home, image=image)
+    cleanup.install_signal_handlers()
+    try:
+        with errors_exit():
+            result = commands.run_once(cfg.sandbox, line, workspace=workspace, timeout_s=timeout)
+    except KeyboardInterrupt:
+        fail("interrupted; the sandbox was removed", 130)
+    if as_json:
+        print_json(result.model_dump())
+    else:
+        # Raw when piped (it is data); on a terminal the sandbox must not drive it.
+        sys.stdout.write(plain(result.output) if sys.stdout.isatty() else result.output)
+        sys.stdout.flush()
+        if result.dropped_bytes:
+            err.print(f"note: {result.dropped_bytes} bytes of output dropped from the middle")
+        if result.timed_out:
+            err.print(f"error: timed out after {result.duration_s:.1f} s; the command was killed")
+    raise typer.Exit(result.exit_code)
+
+
+@sandbox_app.command()
+def gc(
+    all_: Annotated[bool, typer.Option("--all", help="Remove every Tether container, live owners too.")] = False,
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Remove Tether containers whose owner process is gone."""
+    cfg = _config(home)
+    with errors_exit():
+        found = commands.gc(cfg.sandbox, everything=all_)
+    removed = [c for c in found if c.removed]
+    if as_json:
+        print_json({"removed": [c.model_dump() for c in removed], "kept": [c.model_dump() for c in found if not c.removed]})
+        return
+    for c in found:
+        out.print(safe(f"{'removed' if c.removed else 'kept   '} {c.name} (run {c.run}, owner pid {c.owner_pid}, {c.status})"))
+    out.print(f"{len(removed)} removed, {len(found) - len(removed)} kept")
+
+
+@sandbox_app.command()
+def doctor(
+    image: Annotated[str | None, typer.Option("--image", help="Sandbox image to check.")] = None,
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Check that a sandbox can start; print what is missing and the command that fixes it."""
+    cfg = _config(home, image=image)
+    checks = commands.doctor(cfg.sandbox)
+    ok = bool(checks) and all(c.ok for c in checks) and checks[-1].name == "sandbox"
+    if as_json:
+        print_json({"ok": ok, "checks": [c.model_dump() for c in checks]})
+    else:
+        for c in checks:
+            mark = "[green]ok[/]  " if c.ok else "[red]FAIL[/]"
+            out.print(f"{mark} {c.name}: {safe(c.detail)}", markup=True)
+            if c.fix:
+                out.print(f"      fix: {safe(c.fix)}")
+    raise typer.Exit(0 if ok else 1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add this area's commands to the main app."""
+    app.add_typer(sandbox_app, name="sandbox")
+
+
+if __name__ == "__main__":  # `python -m tether.runtime.cli.sandbox ...` = `tether sandbox ...` without the other areas' imports
+    from tether.runtime.terminal import install_log_filter
+
+    install_log_filter()
+    sandbox_app(prog_name="tether sandbox")

@@ -1,0 +1,106 @@
+"""Seams of the runner that memory (issue 5) and trust (issue 6) plug into.
+
+Parts: `RunInfo` (what a hook learns before the run), `MemoryContext` (what
+memory hands back: prompt text and the ids of the lessons in it),
+`RunRecord` (a finished or paused run), the `RunHooks` protocol and
+`NoHooks`, its do-nothing implementation. Implementations do not inherit
+the protocol; they only need the four methods.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+from tether.guardian.verdict import Verdict
+
+RunStatus = Literal["success", "needs-review", "failed", "blocked", "interrupted"]
+
+
+class RunInfo(BaseModel):
+    run_id: str
+    goal: str
+    workspace: Path
+    run_dir: Path
+    shadow: bool = False
+
+
+class MemoryContext(BaseModel):
+    text: str = ""
+    """Injected into the planner and actor prompts."""
+    lesson_ids: list[str] = Field(default_factory=list)
+    """Lessons in `text`; journaled so the gate's R17 and the revision can find them."""
+
+
+class RunRecord(BaseModel):
+    """What a run produced; `after_run` receives it and the CLI prints it."""
+
+    run_id: str
+    goal: str
+    workspace: Path
+    run_dir: Path
+    status: RunStatus
+    reason: str = ""
+    steps: list[dict[str, Any]] = Field(default_factory=list)
+    """id, status, reason, commands (each: id, command, exit_code, decision)."""
+    gate: dict[str, Any] | None = None
+    """{"passed": bool, "results": [{"id", "title", "status", "evidence"}]}."""
+    summary: dict[str, Any] | None = None
+    awaiting: dict[str, Any] | None = None
+    """The command waiting for approval when the run paused on an ask."""
+    shadow: bool = False
+    cost: dict[str, Any] = Field(default_factory=dict)
+    """model_calls and tokens, from the graph state."""
+    memory: dict[str, Any] = Field(default_factory=dict)
+    """What the memory cycle did after the run (lessons used, revised, written; rules fired)."""
+
+    @property
+    def journal_path(self) -> Path:
+        return self.run_dir / "journal.jsonl"
+
+
+class RunHooks(Protocol):
+    """Called by the runner around a run and at each guardian `ask`."""
+
+    def before_run(self, run: RunInfo) -> MemoryContext:
+        """Read memory for this goal (not called again on resume)."""
+        ...
+
+    def after_run(self, record: RunRecord) -> dict[str, Any]:
+        """Revise and write memory once the run reached a final status (not on a pause).
+
+        Returns fields to add to the run's report (e.g. lessons revised and written).
+        """
+        ...
+
+    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:
+        """`allow` auto-approves an ask (a promoted trust kind); `ask` leaves it to a person."""
+        ...
+
+    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
+        """A person approved or denied an ask (not `--yes`, not a refusal for lack of a person)."""
+        ...
+
+    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
+        """Shadow mode: note the verdict, what trust would have done, and the person's answer (if asked)."""
+        ...
+
+
+class NoHooks:
+    """No memory, no learned trust: every ask goes to a person."""
+
+    def before_run(self, run: RunInfo) -> MemoryContext:  # noqa: ARG002
+        return MemoryContext()
+
+    def after_run(self, record: RunRecord) -> dict[str, Any]:  # noqa: ARG002
+        return {}
+
+    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:  # noqa: ARG002
+        return "ask"
+
+    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
+        return None
+
+    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
+        return None

@@ -1,0 +1,150 @@
+"""Run records and their rendering: the JSON object and the Rich tables.
+
+Parts: `record_from()` (a RunRecord from the graph state and the journal),
+`to_json()` (the `--json` object: run_id, status, steps, gate keyed R01..R18),
+`LiveView` (a Rich live view of the DAG and the last commands, fed by journal
+events), and `render_final()` (summary and gate table).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from tether.common.events import CommandProposed, Event, ExecFinished, StepChanged, VerdictRecorded
+from tether.runtime.hooks.base import RunRecord
+from tether.runtime.run.totals import model_calls
+from tether.runtime.terminal import plain, safe
+
+STYLE = {"done": "green", "running": "cyan", "pending": "dim", "failed": "red", "blocked": "yellow", "skipped": "magenta",
+         "pass": "green", "fail": "red", "n/a": "dim", "success": "green", "interrupted": "yellow",
+         "needs-review": "yellow"}
+
+
+def _commands(events: list[Event]) -> dict[str, dict[str, Any]]:
+    cmds: dict[str, dict[str, Any]] = {}
+    for e in events:
+        if isinstance(e, CommandProposed):
+            cmds[e.cmd_id] = {"id": e.cmd_id, "command": e.command, "decision": None, "exit_code": None}
+        elif isinstance(e, VerdictRecorded) and e.cmd_id in cmds:
+            cmds[e.cmd_id]["decision"] = e.decision
+        elif isinstance(e, ExecFinished) and e.cmd_id in cmds:
+            cmds[e.cmd_id]["exit_code"] = e.exit_code
+    return cmds
+
+
+def record_from(meta: dict[str, Any], values: dict[str, Any], events: list[Event], run_dir: Path, awaiting: dict[str, Any] | None) -> RunRecord:
+    """Build the record; a run whose graph has not finished is `interrupted`."""
+    cmds = _commands(events)
+    steps = [
+        {"id": sid, "status": s["status"], "reason": s.get("reason", ""), "commands": [cmds[c] for c in s.get("commands", []) if c in cmds]}
+        for sid, s in (values.get("steps") or {}).items()
+    ]
+    status = values.get("status") or "interrupted"
+    reason = values.get("stop_reason", "") if values.get("status") else (
+        f"awaiting approval of `{awaiting['command']}`: tether approve|deny {meta['run_id']}" if awaiting else "not finished"
+    )
+    return RunRecord(
+        run_id=meta["run_id"], goal=meta["goal"], workspace=Path(meta["workspace"]), run_dir=run_dir,
+        status=status, reason=reason, steps=steps, gate=values.get("gate"), summary=values.get("summary"),
+        awaiting=awaiting, shadow=bool(meta.get("shadow")),
+        cost={"model_calls": model_calls(values), "tokens": int(values.get("tokens") or 0)},
+    )
+
+
+def to_json(record: RunRecord) -> dict[str, Any]:
+    gate = {r["id"]: {"status": r["status"], "evidence": r["evidence"]} for r in (record.gate or {}).get("results", [])}
+    return {
+        "run_id": record.run_id, "status": record.status, "reason": record.reason,
+        "steps": [{"id": s["id"], "status": s["status"], "reason": s["reason"], "commands": s["commands"]} for s in record.steps],
+        "gate": gate, "gate_passed": (record.gate or {}).get("passed"), "awaiting": record.awaiting,
+        "review": (record.gate or {}).get("review", []), "checks": (record.gate or {}).get("checks", []),
+        "summary": (record.summary or {}).get("text"), "journal": str(record.journal_path),
+        **record.memory,
+    }
+
+
+class LiveView:
+    """Steps and the last commands, redrawn on every journal event (stderr)."""
+
+    def __init__(self, console: Console, last: int = 8) -> None:
+        self.steps: dict[str, str] = {}
+        self.cmds: dict[str, dict[str, Any]] = {}
+        self.last = last
+        self.live = Live(self._render(), console=console, refresh_per_second=8, transient=False)
+
+    def __enter__(self) -> LiveView:
+        self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.live.__exit__(*exc)  # type: ignore[arg-type]
+
+    def on_event(self, e: Event) -> None:
+        if isinstance(e, StepChanged):
+            self.steps[e.step] = e.status
+        elif isinstance(e, CommandProposed):
+            self.cmds[e.cmd_id] = {"step": e.step, "command": e.command, "verdict": "", "exit": ""}
+        elif isinstance(e, VerdictRecorded) and e.cmd_id in self.cmds:
+            self.cmds[e.cmd_id]["verdict"] = e.decision
+        elif isinstance(e, ExecFinished) and e.cmd_id in self.cmds:
+            self.cmds[e.cmd_id]["exit"] = str(e.exit_code)
+        else:
+            return
+        self.live.update(self._render())
+
+    def _render(self) -> Group:
+        steps = Table(title="steps", show_edge=False)
+        steps.add_column("step")
+        steps.add_column("status")
+        for sid, st in self.steps.items():
+            steps.add_row(safe(sid), f"[{STYLE.get(st, '')}]{safe(st)}[/]")
+        cmds = Table(title="commands", show_edge=False)
+        for col in ("step", "command", "verdict", "exit"):
+            cmds.add_column(col)
+        for c in list(self.cmds.values())[-self.last:]:
+            cmds.add_row(safe(c["step"]), safe(c["command"][:70]), safe(c["verdict"]), safe(c["exit"]))
+        return Group(steps, cmds)
+
+
+def render_final(console: Console, record: RunRecord) -> None:
+    """Summary, gate table and the status line."""
+    if record.summary and record.summary.get("text"):
+        console.print(f"[bold]summary:[/] {safe(record.summary['text'])}")
+    if record.gate:
+        table = Table(title="completion gate", show_edge=False)
+        for col in ("id", "requirement", "status", "evidence"):
+            table.add_column(col)
+        for r in record.gate["results"]:
+            table.add_row(safe(r["id"]), safe(r["title"]), f"[{STYLE[r['status']]}]{safe(r['status'])}[/]", safe(r["evidence"]))
+        console.print(table)
+        _render_review(console, record.gate)
+    _render_memory(console, record.memory)
+    color = STYLE.get(record.status, "red")
+    console.print(f"[bold {color}]{safe(record.status)}[/] run {safe(record.run_id)}" + (f": {safe(record.reason)}" if record.reason else ""))
+
+
+def _render_review(console: Console, gate: dict[str, Any]) -> None:
+    """Why a person must look, and the diff of the tests the run touched."""
+    for reason in gate.get("review") or []:
+        console.print(f"[bold yellow]review:[/] {safe(reason)}")
+    if gate.get("review_diff"):
+        console.print(plain(gate["review_diff"]), markup=False, highlight=False)
+
+
+def _render_memory(console: Console, memory: dict[str, Any]) -> None:
+    """One line on what the memory cycle did after the run."""
+    if not memory:
+        return
+    if memory.get("memory_error"):
+        console.print(f"[yellow]memory:[/] cycle failed: {safe(memory['memory_error'])}")
+        return
+    revised = ", ".join(safe(f"{r['id']} {r['verdict'] or r['status']}") for r in memory.get("lessons_revised", []))
+    console.print(
+        f"[bold]memory:[/] relied on {len(memory.get('lessons_used', []))} lesson(s)"
+        + (f", revised {revised}" if revised else "")
+        + f", wrote {len(memory.get('lessons_written', []))} new, {len(memory.get('rules_fired', []))} rule(s) in the prompt"
+    )

@@ -1,0 +1,272 @@
+"""Putting a workspace back from its run's snapshot, and `rollback_run` on top of it.
+
+Parts: `restore` (byte for byte: contents, modes, symlinks, FIFOs, empty
+folders, names with any bytes, any depth), `approved_kinds` (what a run
+approved) and `rollback_run` (restore, then demote those kinds in the trust
+ledger). Everything goes by file descriptor (common.walk): a symlink a run
+planted is replaced, never written through.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+from tether.common.limits import WorkspaceLimits
+from tether.common.manifest import WorkspaceDiff
+from tether.common.snapshot import (
+    JOURNAL_FILE,
+    SNAPSHOT_DIR,
+    Entry,
+    RestoreResult,
+    SnapshotError,
+    clone_fd,
+    from_text,
+    load_manifest,
+    run_dir,
+)
+from tether.common.walk import (
+    DIR_FLAGS,
+    Deadline,
+    Folders,
+    WalkError,
+    data_segments,
+    open_regular,
+    open_root,
+    read_link,
+    read_segments,
+    remove_entry,
+    shown,
+    walk,
+)
+from tether.runtime.config import TetherConfig
+from tether.runtime.trust.ledger import APPROVALS_FILE, LedgerCorruptError, TrustLedger
+
+
+def _kind(st: os.stat_result) -> str:
+    if stat.S_ISFIFO(st.st_mode):
+        return "fifo"
+    if stat.S_ISLNK(st.st_mode):
+        return "symlink"
+    return "dir" if stat.S_ISDIR(st.st_mode) else "file" if stat.S_ISREG(st.st_mode) else "other"
+
+
+def _lstat(name: str, parent: int) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _same(a: int, b: int, size: int, deadline: Deadline) -> bool:
+    """Same data at the same offsets (holes compared as holes, never read)."""
+    if list(data_segments(a, size)) != list(data_segments(b, size)):
+        return False
+    return all(x == y for x, y in zip(read_segments(a, size, size, deadline),
+                                      read_segments(b, size, size, deadline), strict=True))
+
+
+class _Restore:
+    def __init__(self, root: int, files: int, entries: dict[str, Entry], skipped: set[str], deadline: Deadline,
+                 max_depth: int) -> None:
+        self.root, self.files, self.entries, self.skipped = root, files, entries, skipped
+        self.deadline, self.max_depth = deadline, max_depth
+        self.added: set[str] = set()
+        self.modified: set[str] = set()
+        self.deleted: set[str] = set()
+
+    def drop_strangers(self) -> None:
+        """Remove what the snapshot does not hold, or holds as another type (top-down)."""
+        for e in walk(self.root, max_depth=self.max_depth, deadline=self.deadline, what="restore"):
+            if e.rel in self.skipped:
+                continue
+            want = self.entries.get(e.rel)
+            kind = _kind(e.st)
+            if want is None or want.type != kind:
+                prefix = e.rel[: len(e.rel) - len(e.name)]
+                gone = [prefix + g for g in remove_entry(e.parent, e.name, self.deadline)]
+                if want is None:
+                    self.added.update(gone)
+                else:
+                    self.modified.add(e.rel + "/" if want.type == "dir" else e.rel)
+                    self.added.update(gone[1:])
+            elif kind == "dir" and e.fd is not None:
+                os.fchmod(e.fd, stat.S_IMODE(e.st.st_mode) | 0o700)
+
+    def put_back(self) -> None:
+        """Create or rewrite every entry of the snapshot (parents first)."""
+        with Folders(self.root) as dst, Folders(self.files) as src:
+            for rel, entry in self.entries.items():
+                self.deadline.check()
+                parent, name = dst.parent(rel), rel.rpartition("/")[2]
+                st = _lstat(name, parent)
+                if entry.type == "dir":
+                    if st is None:
+                        os.mkdir(name, 0o700, dir_fd=parent)
+                        self.deleted.add(rel + "/")
+                elif entry.type == "fifo":
+                    if st is None:
+                        os.mkfifo(name, 0o600, dir_fd=parent)
+                        os.chmod(name, entry.mode, dir_fd=parent, follow_symlinks=False)
+                        self.deleted.add(rel)
+                elif entry.type == "symlink":
+                    self._link(parent, name, rel, from_text(entry.target or ""), st)
+                else:
+                    self._file(parent, name, rel, entry, st, src.parent(rel))
+
+    def _link(self, parent: int, name: str, rel: str, target: str, st: os.stat_result | None) -> None:
+        if st is not None and read_link(parent, name) == target:
+            return
+        if st is not None:
+            os.unlink(name, dir_fd=parent)
+        os.symlink(os.fsencode(target), os.fsencode(name), dir_fd=parent)
+        (self.modified if st is not None else self.deleted).add(rel)
+
+    def _file(self, parent: int, name: str, rel: str, entry: Entry, st: os.stat_result | None, src_dir: int) -> None:
+        got = open_regular(src_dir, name)
+        if got is None:
+            msg = f"snapshot copy of {rel!r} is missing; the snapshot is damaged"
+            raise SnapshotError(msg)
+        src, sst = got
+        try:
+            if st is not None and stat.S_IMODE(st.st_mode) == entry.mode and st.st_size == sst.st_size:
+                cur = open_regular(parent, name)
+                if cur is not None:
+                    try:
+                        if _same(src, cur[0], sst.st_size, self.deadline):
+                            return
+                    finally:
+                        os.close(cur[0])
+            if st is not None:
+                os.unlink(name, dir_fd=parent)
+            out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                          dir_fd=parent)
+            try:
+                clone_fd(src, out, sst.st_size, True, self.deadline)
+                os.fchmod(out, entry.mode)
+                os.utime(out, ns=(entry.mtime_ns or 0, entry.mtime_ns or 0))
+            finally:
+                os.close(out)
+        finally:
+            os.close(src)
+        (self.modified if st is not None else self.deleted).add(rel)
+
+    def folder_modes(self) -> None:
+        """Set each folder's mode, deepest first (a read-only folder last)."""
+        with Folders(self.root) as dst:
+            for rel, entry in reversed(self.entries.items()):
+                if entry.type == "dir":
+                    fd = os.open(rel.rpartition("/")[2], DIR_FLAGS, dir_fd=dst.parent(rel))
+                    try:
+                        os.fchmod(fd, entry.mode)
+                    finally:
+                        os.close(fd)
+
+
+def restore(runs_dir: Path, run_id: str, limits: WorkspaceLimits | None = None) -> RestoreResult:
+    """Put the run's workspace back as the snapshot holds it: contents, modes, symlinks, FIFOs.
+
+    Entries the run added are removed, deleted ones recreated, changed ones
+    rewritten; unchanged files are left alone. Sockets and devices the
+    snapshot skipped are left as they are.
+    """
+    limits = limits or WorkspaceLimits()
+    man = load_manifest(runs_dir, run_id)
+    files = run_dir(runs_dir, run_id) / SNAPSHOT_DIR / "files"
+    ws = man.workspace
+    try:
+        if ws.is_symlink() or (ws.exists() and not ws.is_dir()):
+            ws.unlink()
+        ws.mkdir(parents=True, exist_ok=True)
+        root, src = open_root(ws), open_root(files)
+        try:
+            os.fchmod(root, stat.S_IMODE(os.fstat(root).st_mode) | 0o700)
+            job = _Restore(root, src, {from_text(k): v for k, v in man.entries.items()},
+                           {from_text(k) for k in man.skipped}, Deadline(limits.host_pass_seconds, "restore"),
+                           limits.max_depth)
+            job.drop_strangers()
+            job.put_back()
+            job.folder_modes()
+            os.fchmod(root, man.root_mode)
+        finally:
+            os.close(root)
+            os.close(src)
+    except (OSError, WalkError) as e:
+        msg = f"restore of run {run_id} into {ws} failed: {e}; fix permissions and rerun `tether rollback {run_id}`"
+        raise SnapshotError(msg) from e
+    deleted = job.deleted - job.modified
+    return RestoreResult(workspace=ws, diff=WorkspaceDiff(
+        added=sorted(shown(p) for p in job.added), modified=sorted(shown(p) for p in job.modified),
+        deleted=sorted(shown(p) for p in deleted)))
+
+
+def _json_lines(file: Path) -> list[dict]:
+    """JSON objects of a log, skipping lines that are not (a crash may cut the last one)."""
+    rows = []
+    lines = file.read_text(encoding="utf-8", errors="replace").splitlines() if file.is_file() else []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
+def approved_kinds(path: Path) -> list[str]:
+    """Kinds approved (by a person or automatically) in the run at `path`.
+
+    Sources, all optional: `approvals.jsonl` rows `{"kind": K, "approved": true}`
+    (written by `TrustLedger.record`); in `journal.jsonl`, events
+    `{"type": "approval", "kinds": [...], "approved": true}`, events
+    `{"kind": "approval", "cmd_id": C, "approved": true}` joined with the
+    `{"kind": "verdict", "cmd_id": C, "kinds": [...]}` of the same command, and
+    verdict events the trust ledger turned from ask into allow (`enforced`;
+    not in shadow runs, which enforce nothing).
+    """
+    kinds = {r["kind"] for r in _json_lines(path / APPROVALS_FILE)
+             if r.get("approved") is True and isinstance(r.get("kind"), str)}
+    events = _json_lines(path / JOURNAL_FILE)
+    verdicts = {e.get("cmd_id"): e.get("kinds") for e in events if e.get("kind") == "verdict"}
+    shadow = any(e.get("kind") == "run_start" and e.get("shadow") is True for e in events)
+    for e in events:
+        found: object = None
+        if e.get("type") == "approval" and e.get("approved") is True:
+            found = e.get("kinds")
+        elif e.get("kind") == "approval" and e.get("approved") is True:
+            found = verdicts.get(e.get("cmd_id"))
+        elif (not shadow and e.get("kind") == "verdict" and e.get("decision") == "ask"
+              and e.get("enforced") == "allow"):
+            found = e.get("kinds")
+        if isinstance(found, list):
+            kinds.update(k for k in found if isinstance(k, str))
+    return sorted(kinds)
+
+
+class RollbackResult(BaseModel):
+    """A restored workspace and the kinds demoted because of it."""
+
+    run_id: str
+    restore: RestoreResult
+    demoted: list[str] = Field(default_factory=list)
+    ledger_error: str | None = None
+    """Set when the ledger is corrupt: the workspace is restored but nothing was demoted."""
+
+
+def rollback_run(config: TetherConfig, run_id: str) -> RollbackResult:
+    """Restore the run's workspace, then demote every kind the run approved."""
+    result = RollbackResult(run_id=run_id, restore=restore(config.runs_dir, run_id, config.workspace))
+    kinds = approved_kinds(run_dir(config.runs_dir, run_id))
+    try:
+        ledger = TrustLedger.load(config.ledger_path, config.trust, runs_dir=config.runs_dir)
+        for kind in kinds:
+            ledger.demote(kind, f"run {run_id} rolled back", run_id=run_id)
+    except LedgerCorruptError as e:
+        result.ledger_error = str(e)
+        return result
+    result.demoted = kinds
+    return result

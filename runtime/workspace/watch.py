@@ -1,0 +1,153 @@
+"""The runner's view of one run's workspace: its manifest before, around each command, and at the gate.
+
+Parts: `WorkspaceWatch` (the per-command scans, sharing one stat-keyed hash
+cache, the changed names as journal-safe text, and the size-limit message
+the model sees), and `save_start`/`load_start` (the manifest taken before
+the run, kept in the run folder so a resumed run diffs against the same one).
+
+Every pass is bounded by `workspace.host_pass_seconds`; past it a WalkError
+(a TetherError) stops the run as `failed` with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import replace
+from pathlib import Path
+
+from tether.common.atomic import write_atomic
+from tether.common.limits import WorkspaceLimits
+from tether.common.manifest import FileState, ManifestCache, Scan, diff, scan
+from tether.common.walk import shown
+from tether.runtime.workspace.live import LiveTree, NotifyError
+
+START_MANIFEST = "start_manifest.json"
+START_STATS = "start_stats.json"
+"""Stat of each file hashed for the start manifest: lets the first scan of the run reuse those hashes."""
+HISTORY = 16
+"""Live refreshes whose change lists are kept for `changed()`."""
+log = logging.getLogger(__name__)
+
+
+class WorkspaceWatch:
+    """Scans of one workspace during a run, re-hashing only what changed since the last one.
+
+    Per-command scans come from a `LiveTree` (inotify) when the kernel has
+    room for its watches, else from a full walk each time; the gate's
+    manifest is always a full walk.
+    """
+
+    def __init__(self, workspace: Path, limits: WorkspaceLimits, cache: ManifestCache | None = None) -> None:
+        self.workspace, self.limits = workspace, limits
+        self.cache = cache or ManifestCache()
+        self.live: LiveTree | None = None
+        self.use_live = True
+        self.generation = 0
+        self.history: dict[int, dict[str, FileState | None]] = {}
+        """Live refresh number -> entries it touched and their state before."""
+        self.frozen: dict[int, dict[str, FileState]] = {}
+        """The manifest of the last live scan before the tree was dropped (its view went stale)."""
+
+    def snapshot(self) -> Scan:
+        """The workspace now (manifest and size)."""
+        if self.use_live and self.live is None:
+            try:
+                self.live = LiveTree(self.workspace, self.limits, self.cache)
+            except NotifyError as e:
+                log.info("per-command scans walk the whole workspace (inotify unavailable: %s)", e)
+                self.use_live = False
+        if self.live is not None:
+            try:
+                changes = self.live.refresh()
+                self.generation += 1
+                self.history[self.generation] = changes
+                self.history.pop(self.generation - HISTORY, None)
+                return replace(self.live.scan(), generation=self.generation)
+            except NotifyError as e:  # overflow or no room for a watch: start over with a full walk
+                log.info("rebuilding the workspace watch: %s", e)
+                return self._rebuild()
+        return scan(self.workspace, self.limits, self.cache, what="per-command workspace scan")
+
+    def _rebuild(self) -> Scan:
+        """A fresh live tree; its change list is the full diff against the last complete one."""
+        assert self.live is not None
+        old = {**self.live.states, **self.live.changes}  # undo what the failed refresh had applied
+        old = {k: v for k, v in old.items() if v is not None}
+        self.close()
+        self.frozen = {self.generation: old}
+        fresh = self.snapshot()
+        if fresh.generation:
+            self.history[fresh.generation] = {rel: old.get(rel) for rel in diff(old, fresh.states).changed}
+        return fresh
+
+    def close(self) -> None:
+        """Drop the inotify watches."""
+        live, self.live = self.live, None
+        if live is not None:
+            live.close()
+
+    def changed(self, before: Scan | dict[str, FileState], after: Scan | dict[str, FileState]) -> list[str]:
+        """Names that differ between two scans (or manifests), as text safe for the journal.
+
+        A scan of the live tree holds a live view, not a copy: two such scans
+        are compared through the change lists of the refreshes between them
+        (`after` must be the latest); a live `before` with no refresh since is
+        still exact; anything else is diffed in full.
+        """
+        b_gen, a_gen = getattr(before, "generation", 0), getattr(after, "generation", 0)
+        b_states, a_states = getattr(before, "states", before), getattr(after, "states", after)
+        gens = range(b_gen + 1, a_gen + 1)
+        if b_gen and a_gen == self.generation and all(g in self.history for g in gens):
+            was: dict[str, FileState | None] = {}
+            for g in gens:
+                for rel, old in self.history[g].items():
+                    was.setdefault(rel, old)
+            return sorted(shown(rel) for rel, old in was.items() if old != a_states.get(rel))
+        if b_gen and b_gen != self.generation:
+            if b_gen not in self.frozen:
+                msg = f"scan {b_gen} of the live tree has moved on; it cannot be compared"
+                raise ValueError(msg)
+            b_states = self.frozen[b_gen]
+        return [shown(p) for p in diff(b_states, a_states).changed]
+
+    def over_limit(self, after: Scan) -> str | None:
+        """The message the model sees when the workspace outgrew `workspace.max_*bytes`."""
+        return after.over_limit(self.limits)
+
+    def final(self) -> dict[str, FileState]:
+        """The manifest the gate diffs: a full walk (it reuses hashes only by unchanged stat)."""
+        return scan(self.workspace, self.limits, self.cache, what="gate's workspace manifest").states
+
+
+def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits) -> dict[str, FileState]:
+    """Scan the workspace before the run and keep the manifest (and each file's stat) in the run folder.
+
+    Names are stored with Python's JSON escapes, so undecodable bytes
+    (surrogate escapes) survive the round trip. The stats let the run's
+    first scan reuse these hashes instead of reading every file again.
+    """
+    cache = ManifestCache()
+    states = scan(workspace, limits, cache, what="start manifest").states
+    write_atomic(run_dir / START_MANIFEST, json.dumps({k: v.model_dump() for k, v in states.items()}))
+    write_atomic(run_dir / START_STATS, json.dumps({k: sig for k, (sig, _) in cache.entries.items()}))
+    return states
+
+
+def load_start(run_dir: Path) -> dict[str, FileState]:
+    """The manifest `save_start` kept."""
+    raw = json.loads((run_dir / START_MANIFEST).read_text(encoding="ascii"))
+    return {k: FileState.model_validate(v) for k, v in raw.items()}
+
+
+def start_cache(run_dir: Path, states: dict[str, FileState]) -> ManifestCache:
+    """The start manifest's hashes keyed by the stats they were taken at (empty when not kept)."""
+    cache = ManifestCache()
+    try:
+        sigs = json.loads((run_dir / START_STATS).read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        return cache
+    if isinstance(sigs, dict):
+        cache.entries = {k: (tuple(v), states[k]) for k, v in sigs.items()
+                         if k in states and isinstance(v, list) and all(isinstance(n, int) for n in v)}
+    return cache

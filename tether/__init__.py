@@ -1,0 +1,33 @@
+"""Tether: an agent runtime with guarded execution and a memory that learns without rotting.
+
+The repository keeps the design card's folders at its top level (`runtime/`,
+`graphs/`, `guardian/`, `memory/`, `sandbox/`, with `common/` and `gate/`);
+the installed distribution maps each of them under this one namespace
+(`tether.runtime`, `tether.guardian`, ...; see docs/architecture.md).
+
+Public API for other tools:
+    guard(command, cwd=None) -> Verdict: the guardian's verdict on one command.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tether.guardian.verdict import Verdict
+
+try:
+    __version__ = version("tether")
+except PackageNotFoundError:  # run from a source tree that is not installed
+    __version__ = "0+unknown"
+
+
+def guard(command: str, cwd: str | None = None, **kwargs: Any) -> Verdict:
+    """The guardian's verdict on one bash command line (see tether.guardian.api)."""
+    from tether.guardian.api import guard as _guard
+
+    return _guard(command, cwd, **kwargs)
+
+
+__all__ = ["__version__", "guard"]
