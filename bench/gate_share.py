@@ -26,11 +26,12 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import tether.gate.judge as gate_run  # noqa: E402
 import yaml  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+import tether.gate.judge as gate_run  # noqa: E402
 from tether.common.events import GateRecorded, RunEnded, RunStarted, SummaryWritten, read_events  # noqa: E402
 from tether.runtime.cli.app import app  # noqa: E402
-from typer.testing import CliRunner  # noqa: E402
 
 PARTS = {"list_processes": "processes", "rerun": "checks", "build_before": "pre-run copy", "file_secrets": "secrets",
          "outside_files": "/tmp list"}

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def tether(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = dict(os.environ)
     return subprocess.run([sys.executable, "-m", "tether", *args, "--home", str(home)],
                           capture_output=True, text=True, env=env, cwd=ROOT, check=False)
 

@@ -120,7 +120,7 @@ def main() -> None:
     lines = list_runs(runs_dir)
     assert len(lines) == args.runs, len(lines)
     print(f"list_runs() in-process, all {len(lines)} runs:      {best(lambda: list_runs(runs_dir)) * 1000:7.1f} ms")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = dict(os.environ)
     base = [sys.executable, "-m", "tether"]
     listing = [*base, "runs", "--limit", str(args.runs), "--home", str(home)]
     print(f"load average now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s) (wall times below include waiting for a CPU)")

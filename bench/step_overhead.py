@@ -38,8 +38,9 @@ from typing import Any
 # bench/ holds other benches named like packages (bench/sandbox.py): keep it off the path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-import tether.common.manifest as manifest_mod  # noqa: E402
 from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
+
+import tether.common.manifest as manifest_mod  # noqa: E402
 from tether.runtime.config import load_config  # noqa: E402
 from tether.runtime.models.scripted import Script, ScriptedChatModel  # noqa: E402
 from tether.runtime.run.runner import RunOptions, start_run  # noqa: E402

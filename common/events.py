@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
+
 from tether.common.errors import StateFileError
+from tether.common.files import unreadable
 
 log = logging.getLogger(__name__)
 
@@ -166,8 +168,7 @@ def read_events(path: Path) -> list[Event]:
     except FileNotFoundError:
         return []
     except OSError as e:
-        msg = f"cannot read the run journal {path}: {e.strerror or e}; check its permissions"
-        raise StateFileError(msg) from e
+        raise unreadable(path, e, StateFileError, "check its permissions") from e
     events: list[Event] = []
     bad = 0
     # errors="replace": a line torn inside a multi-byte character must not hide the whole journal

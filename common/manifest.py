@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+
 from tether.common.limits import WorkspaceLimits
 from tether.common.walk import Deadline, allocated, hash_file, open_regular, read_link, shown, walk
 

@@ -20,13 +20,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import re
 import stat
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
 from tether.common.atomic import write_atomic
 from tether.common.errors import TetherError
 from tether.common.limits import WorkspaceLimits
@@ -50,15 +50,14 @@ MANIFEST = "manifest.json"
 JOURNAL_FILE = "journal.jsonl"
 RAW = "\x00"
 """Prefix of a name stored as hex because it is not valid UTF-8 (no real name holds a NUL)."""
-_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class SnapshotError(TetherError, OSError):
     """The workspace could not be snapshotted or restored."""
 
 
-class UnknownRunError(TetherError, LookupError):
-    """No such run, or the run has no snapshot."""
+class NoSnapshotError(SnapshotError, LookupError):
+    """The run has no snapshot (never taken, or pruned)."""
 
 
 class Entry(BaseModel):
@@ -110,14 +109,6 @@ def to_text(name: str) -> str:
 def from_text(text: str) -> str:
     """The surrogate-escaped name `to_text` stored."""
     return os.fsdecode(bytes.fromhex(text[len(RAW):])) if text.startswith(RAW) else text
-
-
-def run_dir(runs_dir: Path, run_id: str) -> Path:
-    """The run's folder; the id must be a plain name so it cannot escape `runs_dir`."""
-    if not _RUN_ID.match(run_id):
-        msg = f"invalid run id {run_id!r}; use the id `tether run` printed (letters, digits, . _ -)"
-        raise UnknownRunError(msg)
-    return runs_dir / run_id
 
 
 def clone_fd(src: int, dst: int, size: int, try_reflink: bool, deadline: Deadline | None = None) -> tuple[bool, int]:
@@ -235,13 +226,13 @@ def _remove_tree(path: Path) -> None:
     remove_path(path)
 
 
-def load_manifest(runs_dir: Path, run_id: str) -> SnapshotManifest:
-    """The run's snapshot manifest, or UnknownRunError naming the fix."""
-    path = run_dir(runs_dir, run_id) / SNAPSHOT_DIR / MANIFEST
+def load_manifest(run_folder: Path) -> SnapshotManifest:
+    """The snapshot manifest in a run's folder, or NoSnapshotError naming the fix."""
+    path = run_folder / SNAPSHOT_DIR / MANIFEST
     if not path.is_file():
-        msg = (f"no snapshot for run {run_id!r} under {runs_dir} (never taken, or pruned by "
-               f"workspace.snapshot_keep); list runs with `ls {runs_dir}`")
-        raise UnknownRunError(msg)
+        msg = (f"no snapshot for run {run_folder.name!r} (never taken, or pruned by "
+               "workspace.snapshot_keep); list runs with `tether runs`")
+        raise NoSnapshotError(msg)
     return SnapshotManifest.model_validate_json(path.read_text(encoding="utf-8"))
 
 

@@ -1,18 +1,23 @@
-"""Gathering the gate's evidence from the journal, the state and the workspace.
+"""Collecting the gate's evidence: one collector per `Evidence` field, from what happened.
 
-Parts: `list_processes()` (what runs in the sandbox: its process table, told
-apart by pid and start time, never by name; see sandbox/processes.py),
-`commands_from_journal()`,
-and `build_evidence()`. The model's own words enter only as claims to check.
+Parts: `Sources` (everything a collector may read: the graph state, the
+journal, the workspace manifests before and now, the sandbox), the
+`collects(field)` decorator, `collect(sources)` (runs every collector and
+returns the `Evidence`), `list_processes()` and `commands_from_journal()`.
+The model's own words enter only as claims to check. Adding an evidence
+field is one field in gate.evidence and one collector here.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from tether.common.budgets import RunBudgets
 from tether.common.events import (
     ApprovalRecorded,
     CommandProposed,
@@ -21,7 +26,7 @@ from tether.common.events import (
     LessonsUsed,
     VerdictRecorded,
 )
-from tether.common.manifest import FileState, diff, manifest
+from tether.common.manifest import FileState, WorkspaceDiff, diff
 from tether.common.walk import read_rel, shown
 from tether.gate.evidence import (
     Budgets,
@@ -33,11 +38,87 @@ from tether.gate.evidence import (
     goal_flags,
     real_changes,
 )
-from tether.runtime.config import RunConfig
+from tether.gate.scan import (
+    ChangeTracker,
+    artifact_types,
+    escaping_links,
+    file_secrets,
+    outside_files,
+    tampering,
+)
 from tether.sandbox.base import Sandbox
 from tether.sandbox.processes import Proc, left_running
 
 TEXT_CAP = 65_536
+
+
+@dataclass
+class Sources:
+    """What the collectors read; derived views are computed once."""
+
+    state: dict[str, Any]
+    events: Sequence[Event]
+    workspace: Path
+    start: dict[str, FileState]
+    end: dict[str, FileState]
+    run_dir: Path
+    sandbox: Sandbox
+    budgets: RunBudgets
+    mount: str
+    baseline: list[Proc] | None = None
+    lessons_used: list[str] = field(default_factory=list)
+    tracker: ChangeTracker = field(default_factory=ChangeTracker)
+
+    @cached_property
+    def delta(self) -> WorkspaceDiff:
+        return diff(self.start, self.end)
+
+    @cached_property
+    def written(self) -> list[str]:
+        """Files the run added or changed, caches left out."""
+        return real_changes([*self.delta.added, *self.delta.modified])
+
+    @cached_property
+    def commands(self) -> list[CommandEvidence]:
+        return commands_from_journal(self.events)
+
+    @cached_property
+    def steps(self) -> dict[str, Any]:
+        return self.state.get("steps", {})
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        return self.state.get("summary") or {}
+
+    @cached_property
+    def goal(self) -> tuple[bool, list[str]]:
+        return goal_flags(self.state.get("goal", ""))
+
+    @cached_property
+    def review(self) -> tuple[list[str], str]:
+        return tampering(self.start, self.end, self.commands, self.run_dir, self.workspace)
+
+
+Collector = Callable[[Sources], Any]
+_COLLECTORS: dict[str, Collector] = {}
+
+
+def collects(name: str) -> Callable[[Collector], Collector]:
+    """Register `fn(sources)` as the collector of `Evidence.<name>`."""
+    if name not in Evidence.model_fields:
+        msg = f"Evidence has no field {name!r}"
+        raise ValueError(msg)
+
+    def deco(fn: Collector) -> Collector:
+        _COLLECTORS[name] = fn
+        return fn
+
+    return deco
+
+
+def collect(sources: Sources) -> Evidence:
+    """Every collected field, as one `Evidence`."""
+    return Evidence.model_validate({name: fn(sources) for name, fn in _COLLECTORS.items()})
 
 
 def list_processes(sandbox: Sandbox, baseline: list[Proc] | None = None, settle_s: float = 1.2) -> list[Proc] | None:
@@ -50,14 +131,11 @@ def list_processes(sandbox: Sandbox, baseline: list[Proc] | None = None, settle_
     listing shows counts, new pids included (a leftover that keeps
     re-spawning under new pids is still a leftover).
     """
-    lister = getattr(sandbox, "processes", None)
-    if lister is None:
-        return None  # a sandbox that cannot list its processes: R15 fails closed
     try:
-        now = lister()
+        now = sandbox.processes()
         if baseline is not None and left_running(now, baseline):
             time.sleep(settle_s)
-            now = lister()
+            now = sandbox.processes()
     except Exception:  # a dead sandbox cannot list anything: the gate treats None as a fail
         return None
     return now
@@ -74,75 +152,179 @@ def commands_from_journal(events: Sequence[Event]) -> list[CommandEvidence]:
         elif isinstance(e, ApprovalRecorded) and e.cmd_id in cmds:
             cmds[e.cmd_id]["approval"] = "approved" if e.approved else "refused"
         elif isinstance(e, ExecFinished) and e.cmd_id in cmds:
-            cmds[e.cmd_id].update(executed=True, exit_code=e.exit_code, output=e.output, changed=e.changed, secrets=e.secrets)
+            cmds[e.cmd_id].update(executed=True, exit_code=e.exit_code, output=e.output, changed=e.changed,
+                                  secrets=e.secrets)
     return [CommandEvidence.model_validate(c) for c in cmds.values()]
 
 
-def _texts(root: Path, paths: list[str]) -> dict[str, str]:
-    """Leading text of each regular file, read by descriptor (no symlink followed, no FIFO opened)."""
+# --- the goal, the plan, the steps -----------------------------------------------------------
+
+@collects("goal")
+def _goal(s: Sources) -> str:
+    return s.state.get("goal", "")
+
+
+@collects("wants_change")
+def _wants_change(s: Sources) -> bool:
+    return s.goal[0]
+
+
+@collects("artifacts")
+def _artifacts(s: Sources) -> list[str]:
+    return s.goal[1]
+
+
+@collects("plan")
+def _plan(s: Sources) -> list[PlanStepEvidence]:
+    return [PlanStepEvidence.model_validate(p) for p in s.state.get("plan", [])]
+
+
+@collects("plan_valid")
+def _plan_valid(s: Sources) -> bool:
+    return bool(s.state.get("plan_valid"))
+
+
+@collects("steps")
+def _steps(s: Sources) -> list[StepEvidence]:
+    return [StepEvidence(id=sid, status=st["status"], reason=st.get("reason", ""), commands=st.get("commands", []))
+            for sid, st in s.steps.items()]
+
+
+@collects("commands")
+def _commands(s: Sources) -> list[CommandEvidence]:
+    return s.commands
+
+
+@collects("claimed_reads")
+def _claimed_reads(s: Sources) -> list[str]:
+    return sorted({f for st in s.steps.values() for f in st.get("files_read", [])})
+
+
+@collects("claimed_changes")
+def _claimed_changes(s: Sources) -> list[str]:
+    return sorted({f for st in s.steps.values() for f in st.get("files_changed", [])})
+
+
+@collects("budgets")
+def _budgets(s: Sources) -> Budgets:
+    return Budgets(
+        limits=s.budgets, steps_used=len(s.state.get("plan", [])),
+        seconds_used=time.time() - s.state.get("started_at", time.time()), tokens_used=s.state.get("tokens", 0),
+        max_commands_in_a_step=max((st.get("turns", 0) for st in s.steps.values()), default=0),
+    )
+
+
+@collects("lessons_used")
+def _lessons_used(s: Sources) -> list[str]:
+    return s.lessons_used
+
+
+@collects("lessons_recorded")
+def _lessons_recorded(s: Sources) -> list[str]:
+    return sorted({i for e in s.events if isinstance(e, LessonsUsed) for i in e.ids})
+
+
+# --- the summary ------------------------------------------------------------------------------
+
+@collects("summary")
+def _summary(s: Sources) -> str | None:
+    return s.summary.get("text") or None
+
+
+@collects("summary_files")
+def _summary_files(s: Sources) -> list[str]:
+    return s.summary.get("files", [])
+
+
+@collects("summary_commands")
+def _summary_commands(s: Sources) -> list[str]:
+    return s.summary.get("commands", [])
+
+
+@collects("claims")
+def _claims(s: Sources) -> list[Claim]:
+    return [Claim(text=str(c.get("text", "")), command=c.get("command")) for c in s.summary.get("claims", [])]
+
+
+# --- the workspace ----------------------------------------------------------------------------
+
+@collects("diff_added")
+def _diff_added(s: Sources) -> list[str]:
+    return s.delta.shown().added
+
+
+@collects("diff_modified")
+def _diff_modified(s: Sources) -> list[str]:
+    return s.delta.shown().modified
+
+
+@collects("diff_deleted")
+def _diff_deleted(s: Sources) -> list[str]:
+    return s.delta.shown().deleted
+
+
+@collects("changed_texts")
+def _changed_texts(s: Sources) -> dict[str, str]:
+    """Leading text of each file the run wrote, read by descriptor (no symlink followed, no FIFO opened)."""
     out: dict[str, str] = {}
-    for rel in paths:
-        data = read_rel(root, rel, TEXT_CAP)
+    for rel in s.written:
+        data = read_rel(s.workspace, rel, TEXT_CAP)
         if data is not None:
             out[shown(rel)] = data.decode("utf-8", errors="replace")
     return out
 
 
-def build_evidence(
-    state: dict[str, Any],
-    events: Sequence[Event],
-    *,
-    workspace: Path,
-    start_manifest: dict[str, FileState],
-    end_manifest: dict[str, FileState] | None = None,
-    processes: list[Proc] | None,
-    baseline: list[Proc] | None,
-    limits: RunConfig,
-    lessons_used: list[str],
-    mount: str,
-) -> Evidence:
-    """The run's evidence, from what happened rather than what was said."""
-    goal = state.get("goal", "")
-    wants_change, artifacts = goal_flags(goal)
-    end = manifest(workspace) if end_manifest is None else end_manifest
-    raw = diff(start_manifest, end)
-    delta = raw.shown()
-    steps = state.get("steps", {})
-    summary = state.get("summary") or {}
-    commands = commands_from_journal(events)
-    left = None
-    if processes is not None and baseline is not None:
-        left = [p.describe() for p in left_running(processes, baseline)]
-    recorded = sorted({i for e in events if isinstance(e, LessonsUsed) for i in e.ids})
-    return Evidence(
-        goal=goal,
-        wants_change=wants_change,
-        artifacts=artifacts,
-        plan=[PlanStepEvidence.model_validate(p) for p in state.get("plan", [])],
-        plan_valid=bool(state.get("plan_valid")),
-        steps=[StepEvidence(id=sid, status=s["status"], reason=s.get("reason", ""), commands=s.get("commands", [])) for sid, s in steps.items()],
-        commands=commands,
-        claimed_reads=sorted({f for s in steps.values() for f in s.get("files_read", [])}),
-        claimed_changes=sorted({f for s in steps.values() for f in s.get("files_changed", [])}),
-        diff_added=delta.added,
-        diff_modified=delta.modified,
-        diff_deleted=delta.deleted,
-        changed_texts=_texts(workspace, real_changes([*raw.added, *raw.modified])),
-        stray_changes=sorted({p for e in events if isinstance(e, ExecFinished) for p in e.stray}),
-        workspace_files=sorted(shown(p) for p in end),
-        workspace_mount=mount,
-        summary=summary.get("text") or None,
-        summary_files=summary.get("files", []),
-        summary_commands=summary.get("commands", []),
-        claims=[Claim(text=str(c.get("text", "")), command=c.get("command")) for c in summary.get("claims", [])],
-        budgets=Budgets(
-            steps_used=len(state.get("plan", [])), steps_limit=limits.max_steps,
-            seconds_used=time.time() - state.get("started_at", time.time()), seconds_limit=limits.max_seconds,
-            tokens_used=state.get("tokens", 0), tokens_limit=limits.max_tokens,
-            commands_per_step_limit=limits.max_commands_per_step,
-            max_commands_in_a_step=max((s.get("turns", 0) for s in steps.values()), default=0),
-        ),
-        lessons_used=lessons_used,
-        lessons_recorded=recorded,
-        processes=left,
-    )
+@collects("workspace_files")
+def _workspace_files(s: Sources) -> list[str]:
+    return sorted(shown(p) for p in s.end)
+
+
+@collects("workspace_mount")
+def _workspace_mount(s: Sources) -> str:
+    return s.mount
+
+
+@collects("stray_changes")
+def _stray_changes(s: Sources) -> list[str]:
+    journaled = {p for e in s.events if isinstance(e, ExecFinished) for p in e.stray}
+    return sorted({*journaled, *s.tracker.stray(s.end)})
+
+
+@collects("escaping_links")
+def _escaping_links(s: Sources) -> list[str]:
+    return escaping_links(s.end, s.mount)
+
+
+@collects("artifact_types")
+def _artifact_types(s: Sources) -> dict[str, str]:
+    return artifact_types(s.workspace, s.goal[1], s.mount)
+
+
+@collects("review")
+def _review(s: Sources) -> list[str]:
+    return list(s.review[0])
+
+
+@collects("review_diff")
+def _review_diff(s: Sources) -> str:
+    return s.review[1]
+
+
+@collects("file_secrets")
+def _file_secrets(s: Sources) -> list[str]:
+    return file_secrets(s.workspace, s.written, int(s.state.get("started_at", 0) * 1e9))
+
+
+# --- the sandbox ------------------------------------------------------------------------------
+
+@collects("processes")
+def _processes(s: Sources) -> list[str] | None:
+    now = list_processes(s.sandbox, s.baseline)
+    if now is None or s.baseline is None:
+        return None
+    return [p.describe() for p in left_running(now, s.baseline)]
+
+
+@collects("outside_files")
+def _outside_files(s: Sources) -> list[str] | None:
+    return outside_files(s.sandbox)

@@ -2,20 +2,22 @@
 
 Parts: `Evidence` and its pieces, `goal_flags()` (does the goal ask for a
 change, which artifacts does it name), `is_generated()` (caches are not
-changes) and `find_secrets()` (from gate.secrets). The runner builds
-an `Evidence` from the journal, the real workspace diff and a final process
-listing; nothing here reads the model's words except the summary it checks.
+changes) and `normalize()`. gate.collect fills an `Evidence` from the
+journal, the real workspace diff and the sandbox, one collector per field;
+nothing here reads the model's words except the summary it checks.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from tether.gate.secrets import find_secrets
 
-__all__ = ["CheckRun", "Claim", "CommandEvidence", "Evidence", "find_secrets", "goal_flags", "is_generated", "real_changes"]
+from tether.common.budgets import RunBudgets
+
+__all__ = ["CheckRun", "Claim", "CommandEvidence", "Evidence", "goal_flags", "is_generated", "normalize", "real_changes"]
 
 StepStatus = Literal["pending", "running", "done", "failed", "blocked", "skipped"]
 
@@ -95,13 +97,12 @@ class Claim(BaseModel):
 
 
 class Budgets(BaseModel):
+    """What the run used, against its limits (R16)."""
+
+    limits: RunBudgets = Field(default_factory=RunBudgets)
     steps_used: int = 0
-    steps_limit: int = 20
     seconds_used: float = 0.0
-    seconds_limit: float = 1800.0
     tokens_used: int = 0
-    tokens_limit: int = 500_000
-    commands_per_step_limit: int = 12
     max_commands_in_a_step: int = 0
 
 
@@ -162,6 +163,24 @@ class Evidence(BaseModel):
     def diff(self) -> list[str]:
         return sorted({*self.diff_added, *self.diff_modified, *self.diff_deleted})
 
+    @property
+    def real_diff(self) -> list[str]:
+        """The workspace diff without generated caches."""
+        return real_changes(self.diff)
+
+    @property
+    def executed(self) -> list[CommandEvidence]:
+        """The commands that ran."""
+        return [c for c in self.commands if c.executed]
+
+    def rel(self, path: str) -> str:
+        """A path the model wrote (absolute under the mount, `./x`, `x`) relative to the workspace."""
+        p = path.strip()
+        for prefix in (self.workspace_mount.rstrip("/") + "/", "./"):
+            if p.startswith(prefix):
+                p = p[len(prefix):]
+        return posixpath.normpath(p) if p else p
+
 
 _CHANGE_VERBS = re.compile(
     r"\b(create|write|add|fix|change|update|implement|make|edit|refactor|rename|delete|remove|"
@@ -170,6 +189,11 @@ _CHANGE_VERBS = re.compile(
 )
 _ARTIFACT = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/-])")
 _NOT_ARTIFACTS = {"e.g", "i.e", "etc.", "a.m", "p.m"}
+
+
+def normalize(command: str) -> str:
+    """A command with its whitespace collapsed, for comparing what ran with what was cited."""
+    return " ".join(command.split())
 
 
 def goal_flags(goal: str) -> tuple[bool, list[str]]:

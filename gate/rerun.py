@@ -39,7 +39,6 @@ from tether.common.walk import (
 )
 from tether.gate.checks import COUNTING, classify, empty_test_run, has_expectation
 from tether.gate.evidence import CheckRun, CommandEvidence
-from tether.gate.verify import verify_commands
 from tether.sandbox.base import Sandbox
 
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -65,6 +64,13 @@ Checker = Callable[[str], str]
 def fresh(command: str) -> str:
     """`command` in a clean shell: empty environment but a default PATH, no rc files, pipefail."""
     return f"env -i {FRESH_ENV} bash --noprofile --norc -o pipefail -c {shlex.quote(command)}"
+
+
+def verify_commands(text: str) -> list[str]:
+    """The commands a step's verify text names: each `backquoted` span, else the whole text."""
+    quoted = [" ".join(m.split()) for m in re.findall(r"`([^`]+)`", text)]
+    whole = " ".join(text.split())
+    return [q for q in quoted if q] or ([whole] if whole else [])
 
 
 def is_test_path(rel: str) -> bool:

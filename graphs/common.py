@@ -3,7 +3,8 @@
 Parts: `call_model()` (names the call site in the metadata the scripted
 model and tracing read), `first_call()`, `plan_steps()`, `over_budget()`,
 `set_status()` (journals a step transition) and `fail_step()` (marks a step
-failed and every transitive dependent blocked, by DFS).
+failed and every transitive dependent blocked, by DFS). Each takes the run
+context (graphs.context) it works with.
 """
 
 from __future__ import annotations
@@ -12,14 +13,17 @@ import time
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
+
+from tether.common.budgets import RunBudgets
 from tether.common.events import StepChanged
+from tether.graphs.context import RunContext
 from tether.graphs.dag import PlanStep, dependents
-from tether.graphs.state import Deps, RunState, Step
+from tether.graphs.state import RunState, Step
 
 
-def call_model(deps: Deps, messages: list[BaseMessage], tools: list[dict[str, Any]], site: str, key: str, turn: int) -> tuple[AIMessage, int]:
+def call_model(ctx: RunContext, messages: list[BaseMessage], tools: list[dict[str, Any]], site: str, key: str, turn: int) -> tuple[AIMessage, int]:
     """Ask the model; the turn comes from checkpointed state so a resumed run asks the same question."""
-    bound = deps.model.bind_tools(tools)
+    bound = ctx.model.bind_tools(tools)
     meta = {"tether_site": site, "tether_key": key, "tether_turn": turn}
     ai = bound.invoke(messages, config={"metadata": meta, "run_name": f"tether:{site}"})
     if not isinstance(ai, AIMessage):
@@ -40,20 +44,20 @@ def plan_steps(state: RunState) -> list[PlanStep]:
     return [PlanStep.model_validate(p) for p in state.get("plan", [])]
 
 
-def over_budget(state: RunState, deps: Deps) -> str:
+def over_budget(state: RunState, budgets: RunBudgets) -> str:
     """Why the run must stop executing (time or tokens), or ''."""
     elapsed = time.time() - state.get("started_at", time.time())
-    if elapsed > deps.max_seconds:
-        return f"time budget exceeded ({elapsed:.0f}s > {deps.max_seconds:.0f}s)"
-    if state.get("tokens", 0) > deps.max_tokens:
-        return f"token budget exceeded ({state.get('tokens', 0)} > {deps.max_tokens})"
+    if elapsed > budgets.max_seconds:
+        return f"time budget exceeded ({elapsed:.0f}s > {budgets.max_seconds:.0f}s)"
+    if state.get("tokens", 0) > budgets.max_tokens:
+        return f"token budget exceeded ({state.get('tokens', 0)} > {budgets.max_tokens})"
     return ""
 
 
-def set_status(deps: Deps, state: RunState, step: Step, status: str, reason: str = "", **extra: Any) -> Step:
+def set_status(ctx: RunContext, state: RunState, step: Step, status: str, reason: str = "", **extra: Any) -> Step:
     """A copy of `step` in its new status, journaled (idempotently per replan round)."""
     new: Step = {**step, "status": status, "reason": reason, **extra}  # type: ignore[typeddict-item]
-    deps.journal.append(StepChanged(
+    ctx.journal.append(StepChanged(
         key=f"step:{step['id']}:{status}:{state.get('replans', 0)}",
         step=step["id"], status=status, reason=reason,  # type: ignore[arg-type]
         summary=new.get("summary", ""), files_read=new.get("files_read", []),
@@ -62,11 +66,11 @@ def set_status(deps: Deps, state: RunState, step: Step, status: str, reason: str
     return new
 
 
-def fail_step(deps: Deps, state: RunState, step: Step, reason: str) -> dict[str, Step]:
+def fail_step(ctx: RunContext, state: RunState, step: Step, reason: str) -> dict[str, Step]:
     """The step failed: it and every transitive dependent (DFS) change status."""
     steps = state.get("steps", {})
-    out = {step["id"]: set_status(deps, state, step, "failed", reason)}
+    out = {step["id"]: set_status(ctx, state, step, "failed", reason)}
     for sid in dependents(plan_steps(state), step["id"]):
         if steps.get(sid, {}).get("status") in ("pending", "blocked"):
-            out[sid] = set_status(deps, state, steps[sid], "blocked", f"depends on failed step '{step['id']}'")
+            out[sid] = set_status(ctx, state, steps[sid], "blocked", f"depends on failed step '{step['id']}'")
     return out

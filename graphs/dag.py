@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from tether.common.errors import TetherError
 
 StepStatus = str

@@ -1,18 +1,21 @@
 """Planner, plan validation, replanner and summarizer nodes.
 
-Parts: `planning_nodes(deps)` returns the node functions `plan`, `validate`,
-`replan`, `summarize`; routers live in graphs.build. The model calls and the
+Parts: the node functions `plan`, `validate`, `replan`, `summarize` (each a
+function of the state and LangGraph's runtime, whose context is the run's
+`RunContext`); routers live in graphs.build. The model calls and the
 checks are separate nodes so a rejected plan is journaled once and the
 planner, asked again, sees the error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
+
+from langgraph.runtime import Runtime
 
 from tether.common.events import PlanAccepted, PlanRejected, Replanned, SummaryWritten
 from tether.graphs.common import call_model, first_call, plan_steps, set_status
+from tether.graphs.context import RunContext
 from tether.graphs.dag import PlanError, PlanStep, parse_steps, still_blocked, validate_plan
 from tether.graphs.prompts import (
     PLAN_TOOLS,
@@ -22,89 +25,86 @@ from tether.graphs.prompts import (
     replanner_messages,
     summarizer_messages,
 )
-from tether.graphs.state import Deps, RunState, Step
-
-Node = Callable[[RunState], dict[str, Any]]
+from tether.graphs.state import RunState, Step
 
 
-def planning_nodes(deps: Deps) -> dict[str, Node]:
-    mount = deps.workspace_mount
+def plan(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Ask the planner (turn = attempt number) for a plan."""
+    ctx = runtime.context
+    attempt = state.get("plan_attempts", 0)
+    messages = planner_messages(state["goal"], state.get("memory_context", ""), state.get("plan_error", ""), ctx.workspace_mount)
+    ai, tokens = call_model(ctx, messages, PLAN_TOOLS, "planner", "", attempt)
+    args = first_call(ai, "submit_plan")
+    return {"draft": None if args is None else args.get("steps"), "tokens": tokens}
 
-    def plan(state: RunState) -> dict[str, Any]:
-        """Ask the planner (turn = attempt number) for a plan."""
-        attempt = state.get("plan_attempts", 0)
-        messages = planner_messages(state["goal"], state.get("memory_context", ""), state.get("plan_error", ""), mount)
-        ai, tokens = call_model(deps, messages, PLAN_TOOLS, "planner", "", attempt)
-        args = first_call(ai, "submit_plan")
-        return {"draft": None if args is None else args.get("steps"), "tokens": tokens}
+def validate(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Accept the draft as the DAG, or journal why not for the planner's next attempt."""
+    ctx = runtime.context
+    attempt = state.get("plan_attempts", 0)
+    draft = state.get("draft")
+    try:
+        if draft is None:
+            msg = "no plan submitted; call submit_plan with steps"
+            raise PlanError(msg)
+        steps = parse_steps(draft)
+        validate_plan(steps, ctx.budgets.max_steps)
+    except PlanError as e:
+        ctx.journal.append(PlanRejected(key=f"plan:{attempt}", attempt=attempt, error=str(e), steps=draft))
+        return {"plan_attempts": attempt + 1, "plan_error": str(e), "plan_valid": False}
+    plan = [s.model_dump() for s in steps]
+    ctx.journal.append(PlanAccepted(key=f"plan:{attempt}", attempt=attempt, steps=plan))
+    fresh: dict[str, Step] = {s.id: {"id": s.id, "status": "pending", "reason": "", "turns": 0, "commands": []} for s in steps}
+    return {"plan": plan, "plan_attempts": attempt + 1, "plan_error": "", "plan_valid": True, "steps": fresh}
 
-    def validate(state: RunState) -> dict[str, Any]:
-        """Accept the draft as the DAG, or journal why not for the planner's next attempt."""
-        attempt = state.get("plan_attempts", 0)
-        draft = state.get("draft")
-        try:
-            if draft is None:
-                msg = "no plan submitted; call submit_plan with steps"
-                raise PlanError(msg)
-            steps = parse_steps(draft)
-            validate_plan(steps, deps.max_steps)
-        except PlanError as e:
-            deps.journal.append(PlanRejected(key=f"plan:{attempt}", attempt=attempt, error=str(e), steps=draft))
-            return {"plan_attempts": attempt + 1, "plan_error": str(e), "plan_valid": False}
-        plan = [s.model_dump() for s in steps]
-        deps.journal.append(PlanAccepted(key=f"plan:{attempt}", attempt=attempt, steps=plan))
-        fresh: dict[str, Step] = {s.id: {"id": s.id, "status": "pending", "reason": "", "turns": 0, "commands": []} for s in steps}
-        return {"plan": plan, "plan_attempts": attempt + 1, "plan_error": "", "plan_valid": True, "steps": fresh}
+def replan(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Ask the replanner for repair steps and re-attach blocked dependents to them."""
+    ctx = runtime.context
+    rnd = state.get("replans", 0)
+    steps = state.get("steps", {})
+    messages = replanner_messages(state["goal"], state.get("plan", []), steps, state.get("repair_error", ""), ctx.workspace_mount)
+    ai, tokens = call_model(ctx, messages, REPAIR_TOOLS, "replanner", "", rnd)
+    args = first_call(ai, "submit_repair") or {}
+    replace = {str(k): str(v) for k, v in (args.get("replace") or {}).items()}
+    try:
+        if not args.get("steps"):
+            msg = "no repair steps submitted"
+            raise PlanError(msg)
+        new = parse_steps(args["steps"])
+        plan = _rewire(plan_steps(state), new, replace, steps)
+        validate_plan(plan, ctx.budgets.max_steps)
+    except PlanError as e:
+        ctx.journal.append(Replanned(key=f"replan:{rnd}", round=rnd, accepted=False, error=str(e), replace=replace))
+        return {"replans": rnd + 1, "repair_error": str(e), "tokens": tokens}
+    ctx.journal.append(Replanned(key=f"replan:{rnd}", round=rnd, accepted=True, steps=[s.model_dump() for s in new], replace=replace))
+    after = {**state, "replans": rnd + 1}
+    updates: dict[str, Step] = {}
+    for failed, repair in replace.items():
+        why = f"failed ({steps[failed].get('reason', '')}); replaced by repair step '{repair}'"
+        updates[failed] = set_status(ctx, after, steps[failed], "skipped", why)
+    for s in new:
+        updates[s.id] = {"id": s.id, "status": "pending", "reason": "", "turns": 0, "commands": []}
+    status = {sid: updates.get(sid, st)["status"] for sid, st in {**steps, **updates}.items()}
+    blocked = still_blocked(plan, status)
+    for sid, st in steps.items():
+        if st.get("status") == "blocked" and sid not in blocked:
+            updates[sid] = set_status(ctx, after, st, "pending", "")
+    return {"plan": [s.model_dump() for s in plan], "steps": updates, "replans": rnd + 1, "repair_error": "", "tokens": tokens}
 
-    def replan(state: RunState) -> dict[str, Any]:
-        """Ask the replanner for repair steps and re-attach blocked dependents to them."""
-        rnd = state.get("replans", 0)
-        steps = state.get("steps", {})
-        messages = replanner_messages(state["goal"], state.get("plan", []), steps, state.get("repair_error", ""), mount)
-        ai, tokens = call_model(deps, messages, REPAIR_TOOLS, "replanner", "", rnd)
-        args = first_call(ai, "submit_repair") or {}
-        replace = {str(k): str(v) for k, v in (args.get("replace") or {}).items()}
-        try:
-            if not args.get("steps"):
-                msg = "no repair steps submitted"
-                raise PlanError(msg)
-            new = parse_steps(args["steps"])
-            plan = _rewire(plan_steps(state), new, replace, steps)
-            validate_plan(plan, deps.max_steps)
-        except PlanError as e:
-            deps.journal.append(Replanned(key=f"replan:{rnd}", round=rnd, accepted=False, error=str(e), replace=replace))
-            return {"replans": rnd + 1, "repair_error": str(e), "tokens": tokens}
-        deps.journal.append(Replanned(key=f"replan:{rnd}", round=rnd, accepted=True, steps=[s.model_dump() for s in new], replace=replace))
-        after = {**state, "replans": rnd + 1}
-        updates: dict[str, Step] = {}
-        for failed, repair in replace.items():
-            why = f"failed ({steps[failed].get('reason', '')}); replaced by repair step '{repair}'"
-            updates[failed] = set_status(deps, after, steps[failed], "skipped", why)
-        for s in new:
-            updates[s.id] = {"id": s.id, "status": "pending", "reason": "", "turns": 0, "commands": []}
-        status = {sid: updates.get(sid, st)["status"] for sid, st in {**steps, **updates}.items()}
-        blocked = still_blocked(plan, status)
-        for sid, st in steps.items():
-            if st.get("status") == "blocked" and sid not in blocked:
-                updates[sid] = set_status(deps, after, st, "pending", "")
-        return {"plan": [s.model_dump() for s in plan], "steps": updates, "replans": rnd + 1, "repair_error": "", "tokens": tokens}
-
-    def summarize(state: RunState) -> dict[str, Any]:
-        """Ask for the final summary with its citations and claims."""
-        messages = summarizer_messages(state["goal"], state.get("steps", {}), mount, state.get("memory_context", ""))
-        ai, tokens = call_model(deps, messages, SUMMARY_TOOLS, "summarizer", "", 0)
-        args = first_call(ai, "submit_summary") or {"text": str(ai.content)}
-        summary = {
-            "text": str(args.get("text", "")),
-            "files": [str(f) for f in args.get("files") or []],
-            "commands": [str(c) for c in args.get("commands") or []],
-            "claims": [c for c in args.get("claims") or [] if isinstance(c, dict)],
-            "lessons_used": [str(i) for i in args.get("lessons_used") or []],
-        }
-        deps.journal.append(SummaryWritten(key="summary", **summary))
-        return {"summary": summary, "tokens": tokens}
-
-    return {"plan": plan, "validate": validate, "replan": replan, "summarize": summarize}
+def summarize(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Ask for the final summary with its citations and claims."""
+    ctx = runtime.context
+    messages = summarizer_messages(state["goal"], state.get("steps", {}), ctx.workspace_mount, state.get("memory_context", ""))
+    ai, tokens = call_model(ctx, messages, SUMMARY_TOOLS, "summarizer", "", 0)
+    args = first_call(ai, "submit_summary") or {"text": str(ai.content)}
+    summary = {
+        "text": str(args.get("text", "")),
+        "files": [str(f) for f in args.get("files") or []],
+        "commands": [str(c) for c in args.get("commands") or []],
+        "claims": [c for c in args.get("claims") or [] if isinstance(c, dict)],
+        "lessons_used": [str(i) for i in args.get("lessons_used") or []],
+    }
+    ctx.journal.append(SummaryWritten(key="summary", **summary))
+    return {"summary": summary, "tokens": tokens}
 
 
 def _rewire(plan: list[PlanStep], new: list[PlanStep], replace: dict[str, str], steps: dict[str, Step]) -> list[PlanStep]:

@@ -4,7 +4,8 @@ Public API (imported lazily, so `import guardian` stays cheap: the
 `tether guard` hook path uses `guardian.judge` without pydantic):
     check(command, context, config=None) -> Verdict
     CheckContext, Verdict, RuleHit, GuardianConfig
-    DESTRUCTIVE_CATEGORIES: categories never auto-approved by the trust ledger.
+    DESTRUCTIVE_CATEGORIES: categories never auto-approved by the trust ledger (a failure of the
+        guardian itself among them), whatever the approvals.
     all_rules() -> list of every risk rule (id, category, decision, ...).
 """
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 DESTRUCTIVE_CATEGORIES: frozenset[str] = frozenset({
     "filesystem-destruction", "device-write", "credential-access", "privilege-escalation",
     "reverse-shell", "resource-exhaustion", "container-escape", "exfiltration",
-    "command-escape",
+    "command-escape", "guardian-failure",
 })
 
 __all__ = ["DESTRUCTIVE_CATEGORIES", "CheckContext", "Decision", "GuardianConfig", "Rule",

@@ -1,6 +1,7 @@
 """Configuration of the bash risk guardian."""
 
 from pydantic import BaseModel, ConfigDict, Field
+
 from tether.guardian.decision import LIMITS
 
 

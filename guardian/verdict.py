@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+
 from tether.guardian.decision import SEVERITY, Decision, Result, strictest
 
 __all__ = ["SEVERITY", "CheckContext", "Decision", "RuleHit", "Verdict", "strictest"]

@@ -2,7 +2,9 @@
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from tether.memory.backends import BACKENDS
 
 
 class MemoryConfig(BaseModel):
@@ -12,8 +14,9 @@ class MemoryConfig(BaseModel):
 
     enabled: bool = True
     """Wrap every run in the read -> revise -> write cycle."""
-    index: Literal["edge", "qdrant"] = "edge"
-    """`edge`: Qdrant's in-process engine; `qdrant`: a Qdrant server via qdrant-client."""
+    index: str = "edge"
+    """A backend of memory.backends: `edge` (Qdrant's in-process engine) or `qdrant` (qdrant-client: a server by
+    `qdrant_url`, else its local mode)."""
     qdrant_url: str | None = None
     """URL of a Qdrant server when index = "qdrant" (None = qdrant-client local mode)."""
     qdrant_collection: str = "tether_memory"
@@ -68,6 +71,14 @@ class MemoryConfig(BaseModel):
     recall_global_share: float = Field(default=0.4, ge=0, le=1)
     """Share of the top_k lesson slots kept for lessons from other projects (the rest go to the
     current project's lessons first); slots one side cannot fill go to the other."""
+
+    @field_validator("index")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        if value not in BACKENDS:
+            msg = f"unknown memory index {value!r}; use one of {', '.join(BACKENDS)}"
+            raise ValueError(msg)
+        return value
 
     @model_validator(mode="before")
     @classmethod

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
+
 from tether.memory.config import MemoryConfig
 from tether.memory.errors import MemoryStoreError, UnknownMemoryItemError
 from tether.memory.index import LessonIndex

@@ -12,21 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tether.common.files import read_text as common_read_text
+from tether.common.files import unreadable
 from tether.memory.errors import MemoryStoreError
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+FIX = "restore it from a backup or delete it"
+
+
 def read_text(path: Path) -> str:
     """Read a memory file as UTF-8, naming the file when it fails."""
-    try:
-        return path.read_bytes().decode("utf-8")
-    except OSError as e:
-        msg = f"cannot read {path}: {e.strerror or e}"
-        raise MemoryStoreError(msg) from e
-    except UnicodeDecodeError as e:
-        msg = f"{path} is not UTF-8 text (byte {e.start}); restore it from a backup or delete it"
-        raise MemoryStoreError(msg) from e
+    return common_read_text(path, MemoryStoreError, FIX)
 
 
 def split_front_matter(text: str, where: Path | str = "<text>") -> tuple[dict[str, Any], str]:
@@ -60,12 +59,8 @@ def read_front_matter(path: Path) -> dict[str, Any]:
                 if line == "---\n":
                     break
                 lines.append(line)
-    except OSError as e:
-        msg = f"cannot read {path}: {e.strerror or e}"
-        raise MemoryStoreError(msg) from e
-    except UnicodeDecodeError as e:
-        msg = f"{path} is not UTF-8 text (byte {e.start}); restore it from a backup or delete it"
-        raise MemoryStoreError(msg) from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise unreadable(path, e, MemoryStoreError, FIX) from e
     meta, _ = split_front_matter("---\n" + "".join(lines) + "---\n", path)
     return meta
 

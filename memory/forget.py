@@ -23,6 +23,7 @@ import re
 from datetime import datetime
 
 from pydantic import BaseModel, Field
+
 from tether.common.atomic import write_atomic
 from tether.memory.errors import UnknownMemoryItemError
 from tether.memory.files import join_front_matter, read_text, split_front_matter

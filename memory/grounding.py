@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
 from tether.memory.lesson import Verdict
 from tether.memory.llm import parse_json
 from tether.memory.text import claims, normalize, normalize_quote, occurs

@@ -2,7 +2,7 @@
 
 Parts: `IndexDoc` / `IndexHit` (what goes in and comes out), `LessonIndex`
 (the Protocol every backend meets), `point_id`, `make_index` (picks the
-backend from MemoryConfig and imports it only when chosen).
+backend from MemoryConfig through memory.backends and imports it only when chosen).
 
 The index is a cache: a backend may be wiped and refilled from markdown at any
 time (`MemoryStore.rebuild`). Backends hold their engine open between
@@ -12,12 +12,15 @@ processes never touch one engine at once.
 
 from __future__ import annotations
 
+import importlib
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from tether.memory.backends import BACKENDS
 from tether.memory.config import MemoryConfig
 
 Kind = Literal["lesson", "run", "rule"]
@@ -106,12 +109,4 @@ def make_index(root: Path, config: MemoryConfig) -> LessonIndex:
         embedder = load_embedder()
     mode: SearchMode = "dense" if config.embeddings == "dense" else "hybrid"
     opts = {"embedder": embedder, "mode": mode, "min_score": config.dense_min_score}
-    if config.index == "edge":
-        from tether.memory.index_edge import EdgeIndex
-
-        return EdgeIndex(root / ".index" / "edge", **opts)
-    from tether.memory.index_qdrant import QdrantIndex
-
-    if config.qdrant_url:
-        return QdrantIndex(url=config.qdrant_url, collection=config.qdrant_collection, **opts)
-    return QdrantIndex(path=root / ".index" / "qdrant", collection=config.qdrant_collection, **opts)
+    return importlib.import_module(BACKENDS[config.index]).make(root, config, **opts)

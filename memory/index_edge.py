@@ -13,8 +13,11 @@ import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import qdrant_edge as qe
+
+from tether.memory.config import MemoryConfig
 from tether.memory.dense import Embedder
 from tether.memory.errors import IndexUnavailableError
 from tether.memory.index import DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, SearchMode, point_id
@@ -184,3 +187,8 @@ class EdgeIndex:
 
     def count(self) -> int:
         return self.shard.info().points_count
+
+
+def make(root: Path, config: MemoryConfig, **options: Any) -> EdgeIndex:
+    """The edge index of the memory folder `root` (memory.backends)."""
+    return EdgeIndex(root / ".index" / "edge", **options)

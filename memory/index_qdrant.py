@@ -9,8 +9,11 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from qdrant_client import QdrantClient, models
+
+from tether.memory.config import MemoryConfig
 from tether.memory.dense import Embedder
 from tether.memory.errors import IndexUnavailableError
 from tether.memory.index import DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, SearchMode, point_id
@@ -133,3 +136,10 @@ class QdrantIndex:
 
     def count(self) -> int:
         return self.client.count(self.collection, exact=True).count
+
+
+def make(root: Path, config: MemoryConfig, **options: Any) -> QdrantIndex:
+    """A server by `qdrant_url`, else qdrant-client's local mode in the memory folder `root` (memory.backends)."""
+    if config.qdrant_url:
+        return QdrantIndex(url=config.qdrant_url, collection=config.qdrant_collection, **options)
+    return QdrantIndex(path=root / ".index" / "qdrant", collection=config.qdrant_collection, **options)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from tether.memory.errors import MemoryStoreError
 from tether.memory.files import join_front_matter, render_sections, sections, split_front_matter
 from tether.memory.run import Outcome

@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+
 from tether.memory.files import read_text
 from tether.memory.lesson import Lesson
 from tether.memory.rule import Rule

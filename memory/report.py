@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
 from tether.memory.lesson import MOUNT, Verdict
 from tether.memory.llm import Call
 from tether.memory.run import Outcome

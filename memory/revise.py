@@ -16,6 +16,7 @@ import re
 from datetime import datetime
 
 from langchain_core.language_models import BaseChatModel
+
 from tether.common.errors import TetherError
 from tether.memory.errors import UnknownMemoryItemError
 from tether.memory.grounding import check_revision, read_revision

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from tether.memory.config import MemoryConfig
 from tether.memory.errors import MemoryStoreError
 from tether.memory.files import join_front_matter, render_sections, sections, split_front_matter

@@ -19,6 +19,7 @@ import random
 from datetime import UTC, datetime, timedelta
 
 from langchain_core.language_models import BaseChatModel
+
 from tether.common.errors import TetherError
 from tether.memory.config import MemoryConfig
 from tether.memory.errors import UnknownMemoryItemError

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
 from tether.memory.files import join_front_matter
 
 Outcome = Literal["success", "failure"]

@@ -22,6 +22,7 @@ from typing import Literal, TypeVar
 
 from filelock import FileLock
 from pydantic import ValidationError
+
 from tether.common.atomic import write_atomic
 from tether.memory.config import MemoryConfig
 from tether.memory.edits import apply_line_edits, line_digest, read_record, write_record

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, ValidationError
+
 from tether.common.errors import TetherError
 from tether.memory.grounding import sentences, unsupported_claims
 from tether.memory.lesson import Lesson

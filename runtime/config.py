@@ -17,7 +17,10 @@ from typing import Any
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tether.common.budgets import RunBudgets
 from tether.common.errors import ConfigError
+from tether.common.files import read_text
 from tether.common.limits import WorkspaceLimits
 from tether.guardian.config import GuardianConfig
 from tether.memory.config import MemoryConfig
@@ -29,6 +32,8 @@ ENV_PREFIX = "TETHER_"
 NOT_CONFIG = frozenset({"TETHER_REQUIRE_DOCKER"})
 """TETHER_* variables read by the test suite and scripts, not by the config."""
 CONFIG_NAME = "tether.toml"
+MAX_CONFIG_BYTES = 1 << 20
+"""A tether.toml larger than this is refused (a config file is a page of settings)."""
 
 
 class ModelConfig(BaseModel):
@@ -37,7 +42,7 @@ class ModelConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     spec: str | None = None
-    """`scripted:PATH`, `openai:MODEL`, `ollama:MODEL` or `anthropic:MODEL` (`--model` overrides)."""
+    """PROVIDER:NAME, one of the providers listed below (`--model` overrides)."""
     base_url: str | None = None
     """Endpoint of an OpenAI-compatible or Ollama server."""
     api_key_env: str | None = None
@@ -50,25 +55,11 @@ class ModelConfig(BaseModel):
     """Per-call timeout."""
 
 
-class RunConfig(BaseModel):
+class RunConfig(RunBudgets):
     """Budgets and bounds of one task."""
 
     model_config = ConfigDict(extra="forbid")
 
-    max_steps: int = Field(default=20, gt=0)
-    """Steps a plan may hold, repairs included."""
-    max_commands_per_step: int = Field(default=12, gt=0)
-    """Actor turns within one step."""
-    max_plan_attempts: int = Field(default=3, gt=0)
-    """Times the planner is asked again after an invalid plan."""
-    max_replans: int = Field(default=2, ge=0)
-    """Repair rounds after failed steps."""
-    max_seconds: float = Field(default=1800.0, gt=0)
-    """Wall-clock budget of the whole run."""
-    max_tokens: int = Field(default=500_000, gt=0)
-    """Model token budget of the whole run."""
-    parallel_steps: int = Field(default=2, gt=0)
-    """Independent ready steps executed at once."""
     verify: list[str] = Field(default_factory=list)
     """Checks the person gives (`tether run --verify CMD` adds to them): the gate runs each in a fresh shell after the run and on the pre-run copy; when given, they decide R07/R08."""
     verify_timeout_s: float = Field(default=120.0, gt=0)
@@ -134,17 +125,11 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    text = read_text(path, ConfigError, "fix the file or remove it", max_bytes=MAX_CONFIG_BYTES)
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         msg = f"{path}: invalid TOML ({e}); fix the file or remove it"
-        raise ConfigError(msg) from e
-    except UnicodeDecodeError as e:
-        msg = f"{path}: not UTF-8 text (byte {e.start}); fix the file or remove it"
-        raise ConfigError(msg) from e
-    except OSError as e:
-        msg = f"{path}: cannot read it ({e.strerror or e}); fix its permissions or remove it"
         raise ConfigError(msg) from e
 
 

@@ -1,11 +1,19 @@
-"""The sandbox seam: what the rest of Tether may ask of any sandbox."""
+"""The sandbox seam: everything the rest of Tether asks of any sandbox, stated here.
+
+A second backend implements `Sandbox` (exec, processes, close, the workspace
+and the output scanner slot) and passes the same tests; nothing above this
+layer looks for a method by `getattr`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel
+
+from tether.sandbox.processes import Proc
 
 
 class ExecResult(BaseModel):
@@ -27,14 +35,30 @@ class ExecResult(BaseModel):
         return self.exit_code == 0 and not self.timed_out
 
 
+class OutputScanner(Protocol):
+    """Sees a command's whole output stream as it arrives (the output cap keeps only head and tail)."""
+
+    def feed(self, data: bytes) -> None: ...
+
+    def close(self) -> list[str]:
+        """What it found (for the secrets scan: secret kinds)."""
+        ...
+
+
 @runtime_checkable
 class Sandbox(Protocol):
     """A place to run shell commands that cannot touch the host beyond `workspace`."""
 
     workspace: Path
+    stream_scanner: Callable[[], OutputScanner] | None
+    """Made once per command and fed its whole output; its findings land in `ExecResult.secrets`."""
 
     def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:
         """Run `command` with bash in the sandbox; never raises for a non-zero exit."""
+        ...
+
+    def processes(self) -> list[Proc]:
+        """What runs in the sandbox now, but the sandbox's own probe (the gate's R15 compares two listings)."""
         ...
 
     def close(self) -> None:

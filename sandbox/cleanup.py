@@ -19,6 +19,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
+
 from tether.sandbox.errors import SandboxError
 
 if TYPE_CHECKING:

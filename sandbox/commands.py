@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
+
 from tether.common.errors import TetherError
 from tether.sandbox import cleanup, engine, images
 from tether.sandbox.base import ExecResult

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from filelock import FileLock
 from pydantic import BaseModel
+
 from tether.sandbox import rootfs
 from tether.sandbox.errors import ImageMissingError, SandboxError
 

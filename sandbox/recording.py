@@ -22,6 +22,7 @@ class RecordingSandbox:
         self.fail_on = fail_on
         self.commands: list[str] = []
         self.closed = False
+        self.stream_scanner = None
 
     def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:  # noqa: ARG002
         if command == self.fail_on:

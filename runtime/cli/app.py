@@ -15,6 +15,7 @@ from typing import Any
 def build_app() -> Any:
     """The full typer app with every area's commands."""
     import typer
+
     from tether.runtime.cli import eval as cli_eval
     from tether.runtime.cli import guard as cli_guard
     from tether.runtime.cli import memory as cli_memory

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+
 from tether.common.errors import TetherError
 from tether.runtime.config import TetherConfig, check_home, load_config
 from tether.runtime.terminal import safe
@@ -23,6 +24,8 @@ HomeOption = Annotated[
     typer.Option("--home", help="Tether home (runs, memory, checkpoints, ledger). Env: TETHER_HOME."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+RunArg = Annotated[str, typer.Argument(
+    help="Run id as `tether runs` lists it: the whole id, a unique prefix of it, or `last` for the newest run.")]
 
 
 def config(home: Path | None) -> TetherConfig:
@@ -33,6 +36,15 @@ def config(home: Path | None) -> TetherConfig:
     except TetherError as e:
         fail(str(e))
     return cfg
+
+
+def resolve_run(cfg: TetherConfig, text: str) -> str:
+    """The full run id a person typed (whole, a unique prefix, or `last`), or exit 2 naming the fix."""
+    from tether.runtime.run_ids import resolve
+
+    with errors_exit(2):
+        return resolve(cfg.runs_dir, text)
+    raise AssertionError  # errors_exit always exits on an error
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
 from tether.runtime.cli.common import (
     HomeOption,
     JsonOption,
@@ -35,7 +36,7 @@ def _progress(result: CellResult) -> None:
 
 def eval_cmd(
     tasks: Annotated[Path, typer.Argument(help="Folder of Harbor-layout tasks (optionally train/ and test/).")],
-    model: Annotated[str, typer.Option("--model", help="scripted:task (each task's scripted/<method>.yaml), scripted:PATH, openai:NAME, ollama:NAME or anthropic:NAME.")],
+    model: Annotated[str, typer.Option("--model", help="scripted:task (each task's scripted/<method>.yaml), or any --model of tether run.")],
     json_out: JsonOption = False,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Cells (task x method x trial) run at once, each in its own sandbox.")] = 1,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Where results are kept (and resumed from). Default: HOME/evals/<tasks folder name>.")] = None,

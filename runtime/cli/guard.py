@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
 from tether.runtime.cli import guard_fast
 from tether.runtime.cli.common import JsonOption
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+
 from tether.memory.api import list_memory, rebuild_index, search_memory, show_item
 from tether.memory.forget import forget_lesson, forget_rule, forget_run
 from tether.memory.store import MemoryStore

@@ -18,16 +18,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
 from tether.runtime.cli.common import (
     HomeOption,
     JsonOption,
+    RunArg,
     config,
     err,
     errors_exit,
     fail,
     print_json,
+    resolve_run,
 )
 from tether.runtime.config import TetherConfig
+from tether.runtime.models.registry import spec_help
 from tether.runtime.terminal import safe
 
 if TYPE_CHECKING:  # the runner pulls in langgraph: import it only when a run starts
@@ -37,8 +41,8 @@ if TYPE_CHECKING:  # the runner pulls in langgraph: import it only when a run st
     from tether.runtime.views.console import LiveView
     from tether.runtime.views.event_stream import EventStream
 
+MODEL_HELP = f"The chat model: {spec_help()} (docs/config.md)."
 EXIT = {"success": 0, "failed": 1, "blocked": 1, "interrupted": 3, "needs-review": 4}
-RunArg = Annotated[str, typer.Argument(help="Run id, as `tether run` printed it.")]
 YesOption = Annotated[bool, typer.Option("--yes", help="Approve every command the guardian asks about (never overrides a deny).")]
 
 EventsOption = Annotated[bool, typer.Option("--events", help="Stream the run's events as JSON lines on stdout (docs/events.md); the last line is the --json object.")]
@@ -120,7 +124,7 @@ def _with_view(fn: Callable[[LiveView], RunRecord]) -> RunRecord:
 def run(
     goal: Annotated[str | None, typer.Argument(help="What to achieve; default: the scripted model's `goal:`.")] = None,
     workspace: Annotated[Path | None, typer.Option("--workspace", "-w", help="Folder the agent works in (default: current).")] = None,
-    model: Annotated[str | None, typer.Option("--model", help="scripted:PATH, openai:NAME, ollama:NAME or anthropic:NAME.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help=MODEL_HELP)] = None,
     yes: YesOption = False,
     ask_later: Annotated[bool, typer.Option("--ask-later", help="Without a terminal, pause on an ask (exit 3) for `tether approve|deny` instead of refusing it.")] = False,
     shadow: Annotated[bool, typer.Option("--shadow", help="Shadow audit: record the guardian's verdicts without enforcing them (the sandbox still isolates).")] = False,
@@ -174,6 +178,7 @@ def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home:
     from tether.runtime.run.runner import check_resumable
 
     cfg = config(home)
+    run_id = resolve_run(cfg, run_id)
     with errors_exit(2):
         meta, _ = check_resumable(cfg, run_id, approved)
         hooks = hooks_factory(cfg, memory=meta.get("memory", True))

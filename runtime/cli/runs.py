@@ -13,15 +13,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
+
 from tether.runtime.cli.common import (
     HomeOption,
     JsonOption,
+    RunArg,
     config,
     err,
     errors_exit,
     fail,
     out,
     print_json,
+    resolve_run,
 )
 from tether.runtime.views.console import STYLE
 from tether.runtime.views.text import cell
@@ -30,7 +33,6 @@ if TYPE_CHECKING:
     from tether.runtime.views.run_list import RunLine
     from tether.runtime.views.run_view import RunView
 
-RunArg = Annotated[str, typer.Argument(help="Run id, as `tether runs` lists it.")]
 
 
 def _when(ts: float | None) -> str:
@@ -85,6 +87,7 @@ def _load(run_id: str, home: Path | None) -> RunView:
     from tether.runtime.views.run_view import load_run
 
     cfg = config(home)
+    run_id = resolve_run(cfg, run_id)
     with errors_exit(2):
         return load_run(cfg.runs_dir, run_id, cfg.memory_dir)
 
@@ -187,7 +190,7 @@ def report(
 
     view = _load(run_id, home)
     cfg = config(home)
-    target = output or (cfg.runs_dir / run_id / "report.html")
+    target = output or (cfg.runs_dir / view.run_id / "report.html")
     if target.is_dir():
         fail(f"{target} is a folder; pass -o FILE.html")
     try:

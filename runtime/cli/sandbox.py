@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
 from tether.common.errors import TetherError
 from tether.runtime.cli.common import (
     HomeOption,

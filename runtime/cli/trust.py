@@ -6,26 +6,28 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+
 from tether.common.snapshot import gc_snapshots
 from tether.runtime.cli.common import (
     HomeOption,
     JsonOption,
+    RunArg,
     config,
     errors_exit,
     fail,
     out,
     print_json,
+    resolve_run,
 )
 from tether.runtime.config import TetherConfig
 from tether.runtime.terminal import safe
 from tether.runtime.trust.audit import AuditReport, audit_run
 from tether.runtime.trust.ledger import TrustLedger, never_promoted
-from tether.runtime.workspace.restore import rollback_run
+from tether.runtime.trust.rollback import rollback_run
 
 trust_app = typer.Typer(help="Inspect and edit the trust ledger (what is auto-approved).",
                         no_args_is_help=True)
 KindArg = Annotated[str, typer.Argument(help="Action kind, `category:program`, e.g. package-install:pip.")]
-RunArg = Annotated[str, typer.Argument(help="Run id, as `tether run` printed it.")]
 
 
 def _ledger(cfg: TetherConfig) -> TrustLedger:
@@ -95,6 +97,7 @@ def revoke(kind: KindArg, home: HomeOption = None, json: JsonOption = False) -> 
 def rollback(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) -> None:
     """Restore a run's workspace from its snapshot and demote every kind it approved."""
     cfg = config(home)
+    run_id = resolve_run(cfg, run_id)
     with errors_exit():
         result = rollback_run(cfg, run_id)
     if json:
@@ -133,6 +136,7 @@ def snapshot_gc(
 def audit(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) -> None:
     """Shadow report of a run: would-be denies, asks, auto-approvals and agreement per kind."""
     cfg = config(home)
+    run_id = resolve_run(cfg, run_id)
     with errors_exit():
         report = audit_run(cfg.runs_dir, run_id)
     if json:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from langchain_core.callbacks import BaseCallbackHandler
 from pydantic import BaseModel, ConfigDict
+
 from tether.common.atomic import write_atomic
 from tether.common.errors import TetherError
 from tether.runtime.config import TetherConfig

@@ -27,6 +27,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 from pydantic import BaseModel, Field
+
 from tether.common.atomic import write_atomic
 from tether.common.errors import ConfigError
 from tether.runtime.config import TetherConfig

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
+
 from tether.common.errors import ConfigError
 
 MAX_INSTRUCTION_BYTES = 64 * 1024

@@ -1,10 +1,11 @@
-"""Seams of the runner that memory (issue 5) and trust (issue 6) plug into.
+"""Seams of the runner that memory and trust plug into.
 
 Parts: `RunInfo` (what a hook learns before the run), `MemoryContext` (what
 memory hands back: prompt text and the ids of the lessons in it),
-`RunRecord` (a finished or paused run), the `RunHooks` protocol and
-`NoHooks`, its do-nothing implementation. Implementations do not inherit
-the protocol; they only need the four methods.
+`RunRecord` (a finished or paused run), the `RunHooks` protocol (around the
+run, plus graphs.context.Approvals at each ask) and `NoHooks`, its
+do-nothing implementation. Implementations need not inherit the protocol;
+they only need its methods.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
-from tether.guardian.verdict import Verdict
+
+from tether.graphs.context import Approvals, NoApprovals
 
 RunStatus = Literal["success", "needs-review", "failed", "blocked", "interrupted"]
 
@@ -60,47 +63,26 @@ class RunRecord(BaseModel):
         return self.run_dir / "journal.jsonl"
 
 
-class RunHooks(Protocol):
-    """Called by the runner around a run and at each guardian `ask`."""
+class RunHooks(Approvals, Protocol):
+    """Called by the runner around a run, and (as graphs.context.Approvals) at each guardian `ask`."""
 
     def before_run(self, run: RunInfo) -> MemoryContext:
         """Read memory for this goal (not called again on resume)."""
         ...
 
-    def after_run(self, record: RunRecord) -> dict[str, Any]:
-        """Revise and write memory once the run reached a final status (not on a pause).
+    def after_run(self, record: RunRecord, model: BaseChatModel) -> dict[str, Any]:
+        """Revise and write memory with the run's own model once the run reached a final status (not on a pause).
 
         Returns fields to add to the run's report (e.g. lessons revised and written).
         """
         ...
 
-    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:
-        """`allow` auto-approves an ask (a promoted trust kind); `ask` leaves it to a person."""
-        ...
 
-    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
-        """A person approved or denied an ask (not `--yes`, not a refusal for lack of a person)."""
-        ...
-
-    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
-        """Shadow mode: note the verdict, what trust would have done, and the person's answer (if asked)."""
-        ...
-
-
-class NoHooks:
+class NoHooks(NoApprovals):
     """No memory, no learned trust: every ask goes to a person."""
 
     def before_run(self, run: RunInfo) -> MemoryContext:  # noqa: ARG002
         return MemoryContext()
 
-    def after_run(self, record: RunRecord) -> dict[str, Any]:  # noqa: ARG002
+    def after_run(self, record: RunRecord, model: BaseChatModel) -> dict[str, Any]:  # noqa: ARG002
         return {}
-
-    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:  # noqa: ARG002
-        return "ask"
-
-    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
-        return None
-
-    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
-        return None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from langchain_core.language_models import BaseChatModel
+
 from tether.guardian.verdict import Verdict
 from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import MemoryContext, RunHooks, RunInfo, RunRecord
@@ -24,10 +26,10 @@ class ChainedHooks:
             ids += ctx.lesson_ids
         return MemoryContext(text="\n\n".join(text), lesson_ids=ids)
 
-    def after_run(self, record: RunRecord) -> dict[str, Any]:
+    def after_run(self, record: RunRecord, model: BaseChatModel) -> dict[str, Any]:
         extras: dict[str, Any] = {}
         for h in self.hooks:
-            extras |= h.after_run(record) or {}
+            extras |= h.after_run(record, model) or {}
         return extras
 
     def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:

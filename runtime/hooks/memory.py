@@ -10,6 +10,8 @@ import json
 import logging
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
+
 from tether.common.atomic import write_atomic
 from tether.common.errors import TetherError
 from tether.common.events import (
@@ -93,17 +95,12 @@ class MemoryHooks(NoHooks):
         text = recall.prompt(cfg.recall_item_chars, cfg.recall_total_chars)
         return MemoryContext(text=text, lesson_ids=[x.id for x in recall.lessons if f"[{x.id}]" in text])
 
-    def after_run(self, record: RunRecord) -> dict[str, Any]:
-        from tether.runtime.models.registry import build_chat_model
-        from tether.runtime.run.runner import load_meta
-
+    def after_run(self, record: RunRecord, model: BaseChatModel) -> dict[str, Any]:
         if not self.learn:
             return {}
         recall_path = record.run_dir / RECALL_FILE
         try:
             recall = Recall.model_validate_json(recall_path.read_bytes()) if recall_path.is_file() else None
-            spec = load_meta(self.config, record.run_id)["model_spec"]
-            model = build_chat_model(self.config.model.model_copy(update={"spec": spec}))
             report = self.cycle.after_run(memory_record(record), model, recall)
         except (TetherError, OSError, ValueError) as e:
             # The run's outcome stands; the failure is reported, not hidden.

@@ -1,1 +1,1 @@
-"""TODO"""
+"""Chat models: the provider registry (registry.py) and one module per provider."""

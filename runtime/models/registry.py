@@ -1,30 +1,62 @@
-"""Chat models from config: scripted, OpenAI-compatible, Ollama, Anthropic.
+"""Chat model providers: one module each, one mapping, and the one place a run's model is built.
 
-Provider packages are optional extras, imported only when chosen.
+Parts: `Provider` (name, module, the extra it needs, a line of help),
+`PROVIDERS` (the mapping every list of providers is generated from: `--model`
+help, docs/config.md), `spec_help()`, `build_chat_model(config)` and
+`model_for_run(config, meta)`. A provider module exposes
+`build(name, config, environ) -> BaseChatModel` and is imported only when
+chosen. A provider of the person's own is named by a dotted path:
+`--model mypkg.chat:build:NAME` calls `mypkg.chat.build(NAME, config, environ)`.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
-from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
 from tether.common.errors import ConfigError
-from tether.runtime.config import ModelConfig
-from tether.runtime.models.scripted import ScriptedChatModel
 
-PROVIDERS = ("scripted", "openai", "ollama", "anthropic")
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
-
-EXTRAS = {"openai": "langchain-openai", "ollama": "langchain-ollama", "anthropic": "langchain-anthropic"}
+    from tether.runtime.config import ModelConfig, TetherConfig
 
 
-def _missing_extra(provider: str) -> ConfigError:
-    msg = f"model provider '{provider}' needs {EXTRAS[provider]}: pip install 'tether[{provider}]'"
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    module: str
+    """Module with `build(name, config, environ)`."""
+    extra: str | None
+    """The optional dependency (`pip install 'tether[EXTRA]'`) it needs; None when built in."""
+    help: str
+    """What NAME means for this provider."""
+
+
+PROVIDERS: dict[str, Provider] = {p.name: p for p in (
+    Provider("scripted", "tether.runtime.models.scripted", None, "a YAML scenario replayed (tests, demos)"),
+    Provider("openai", "tether.runtime.models.openai", "openai", "a model of any OpenAI-compatible server"),
+    Provider("ollama", "tether.runtime.models.ollama", "ollama", "a model an Ollama server holds"),
+    Provider("anthropic", "tether.runtime.models.anthropic", "anthropic", "an Anthropic model"),
+)}
+
+
+def spec_help() -> str:
+    """`scripted:PATH, openai:NAME, ...`: the specs `--model` accepts, from the mapping."""
+    names = [f"{p.name}:{'PATH' if p.name == 'scripted' else 'NAME'}" for p in PROVIDERS.values()]
+    return ", ".join(names) + ", or MODULE:FUNCTION:NAME for a provider of your own"
+
+
+def missing_extra(provider: Provider) -> ConfigError:
+    msg = f"model provider '{provider.name}' needs its extra: pip install 'tether[{provider.extra}]'"
     return ConfigError(msg)
 
 
-def _api_key(config: ModelConfig, environ: dict[str, str]) -> str | None:
+def api_key(config: ModelConfig, environ: Mapping[str, str]) -> str | None:
+    """The API key from the variable `model.api_key_env` names (never from config itself)."""
     if not config.api_key_env:
         return None
     key = environ.get(config.api_key_env)
@@ -34,53 +66,39 @@ def _api_key(config: ModelConfig, environ: dict[str, str]) -> str | None:
     return key
 
 
-def build_chat_model(config: ModelConfig, environ: dict[str, str] | None = None) -> BaseChatModel:
-    """Return the chat model `config.spec` names, or raise ConfigError naming the fix."""
-    env = dict(os.environ if environ is None else environ)
-    if not config.spec:
-        msg = "no model configured: pass --model scripted:PATH (or openai:NAME, ...) or set [model] spec in tether.toml"
-        raise ConfigError(msg)
-    provider, sep, name = config.spec.partition(":")
-    if not sep or not name or provider not in PROVIDERS:
-        msg = f"model spec '{config.spec}' is not PROVIDER:NAME with PROVIDER one of {', '.join(PROVIDERS)}"
-        raise ConfigError(msg)
-    if provider == "scripted":
-        return ScriptedChatModel.from_file(Path(name).expanduser())
-    if provider == "openai":
+def _builder(spec: str) -> tuple[Any, str, Provider | None]:
+    """(build function, NAME, provider) for a spec; ConfigError naming the fix."""
+    provider_name, sep, name = spec.partition(":")
+    if "." in provider_name:  # MODULE:FUNCTION:NAME, a provider of the person's own
+        attr, sep, name = name.partition(":")
+        if not (sep and attr and name):
+            msg = f"model spec '{spec}' names a module; write MODULE:FUNCTION:NAME (e.g. mypkg.chat:build:my-model)"
+            raise ConfigError(msg)
         try:
-            from langchain_openai import ChatOpenAI
-        except ImportError as e:
-            raise _missing_extra(provider) from e
-        # Some servers (llama.cpp, older vLLM) ignore max_completion_tokens: send both.
-        return ChatOpenAI(
-            model=name,
-            base_url=config.base_url,
-            api_key=_api_key(config, env) or "not-needed",
-            temperature=config.temperature,
-            max_completion_tokens=config.max_tokens,
-            extra_body={"max_tokens": config.max_tokens},
-            timeout=config.timeout_s,
-        )
-    if provider == "ollama":
-        try:
-            from langchain_ollama import ChatOllama
-        except ImportError as e:
-            raise _missing_extra(provider) from e
-        return ChatOllama(
-            model=name,
-            base_url=config.base_url,
-            temperature=config.temperature,
-            num_predict=config.max_tokens,
-        )
+            return getattr(importlib.import_module(provider_name), attr), name, None
+        except (ImportError, AttributeError) as e:
+            msg = f"model spec '{spec}': cannot load {provider_name}:{attr} ({e}); check the module path"
+            raise ConfigError(msg) from e
+    provider = PROVIDERS.get(provider_name)
+    if not sep or not name or provider is None:
+        msg = f"model spec '{spec}' is not PROVIDER:NAME; use one of: {spec_help()}"
+        raise ConfigError(msg)
     try:
-        from langchain_anthropic import ChatAnthropic
+        module = importlib.import_module(provider.module)
     except ImportError as e:
-        raise _missing_extra(provider) from e
-    return ChatAnthropic(
-        model=name,
-        api_key=_api_key(config, env),
-        base_url=config.base_url,
-        temperature=config.temperature,
-        max_tokens=config.max_tokens,
-        timeout=config.timeout_s,
-    )
+        raise missing_extra(provider) from e
+    return module.build, name, provider
+
+
+def build_chat_model(config: ModelConfig, environ: Mapping[str, str] | None = None) -> BaseChatModel:
+    """Return the chat model `config.spec` names, or raise ConfigError naming the fix."""
+    if not config.spec:
+        msg = f"no model configured: pass --model ({spec_help()}) or set `spec` under [model] in tether.toml"
+        raise ConfigError(msg)
+    build, name, _ = _builder(config.spec)
+    return build(name, config, dict(os.environ if environ is None else environ))
+
+
+def model_for_run(config: TetherConfig, meta: Mapping[str, Any]) -> BaseChatModel:
+    """The chat model a run was started with (its recorded spec), built from today's settings."""
+    return build_chat_model(config.model.model_copy(update={"spec": meta["model_spec"]}))

@@ -29,7 +29,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+
 from tether.common.errors import ConfigError, TetherError
+from tether.common.files import read_text
 
 RECALLED = "{{recalled_lessons}}"
 """Placeholder for the ids of the lessons the prompt recalled (memory lists them as `- [id] ...`)."""
@@ -105,14 +107,9 @@ class Script(BaseModel):
     @classmethod
     def from_file(cls, path: Path) -> Script:
         """Read and validate a script; ConfigError names the file and the problem."""
+        text = read_text(path, ConfigError, "pass an existing UTF-8 YAML scenario (docs/scripted-model.md)")
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except OSError as e:
-            msg = f"scripted model: cannot read {path}: {e.strerror}; pass an existing YAML file"
-            raise ConfigError(msg) from e
-        except UnicodeDecodeError as e:
-            msg = f"scripted model: {path} is not UTF-8 text (byte {e.start}); pass a YAML file"
-            raise ConfigError(msg) from e
+            data = yaml.safe_load(text) or {}
         except yaml.YAMLError as e:
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             msg = f"scripted model: {path} is not valid YAML ({first}); fix the file"
@@ -200,3 +197,8 @@ class ScriptedChatModel(BaseChatModel):
             usage_metadata={"input_tokens": in_tokens, "output_tokens": out_tokens, "total_tokens": in_tokens + out_tokens},
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def build(name: str, config: Any, environ: Any) -> ScriptedChatModel:  # noqa: ARG001
+    """`scripted:PATH`: the scenario at PATH."""
+    return ScriptedChatModel.from_file(Path(name).expanduser())

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
+
 from tether.common.errors import StateFileError
 from tether.common.journal import Journal
 

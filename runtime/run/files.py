@@ -1,7 +1,6 @@
 """The files of one run folder, read with their shape checked and written crash-safely.
 
-Parts: `check_run_id` (a run id is a name, never a path), `run_dir`,
-`load_meta` / `save_meta` (run.json: what was asked and where the run
+Parts: `load_meta` / `save_meta` (run.json: what was asked and where the run
 stands), and `AfterRun` (effects.json: the after-run phase's record, so a
 resumed run applies memory and trust effects at most once and a finished run
 reports its result again without changing anything).
@@ -12,34 +11,17 @@ Every failure is one line naming the file and the fix (common.errors).
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from tether.common.atomic import write_atomic
-from tether.common.errors import ConfigError, StateFileError
+from tether.common.errors import StateFileError
+from tether.runtime.run_ids import UnknownRunError, run_dir
 
-RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 META_FIELDS: dict[str, type] = {"run_id": str, "goal": str, "workspace": str, "model_spec": str, "status": str}
 """Keys run.json must hold, with their types."""
 STATUSES = frozenset({"running", "success", "needs-review", "failed", "blocked", "interrupted"})
 EFFECTS_FILE = "effects.json"
-
-
-class UnknownRunError(ConfigError, LookupError):
-    """No run folder has this id."""
-
-
-def check_run_id(run_id: str) -> str:
-    """`run_id` unchanged when it is a plain name; raise ConfigError for a path or odd characters."""
-    if not RUN_ID.fullmatch(run_id) or ".." in run_id:
-        msg = f"invalid run id {run_id!r}: a run id is a name like 20260101-120000-a1b2c3 (no '/', no '..'); see `ls` of your home's runs/"
-        raise ConfigError(msg)
-    return run_id
-
-
-def run_dir(runs_dir: Path, run_id: str) -> Path:
-    return runs_dir / check_run_id(run_id)
 
 
 def load_meta(runs_dir: Path, run_id: str) -> dict[str, Any]:
@@ -47,7 +29,7 @@ def load_meta(runs_dir: Path, run_id: str) -> dict[str, Any]:
     folder = run_dir(runs_dir, run_id)
     path = folder / "run.json"
     if not folder.is_dir():
-        msg = f"no run '{run_id}' under {runs_dir}; list runs with `ls {runs_dir}`"
+        msg = f"no run '{run_id}' under {runs_dir}; list runs with `tether runs`"
         raise UnknownRunError(msg)
     if not path.is_file():
         msg = (f"run folder {folder} has no run.json: the run was stopped (or the disk filled) before it "

@@ -4,16 +4,18 @@ Parts: `check_goal` (size and text of a goal), `prepare` (recall, trust
 snapshot, start manifest; run.json is written before it), `not_started`,
 `why` (a non-empty one-line reason for any exception, signals included),
 `end` (one run_end per attempt), `after_run` (memory and trust effects, at
-most once per run: run_files.AfterRun), `close_parts` and `start_manifest`.
+most once per run: run.files.AfterRun) and `start_manifest`.
 """
 
 from __future__ import annotations
 
 import logging
 import signal
-import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from langchain_core.language_models import BaseChatModel
 
 from tether.common.errors import ConfigError, StateFileError
 from tether.common.events import RunEnded, RunStarted
@@ -24,7 +26,6 @@ from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import MemoryContext, RunHooks, RunInfo, RunRecord
 from tether.runtime.run.files import AfterRun, save_meta
 from tether.runtime.workspace.watch import START_MANIFEST, load_start, save_start
-from tether.sandbox.base import Sandbox
 
 log = logging.getLogger(__name__)
 
@@ -92,15 +93,18 @@ def end(journal: Journal, record: RunRecord) -> None:
     journal.close()
 
 
-def after_run(record: RunRecord, hooks: RunHooks) -> RunRecord:
-    """Memory and trust effects of a finished run, applied at most once (run_files.AfterRun)."""
+def after_run(record: RunRecord, hooks: RunHooks, model: Callable[[], BaseChatModel]) -> RunRecord:
+    """Memory and trust effects of a finished run, applied at most once (run.files.AfterRun).
+
+    `model` gives the run's own chat model (built only when an effect still needs it).
+    """
     if record.status == "interrupted":
         return record
     ledger = AfterRun(record.run_dir)
     if ledger.has("after_run"):
         return record.model_copy(update={"memory": ledger.get("after_run") or {}})
     try:
-        extras = hooks.after_run(record) or {}
+        extras = hooks.after_run(record, model()) or {}
     except (KeyboardInterrupt, SystemExit) as e:
         log.warning("after-run phase of run %s stopped: %s", record.run_id, why(e))
         return record.model_copy(update={"memory": {"memory_error": f"{why(e)}; `tether resume {record.run_id}` finishes it"}})
@@ -113,23 +117,6 @@ def after_run(record: RunRecord, hooks: RunHooks) -> RunRecord:
         except StateFileError as e:
             log.warning("%s", e)
     return record.model_copy(update={"memory": extras})
-
-
-def close_parts(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connection) -> None:
-    """Sync the journal, remove the sandbox (handing the workspace back), close the database.
-
-    Each step runs even when one before it fails; failures are logged, since the
-    run's own outcome is what the caller reports.
-    """
-    for what, step in (("sync the journal", journal.sync),
-                       ("close the sandbox", sandbox.close if sandbox is not None else None),
-                       ("close the checkpoint database", conn.close)):
-        if step is None:
-            continue
-        try:
-            step()
-        except Exception as e:  # cleanup goes on; the failure is named
-            log.warning("could not %s: %s", what, e)
 
 
 def start_manifest(run_dir: Path) -> dict[str, FileState]:

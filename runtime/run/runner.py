@@ -1,16 +1,15 @@
-"""The task runner: build the parts of one run, drive the graph, always clean up.
+"""The task runner: start or resume a run, drive its graph, always clean up.
 
 Parts: `RunOptions`, `start_run()`, `resume_run()` (after a crash, Ctrl-C or
-a pause; with `approved=` it answers the pending ask), `load_meta()`, and
-`_drive()`, which builds model, sandbox, journal, checkpointer and graph,
-runs until the end or a pause, and closes the sandbox and saves the run's
-metadata in `finally`. Hooks (runtime.hooks.base) are the seams for memory and
-trust.
+a pause; with `approved=` it answers the pending ask), `check_resumable()`,
+`load_meta()`, and `_drive()`, which drives the graph built by
+runtime.run.parts until the end or a pause and turns whatever stopped it
+into an outcome (`OUTCOMES`, a table from exception type to status). Hooks
+(runtime.hooks) are the seams for memory and trust.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 import sqlite3
@@ -21,6 +20,7 @@ from typing import Any
 
 from langgraph.types import Command
 from pydantic import BaseModel
+
 from tether.common.errors import ConfigError, StateFileError, TetherError
 from tether.common.events import (
     Event,
@@ -28,36 +28,36 @@ from tether.common.events import (
     LessonsUsed,
     PlanAccepted,
     RunStarted,
-    read_events,
 )
 from tether.common.journal import Journal
-from tether.gate.collect import list_processes
-from tether.gate.judge import GateContext, ensure_snapshot, gate_guard, judge
-from tether.gate.scan import ChangeTracker
-from tether.graphs.build import build_graph
-from tether.graphs.state import ApprovalMode, Deps
+from tether.gate.judge import ensure_snapshot
+from tether.graphs.context import ApprovalMode
 from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import NoHooks, RunHooks, RunRecord
-from tether.runtime.run.checkpoints import JournalFirstSaver, connect, quarantine, saved_values
+from tether.runtime.models.registry import model_for_run
+from tether.runtime.run.checkpoints import connect, quarantine, saved_values
 from tether.runtime.run.files import load_meta as _load_meta
 from tether.runtime.run.files import run_dir as _run_dir
 from tether.runtime.run.files import save_meta as _save_meta
+from tether.runtime.run.parts import (
+    RunParts,
+    SandboxFactory,
+    SandboxNotStarted,
+    docker_sandbox,
+    is_failure,
+    run_parts,
+)
 from tether.runtime.run.phases import (
     after_run,
     check_goal,
-    close_parts,
     end,
     not_started,
     prepare,
-    start_manifest,
     why,
 )
+from tether.runtime.run.record import record_from
 from tether.runtime.run.totals import TOTALS_KEY, totals_from_events
-from tether.runtime.views.console import record_from
-from tether.runtime.workspace.watch import WorkspaceWatch, start_cache
-from tether.sandbox.base import Sandbox
 
-SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
 OnEvent = Callable[[Event], None]
 AskPerson = Callable[[dict[str, Any]], bool | None]
 """Shown a pending ask; returns approved, or None to leave the run paused."""
@@ -83,19 +83,6 @@ class RunOptions(BaseModel):
 
 def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
-
-
-def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_dir: Path | None) -> Sandbox:
-    """The default factory: a started DockerSandbox for this run."""
-    from tether.sandbox.docker import DockerSandbox
-
-    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace,
-                         lending_record=lending_record(config, workspace)).start()
-
-
-def lending_record(config: TetherConfig, workspace: Path) -> Path:
-    """Where a lending of `workspace` is kept until given back: per workspace, so any later run reclaims it."""
-    return config.home / "lent" / (hashlib.sha256(str(workspace).encode()).hexdigest()[:16] + ".json")
 
 
 def load_meta(config: TetherConfig, run_id: str) -> dict[str, Any]:
@@ -227,7 +214,7 @@ def _report_finished(config: TetherConfig, meta: dict[str, Any], values: dict[st
     if meta.get("status") != record.status:
         _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": None})
     end(journal, record)
-    return after_run(record, hooks)
+    return after_run(record, hooks, lambda: model_for_run(config, meta))
 
 
 def _drive(
@@ -247,126 +234,121 @@ def _drive(
     if not workspace.is_dir():
         msg = f"workspace {workspace} of run {run_id} is gone; restore it to resume"
         raise ConfigError(msg)
-    if model is None:
-        from tether.runtime.models.registry import build_chat_model
-
-        model = build_chat_model(config.model.model_copy(update={"spec": meta["model_spec"]}))
-    start = start_manifest(run_dir)
-    watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
-    conn = connect(config.checkpoint_db)
     graph_config: Any = {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
-    sandbox: Sandbox | None = None
     record: RunRecord | None = None
-    graph: Any = None
-    memory_dir = config.memory_dir if config.memory.enabled and config.memory_dir.is_dir() else None
+    stopped: BaseException | None = None
+    values: dict[str, Any] = {}
     try:
-        sandbox = sandbox_factory(workspace, config, run_id, memory_dir)
-    except BaseException as e:
-        conn.close()
-        journal.sync()
-        reason = f"sandbox did not start: {why(e)}; fix it and continue with `tether resume {run_id}`"
-        if isinstance(e, KeyboardInterrupt | SystemExit):
-            record = not_started(meta, run_dir, reason)
-            end(journal, record)
-            return record
-        status = "failed" if isinstance(e, TetherError) and not isinstance(e, StateFileError) else "interrupted"
-        _save_meta(run_dir, {**meta, "status": status, "reason": reason})
-        raise
-    try:
-        saver = JournalFirstSaver(conn, journal)
-        if hasattr(sandbox, "stream_scanner"):
-            from tether.gate.secrets import StreamScanner
-
-            sandbox.stream_scanner = StreamScanner  # the secrets scan sees the middle the output cap drops
-        ctx = GateContext(
-            config=config, workspace=workspace, run_dir=run_dir, start=start, final=watch.final, sandbox=sandbox,
-            before_sandbox=lambda scratch: sandbox_factory(scratch, config, f"{run_id}-before", None),
-            guard=gate_guard(config), person_checks=list(meta.get("verify") or []),
-            lessons_used=meta.get("lesson_ids", []), baseline=list_processes(sandbox),
-            tracker=ChangeTracker(watch.changed),
-        )
-
-        def gate(state: dict[str, Any]) -> dict[str, Any]:
-            report = judge(state, read_events(journal.path), ctx)
-            return {"passed": report.passed, "results": [r.model_dump() for r in report.results],
-                    "review": report.review, "review_diff": report.review_diff, "checks": report.checks}
-
-        deps = _deps(config, meta, model, sandbox, journal, hooks, gate, watch, ctx.tracker)
-        graph = build_graph(deps, saver)
-        if require_pause and not graph.get_state(graph_config).interrupts:
-            msg = f"run {run_id} is not waiting for an approval; use `tether resume {run_id}`"
-            raise NotPausedError(msg)
-        if graph_input is None and not graph.get_state(graph_config).values:
-            # No checkpoint: killed before the first one (nothing ran), or restarted from the
-            # journal (--from-journal); either way the graph starts over and reuses journaled results.
-            first = next((e for e in journal.events if isinstance(e, RunStarted)), None)
-            graph_input = _initial_state(meta, first.ts if first else time.time())
-        while True:
-            graph.invoke(graph_input, graph_config, durability="sync")
-            snap = graph.get_state(graph_config)
-            pending = snap.interrupts[0].value if snap.interrupts else None
-            if pending is None or ask_person is None:
-                break
-            answer = ask_person(pending)
-            if answer is None:
-                break
-            graph_input = Command(resume={"approved": answer})
-        record = record_from(meta, snap.values, journal.events, run_dir, pending if snap.next else None)
-    except (KeyboardInterrupt, SystemExit) as e:
-        record = _stopped(meta, run_dir, journal, graph, graph_config, f"{why(e)}; continue with `tether resume {run_id}`", "interrupted")
-    except NotPausedError:
-        raise
-    except sqlite3.DatabaseError as e:
-        conn.close()
-        aside = quarantine(config.checkpoint_db, str(e))
-        record = _stopped(meta, run_dir, journal, None, graph_config, f"checkpoint database was corrupt ({e}); moved aside to {aside}; continue with `tether resume {run_id} --from-journal`", "interrupted")
-    except StateFileError as e:  # a full disk or a read-only home: resumable once fixed
-        record = _stopped(meta, run_dir, journal, graph, graph_config, f"stopped: {e}", "interrupted")
-    except TetherError as e:
-        record = _stopped(meta, run_dir, journal, graph, graph_config, f"stopped: {e}", "failed")
-    except Exception as e:  # a crash: resumable from the last checkpoint, never left "running"
-        log.exception("run %s crashed", run_id)
-        record = _stopped(meta, run_dir, journal, graph, graph_config, f"crashed: {e!r}; continue with `tether resume`", "interrupted")
+        with run_parts(config, meta, journal, hooks, model, sandbox_factory) as parts:
+            model = parts.context.model
+            try:
+                record = _invoke(parts, graph_input, graph_config, meta, journal, run_dir, ask_person, require_pause)
+            except NotPausedError:
+                raise
+            except BaseException as e:
+                if _outcome(e) is None:
+                    raise
+                stopped = e
+                values = {} if isinstance(e, sqlite3.DatabaseError) else _last_values(parts.graph, graph_config, run_id)
+    except SandboxNotStarted as e:
+        return _not_started(config, meta, journal, e.cause)
     finally:
-        close_parts(journal, sandbox, conn)
-        watch.close()
+        if stopped is not None:
+            status, reason = _outcome(stopped)(stopped, config, run_id)  # type: ignore[misc]
+            record = record_from(meta, values, journal.events, run_dir, None).model_copy(
+                update={"status": status, "reason": reason})
         if record is not None:  # totals: what `tether runs` lists without reading the journal
-            totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost, lesson_ids=meta.get("lesson_ids"))
+            totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost,
+                                        lesson_ids=meta.get("lesson_ids"))
             _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting,
                                  TOTALS_KEY: {**totals, "ended_at": time.time()}})
+    assert record is not None
     end(journal, record)
-    return after_run(record, hooks)
+    return after_run(record, hooks, lambda: model)
 
 
-def _stopped(meta: dict[str, Any], run_dir: Path, journal: Journal, graph: Any, graph_config: Any, reason: str, status: str) -> RunRecord:
-    """The record of a run stopped early, from its last checkpoint when there is one."""
+def _invoke(parts: RunParts, graph_input: Any, graph_config: Any, meta: dict[str, Any], journal: Journal,
+            run_dir: Path, ask_person: AskPerson | None, require_pause: bool) -> RunRecord:
+    """Invoke the graph until it ends or pauses with nobody to answer; the run's record."""
+    graph, run_id = parts.graph, meta["run_id"]
+    if require_pause and not graph.get_state(graph_config).interrupts:
+        msg = f"run {run_id} is not waiting for an approval; use `tether resume {run_id}`"
+        raise NotPausedError(msg)
+    if graph_input is None and not graph.get_state(graph_config).values:
+        # No checkpoint: killed before the first one (nothing ran), or restarted from the
+        # journal (--from-journal); either way the graph starts over and reuses journaled results.
+        first = next((e for e in journal.events if isinstance(e, RunStarted)), None)
+        graph_input = _initial_state(meta, first.ts if first else time.time())
+    while True:
+        graph.invoke(graph_input, graph_config, context=parts.context, durability="sync")
+        snap = graph.get_state(graph_config)
+        pending = snap.interrupts[0].value if snap.interrupts else None
+        if pending is None or ask_person is None:
+            break
+        answer = ask_person(pending)
+        if answer is None:
+            break
+        graph_input = Command(resume={"approved": answer})
+    return record_from(meta, snap.values, journal.events, run_dir, pending if snap.next else None)
+
+
+def _last_values(graph: Any, graph_config: Any, run_id: str) -> dict[str, Any]:
+    """The last checkpointed state, for the record of a run stopped early."""
     try:
-        values = graph.get_state(graph_config).values if graph is not None else {}
+        return graph.get_state(graph_config).values
     except Exception as e:  # the checkpoint itself may be what failed
-        log.warning("no checkpointed state for the record of run %s: %s", meta["run_id"], e)
-        values = {}
-    rec = record_from(meta, values, journal.events, run_dir, None)
-    return rec.model_copy(update={"status": status, "reason": reason})
+        log.warning("no checkpointed state for the record of run %s: %s", run_id, e)
+        return {}
 
 
-def _deps(config: TetherConfig, meta: dict[str, Any], model: Any, sandbox: Sandbox, journal: Journal, hooks: RunHooks, gate: Any, watch: WorkspaceWatch, tracker: ChangeTracker) -> Deps:
-    from tether.guardian.checker import check
+Outcome = Callable[[BaseException, TetherConfig, str], tuple[str, str]]
 
-    guardian_config = config.guardian
 
-    def guard(command: str, context: Any) -> Any:
-        return check(command, context, guardian_config)
+def _signal(e: BaseException, config: TetherConfig, run_id: str) -> tuple[str, str]:  # noqa: ARG001
+    return "interrupted", f"{why(e)}; continue with `tether resume {run_id}`"
 
-    run, run_id = config.run, meta["run_id"]
-    return Deps(
-        model=model, sandbox=sandbox, journal=journal, guard=guard, gate=gate,
-        max_steps=run.max_steps, max_commands_per_step=run.max_commands_per_step,
-        max_plan_attempts=run.max_plan_attempts, max_replans=run.max_replans,
-        max_seconds=run.max_seconds, max_tokens=run.max_tokens,
-        approval=meta.get("approval", "refuse"),
-        decide_ask=lambda v: hooks.decide_ask(v, run_id),
-        record_approval=lambda v, ok: hooks.record_approval(v, ok, run_id),
-        shadow_record=lambda v, cmd, person: hooks.shadow_record(v, cmd, person, run_id),
-        workspace_mount=config.sandbox.workspace_mount,
-        snapshot=watch.snapshot, changed=tracker.command_changes, over_limit=watch.over_limit, stray=tracker.stray,
-    )
+
+def _corrupt_db(e: BaseException, config: TetherConfig, run_id: str) -> tuple[str, str]:
+    aside = quarantine(config.checkpoint_db, str(e))
+    return "interrupted", (f"checkpoint database was corrupt ({e}); moved aside to {aside}; "
+                           f"continue with `tether resume {run_id} --from-journal`")
+
+
+def _state_file(e: BaseException, config: TetherConfig, run_id: str) -> tuple[str, str]:  # noqa: ARG001
+    return "interrupted", f"stopped: {e}"  # a full disk or a read-only home: resumable once fixed
+
+
+def _error(e: BaseException, config: TetherConfig, run_id: str) -> tuple[str, str]:  # noqa: ARG001
+    return "failed", f"stopped: {e}"
+
+
+def _crash(e: BaseException, config: TetherConfig, run_id: str) -> tuple[str, str]:  # noqa: ARG001
+    log.error("run %s crashed", run_id, exc_info=e)
+    return "interrupted", f"crashed: {e!r}; continue with `tether resume`"
+
+
+OUTCOMES: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], Outcome], ...] = (
+    ((KeyboardInterrupt, SystemExit), _signal),
+    (sqlite3.DatabaseError, _corrupt_db),
+    (StateFileError, _state_file),
+    (TetherError, _error),
+    (Exception, _crash),  # resumable from the last checkpoint, never left "running"
+)
+"""What stopped a run, first match wins -> (status, reason)."""
+
+
+def _outcome(e: BaseException) -> Outcome | None:
+    return next((fn for kind, fn in OUTCOMES if isinstance(e, kind)), None)
+
+
+def _not_started(config: TetherConfig, meta: dict[str, Any], journal: Journal, cause: BaseException) -> RunRecord:
+    """The sandbox did not start: a signal leaves the run resumable; anything else is raised, run.json says why."""
+    run_id = meta["run_id"]
+    run_dir = config.runs_dir / run_id
+    reason = f"sandbox did not start: {why(cause)}; fix it and continue with `tether resume {run_id}`"
+    if isinstance(cause, KeyboardInterrupt | SystemExit):
+        record = not_started(meta, run_dir, reason)
+        end(journal, record)
+        return record
+    _save_meta(run_dir, {**meta, "status": "failed" if is_failure(cause) else "interrupted", "reason": reason})
+    raise cause

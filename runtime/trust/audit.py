@@ -21,9 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
+
 from tether.common.errors import TetherError
-from tether.common.snapshot import UnknownRunError, run_dir
 from tether.guardian.verdict import Decision, Verdict
+from tether.runtime.run_ids import UnknownRunError, run_dir
 
 SHADOW_FILE = "shadow.jsonl"
 

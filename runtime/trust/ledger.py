@@ -20,8 +20,10 @@ from typing import Any, Literal
 
 from filelock import FileLock, Timeout
 from pydantic import BaseModel
+
 from tether.common.atomic import write_atomic
 from tether.common.errors import TetherError
+from tether.guardian import DESTRUCTIVE_CATEGORIES
 from tether.guardian.verdict import Decision, Verdict
 from tether.runtime.config import TrustConfig
 from tether.runtime.trust.ledger_file import (
@@ -35,16 +37,8 @@ from tether.runtime.trust.ledger_file import (
 
 log = logging.getLogger(__name__)
 
-_OWN_NEVER_PROMOTED = frozenset({
-    "filesystem-destruction", "device-write", "credential-access", "privilege-escalation",
-    "reverse-shell", "resource-exhaustion", "container-escape", "exfiltration", "guardian-failure",
-})
-try:  # the guardian owns the list; ours stays as a floor so the union can only grow
-    from tether.guardian import DESTRUCTIVE_CATEGORIES as _GUARDIAN_SET  # type: ignore[attr-defined]
-except ImportError:
-    _GUARDIAN_SET = frozenset()
-NEVER_PROMOTED: frozenset[str] = _OWN_NEVER_PROMOTED | frozenset(_GUARDIAN_SET)
-"""Categories whose kinds are never auto-approved, however many approvals."""
+NEVER_PROMOTED: frozenset[str] = DESTRUCTIVE_CATEGORIES
+"""Categories whose kinds are never auto-approved, however many approvals (the guardian owns the list)."""
 
 Source = Literal["person", "auto", "shadow"]
 MAX_CHANGES = 1000

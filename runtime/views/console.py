@@ -1,58 +1,25 @@
 """Run records and their rendering: the JSON object and the Rich tables.
 
-Parts: `record_from()` (a RunRecord from the graph state and the journal),
-`to_json()` (the `--json` object: run_id, status, steps, gate keyed R01..R18),
+Parts: `to_json()` (the `--json` object: run_id, status, steps, gate keyed R01..R18),
 `LiveView` (a Rich live view of the DAG and the last commands, fed by journal
 events), and `render_final()` (summary and gate table).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
+
 from tether.common.events import CommandProposed, Event, ExecFinished, StepChanged, VerdictRecorded
 from tether.runtime.hooks.base import RunRecord
-from tether.runtime.run.totals import model_calls
 from tether.runtime.terminal import plain, safe
 
 STYLE = {"done": "green", "running": "cyan", "pending": "dim", "failed": "red", "blocked": "yellow", "skipped": "magenta",
          "pass": "green", "fail": "red", "n/a": "dim", "success": "green", "interrupted": "yellow",
          "needs-review": "yellow"}
-
-
-def _commands(events: list[Event]) -> dict[str, dict[str, Any]]:
-    cmds: dict[str, dict[str, Any]] = {}
-    for e in events:
-        if isinstance(e, CommandProposed):
-            cmds[e.cmd_id] = {"id": e.cmd_id, "command": e.command, "decision": None, "exit_code": None}
-        elif isinstance(e, VerdictRecorded) and e.cmd_id in cmds:
-            cmds[e.cmd_id]["decision"] = e.decision
-        elif isinstance(e, ExecFinished) and e.cmd_id in cmds:
-            cmds[e.cmd_id]["exit_code"] = e.exit_code
-    return cmds
-
-
-def record_from(meta: dict[str, Any], values: dict[str, Any], events: list[Event], run_dir: Path, awaiting: dict[str, Any] | None) -> RunRecord:
-    """Build the record; a run whose graph has not finished is `interrupted`."""
-    cmds = _commands(events)
-    steps = [
-        {"id": sid, "status": s["status"], "reason": s.get("reason", ""), "commands": [cmds[c] for c in s.get("commands", []) if c in cmds]}
-        for sid, s in (values.get("steps") or {}).items()
-    ]
-    status = values.get("status") or "interrupted"
-    reason = values.get("stop_reason", "") if values.get("status") else (
-        f"awaiting approval of `{awaiting['command']}`: tether approve|deny {meta['run_id']}" if awaiting else "not finished"
-    )
-    return RunRecord(
-        run_id=meta["run_id"], goal=meta["goal"], workspace=Path(meta["workspace"]), run_dir=run_dir,
-        status=status, reason=reason, steps=steps, gate=values.get("gate"), summary=values.get("summary"),
-        awaiting=awaiting, shadow=bool(meta.get("shadow")),
-        cost={"model_calls": model_calls(values), "tokens": int(values.get("tokens") or 0)},
-    )
 
 
 def to_json(record: RunRecord) -> dict[str, Any]:

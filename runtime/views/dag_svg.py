@@ -12,6 +12,7 @@ from a replaced step to its repair.
 from __future__ import annotations
 
 import networkx as nx
+
 from tether.runtime.views.run_view import StepView
 from tether.runtime.views.text import html_text
 

@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
 from tether.common.events import Event
 
-SCHEMA_FILE = Path(__file__).resolve().parent.parent / "docs" / "events.schema.json"
+SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "events.schema.json"
+"""In the source tree (the docs are not installed): runtime/views/ -> the repository root."""
 
 
 class MemoryUpdated(BaseModel):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+
 from tether.common.errors import ConfigError
 from tether.common.events import read_events
 from tether.runtime.run.totals import TOTALS_KEY, totals_from_events

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, TypeAdapter
+
 from tether.common.events import (
     ApprovalRecorded,
     CommandProposed,
@@ -32,7 +33,7 @@ from tether.common.events import (
     SummaryWritten,
     VerdictRecorded,
 )
-from tether.common.snapshot import UnknownRunError, run_dir
+from tether.runtime.run_ids import UnknownRunError, run_dir
 from tether.runtime.views.run_list import read_json, run_line
 
 DIFF_BYTES = 200_000

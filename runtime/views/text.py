@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 
 from rich.markup import escape
+
 from tether.runtime.terminal import one_line, plain
 
 

@@ -1,24 +1,20 @@
-"""Putting a workspace back from its run's snapshot, and `rollback_run` on top of it.
+"""Putting a workspace back from its run's snapshot, byte for byte.
 
-Parts: `restore` (byte for byte: contents, modes, symlinks, FIFOs, empty
-folders, names with any bytes, any depth), `approved_kinds` (what a run
-approved) and `rollback_run` (restore, then demote those kinds in the trust
-ledger). Everything goes by file descriptor (common.walk): a symlink a run
-planted is replaced, never written through.
+`restore` brings back contents, modes, symlinks, FIFOs, empty folders, names
+with any bytes, at any depth. Everything goes by file descriptor
+(common.walk): a symlink a run planted is replaced, never written through.
+`runtime.trust.rollback` builds `tether rollback` on it.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
 
-from pydantic import BaseModel, Field
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import WorkspaceDiff
 from tether.common.snapshot import (
-    JOURNAL_FILE,
     SNAPSHOT_DIR,
     Entry,
     RestoreResult,
@@ -26,7 +22,6 @@ from tether.common.snapshot import (
     clone_fd,
     from_text,
     load_manifest,
-    run_dir,
 )
 from tether.common.walk import (
     DIR_FLAGS,
@@ -42,8 +37,6 @@ from tether.common.walk import (
     shown,
     walk,
 )
-from tether.runtime.config import TetherConfig
-from tether.runtime.trust.ledger import APPROVALS_FILE, LedgerCorruptError, TrustLedger
 
 
 def _kind(st: os.stat_result) -> str:
@@ -166,7 +159,7 @@ class _Restore:
                         os.close(fd)
 
 
-def restore(runs_dir: Path, run_id: str, limits: WorkspaceLimits | None = None) -> RestoreResult:
+def restore(run_folder: Path, limits: WorkspaceLimits | None = None) -> RestoreResult:
     """Put the run's workspace back as the snapshot holds it: contents, modes, symlinks, FIFOs.
 
     Entries the run added are removed, deleted ones recreated, changed ones
@@ -174,8 +167,9 @@ def restore(runs_dir: Path, run_id: str, limits: WorkspaceLimits | None = None) 
     snapshot skipped are left as they are.
     """
     limits = limits or WorkspaceLimits()
-    man = load_manifest(runs_dir, run_id)
-    files = run_dir(runs_dir, run_id) / SNAPSHOT_DIR / "files"
+    man = load_manifest(run_folder)
+    files = run_folder / SNAPSHOT_DIR / "files"
+    run_id = run_folder.name
     ws = man.workspace
     try:
         if ws.is_symlink() or (ws.exists() and not ws.is_dir()):
@@ -201,72 +195,3 @@ def restore(runs_dir: Path, run_id: str, limits: WorkspaceLimits | None = None) 
     return RestoreResult(workspace=ws, diff=WorkspaceDiff(
         added=sorted(shown(p) for p in job.added), modified=sorted(shown(p) for p in job.modified),
         deleted=sorted(shown(p) for p in deleted)))
-
-
-def _json_lines(file: Path) -> list[dict]:
-    """JSON objects of a log, skipping lines that are not (a crash may cut the last one)."""
-    rows = []
-    lines = file.read_text(encoding="utf-8", errors="replace").splitlines() if file.is_file() else []
-    for line in lines:
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(row, dict):
-            rows.append(row)
-    return rows
-
-
-def approved_kinds(path: Path) -> list[str]:
-    """Kinds approved (by a person or automatically) in the run at `path`.
-
-    Sources, all optional: `approvals.jsonl` rows `{"kind": K, "approved": true}`
-    (written by `TrustLedger.record`); in `journal.jsonl`, events
-    `{"type": "approval", "kinds": [...], "approved": true}`, events
-    `{"kind": "approval", "cmd_id": C, "approved": true}` joined with the
-    `{"kind": "verdict", "cmd_id": C, "kinds": [...]}` of the same command, and
-    verdict events the trust ledger turned from ask into allow (`enforced`;
-    not in shadow runs, which enforce nothing).
-    """
-    kinds = {r["kind"] for r in _json_lines(path / APPROVALS_FILE)
-             if r.get("approved") is True and isinstance(r.get("kind"), str)}
-    events = _json_lines(path / JOURNAL_FILE)
-    verdicts = {e.get("cmd_id"): e.get("kinds") for e in events if e.get("kind") == "verdict"}
-    shadow = any(e.get("kind") == "run_start" and e.get("shadow") is True for e in events)
-    for e in events:
-        found: object = None
-        if e.get("type") == "approval" and e.get("approved") is True:
-            found = e.get("kinds")
-        elif e.get("kind") == "approval" and e.get("approved") is True:
-            found = verdicts.get(e.get("cmd_id"))
-        elif (not shadow and e.get("kind") == "verdict" and e.get("decision") == "ask"
-              and e.get("enforced") == "allow"):
-            found = e.get("kinds")
-        if isinstance(found, list):
-            kinds.update(k for k in found if isinstance(k, str))
-    return sorted(kinds)
-
-
-class RollbackResult(BaseModel):
-    """A restored workspace and the kinds demoted because of it."""
-
-    run_id: str
-    restore: RestoreResult
-    demoted: list[str] = Field(default_factory=list)
-    ledger_error: str | None = None
-    """Set when the ledger is corrupt: the workspace is restored but nothing was demoted."""
-
-
-def rollback_run(config: TetherConfig, run_id: str) -> RollbackResult:
-    """Restore the run's workspace, then demote every kind the run approved."""
-    result = RollbackResult(run_id=run_id, restore=restore(config.runs_dir, run_id, config.workspace))
-    kinds = approved_kinds(run_dir(config.runs_dir, run_id))
-    try:
-        ledger = TrustLedger.load(config.ledger_path, config.trust, runs_dir=config.runs_dir)
-        for kind in kinds:
-            ledger.demote(kind, f"run {run_id} rolled back", run_id=run_id)
-    except LedgerCorruptError as e:
-        result.ledger_error = str(e)
-        return result
-    result.demoted = kinds
-    return result

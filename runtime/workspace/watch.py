@@ -2,7 +2,7 @@
 
 Parts: `WorkspaceWatch` (the per-command scans, sharing one stat-keyed hash
 cache, the changed names as journal-safe text, and the size-limit message
-the model sees), and `save_start`/`load_start` (the manifest taken before
+the model sees; it is the graph's `CommandWatch`), and `save_start`/`load_start` (the manifest taken before
 the run, kept in the run folder so a resumed run diffs against the same one).
 
 Every pass is bounded by `workspace.host_pass_seconds`; past it a WalkError
@@ -20,6 +20,7 @@ from tether.common.atomic import write_atomic
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import FileState, ManifestCache, Scan, diff, scan
 from tether.common.walk import shown
+from tether.gate.scan import ChangeTracker
 from tether.runtime.workspace.live import LiveTree, NotifyError
 
 START_MANIFEST = "start_manifest.json"
@@ -48,6 +49,20 @@ class WorkspaceWatch:
         """Live refresh number -> entries it touched and their state before."""
         self.frozen: dict[int, dict[str, FileState]] = {}
         """The manifest of the last live scan before the tree was dropped (its view went stale)."""
+        self.tracker = ChangeTracker(self.changed)
+        """Remembers the scan after each command, so changes no command made show up (the gate reads it too)."""
+
+    # graphs.context.CommandWatch: the workspace around one command
+
+    def before(self) -> Scan:
+        return self.snapshot()
+
+    def stray(self, before: Scan) -> list[str]:
+        return self.tracker.stray(before)
+
+    def after(self, before: Scan) -> tuple[list[str], str | None]:
+        now = self.snapshot()
+        return self.tracker.command_changes(before, now), self.over_limit(now)
 
     def snapshot(self) -> Scan:
         """The workspace now (manifest and size)."""

@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
+from langgraph.runtime import Runtime
+
 import tether.common.journal as journal_mod
 from tether.common.events import (
     CommandProposed,
@@ -17,10 +19,10 @@ from tether.common.events import (
     read_events,
 )
 from tether.common.journal import Journal
-from tether.graphs.execution import execution_nodes
-from tether.graphs.state import Deps
+from tether.graphs.context import RunContext
+from tether.graphs.execution import execute, guard
 from tether.guardian.verdict import RuleHit, Verdict
-from tether.runtime.run.runner import JournalFirstSaver
+from tether.runtime.run.checkpoints import JournalFirstSaver
 from tether.sandbox.recording import RecordingSandbox
 
 
@@ -70,12 +72,19 @@ def test_the_checkpointer_syncs_the_journal_before_it_saves(tmp_path: Path, sync
     assert len(syncs) == 1  # nothing new to sync
 
 
-def _deps(path: Path, box: RecordingSandbox, decision: str) -> Deps:
-    def guard(command: str, context: object) -> Verdict:  # noqa: ARG001
+def _runtime(path: Path, box: RecordingSandbox, decision: str) -> Runtime[RunContext]:
+    def judge(command: str, context: object) -> Verdict:  # noqa: ARG001
         hits = [] if decision == "allow" else [RuleHit(id="X1", category="test", decision=decision, reason="no")]
         return Verdict(decision=decision, hits=hits, reason=decision)
 
-    return Deps(model=None, sandbox=box, journal=Journal(path), guard=guard, gate=lambda s: {})  # type: ignore[arg-type]
+    return Runtime(context=RunContext(run_id="r", model=None, sandbox=box, journal=Journal(path),  # type: ignore[arg-type]
+                                      guard=judge))
+
+
+def _turn(state: dict, runtime: Runtime[RunContext]) -> dict:
+    """guard, then execute, as the graph's edges run them when nothing is asked."""
+    judged = guard(state, runtime)  # type: ignore[arg-type]
+    return execute({**state, **judged}, runtime)  # type: ignore[arg-type]
 
 
 def test_a_rerun_guard_keeps_the_journaled_verdict_and_result(tmp_path: Path) -> None:
@@ -88,9 +97,9 @@ def test_a_rerun_guard_keeps_the_journaled_verdict_and_result(tmp_path: Path) ->
     }
     path = tmp_path / "journal.jsonl"
     box = RecordingSandbox(output="ran")
-    first = execution_nodes(_deps(path, box, "allow"))["guard"](state)  # type: ignore[arg-type]
+    first = _turn(state, _runtime(path, box, "allow"))
     assert box.commands == ["echo hi"]
-    rerun = execution_nodes(_deps(path, box, "deny"))["guard"](state)  # type: ignore[arg-type]
+    rerun = _turn(state, _runtime(path, box, "deny"))
     assert box.commands == ["echo hi"]  # not run again
     assert rerun["messages"][-1].content == first["messages"][-1].content == "exit code 0\nran"
     verdicts = [e for e in read_events(path) if e.kind == "verdict"]

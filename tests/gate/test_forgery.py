@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 import yaml
-from tether.runtime.cli.app import app
 from typer.testing import CliRunner
+
+from tether.runtime.cli.app import app
 
 FORGERY = Path(__file__).parent / "forgery"
 CASES: list[dict[str, Any]] = yaml.safe_load((FORGERY / "cases.yaml").read_text(encoding="utf-8"))

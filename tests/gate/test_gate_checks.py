@@ -6,6 +6,7 @@ import base64
 import gzip
 
 import pytest
+
 from tether.gate.checks import classify, empty_test_run
 from tether.gate.reads import content_reads
 from tether.gate.secrets import StreamScanner, find_secrets, scan_bytes

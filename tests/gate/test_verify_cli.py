@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from typer.testing import CliRunner
+
 from tether.runtime.cli.app import app
 from tether.runtime.config import RunConfig
-from typer.testing import CliRunner
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "verified-success.yaml"
 

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
+
 from tether.common.events import Event, read_events
 from tether.runtime.cli.app import app
-from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = Path(__file__).parent / "scenarios"

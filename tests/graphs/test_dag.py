@@ -6,6 +6,7 @@ import random
 
 import networkx as nx
 import pytest
+
 from tether.graphs.dag import (
     PlanError,
     PlanStep,

@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tether.common.events import ExecFinished, ExecStarted, RunEnded, RunStarted, read_events
 from tether.runtime.config import load_config
 from tether.runtime.hooks.base import MemoryContext, NoHooks, RunInfo
 from tether.runtime.hooks.chain import ChainedHooks, build_hooks
-from tether.runtime.run.runner import RunOptions, docker_sandbox, resume_run, start_run
+from tether.runtime.run.parts import docker_sandbox
+from tether.runtime.run.runner import RunOptions, resume_run, start_run
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "verified-success.yaml"
 SLEEPER = Path(__file__).parent / "scenarios" / "append-then-sleep.yaml"
@@ -59,7 +61,7 @@ def test_resuming_a_finished_run_reports_it_and_changes_nothing(tether):
 class StopAfterMemory(NoHooks):
     """The process dies once memory's effects are applied, before the run records that it did."""
 
-    def after_run(self, record: Any) -> Any:
+    def after_run(self, record: Any, model: Any) -> Any:
         raise SystemExit(128 + signal.SIGTERM)
 
 

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from tether.common.events import ExecFinished, ExecStarted, read_events
 
 SCENARIO = Path(__file__).parent / "scenarios" / "append-then-sleep.yaml"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from tether.common.events import ExecFinished
 from tether.common.walk import open_root, read_rel, remove_entry, walk
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+
 from tether.runtime.views.event_stream import SCHEMA_FILE
 
 SCENARIOS = Path(__file__).parent / "scenarios"
@@ -141,16 +142,18 @@ class CliText:
         self.tether = tether
 
     def run(self, *args: str) -> tuple[int, str, str]:
-        from tether.runtime.cli.app import app
         from typer.testing import CliRunner
+
+        from tether.runtime.cli.app import app
 
         result = CliRunner().invoke(app, [*args, "--home", str(self.tether.home)], env={**self.tether.env, "COLUMNS": "200"})
         return result.exit_code, result.stdout, result.stderr
 
 
 def test_events_stream_every_line_matches_the_schema(tether):
-    from tether.runtime.cli.app import app
     from typer.testing import CliRunner
+
+    from tether.runtime.cli.app import app
 
     validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))
     kinds: list[str] = []

@@ -49,7 +49,7 @@ def test_run_on_a_terminal_shows_hostile_text_escaped(tiny_image: str, tmp_path:
     master, slave = pty.openpty()
     ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 400, 0, 0))
     env = {**os.environ, "TETHER_SANDBOX__IMAGE": tiny_image, "TETHER_SANDBOX__DEFAULT_TIMEOUT_S": "30",
-           "COLUMNS": "400", "TERM": "xterm-256color", "PYTHONPATH": str(ROOT)}
+           "COLUMNS": "400", "TERM": "xterm-256color"}
     env.pop("NO_COLOR", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "tether", "run", "--model", f"scripted:{SCENARIO}",
@@ -82,7 +82,7 @@ def test_run_on_a_terminal_shows_hostile_text_escaped(tiny_image: str, tmp_path:
 def test_sandbox_exec_output_is_escaped_on_a_terminal_and_raw_in_a_pipe(tiny_image: str, tmp_path: Path):
     argv = [sys.executable, "-m", "tether", "sandbox", "exec", "--image", tiny_image, "--home", str(tmp_path),
             "--", "printf 'a\\033[2Jb\\r\\n'"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = dict(os.environ)
     master, slave = pty.openpty()
     proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT)
     os.close(slave)

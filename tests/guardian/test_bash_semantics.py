@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tether.guardian.params import braced, ifs_split
-from tether.guardian.words import UNKNOWN, expand_word
 
 from tests.guardian.guard_helpers import judge
+from tether.guardian.params import braced, ifs_split
+from tether.guardian.words import UNKNOWN, expand_word
 
 DENY = [
     "IFS=,; c=rm,-rf,/; $c",

@@ -8,6 +8,7 @@ import pytest
 from guard_helpers import judge
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from tether.guardian.constructs import rewrite
 from tether.guardian.words import expand_word
 

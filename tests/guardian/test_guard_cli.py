@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tether.runtime.cli.app import app
 from typer.testing import CliRunner
+
+from tether.runtime.cli.app import app
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +54,7 @@ def test_no_command_is_an_error() -> None:
 
 
 def _tether(*args: str, **kw: object) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = dict(os.environ)
     return subprocess.run([sys.executable, "-m", "tether", *args], capture_output=True,
                           text=True, env=env, cwd=ROOT, check=False, **kw)  # type: ignore[call-overload]
 
@@ -87,12 +88,13 @@ def test_process_help_and_unknown_options_go_to_typer() -> None:
 
 def test_hook_path_imports_no_heavy_module() -> None:
     code = ("import sys; sys.argv = ['tether', 'guard', '--json', '--', 'ls -la']\n"
-            "from runtime import cli\n"
+            "from tether.runtime.cli import app as cli\n"
             "try:\n    cli.main()\nexcept SystemExit as e:\n    code = e.code\n"
             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('pydantic', 'typer', 'rich', 'langgraph', 'langchain_core', 'qdrant_client', 'docker',"
-            " 'yaml', 'memory', 'sandbox', 'graphs') or m == 'runtime.config')\n"
+            "('pydantic', 'typer', 'rich', 'langgraph', 'langchain_core', 'qdrant_client', 'docker', 'yaml')"
+            " or m.startswith(('tether.memory', 'tether.sandbox', 'tether.graphs', 'tether.gate'))"
+            " or m == 'tether.runtime.config')\n"
             "print(code, heavy)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+                       check=False)
     assert r.stdout.strip().splitlines()[-1] == "0 []", r.stdout + r.stderr

@@ -9,6 +9,7 @@ import pytest
 from guard_helpers import judge
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from tether.guardian import GuardianConfig, analyse, checker
 
 

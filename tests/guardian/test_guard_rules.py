@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from guard_helpers import judge
+
 from tether.guardian import DESTRUCTIVE_CATEGORIES, all_rules
 from tether.guardian.rules import CATEGORIES
 

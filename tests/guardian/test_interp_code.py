@@ -13,10 +13,10 @@ import shlex
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tether.guardian.code_python import python_actions
-from tether.guardian.code_script import script_actions
 
 from tests.guardian.guard_helpers import judge
+from tether.guardian.code_python import python_actions
+from tether.guardian.code_script import script_actions
 
 # (command, rule that must fire)
 EXACT = [

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from guard_helpers import judge
+
 from tether.guardian import GuardianConfig
 
 DENY = {

@@ -13,6 +13,7 @@ import pytest
 from guard_helpers import judge
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tether.guardian import programs
 from tether.guardian.programs_table import PROGRAMS
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from guard_helpers import judge
+
 from tether.guardian.lift import MARK, rewrite
 from tether.guardian.parse import parse_line
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 from memory_helpers import Clock
+
 from tether.memory.config import MemoryConfig
 from tether.memory.cycle import MemoryCycle
 from tether.runtime.models.scripted import ScriptedChatModel

@@ -67,6 +67,7 @@ def concurrent_writer(root: str, worker: int, lesson_id: str, runs: int) -> None
     from pathlib import Path
 
     import yaml
+
     from tether.memory.config import MemoryConfig
 
     confirmed = {"verdict": "confirmed", "evidence": ["Largest numbers must come first."], "lesson": ""}

@@ -7,10 +7,11 @@ import os
 
 import pytest
 from memory_helpers import Clock, learn_desc, record
+from typer.testing import CliRunner
+
 from tether.memory.cycle import MemoryCycle
 from tether.runtime.cli.app import app
 from tether.runtime.config import load_config
-from typer.testing import CliRunner
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing as mp
 
 from memory_helpers import concurrent_writer, learn_desc
+
 from tether.memory.cycle import MemoryCycle
 from tether.memory.manifest import read_manifest
 

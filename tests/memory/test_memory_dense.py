@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from memory_helpers import Clock, learn_desc
+
 from tether.memory import dense
 from tether.memory.config import MemoryConfig
 from tether.memory.cycle import MemoryCycle

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from memory_helpers import Clock, learn_desc, record
+
 from tether.memory.config import MemoryConfig
 from tether.memory.cycle import MemoryCycle
 from tether.memory.lesson import PERSON_EDIT

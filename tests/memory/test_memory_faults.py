@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from memory_helpers import T0, learn_desc, record
+
 from tether.memory.api import search_memory
 from tether.memory.config import MemoryConfig
 from tether.memory.cycle import MemoryCycle

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from memory_helpers import T0, record
+
 from tether.common.atomic import write_atomic
 from tether.common.errors import StateFileError
 from tether.memory.config import MemoryConfig

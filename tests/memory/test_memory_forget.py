@@ -6,6 +6,7 @@ import subprocess
 
 import pytest
 from memory_helpers import learn_desc, record
+
 from tether.memory.cycle import MemoryCycle
 from tether.memory.errors import UnknownMemoryItemError
 from tether.memory.forget import forget_run

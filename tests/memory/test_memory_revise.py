@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memory_helpers import learn_desc, record
+
 from tether.memory.cycle import MemoryCycle
 
 ASC_GOAL = "Sort the numbers in values.txt in ascending order"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memory_helpers import record
+
 from tether.memory.config import MemoryConfig
 from tether.memory.cycle import MemoryCycle
 from tether.memory.rule import Application, error_signature, fold_confidence, normalize_error

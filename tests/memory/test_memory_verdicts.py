@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memory_helpers import learn_desc, record
+
 from tether.memory.config import MemoryConfig
 from tether.memory.cycle import MemoryCycle
 from tether.memory.forget import forget_run

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+
 from tether.common.errors import ConfigError
 from tether.runtime.config import load_config
 from tether.runtime.models.registry import build_chat_model
@@ -86,11 +87,12 @@ def test_test_suite_variables_are_not_config(tmp_path):
 
 def test_config_doc_is_current_and_every_key_documented():
     from pydantic import BaseModel
+
+    from tether.runtime.cli.config_docs import _field_docs, render
     from tether.runtime.config import TetherConfig
-    from tether.runtime.config_docs import _field_docs, render
 
     doc = Path(__file__).parents[2] / "docs" / "config.md"
-    assert doc.read_text() == render(), "regenerate: python -m runtime.config_docs > docs/config.md"
+    assert doc.read_text() == render(), "regenerate: python -m tether.runtime.cli.config_docs > docs/config.md"
     for field in TetherConfig.model_fields.values():
         model = field.annotation
         if isinstance(model, type) and issubclass(model, BaseModel):

@@ -13,8 +13,9 @@ import json
 from pathlib import Path
 
 import pytest
-from tether.runtime.cli.app import app
 from typer.testing import CliRunner
+
+from tether.runtime.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = ROOT / "examples" / "tasks"

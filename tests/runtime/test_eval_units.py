@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from tether.common.errors import ConfigError
 from tether.runtime.cli.app import app
 from tether.runtime.eval.stats import summarize, wilson
 from tether.runtime.eval.tasks import load_tasks, scenario_for
-from typer.testing import CliRunner
 
 TASKS = Path(__file__).resolve().parents[2] / "examples" / "tasks"
 

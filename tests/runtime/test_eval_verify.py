@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tether.runtime.eval.sandbox import verify
 from tether.runtime.eval.tasks import Task
 from tether.sandbox.config import DockerSandboxConfig

@@ -39,6 +39,7 @@ def small_home(tmp_path: Path) -> Iterator[Path]:
 def _memory_with_lessons(tmp_path: Path, dest: Path) -> None:
     """A memory folder with real lessons (made on a roomy disk), copied without its index."""
     from memory_helpers import learn_desc
+
     from tether.memory.config import MemoryConfig
     from tether.memory.cycle import MemoryCycle
     from tether.runtime.models.scripted import Script, ScriptedChatModel
@@ -53,7 +54,7 @@ def _memory_with_lessons(tmp_path: Path, dest: Path) -> None:
 
 
 def tether(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")} | {"PYTHONPATH": str(ROOT), "TETHER_HOME": str(home)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")} | {"TETHER_HOME": str(home)}
     return subprocess.run([sys.executable, "-m", "tether", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from tether.common.events import ExecFinished, read_events
 from tether.runtime.config import load_config
 from tether.runtime.models.scripted import Script, ScriptedChatModel

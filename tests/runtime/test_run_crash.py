@@ -63,7 +63,7 @@ def test_a_failing_trust_decision_leaves_the_ask_to_a_person(tmp_path: Path) -> 
 
 
 class BrokenMemory(NoHooks):
-    def after_run(self, record: Any) -> Any:
+    def after_run(self, record: Any, model: Any) -> Any:
         msg = "memory model unreachable"
         raise RuntimeError(msg)
 

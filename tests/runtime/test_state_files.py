@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from tether.common.events import read_events
 from tether.runtime.config import load_config
-from tether.runtime.run.files import check_run_id
-from typer.testing import CliRunner
+from tether.runtime.run_ids import check_run_id
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "verified-success.yaml"
@@ -130,7 +131,7 @@ def test_a_goal_that_is_not_utf8_or_too_large_is_refused_before_a_run_folder_exi
     home = tmp_path / "home"
     ws = tmp_path / "ws"
     ws.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")} | {"PYTHONPATH": str(ROOT), "TETHER_HOME": str(home)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")} | {"TETHER_HOME": str(home)}
     p = subprocess.run([sys.executable.encode(), b"-m", b"tether", b"run", b"fix \xff\xfe it", b"--model",
                         f"scripted:{EXAMPLE}".encode(), b"-w", str(ws).encode()], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     one_line_error(p, "not valid UTF-8")

@@ -7,6 +7,7 @@ import unicodedata
 from pathlib import Path
 
 from rich.console import Console
+
 from tether.common.events import CommandProposed, StepChanged
 from tether.runtime.hooks.base import RunRecord
 from tether.runtime.terminal import PlainFormatter, one_line, plain, safe

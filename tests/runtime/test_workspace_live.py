@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import diff, scan
 from tether.common.walk import shown

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from tether.sandbox.cleanup import PID_LABEL
 
 pytestmark = pytest.mark.docker

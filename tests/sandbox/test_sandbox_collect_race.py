@@ -10,6 +10,7 @@ import socket
 import uuid
 
 import pytest
+
 from tether.sandbox.cleanup import HOST_LABEL, LABEL, PID_LABEL, RUN_LABEL, START_LABEL, collect
 
 pytestmark = pytest.mark.docker

@@ -6,6 +6,7 @@ import threading
 import uuid
 
 import pytest
+
 from tether.sandbox.cleanup import collect, owner_labels
 
 pytestmark = pytest.mark.docker

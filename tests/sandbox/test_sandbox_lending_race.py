@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from tether.sandbox.workspace import sandbox_user
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to lend a workspace to uid 1000")

@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+
 from tether.common.errors import ConfigError
 from tether.sandbox.base import Sandbox
 from tether.sandbox.cleanup import PID_LABEL, RUN_LABEL

@@ -11,9 +11,10 @@ from __future__ import annotations
 import time
 
 import pytest
+
+from tether.common.budgets import RunBudgets
 from tether.common.events import CommandProposed
-from tether.gate.collect import build_evidence, list_processes
-from tether.runtime.config import RunConfig
+from tether.gate.collect import Sources, collect, list_processes
 from tether.sandbox.processes import PROBE_UID, left_running, parse
 
 pytestmark = pytest.mark.docker
@@ -36,11 +37,8 @@ DISGUISES = {
 def _evidence(sb, tmp_path, baseline, ran: list[str]):
     events = [CommandProposed(key=f"k{i}", cmd_id=f"c{i}", step="s", tool="run_shell", command=c, cwd="/")
               for i, c in enumerate(ran)]
-    return build_evidence(
-        {"goal": "g"}, events, workspace=tmp_path, start_manifest={},
-        processes=list_processes(sb, baseline), baseline=baseline, limits=RunConfig(),
-        lessons_used=[], mount="/home/tether/workspace",
-    )
+    return collect(Sources(state={"goal": "g"}, events=events, workspace=tmp_path, start={}, end={}, run_dir=tmp_path,
+                           sandbox=sb, budgets=RunBudgets(), mount="/home/tether/workspace", baseline=baseline))
 
 
 @pytest.mark.parametrize("name", sorted(DISGUISES))

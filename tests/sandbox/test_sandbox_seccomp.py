@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tether.sandbox.seccomp import profile, security_opt
 
 # python3 in the Debian image; syscall numbers of x86_64 and aarch64 picked at run time.

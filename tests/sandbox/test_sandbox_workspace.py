@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
+
 from tether.common.errors import ConfigError
 from tether.sandbox.config import DockerSandboxConfig
 from tether.sandbox.workspace import check_folder, sandbox_user

@@ -9,12 +9,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from tether.common.limits import WorkspaceLimits
 from tether.common.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
 from tether.common.walk import open_root, read_rel, remove_entry, walk
 from tether.runtime.cli.app import app
 from tether.runtime.workspace.restore import restore
-from typer.testing import CliRunner
 
 TIB15 = 15 << 40
 
@@ -76,7 +77,7 @@ def test_sparse_file_odd_names_and_a_deep_tree_round_trip_cheaply(tmp_path, deep
         fh.write(b"more")
     os.unlink(raw)
     os.unlink(ws / "pipe")
-    result = restore(runs, "r1")
+    result = restore(runs / "r1")
     assert _state(ws) == before
     assert "big.img" in result.diff.modified and "\\xff\\xfe bad" in result.diff.deleted
     assert (ws / "big.img").stat().st_blocks * 512 < 1 << 20

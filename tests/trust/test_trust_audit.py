@@ -1,10 +1,11 @@
 """Shadow audit counts and agreement, from real shadow.jsonl files."""
 
 import pytest
-from tether.common.snapshot import UnknownRunError
-from tether.guardian.verdict import Verdict
-from tether.runtime.trust.audit import ShadowLogError, ShadowRecorder, agreement_by_kind, audit_run
 from trust_helpers import ask, hit
+
+from tether.guardian.verdict import Verdict
+from tether.runtime.run_ids import UnknownRunError
+from tether.runtime.trust.audit import ShadowLogError, ShadowRecorder, agreement_by_kind, audit_run
 
 PIP, CRON = "package-install:pip", "persistence:crontab"
 

@@ -3,13 +3,14 @@
 import json
 
 import pytest
+from trust_helpers import ask
+from typer.testing import CliRunner
+
 from tether.common.snapshot import snapshot
 from tether.runtime.cli.app import app
 from tether.runtime.config import load_config
 from tether.runtime.trust.audit import ShadowRecorder
 from tether.runtime.trust.ledger import TrustLedger
-from trust_helpers import ask
-from typer.testing import CliRunner
 
 PIP = "package-install:pip"
 

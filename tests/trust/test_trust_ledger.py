@@ -5,10 +5,11 @@ import tomllib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from trust_helpers import ask, hit
+
 from tether.guardian.verdict import Verdict
 from tether.runtime.config import TrustConfig
 from tether.runtime.trust.ledger import LedgerCorruptError, TrustLedger, UnknownKindError
-from trust_helpers import ask, hit
 
 PIP = "package-install:pip"
 

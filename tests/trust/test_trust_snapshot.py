@@ -5,11 +5,14 @@ import os
 import stat
 
 import pytest
+
 from tether.common.manifest import manifest
-from tether.common.snapshot import SnapshotError, UnknownRunError, run_dir, snapshot
+from tether.common.snapshot import NoSnapshotError, SnapshotError, snapshot
 from tether.runtime.config import load_config
+from tether.runtime.run_ids import UnknownRunError, run_dir
 from tether.runtime.trust.ledger import TrustLedger
-from tether.runtime.workspace.restore import approved_kinds, restore, rollback_run
+from tether.runtime.trust.rollback import approved_kinds, rollback_run
+from tether.runtime.workspace.restore import restore
 
 
 def build(ws):
@@ -68,13 +71,13 @@ def test_restore_is_byte_for_byte(tmp_path):
     vandalize(ws)
     assert tree(ws) != before
 
-    result = restore(runs, "r1")
+    result = restore(runs / "r1")
     assert tree(ws) == before
     d = result.diff
     assert "added/f.txt" in d.added and "ro/new" in d.added and "moved/" in d.added
     assert {"ro/f", "secret", "run.sh", "link", "dangling", "src/deep/", ".git/HEAD"} <= set(d.modified)
     assert {"src/b.bin", "empty/"} <= set(d.deleted)
-    assert not restore(runs, "r1").diff.changed  # a second restore finds nothing to do
+    assert not restore(runs / "r1").diff.changed  # a second restore finds nothing to do
     os.chmod(ws / "ro", 0o755)  # let tmp_path cleanup work
 
 
@@ -84,15 +87,15 @@ def test_unreadable_file_is_restored_and_home_inside_workspace_refused(tmp_path)
     (ws / "f").write_text("x")
     snapshot(ws, tmp_path / "runs" / "r1")
     os.chmod(ws / "f", 0)
-    restore(tmp_path / "runs", "r1")
+    restore(tmp_path / "runs" / "r1")
     assert (ws / "f").read_text() == "x"
     with pytest.raises(SnapshotError, match="inside the workspace"):
         snapshot(ws, ws / "home" / "runs" / "r2")
 
 
 def test_unknown_and_invalid_runs(tmp_path):
-    with pytest.raises(UnknownRunError, match="no snapshot"):
-        restore(tmp_path, "missing")
+    with pytest.raises(NoSnapshotError, match="no snapshot"):
+        restore(tmp_path / "missing")
     with pytest.raises(UnknownRunError, match="invalid run id"):
         run_dir(tmp_path, "../escape")
 

@@ -1,31 +1,10 @@
-"""R07 and R08 over the checks the gate re-ran itself, before and after the run.
-
-Parts: `verify_commands(text)` (the commands a plan's `verify` text names),
-`judged(ev)` (whose checks decide: the person's when given, else the run's
-real checks), `r07` (a real check shows the change: it fails on the pre-run
-copy and passes now, SWE-bench's FAIL_TO_PASS) and `r08` (every judged check
-passes now, so checks that passed before still do: PASS_TO_PASS). A check
-the run wrote itself counts only when it names a changed file and expects
-something of it. The person's checks decide R08; the change may be shown by
-theirs or by the run's real checks (a person's regression suite passes
-before and after).
-"""
+"""Does the work do what the goal asks? R07 and R08 over the checks the gate re-ran itself, before and after the run."""
 
 from __future__ import annotations
 
-import re
-
 from tether.gate.checks import COUNTING
 from tether.gate.evidence import CheckRun, Evidence, real_changes
-
-Result = tuple[str, str]
-
-
-def verify_commands(text: str) -> list[str]:
-    """The commands a step's verify text names: each `backquoted` span, else the whole text."""
-    quoted = [" ".join(m.split()) for m in re.findall(r"`([^`]+)`", text)]
-    whole = " ".join(text.split())
-    return [q for q in quoted if q] or ([whole] if whole else [])
+from tether.gate.registry import Result, requirement
 
 
 def judged(ev: Evidence) -> tuple[list[CheckRun], str]:
@@ -48,6 +27,7 @@ def _none(ev: Evidence, what: str) -> Result:
     return "fail", f"no real check {what}{why}; give one with `tether run --verify CMD`"
 
 
+@requirement("R07", "a real check, re-run by the gate, shows the change")
 def r07(ev: Evidence) -> Result:
     pool, who = judged(ev)
     if ev.shadowing:
@@ -78,6 +58,7 @@ def r07(ev: Evidence) -> Result:
     return "fail", f"no check fails before the run and passes after it ({detail}): nothing shows the change works"
 
 
+@requirement("R08", "every check passes now")
 def r08(ev: Evidence) -> Result:
     pool, who = judged(ev)
     if not pool:

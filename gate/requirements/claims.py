@@ -1,0 +1,90 @@
+"""Do the model's words match the evidence? R04 reads, R05 changes, R06 a diff, R12 summary, R13 claims, R18 artifacts."""
+
+from __future__ import annotations
+
+import re
+
+from tether.gate.checks import classify
+from tether.gate.evidence import Evidence, normalize
+from tether.gate.reads import content_reads, reads_path
+from tether.gate.registry import Result, requirement
+
+SUCCESS_RE = re.compile(r"\b(pass(es|ed)?|succeed(s|ed)?|success(ful(ly)?)?|works?|verified|done|complete[d]?)\b", re.I)
+
+
+@requirement("R04", "claimed reads were read by a command")
+def r04(ev: Evidence) -> Result:
+    if not ev.claimed_reads:
+        return "n/a", "no reads claimed"
+    read = {ev.rel(p) if "**" not in p else p for c in ev.executed if c.exit_code == 0 for p in content_reads(c.command)}
+    missing = [p for p in ev.claimed_reads if not reads_path(read, ev.rel(p))]
+    if missing:
+        return "fail", "claimed but no command read its content (ls or echo of a name is no read): " + ", ".join(missing)
+    return "pass", f"{len(ev.claimed_reads)} files read by cat/head/grep/sed/... in the journal"
+
+
+@requirement("R05", "claimed changes are in the workspace diff")
+def r05(ev: Evidence) -> Result:
+    if not ev.claimed_changes:
+        return "n/a", "no changes claimed"
+    diff = set(ev.real_diff)
+    missing = [p for p in ev.claimed_changes if ev.rel(p) not in diff]
+    return ("fail", "claimed but not in diff: " + ", ".join(missing)) if missing else ("pass", "claimed changes all in diff")
+
+
+@requirement("R06", "diff non-empty when the goal asks for a change")
+def r06(ev: Evidence) -> Result:
+    if not ev.wants_change:
+        return "n/a", "the goal asks for no change"
+    diff = ev.real_diff
+    return ("pass", f"diff: {', '.join(diff[:8])}") if diff else ("fail", "the goal asks for a change; workspace diff is empty (caches do not count)")
+
+
+@requirement("R12", "a final summary exists and cites evidence")
+def r12(ev: Evidence) -> Result:
+    if not ev.summary:
+        return "fail", "no final summary"
+    ran = {normalize(c.command) for c in ev.executed}
+    files = set(ev.workspace_files) | set(ev.diff)
+    absent = [f for f in ev.summary_files if ev.rel(f) not in files]
+    unrun = [c for c in ev.summary_commands if normalize(c) not in ran]
+    if absent or unrun:
+        return "fail", "cites " + "; ".join([*(f"file {f} that does not exist" for f in absent), *(f"`{c}` that never ran" for c in unrun)][:4])
+    cited = len(ev.summary_files) + len(ev.summary_commands)
+    return ("pass", f"cites {cited} real files/commands") if cited else ("fail", "the summary cites no file or command from the run")
+
+
+@requirement("R13", "success claims backed by passing commands")
+def r13(ev: Evidence) -> Result:
+    if not ev.claims:
+        if ev.summary and SUCCESS_RE.search(ev.summary):
+            return "fail", "the summary claims success without citing a command"
+        return "n/a", "no claim in words; a success status is judged by R07/R08's own re-run"
+    passing = {normalize(c.command) for c in ev.executed if c.exit_code == 0}
+    rerun = {normalize(c.command): c for c in ev.checks}
+    bad = []
+    for k in ev.claims:
+        cmd = normalize(k.command or "")
+        kind = classify(cmd)
+        if not cmd or cmd not in passing:
+            bad.append(f"{k.text!r} cites `{cmd}`, which never ran and passed")
+        elif not kind.counts:
+            bad.append(f"{k.text!r} cites `{cmd}`, which is no check ({kind.reason})")
+        elif cmd in rerun and not rerun[cmd].passed_after:
+            bad.append(f"{k.text!r} cites `{cmd}`, which fails when the gate runs it now")
+    return ("fail", "unbacked: " + "; ".join(bad[:3])) if bad else ("pass", f"{len(ev.claims)} claims backed by checks that pass now")
+
+
+@requirement("R18", "every artifact the goal names is a non-empty file")
+def r18(ev: Evidence) -> Result:
+    if not ev.artifacts:
+        return "n/a", "the goal names no artifact"
+    have = set(ev.workspace_files)
+    bad = []
+    for a in ev.artifacts:
+        kind = ev.artifact_types.get(a) or ("file" if ev.rel(a) in have else "missing")
+        if kind != "file":
+            bad.append(f"{a} ({kind})")
+    if bad:
+        return "fail", "not a non-empty regular file in the workspace: " + ", ".join(bad)
+    return "pass", "present: " + ", ".join(ev.artifacts)

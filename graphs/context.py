@@ -1,0 +1,103 @@
+"""What one run's graph works with, handed to every node through LangGraph's runtime context.
+
+Parts: `RunContext` (model, sandbox, journal, guardian, gate, budgets, how
+asks are answered), and the two seams the runner fills: `Approvals` (learned
+trust and the shadow audit, at each guardian ask) and `CommandWatch` (the
+workspace around each command). None of it is saved in checkpoints: a
+resumed run gets a fresh context; the state holds only data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from langchain_core.language_models import BaseChatModel
+
+from tether.common.budgets import RunBudgets
+from tether.common.journal import Journal
+from tether.gate.judge import GateContext
+from tether.guardian.checker import check
+from tether.guardian.config import GuardianConfig
+from tether.guardian.verdict import CheckContext, Verdict
+from tether.sandbox.base import Sandbox
+
+ApprovalMode = Literal["prompt", "yes", "refuse"]
+"""prompt: pause with interrupt() for a person; yes: approve asks; refuse: nobody is there."""
+Guard = Callable[[str, CheckContext], Verdict]
+
+
+class Approvals(Protocol):
+    """Learned trust and the shadow audit, consulted at each guardian ask (runtime's run hooks)."""
+
+    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:
+        """`allow` auto-approves an ask (a promoted trust kind); `ask` leaves it to a person."""
+        ...
+
+    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
+        """A person approved or refused an ask."""
+        ...
+
+    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
+        """Shadow mode: note the verdict, what trust would have done, and the person's answer (if asked)."""
+        ...
+
+
+class NoApprovals:
+    """Nothing learned, nothing audited: every ask goes to a person."""
+
+    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:  # noqa: ARG002
+        return "ask"
+
+    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
+        return None
+
+    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
+        return None
+
+
+class CommandWatch(Protocol):
+    """The workspace around one command: what it changed, what changed without it, whether it grew too big."""
+
+    def before(self) -> Any:
+        """A view of the workspace just before a command."""
+        ...
+
+    def stray(self, before: Any) -> list[str]:
+        """Changes since the previous command ended that no command made."""
+        ...
+
+    def after(self, before: Any) -> tuple[list[str], str | None]:
+        """The command's own changes, and why the workspace is now over a limit (or None)."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """The run's parts; the graph is invoked with `context=RunContext(...)`."""
+
+    run_id: str
+    model: BaseChatModel
+    sandbox: Sandbox
+    journal: Journal
+    gate: GateContext | None = None
+    """None in tests that never reach the gate node."""
+    budgets: RunBudgets = field(default_factory=RunBudgets)
+    guardian: GuardianConfig = field(default_factory=GuardianConfig)
+    guard: Guard | None = None
+    """Judges a command; None: the guardian (`tether.guardian.check`) with `guardian`."""
+    approvals: Approvals = field(default_factory=NoApprovals)
+    approval: ApprovalMode = "refuse"
+    watch: CommandWatch | None = None
+    workspace_mount: str = "/home/tether/workspace"
+    output_cap: int = 4000
+    """Characters of command output shown to the model (head and tail)."""
+
+    def judge(self, command: str) -> Verdict:
+        """The guardian's verdict on a command, with the workspace as the sandbox sees it."""
+        context = CheckContext(workspace=Path(self.workspace_mount))
+        if self.guard is not None:
+            return self.guard(command, context)
+        return check(command, context, self.guardian)

@@ -1,0 +1,134 @@
+"""The parts of one run's graph, built in order and always taken down: `run_parts()`.
+
+Parts: `RunParts` (model, workspace watch, checkpoint database, sandbox,
+graph, and the `RunContext` the graph is invoked with), `SandboxFactory`,
+`docker_sandbox` (the default factory) and `run_parts()`, a context manager
+that builds them and, whatever happens inside, syncs the journal, closes the
+sandbox (handing the workspace back), drops the watch and closes the
+database. `SandboxNotStarted` says why a run never reached its graph.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tether.common.errors import TetherError
+from tether.common.journal import Journal
+from tether.gate.collect import list_processes
+from tether.gate.judge import GateContext, GateSettings
+from tether.gate.secrets import StreamScanner
+from tether.graphs.build import build_graph
+from tether.graphs.context import RunContext
+from tether.runtime.config import TetherConfig
+from tether.runtime.hooks.base import RunHooks
+from tether.runtime.models.registry import model_for_run
+from tether.runtime.run.checkpoints import JournalFirstSaver, connect
+from tether.runtime.run.phases import start_manifest
+from tether.runtime.workspace.watch import WorkspaceWatch, start_cache
+from tether.sandbox.base import Sandbox
+
+SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
+log = logging.getLogger(__name__)
+
+
+class SandboxNotStarted(Exception):  # noqa: N818 (a signal to the runner, wrapping the real cause)
+    """The sandbox did not start; `cause` is why."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def lending_record(config: TetherConfig, workspace: Path) -> Path:
+    """Where a lending of `workspace` is kept until given back: per workspace, so any later run reclaims it."""
+    return config.home / "lent" / (hashlib.sha256(str(workspace).encode()).hexdigest()[:16] + ".json")
+
+
+def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_dir: Path | None) -> Sandbox:
+    """The default factory: a started DockerSandbox for this run."""
+    from tether.sandbox.docker import DockerSandbox
+
+    return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace,
+                         lending_record=lending_record(config, workspace)).start()
+
+
+@dataclass
+class RunParts:
+    """Everything a run's graph is driven with."""
+
+    context: RunContext
+    graph: Any
+    conn: sqlite3.Connection
+
+
+def gate_settings(config: TetherConfig, meta: dict[str, Any]) -> GateSettings:
+    """What the gate judges by: the person's checks and budgets from config, the run's own `--verify`."""
+    return GateSettings(workspace_mount=config.sandbox.workspace_mount, verify_timeout_s=config.run.verify_timeout_s,
+                        budgets=config.run, guardian=config.guardian, person_checks=list(meta.get("verify") or []))
+
+
+@contextmanager
+def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hooks: RunHooks, model: Any,
+              sandbox_factory: SandboxFactory) -> Iterator[RunParts]:
+    """Build the run's parts (raises SandboxNotStarted when the sandbox cannot start); take them down after."""
+    run_id, workspace = meta["run_id"], Path(meta["workspace"])
+    run_dir = config.runs_dir / run_id
+    model = model if model is not None else model_for_run(config, meta)
+    start = start_manifest(run_dir)
+    watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
+    conn = connect(config.checkpoint_db)
+    sandbox: Sandbox | None = None
+    memory_dir = config.memory_dir if config.memory.enabled and config.memory_dir.is_dir() else None
+    try:
+        try:
+            sandbox = sandbox_factory(workspace, config, run_id, memory_dir)
+        except BaseException as e:
+            raise SandboxNotStarted(e) from e
+        sandbox.stream_scanner = StreamScanner  # the secrets scan sees the middle the output cap drops
+        box = sandbox
+        gate = GateContext(
+            settings=gate_settings(config, meta), workspace=workspace, run_dir=run_dir, start=start,
+            final=watch.final, sandbox=sandbox,
+            before_sandbox=lambda scratch: sandbox_factory(scratch, config, f"{run_id}-before", None),
+            lessons_used=meta.get("lesson_ids", []), baseline=list_processes(box), tracker=watch.tracker,
+        )
+        context = RunContext(
+            run_id=run_id, model=model, sandbox=sandbox, journal=journal, gate=gate, budgets=config.run,
+            guardian=config.guardian, approvals=hooks, approval=meta.get("approval", "refuse"), watch=watch,
+            workspace_mount=config.sandbox.workspace_mount,
+        )
+        yield RunParts(context=context, graph=build_graph(JournalFirstSaver(conn, journal)), conn=conn)
+    finally:
+        _close(journal, sandbox, conn, watch)
+
+
+def _close(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connection, watch: WorkspaceWatch) -> None:
+    """Sync the journal, remove the sandbox (handing the workspace back), close the database and the watch.
+
+    Each step runs even when one before it fails; failures are logged, since the
+    run's own outcome is what the caller reports.
+    """
+    for what, step in (("sync the journal", journal.sync),
+                       ("close the sandbox", sandbox.close if sandbox is not None else None),
+                       ("close the checkpoint database", conn.close),
+                       ("close the workspace watch", watch.close)):
+        if step is None:
+            continue
+        try:
+            step()
+        except Exception as e:  # cleanup goes on; the failure is named
+            log.warning("could not %s: %s", what, e)
+
+
+def is_failure(e: BaseException) -> bool:
+    """A sandbox that did not start for a reason of ours (config, image) fails; anything else can be resumed."""
+    from tether.common.errors import StateFileError
+
+    return isinstance(e, TetherError) and not isinstance(e, StateFileError)
