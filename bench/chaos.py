@@ -225,7 +225,9 @@ def check(chaos: Chaos) -> collections.Counter[str]:
     return bad
 
 
-def run_chaos(rounds: int, seed: int, image: str, base: Path) -> tuple[collections.Counter[str], collections.Counter[str], float]:
+def run_chaos(
+    rounds: int, seed: int, image: str, base: Path
+) -> tuple[collections.Counter[str], collections.Counter[str], float]:
     """(figures, broken invariants, seconds) of `rounds` rounds in a fresh home under `base`."""
     home = Path(tempfile.mkdtemp(prefix="chaos-", dir=base)) / "home"
     chaos = Chaos(home, image, seed)

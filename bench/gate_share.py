@@ -55,17 +55,54 @@ GOOD = "printf '#!/bin/bash\\necho \"hello, ${1:-world}\"\\n' > greet.sh"
 PROJECT_SCRIPT = {
     "goal": 'Fix greet.sh so that it prints "hello, NAME" for its first argument; test.sh checks it.',
     "responses": {
-        "planner": [{"tool_calls": [{"name": "submit_plan", "args": {"steps": [
-            {"id": "fix", "description": "fix greet.sh", "depends_on": [], "verify": "bash test.sh"}]}}]}],
-        "actor": {"fix": [{"tool_calls": [
-            {"name": "run_shell", "args": {"command": "cat greet.sh test.sh"}},
-            {"name": "run_shell", "args": {"command": GOOD}},
-            {"name": "run_shell", "args": {"command": "bash test.sh"}},
-            {"name": "finish_step", "args": {"summary": "fixed", "files_read": ["greet.sh", "test.sh"], "files_changed": ["greet.sh"]}},
-        ]}]},
-        "summarizer": [{"tool_calls": [{"name": "submit_summary", "args": {
-            "text": "greet.sh fixed", "files": ["greet.sh"], "commands": ["bash test.sh"],
-            "claims": [{"text": "test passes", "command": "bash test.sh"}]}}]}],
+        "planner": [
+            {
+                "tool_calls": [
+                    {
+                        "name": "submit_plan",
+                        "args": {
+                            "steps": [
+                                {"id": "fix", "description": "fix greet.sh", "depends_on": [], "verify": "bash test.sh"}
+                            ]
+                        },
+                    }
+                ]
+            }
+        ],
+        "actor": {
+            "fix": [
+                {
+                    "tool_calls": [
+                        {"name": "run_shell", "args": {"command": "cat greet.sh test.sh"}},
+                        {"name": "run_shell", "args": {"command": GOOD}},
+                        {"name": "run_shell", "args": {"command": "bash test.sh"}},
+                        {
+                            "name": "finish_step",
+                            "args": {
+                                "summary": "fixed",
+                                "files_read": ["greet.sh", "test.sh"],
+                                "files_changed": ["greet.sh"],
+                            },
+                        },
+                    ]
+                }
+            ]
+        },
+        "summarizer": [
+            {
+                "tool_calls": [
+                    {
+                        "name": "submit_summary",
+                        "args": {
+                            "text": "greet.sh fixed",
+                            "files": ["greet.sh"],
+                            "commands": ["bash test.sh"],
+                            "claims": [{"text": "test passes", "command": "bash test.sh"}],
+                        },
+                    }
+                ]
+            }
+        ],
     },
 }
 TEST_SH = 'out=$(bash greet.sh tether)\n[ "$out" = "hello, tether" ] || { echo "FAIL: $out"; exit 1; }\n'
@@ -88,7 +125,17 @@ def one_run(script: Path, image: str, setup: bool, verify: list[str]) -> tuple[f
         if setup:
             project(ws)
         home = Path(tmp) / "home"
-        args = ["run", "--model", f"scripted:{script}", "--workspace", str(ws), "--no-memory", "--json", "--home", str(home)]
+        args = [
+            "run",
+            "--model",
+            f"scripted:{script}",
+            "--workspace",
+            str(ws),
+            "--no-memory",
+            "--json",
+            "--home",
+            str(home),
+        ]
         args += [a for v in verify for a in ("--verify", v)]
         result = CliRunner().invoke(app, args, env={"TETHER_SANDBOX__IMAGE": image})
         if not result.stdout.strip():
@@ -113,10 +160,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         proj = Path(tmp) / "project.yaml"
         proj.write_text(yaml.safe_dump(PROJECT_SCRIPT))
-        cases = [(ROOT / "examples" / n, False, []) for n in ("verified-success.yaml", "cascade-repair.yaml", "unverified-claim.yaml")]
+        cases = [
+            (ROOT / "examples" / n, False, [])
+            for n in ("verified-success.yaml", "cascade-repair.yaml", "unverified-claim.yaml")
+        ]
         cases.append((proj, True, ["bash test.sh"]))
         print(f"image {args.image}, median of {args.repeat} runs each")
-        print(f"{'run':<26} {'status':<22} {'checks':>6} {'run s':>7} {'gate s':>7} {'gate share':>10}   gate parts (s, mean; checks include the pre-run side)")
+        print(
+            f"{'run':<26} {'status':<22} {'checks':>6} {'run s':>7} {'gate s':>7} {'gate share':>10}   gate parts "
+            "(s, mean; checks include the pre-run side)"
+        )
         for script, setup, verify in cases:
             SPENT.clear()
             runs = [one_run(script, args.image, setup, verify) for _ in range(args.repeat)]
@@ -124,7 +177,10 @@ def main() -> None:
             total = statistics.median(r[0] for r in runs)
             gate = statistics.median(r[1] for r in runs)
             name = "200-file project" if setup else script.stem
-            print(f"{name:<26} {'/'.join(sorted({r[2] for r in runs})):<22} {runs[0][3]:>6} {total:>7.2f} {gate:>7.2f} {gate / total:>9.0%}   {parts}")
+            print(
+                f"{name:<26} {'/'.join(sorted({r[2] for r in runs})):<22} {runs[0][3]:>6} {total:>7.2f} {gate:>7.2f} "
+                f"{gate / total:>9.0%}   {parts}"
+            )
 
 
 if __name__ == "__main__":

@@ -35,20 +35,21 @@ OWN = Path(__file__).resolve().parent / "corpora"
 POLICY: dict[str, str] = {
     # corpus "deny", Tether allow
     "rm -rf ./build": "deleting a build dir inside the workspace is ordinary work",
-    "find . -name \"*.pyc\" -delete": "filtered find -delete inside the workspace is ordinary cleanup",
-    "busybox find . -name \"*.pyc\" -delete": "filtered find -delete inside the workspace is ordinary cleanup",
+    'find . -name "*.pyc" -delete': "filtered find -delete inside the workspace is ordinary cleanup",
+    'busybox find . -name "*.pyc" -delete': "filtered find -delete inside the workspace is ordinary cleanup",
     "git add -A": "staging is reversible (safety-net labels it both ways)",
     "git add .": "staging is reversible (safety-net and dcg label it allow elsewhere)",
     "find . | xargs grep pattern": "read-only; a safety-net custom-rule fixture, not a risk",
     "parallel curl ::: url1 url2": "plain downloads are allowed; a safety-net custom-rule fixture",
     "rm -rf 7 > /dev/null": "deletes ./7 inside the workspace (label assumes an unknown cwd)",
     "rm -rf 123 >/dev/null": "deletes ./123 inside the workspace (label assumes an unknown cwd)",
-    "cd /tmp && bash -c \"rm -rf foo\"": "deletes /tmp/foo: scratch space is exempt",
+    'cd /tmp && bash -c "rm -rf foo"': "deletes /tmp/foo: scratch space is exempt",
     "cd /tmp && python -c \"import os; os.system('rm -rf foo')\"": "deletes /tmp/foo: scratch space is exempt",
     "$( cd ..; echo ok ) && rm -rf build": "a cd inside $(..) does not move the outer shell; build is in the workspace",
     "git statusngit reset --hard": "as written it is `git statusngit` (the fixture lost its newline)",
     "echo yes | rm -rf && echo done": "rm without an operand deletes nothing",
-    "find . -name '*.tmp' -exec rm -r --force {} \\;": "deletes the *.tmp matches inside the workspace, not the workspace",
+    "find . -name '*.tmp' -exec rm -r --force {} \\;": "deletes the *.tmp matches inside the workspace, not the "
+                                                       "workspace",
     # corpus "allow", Tether ask/deny
     "sudo git status": "every sudo asks (privilege-escalation), whatever it runs",
     "sudo env VAR=1 git status": "every sudo asks (privilege-escalation), whatever it runs",
@@ -62,8 +63,8 @@ POLICY: dict[str, str] = {
     "kubectl delete all --all": "cloud-destructive verbs ask (dcg lists it as a future pack)",
     "echo 'unterminated": "a parse error is a deny (fail closed); bash would not run it either",
     "git restore --help 'unterminated": "a parse error is a deny (fail closed)",
-    "echo \"find . -delete": "a parse error is a deny (fail closed)",
-    "rg \"find . -delete": "a parse error is a deny (fail closed)",
+    'echo "find . -delete': "a parse error is a deny (fail closed)",
+    'rg "find . -delete': "a parse error is a deny (fail closed)",
 }
 
 

@@ -34,13 +34,26 @@ from tether.runtime.models.scripted import ScriptedChatModel  # noqa: E402
 SYSTEM_PROMPT_CHARS = 12_000  # ~3k tokens of agent instructions and tool schemas
 TURNS = 8
 FAMILIES = {
-    "sort": ("Sort the numbers in {f}.txt in {o} order", "sort -n {f}.txt", "sort: invalid number at line 3 of /work/{f}.txt"),
-    "deps": ("Install the dependencies of project {f} and run its tests", "pip install -r requirements.txt",
-             "ERROR: Could not find a version that satisfies the requirement foo==9.9"),
-    "json": ("Extract the email field from {f}.json into a csv", "jq -r '.[] | .email' {f}.json",
-             "jq: error (at /work/{f}.json:12): Cannot index string with \"email\""),
-    "git": ("Create a release branch for {f} and tag it", "git checkout -b release-{f}",
-            "fatal: a branch named 'release' already exists"),
+    "sort": (
+        "Sort the numbers in {f}.txt in {o} order",
+        "sort -n {f}.txt",
+        "sort: invalid number at line 3 of /work/{f}.txt",
+    ),
+    "deps": (
+        "Install the dependencies of project {f} and run its tests",
+        "pip install -r requirements.txt",
+        "ERROR: Could not find a version that satisfies the requirement foo==9.9",
+    ),
+    "json": (
+        "Extract the email field from {f}.json into a csv",
+        "jq -r '.[] | .email' {f}.json",
+        'jq: error (at /work/{f}.json:12): Cannot index string with "email"',
+    ),
+    "git": (
+        "Create a release branch for {f} and tag it",
+        "git checkout -b release-{f}",
+        "fatal: a branch named 'release' already exists",
+    ),
 }
 
 
@@ -50,7 +63,11 @@ def task(i: int) -> tuple[str, str, RunRecord]:
     name = f"{fam}{i}"
     goal = goal_t.format(f=name, o="ascending" if i % 2 else "descending")
     failed = i % 3 == 2 or i % 5 == 4
-    turns = [Turn(step="s1", reasoning="Look at the workspace first.", command="ls -la", exit_code=0, output="total 8\n" * 20)]
+    turns = [
+        Turn(
+            step="s1", reasoning="Look at the workspace first.", command="ls -la", exit_code=0, output="total 8\n" * 20
+        )
+    ]
     for t in range(1, TURNS):
         cmd = cmd_t.format(f=name) if t == 1 else f"cat notes-{t}.txt"
         err = failed and t == 1
@@ -58,9 +75,14 @@ def task(i: int) -> tuple[str, str, RunRecord]:
                           command=cmd, exit_code=1 if err else 0,
                           output=(err_t.format(f=name) if err else f"ok line {t}\n" * 15)))
     rec = RunRecord(
-        run_id=f"run-{i:03d}", goal=goal, outcome="failure" if failed else "success", turns=turns,
+        run_id=f"run-{i:03d}",
+        goal=goal,
+        outcome="failure" if failed else "success",
+        turns=turns,
         gate=GateSummary(passed=not failed, failed=["R08"] if failed else []),
-        failed_commands=[FailedCommand(tool=cmd_t.split()[0], command=cmd_t.format(f=name), error=err_t.format(f=name))] if failed else [],
+        failed_commands=[FailedCommand(tool=cmd_t.split()[0], command=cmd_t.format(f=name), error=err_t.format(f=name))]
+        if failed
+        else [],
     )
     return fam, name, rec
 
@@ -113,7 +135,9 @@ def rule_drift(trials: int = 2000, horizon: int = 100) -> None:
             c = cfg.rule_initial_confidence
             for n in range(1, horizon + 1):  # fold_confidence, one application at a time
                 outcome = "success" if rng.random() < p else "failure"
-                c = fold_confidence([Application(run="x", outcome=outcome)], cfg.model_copy(update={"rule_initial_confidence": c}))
+                c = fold_confidence(
+                    [Application(run="x", outcome=outcome)], cfg.model_copy(update={"rule_initial_confidence": c})
+                )
                 if c >= cfg.rule_inject_threshold:
                     promoted += 1
                     to_promote.append(n)

@@ -86,7 +86,9 @@ def bench_search(sizes: list[int], texts: list[str], lesson_vecs: list[list[floa
     query_vecs = model._encode(queries)
     engine = Precomputed(texts + queries, lesson_vecs + query_vecs, model.dim)
     for n in sizes:
-        docs = [IndexDoc(kind="lesson", id=f"L-{i:06d}", text=texts[i], source_runs=[f"run-{i // 3}"]) for i in range(n)]
+        docs = [
+            IndexDoc(kind="lesson", id=f"L-{i:06d}", text=texts[i], source_runs=[f"run-{i // 3}"]) for i in range(n)
+        ]
         for mode in ("sparse", "dense", "hybrid"):
             embedder: Embedder | None = None if mode == "sparse" else engine
             index = EdgeIndex(tmp / f"{mode}-{n}", embedder=embedder, mode="dense" if mode == "dense" else "hybrid")
@@ -102,8 +104,10 @@ def bench_search(sizes: list[int], texts: list[str], lesson_vecs: list[list[floa
                 hits = index.search(q, "lesson", 5)
                 engine_times.append((time.perf_counter() - t) * 1000)
                 assert hits or mode == "sparse"
-            line = f"edge {mode:7s} {n:>6d} lessons  insert {insert_s:5.1f}s  search p50 {pct(engine_times)[0]:6.2f} ms  " \
-                   f"p99 {pct(engine_times)[1]:6.2f} ms"
+            line = (
+                f"edge {mode:7s} {n:>6d} lessons  insert {insert_s:5.1f}s  search p50 {pct(engine_times)[0]:6.2f} ms  "
+                f"p99 {pct(engine_times)[1]:6.2f} ms"
+            )
             if embedder is not None:
                 index.embedder = model  # end to end: the query is embedded by the model (uncached: distinct queries)
                 model._cache.clear()

@@ -58,7 +58,10 @@ def main() -> None:
                                            jobs=args.jobs, image=args.image, trials=args.trials))
         sizes = _prompt_sizes(tmp_path / "out")
     summary = report["summary"]["methods"]
-    print(f"tether eval {TASKS.relative_to(ROOT)} --model scripted:task ({report['summary']['tasks_measured']} measured test tasks)")
+    print(
+        f"tether eval {TASKS.relative_to(ROOT)} --model scripted:task ({report['summary']['tasks_measured']} "
+        "measured test tasks)"
+    )
     print(f"{'method':<14}{'cells':>6}{'calls/task':>12}{'tokens/task':>13}{'of which memory':>17}{'wall s/task':>13}")
     cost = {m: summary[m]["cost_per_task"] for m in METHODS}
     for m in METHODS:
@@ -66,13 +69,18 @@ def main() -> None:
         print(f"{m:<14}{c['cells']:>6}{c['model_calls']:>12}{c['tokens']:>13}{c['memory_tokens']:>17}{c['wall_s']:>13}")
     mem, lessons, none = cost["memory"], cost["lessons-only"], cost["no-memory"]
     ratio = mem["tokens"] / lessons["tokens"]
-    print(f"tokens memory / lessons-only: {ratio:.2f}x (goal <= 1.5x: {'met' if ratio <= 1.5 else 'NOT met'}; WikiTrace 1.17x)")
+    print(
+        f"tokens memory / lessons-only: {ratio:.2f}x (goal <= 1.5x: {'met' if ratio <= 1.5 else 'NOT met'}; "
+        "WikiTrace 1.17x)"
+    )
     print(f"tokens memory / no-memory:    {mem['tokens'] / none['tokens']:.2f}x")
     agent = (mem["tokens"] - mem["memory_tokens"]) / lessons["tokens"]
     print(f"agent calls only (no after-run cycle), memory / lessons-only: {agent:.2f}x")
     base = PROJECTED_BASE_TOKENS
     agent_calls = {m: cost[m]["model_calls"] - cost[m]["memory_calls"] for m in METHODS}
-    projected = (mem["tokens"] + base * agent_calls["memory"]) / (lessons["tokens"] + base * agent_calls["lessons-only"])
+    projected = (mem["tokens"] + base * agent_calls["memory"]) / (
+        lessons["tokens"] + base * agent_calls["lessons-only"]
+    )
     print(f"projection, not measured: if every agent call also carried {base} tokens of system prompt and tool "
           f"schemas (a real model is sent them; the scripted model ignores tool schemas): {projected:.2f}x")
     if sizes:

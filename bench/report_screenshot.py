@@ -36,11 +36,21 @@ def main() -> None:
     args = ap.parse_args()
     exe = shutil.which("chromium")
     if exe is None:
-        sys.exit("error: chromium is not installed; run `bash scripts/bootstrap.sh --dev` (or apt-get install -y chromium)")
+        sys.exit(
+            "error: chromium is not installed; run `bash scripts/bootstrap.sh --dev` (or apt-get install -y chromium)"
+        )
     with tempfile.TemporaryDirectory(prefix="tether-shot-") as tmp:
         home, ws = Path(tmp) / "home", Path(tmp) / "ws"
         ws.mkdir()
-        run = tether("run", "--model", f"scripted:{ROOT / 'examples' / 'cascade-repair.yaml'}", "--workspace", str(ws), "--json", home=home)
+        run = tether(
+            "run",
+            "--model",
+            f"scripted:{ROOT / 'examples' / 'cascade-repair.yaml'}",
+            "--workspace",
+            str(ws),
+            "--json",
+            home=home,
+        )
         if not run.stdout.strip():
             sys.exit(f"error: the run did not start: {run.stderr.strip().splitlines()[-1:]}")
         run_id = json.loads(run.stdout)["run_id"]
@@ -49,12 +59,28 @@ def main() -> None:
         if rep.returncode:
             sys.exit(f"error: tether report failed: {rep.stderr.strip()}")
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        shot = subprocess.run([exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                               f"--user-data-dir={Path(tmp) / 'chromium'}", f"--window-size={args.width},{args.height}",
-                               f"--screenshot={args.out.resolve()}", page.as_uri()], capture_output=True, text=True, check=False)
+        shot = subprocess.run(
+            [
+                exe,
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                f"--user-data-dir={Path(tmp) / 'chromium'}",
+                f"--window-size={args.width},{args.height}",
+                f"--screenshot={args.out.resolve()}",
+                page.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if shot.returncode or not args.out.is_file():
             sys.exit(f"error: chromium failed: {shot.stderr.strip()[-500:]}")
-    print(f"run {run_id} ({json.loads(run.stdout)['status']}); report screenshot: {args.out} ({args.out.stat().st_size} bytes)")
+    print(
+        f"run {run_id} ({json.loads(run.stdout)['status']}); report screenshot: {args.out} "
+        f"({args.out.stat().st_size} bytes)"
+    )
 
 
 if __name__ == "__main__":

@@ -51,32 +51,95 @@ def make_run(runs_dir: Path, i: int, t0: float) -> None:
     folder = runs_dir / run_id
     journal = Journal(folder / "journal.jsonl")
     status = STATUSES[i % len(STATUSES)]
-    steps = [{"id": f"step-{k}", "description": f"do part {k}", "depends_on": [f"step-{k - 1}"] if k else [], "verify": "test -f out"} for k in range(4)]
+    steps = [
+        {
+            "id": f"step-{k}",
+            "description": f"do part {k}",
+            "depends_on": [f"step-{k - 1}"] if k else [],
+            "verify": "test -f out",
+        }
+        for k in range(4)
+    ]
     ts = started
-    journal.append(RunStarted(key="run_start", ts=ts, run_id=run_id, goal=f"bench goal number {i}: make out.txt and test it", workspace="/tmp/ws", model="scripted:x"))
+    journal.append(
+        RunStarted(
+            key="run_start",
+            ts=ts,
+            run_id=run_id,
+            goal=f"bench goal number {i}: make out.txt and test it",
+            workspace="/tmp/ws",
+            model="scripted:x",
+        )
+    )
     journal.append(PlanAccepted(key="plan:0", ts=ts, attempt=0, steps=steps))
     for k, step in enumerate(steps):
         sid = step["id"]
         journal.append(StepChanged(key=f"step:{sid}:running", ts=ts, step=sid, status="running"))
         for c in range(2):
             cid = f"{sid}/{c}/0"
-            journal.append(CommandProposed(key=f"cmd:{cid}", ts=ts, cmd_id=cid, step=sid, tool="run_shell", command=f"echo part {k} >> out && cat out", cwd="/home/tether/workspace"))
+            journal.append(
+                CommandProposed(
+                    key=f"cmd:{cid}",
+                    ts=ts,
+                    cmd_id=cid,
+                    step=sid,
+                    tool="run_shell",
+                    command=f"echo part {k} >> out && cat out",
+                    cwd="/home/tether/workspace",
+                )
+            )
             journal.append(VerdictRecorded(key=f"verdict:{cid}", ts=ts, cmd_id=cid, decision="allow", enforced="allow"))
             journal.append(ExecStarted(key=f"exec_start:{cid}", ts=ts, cmd_id=cid))
-            journal.append(ExecFinished(key=f"exec:{cid}", ts=ts + 0.1, cmd_id=cid, exit_code=0, output="line of output\n" * 40, duration_s=0.1))
+            journal.append(
+                ExecFinished(
+                    key=f"exec:{cid}",
+                    ts=ts + 0.1,
+                    cmd_id=cid,
+                    exit_code=0,
+                    output="line of output\n" * 40,
+                    duration_s=0.1,
+                )
+            )
             ts += 0.5
-        journal.append(StepChanged(key=f"step:{sid}:done", ts=ts, step=sid, status="done" if status == "success" or k < 2 else "failed"))
+        journal.append(
+            StepChanged(
+                key=f"step:{sid}:done", ts=ts, step=sid, status="done" if status == "success" or k < 2 else "failed"
+            )
+        )
     journal.append(SummaryWritten(key="summary", ts=ts, text="made out", files=["out"], commands=["cat out"]))
-    journal.append(GateRecorded(key="gate", ts=ts, passed=status == "success",
-                                results=[{"id": f"R{r:02d}", "title": "t", "status": "pass" if r % 5 else "n/a", "evidence": "e"} for r in range(1, 19)]))
+    journal.append(
+        GateRecorded(
+            key="gate",
+            ts=ts,
+            passed=status == "success",
+            results=[
+                {"id": f"R{r:02d}", "title": "t", "status": "pass" if r % 5 else "n/a", "evidence": "e"}
+                for r in range(1, 19)
+            ],
+        )
+    )
     journal.append(RunEnded(key="run_end", ts=ts + 1, status=status))
     journal.close()
     totals = totals_from_events(journal.events, cost={"model_calls": 9, "tokens": 4000}, lesson_ids=["L-1"])
-    meta = {"goal": f"bench goal number {i}: make out.txt and test it", "workspace": "/tmp/ws", "model_spec": "scripted:x",
-            "approval": "refuse", "shadow": False, "memory": True, "run_id": run_id, "status": status, "reason": "",
-            "memory_context": "Memory: ...", "lesson_ids": ["L-1"], "started_at": started, "totals": totals}
+    meta = {
+        "goal": f"bench goal number {i}: make out.txt and test it",
+        "workspace": "/tmp/ws",
+        "model_spec": "scripted:x",
+        "approval": "refuse",
+        "shadow": False,
+        "memory": True,
+        "run_id": run_id,
+        "status": status,
+        "reason": "",
+        "memory_context": "Memory: ...",
+        "lesson_ids": ["L-1"],
+        "started_at": started,
+        "totals": totals,
+    }
     (folder / "run.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-    (folder / "memory.json").write_text(json.dumps({"lessons_used": ["L-1"], "lessons_written": ["L-2"], "memory_calls": 2}), encoding="utf-8")
+    (folder / "memory.json").write_text(
+        json.dumps({"lessons_used": ["L-1"], "lessons_written": ["L-2"], "memory_calls": 2}), encoding="utf-8"
+    )
 
 
 def best(fn, n: int = 3) -> float:
@@ -116,16 +179,25 @@ def main() -> None:
     made = time.perf_counter() - t
     size = sum(p.stat().st_size for p in runs_dir.rglob("*") if p.is_file())
     journals = sum(p.stat().st_size for p in runs_dir.glob("*/journal.jsonl"))
-    print(f"home: {home} ({args.runs} runs, {size / 1e6:.1f} MB, of which journals {journals / 1e6:.1f} MB; made in {made:.1f} s)")
+    print(
+        f"home: {home} ({args.runs} runs, {size / 1e6:.1f} MB, of which journals {journals / 1e6:.1f} MB; made in "
+        f"{made:.1f} s)"
+    )
     lines = list_runs(runs_dir)
     assert len(lines) == args.runs, len(lines)
     print(f"list_runs() in-process, all {len(lines)} runs:      {best(lambda: list_runs(runs_dir)) * 1000:7.1f} ms")
     env = dict(os.environ)
     base = [sys.executable, "-m", "tether"]
     listing = [*base, "runs", "--limit", str(args.runs), "--home", str(home)]
-    print(f"load average now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s) (wall times below include waiting for a CPU)")
-    for label, cmd in ((f"tether runs --limit {args.runs}", listing), (f"tether runs --limit {args.runs} --json", [*listing, "--json"]),
-                       ("tether --help (start-up only)", [*base, "--help"])):
+    print(
+        f"load average now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s) (wall times below include waiting "
+        "for a CPU)"
+    )
+    for label, cmd in (
+        (f"tether runs --limit {args.runs}", listing),
+        (f"tether runs --limit {args.runs} --json", [*listing, "--json"]),
+        ("tether --help (start-up only)", [*base, "--help"]),
+    ):
         wall, cpu = child(cmd, env)
         print(f"`{label}` as a new process: wall {wall * 1000:7.1f} ms, CPU {cpu * 1000:7.1f} ms (best of 3)")
     if not args.keep:

@@ -121,7 +121,10 @@ class TimedModel(ScriptedChatModel):
 
 
 def script(n: int) -> Script:
-    steps = [{"id": f"s{i}", "description": "noop", "depends_on": [f"s{i - 1}"] if i else [], "verify": "true"} for i in range(n)]
+    steps = [
+        {"id": f"s{i}", "description": "noop", "depends_on": [f"s{i - 1}"] if i else [], "verify": "true"}
+        for i in range(n)
+    ]
     actor = {
         f"s{i}": [{"tool_calls": [
             {"name": "run_shell", "args": {"command": "true"}},
@@ -153,7 +156,12 @@ def one_run(n: int, ws: Path) -> tuple[float, float, float, dict[str, int]]:
 
         before = dict(COUNTS)
         t = time.perf_counter()
-        record = start_run(config, RunOptions(goal="noop", workspace=ws, model_spec="scripted:bench"), model=model, sandbox_factory=factory)
+        record = start_run(
+            config,
+            RunOptions(goal="noop", workspace=ws, model_spec="scripted:bench"),
+            model=model,
+            sandbox_factory=factory,
+        )
         wall = time.perf_counter() - t
         counts = {k: COUNTS[k] - before[k] for k in COUNTS}
         if len(record.steps) != n or any(s["status"] != "done" for s in record.steps):
@@ -192,11 +200,20 @@ def report(args: argparse.Namespace, pairs: list[tuple[Any, Any]]) -> None:
         counts = {k: (c2[k] - c1[k]) / steps for k in c2}
     median = statistics.median(per_step)
     tmp = Path(tempfile.gettempdir()).resolve()
-    print(f"steps per run: {args.short} and {args.long}, repeats: {args.repeat}; a step = 1 actor turn, 1 command, finish_step")
-    print(f"workspace: {args.files} files of {args.file_kib} KiB; temp dir {tmp} ({fs_type(tmp)}), {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+    print(
+        f"steps per run: {args.short} and {args.long}, repeats: {args.repeat}; a step = 1 actor turn, 1 command, "
+        "finish_step"
+    )
+    print(
+        f"workspace: {args.files} files of {args.file_kib} KiB; temp dir {tmp} ({fs_type(tmp)}), {os.cpu_count()} "
+        f"CPUs, load {os.getloadavg()[0]:.2f}"
+    )
     print("per step: " + ", ".join(f"{v:g} {k}" for k, v in counts.items()))
     print(f"model time per step (excluded): {statistics.median(model_ms):.2f} ms")
-    print(f"exec time per step (excluded):  {statistics.median(exec_ms):.3f} ms (null sandbox; a docker exec is not included)")
+    print(
+        f"exec time per step (excluded):  {statistics.median(exec_ms):.3f} ms (null sandbox; a docker exec is not "
+        "included)"
+    )
     print(f"runtime overhead per step: median {median:.2f} ms (min {min(per_step):.2f}, max {max(per_step):.2f})")
     print(f"target <= {TARGET_MS:.0f} ms: {'met' if median <= TARGET_MS else 'NOT met'}")
 

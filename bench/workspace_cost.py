@@ -111,7 +111,10 @@ def main() -> None:
     args = ap.parse_args()
     sizes = [int(x) for x in args.files.split(",")]
     print(f"host work per guarded command (median of {args.commands}; seconds; temp dir {args.dir})")
-    print(f"{'files':>8} {'per cmd':>8} {'max':>7} {'full walk':>9} {'start':>7} {'1st scan':>8} {'gate':>7} {'cold hash':>9}")
+    print(
+        f"{'files':>8} {'per cmd':>8} {'max':>7} {'full walk':>9} {'start':>7} {'1st scan':>8} {'gate':>7} "
+        f"{'cold hash':>9}"
+    )
     results = {}
     for n in sizes:
         r = results[n] = measure(n, args.commands, Path(args.dir))

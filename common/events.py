@@ -181,5 +181,7 @@ def read_events(path: Path) -> list[Event]:
             bad += 0 if torn or not line.strip() else 1
     if bad and (str(path), bad) not in _warned:
         _warned.add((str(path), bad))
-        log.warning("run journal %s: skipped %d unreadable line(s) (not events Tether wrote); the rest is used", path, bad)
+        log.warning(
+            "run journal %s: skipped %d unreadable line(s) (not events Tether wrote); the rest is used", path, bad
+        )
     return events

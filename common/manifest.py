@@ -96,8 +96,10 @@ class Scan:
             return (f"the workspace now holds {_gib(self.apparent)} of files (holes included), over the limit of "
                     f"{_gib(limits.max_bytes)} (workspace.max_bytes); delete or shrink what this command made")
         if self.allocated > limits.max_allocated_bytes:
-            return (f"the workspace now takes {_gib(self.allocated)} on disk, over the limit of "
-                    f"{_gib(limits.max_allocated_bytes)} (workspace.max_allocated_bytes); delete what this command made")
+            return (
+                f"the workspace now takes {_gib(self.allocated)} on disk, over the limit of "
+                f"{_gib(limits.max_allocated_bytes)} (workspace.max_allocated_bytes); delete what this command made"
+            )
         return None
 
 

@@ -172,7 +172,10 @@ def walk(
                 continue
             if depth > max_depth:
                 os.close(entry.fd)
-                msg = f"{what}: folders nested deeper than {max_depth} levels (at {shown(entry.rel)[:200]}...); flatten the tree"
+                msg = (
+                    f"{what}: folders nested deeper than {max_depth} levels (at {shown(entry.rel)[:200]}...); "
+                    "flatten the tree"
+                )
                 raise WalkError(msg)
             if on_dir is not None:
                 on_dir(entry.fd, entry.rel)

@@ -33,11 +33,14 @@ __all__ = ["COUNTING", "CheckClass", "Kind", "classify", "empty_test_run", "has_
 _RANK = {"test": 5, "expect": 4, "run": 3, "trivial": 2, "masked": 1, "none": 0}
 
 UNSAFE_BUILTINS = frozenset({"alias", "enable", "trap", "shopt", "hash"})
-LOOKUP_VARS = re.compile(r"^(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|PYTHONSTARTUP|PYTHONHOME|NODE_OPTIONS|PERL5OPT|RUBYOPT|BASH_FUNC_\w+)(\+?=|$)")
+LOOKUP_VARS = re.compile(
+    r"^(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|PYTHONSTARTUP|PYTHONHOME|NODE_OPTIONS|PERL5OPT|RUBYOPT|BASH_FUNC_\w+)(\+?=|$)"
+)
 """Variables that change which program a name runs, or what it loads first."""
 EMPTY_RUN = re.compile(
     r"\bRan 0 tests?\b|\bNO TESTS RAN\b|\bno tests ran\b|\bcollected 0 items\b|\bNo tests found\b|"
-    r"\bno test files\b|\bno tests to run\b|^1\.\.0$|\b0 tests?,? (passed|run)\b|\bTests:\s+0 total\b|\b0 passed\b(?!.*\b[1-9]\d* (passed|failed))",
+    r"\bno test files\b|\bno tests to run\b|^1\.\.0$|\b0 tests?,? (passed|run)\b|\bTests:\s+0 total\b|\b0 "
+    r"passed\b(?!.*\b[1-9]\d* (passed|failed))",
     re.I | re.M,
 )
 
@@ -154,7 +157,11 @@ class _Walk:
         bad = [a for a in assigned if LOOKUP_VARS.match(a)]
         if bad:
             self.unsafe = f"the line sets {bad[0].split('=')[0]}, which changes what a checker name runs"
-        if argv[:1] == ["set"] and any(a.startswith("+") and ("o" in a or "e" in a) for a in argv[1:]) and "pipefail" in argv:
+        if (
+            argv[:1] == ["set"]
+            and any(a.startswith("+") and ("o" in a or "e" in a) for a in argv[1:])
+            and "pipefail" in argv
+        ):
             self.pipefail = False
         self.simples.append(_Simple(words, carries))
 
@@ -163,14 +170,18 @@ def _is_failing_exit(node: Any) -> bool:
     if node.kind != "command":
         return False
     argv = [_word_text(p) for p in node.parts if p.kind == "word"]
-    return argv[:1] == ["false"] or (argv[:1] in (["exit"], ["return"]) and len(argv) == 2 and argv[1].isdigit() and argv[1] != "0")
+    return argv[:1] == ["false"] or (
+        argv[:1] in (["exit"], ["return"]) and len(argv) == 2 and argv[1].isdigit() and argv[1] != "0"
+    )
 
 
 def _sets_errexit(node: Any) -> bool:
     if node.kind != "command":
         return False
     argv = [_word_text(p) for p in node.parts if p.kind == "word"]
-    return argv[:1] == ["set"] and any(a == "-e" or (a.startswith("-") and "e" in a and not a.startswith("--")) or a == "errexit" for a in argv[1:])
+    return argv[:1] == ["set"] and any(
+        a == "-e" or (a.startswith("-") and "e" in a and not a.startswith("--")) or a == "errexit" for a in argv[1:]
+    )
 
 
 ASSERTION = re.compile(
@@ -192,7 +203,9 @@ def has_expectation(text: str, path: str = "") -> bool:
     an assertion (assert*, expect(), a non-zero exit, raise) over a call,
     attribute or variable.
     """
-    shell = path.endswith((".sh", ".bash", ".bats")) or text.startswith(("#!/bin/sh", "#!/bin/bash", "#!/usr/bin/env bash"))
+    shell = path.endswith((".sh", ".bash", ".bats")) or text.startswith(
+        ("#!/bin/sh", "#!/bin/bash", "#!/usr/bin/env bash")
+    )
     if shell:
         try:
             trees = bashlex.parse(rewrite(text))
@@ -231,7 +244,11 @@ def classify(command: str, *, pipefail: bool = False) -> CheckClass:
         kind, why, scripts = judge_program(s.words, walk.pipefail)
         if not s.carries:
             if kind in COUNTING and masked_best is None:
-                masked_best = ("masked", f"{why}, but its exit status is not the line's (||, ;, &, !, if, a pipe without pipefail)", scripts)
+                masked_best = (
+                    "masked",
+                    f"{why}, but its exit status is not the line's (||, ;, &, !, if, a pipe without pipefail)",
+                    scripts,
+                )
             continue
         if _RANK[kind] > _RANK[best[0]]:
             best = (kind, why, scripts)

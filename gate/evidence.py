@@ -17,7 +17,16 @@ from pydantic import BaseModel, Field
 
 from tether.common.budgets import RunBudgets
 
-__all__ = ["CheckRun", "Claim", "CommandEvidence", "Evidence", "goal_flags", "is_generated", "normalize", "real_changes"]
+__all__ = [
+    "CheckRun",
+    "Claim",
+    "CommandEvidence",
+    "Evidence",
+    "goal_flags",
+    "is_generated",
+    "normalize",
+    "real_changes",
+]
 
 StepStatus = Literal["pending", "running", "done", "failed", "blocked", "skipped"]
 
@@ -203,12 +212,15 @@ def goal_flags(goal: str) -> tuple[bool, list[str]]:
     return bool(_CHANGE_VERBS.search(goal)), artifacts
 
 
-GENERATED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox", ".nox", ".eggs"})
+GENERATED_DIRS = frozenset(
+    {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox", ".nox", ".eggs"}
+)
 GENERATED_FILE = re.compile(r"\.py[co]$|(^|/)\.coverage(\.[\w.-]+)?$|(^|/)node_modules/\.cache(/|$)|\.egg-info(/|$)")
 
 
 def is_generated(rel: str) -> bool:
-    """A cache or build by-product tools write on their own (`__pycache__`, `*.pyc`, `.pytest_cache`, ...): not a change."""
+    """A cache or build by-product tools write on their own (`__pycache__`, `*.pyc`, `.pytest_cache`, ...): not a
+    change."""
     parts = rel.split("/")
     return any(p in GENERATED_DIRS for p in parts[:-1]) or GENERATED_FILE.search(rel) is not None
 

@@ -121,8 +121,13 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                     if has_snapshot and wants_before and todo else None)
         try:
             ev = collect(sources)
-            ev.review += [f"the run changed {f}, which your check `{c.command}` runs" for c in checks
-                          if c.source == "person" and c.authored for f in script_files(c, ws) if f in ctx.start and f in written]
+            ev.review += [
+                f"the run changed {f}, which your check `{c.command}` runs"
+                for c in checks
+                if c.source == "person" and c.authored
+                for f in script_files(c, ws)
+                if f in ctx.start and f in written
+            ]
         except BaseException:
             discard(starting)
             raise

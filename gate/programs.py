@@ -18,13 +18,23 @@ Kind = Literal["test", "expect", "run", "trivial", "masked", "none"]
 COUNTING: frozenset[str] = frozenset({"test", "expect"})
 """Kinds that verify behaviour: a test runner or test script, or an explicit expectation."""
 
-RUNNERS = frozenset({"pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ctest", "prove", "bats", "phpunit", "rspec"})
+RUNNERS = frozenset(
+    {"pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ctest", "prove", "bats", "phpunit", "rspec"}
+)
 SUBCOMMAND_RUNNERS = {
     "make": {"test", "check", "tests"}, "npm": {"test", "t"}, "yarn": {"test"}, "pnpm": {"test"},
     "cargo": {"test"}, "go": {"test"}, "dotnet": {"test"}, "mvn": {"test", "verify"}, "gradle": {"test", "check"},
 }
 PY_TEST_MODULES = frozenset({"pytest", "unittest", "doctest"})
-SYNTAX_ONLY = {"bash": {"-n"}, "sh": {"-n"}, "dash": {"-n"}, "zsh": {"-n"}, "node": {"--check", "-c"}, "perl": {"-c"}, "ruby": {"-c"}}
+SYNTAX_ONLY = {
+    "bash": {"-n"},
+    "sh": {"-n"},
+    "dash": {"-n"},
+    "zsh": {"-n"},
+    "node": {"--check", "-c"},
+    "perl": {"-c"},
+    "ruby": {"-c"},
+}
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "busybox"})
 INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "perl", "php", "lua", "Rscript", "deno", "bun"})
 TRANSPARENT = frozenset({"timeout", "env", "nice", "time", "command", "stdbuf", "ionice", "exec", "nohup"})
@@ -40,11 +50,31 @@ TEST_NAME = re.compile(
     r"(^|/)(tests?[\w.-]*|[\w.-]*_tests?(\.\w+)?|[\w.-]*\.test\.\w+|[\w.-]*_spec\.\w+|check[\w.-]*|verify[\w.-]*)$"
     r"|(^|/)(tests?|spec|__tests__)/"
 )
-CODE_EXT = re.compile(r"\.(py|sh|bash|js|mjs|cjs|ts|tsx|jsx|rb|pl|php|go|rs|c|h|cc|cpp|hpp|java|kt|lua|r|swift|cs)$", re.I)
-TRIVIAL_PATTERNS = frozenset({"", ".", "^", "$", ".*", "^.*", ".*$", "^.*$", "^$", ".+", "\\w", "[a-z]", "[[:print:]]", "x*"})
+CODE_EXT = re.compile(
+    r"\.(py|sh|bash|js|mjs|cjs|ts|tsx|jsx|rb|pl|php|go|rs|c|h|cc|cpp|hpp|java|kt|lua|r|swift|cs)$", re.I
+)
+TRIVIAL_PATTERNS = frozenset(
+    {"", ".", "^", "$", ".*", "^.*", ".*$", "^.*$", "^$", ".+", "\\w", "[a-z]", "[[:print:]]", "x*"}
+)
 BINARY_TESTS = frozenset({"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "=~", "<", ">"})
-NO_RUN_FLAGS = frozenset({"--co", "--collect-only", "--setup-plan", "--fixtures", "--markers", "--version", "-h", "--help",
-                          "--no-run", "--dry-run", "--just-print", "--listTests", "--list", "--list-tests"})
+NO_RUN_FLAGS = frozenset(
+    {
+        "--co",
+        "--collect-only",
+        "--setup-plan",
+        "--fixtures",
+        "--markers",
+        "--version",
+        "-h",
+        "--help",
+        "--no-run",
+        "--dry-run",
+        "--just-print",
+        "--listTests",
+        "--list",
+        "--list-tests",
+    }
+)
 """Options under which a test runner runs no test (collection, dry runs, help)."""
 SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/")
 def _word_text(node: Any) -> str:
@@ -53,11 +83,17 @@ def _word_text(node: Any) -> str:
 
 def _dynamic(node: Any) -> bool:
     """Whether a word expands a command substitution or a variable (its value is computed)."""
-    return any(getattr(p, "kind", "") in ("commandsubstitution", "parameter", "processsubstitution") for p in getattr(node, "parts", []) or [])
+    return any(
+        getattr(p, "kind", "") in ("commandsubstitution", "parameter", "processsubstitution")
+        for p in getattr(node, "parts", []) or []
+    )
 
 
 def _runs_program(node: Any) -> bool:
-    return any(getattr(p, "kind", "") in ("commandsubstitution", "processsubstitution") for p in getattr(node, "parts", []) or [])
+    return any(
+        getattr(p, "kind", "") in ("commandsubstitution", "processsubstitution")
+        for p in getattr(node, "parts", []) or []
+    )
 
 
 def _strip(words: list[Any]) -> list[Any]:
@@ -70,8 +106,12 @@ def _strip(words: list[Any]) -> list[Any]:
             i += 1
         elif name in TRANSPARENT:
             i += 1
-            while i < len(words) and (_word_text(words[i]).startswith("-") or _word_text(words[i])[:1].isdigit()
-                                      or "=" in _word_text(words[i]) and _word_text(words[i]).split("=", 1)[0].isidentifier()):
+            while i < len(words) and (
+                _word_text(words[i]).startswith("-")
+                or _word_text(words[i])[:1].isdigit()
+                or "=" in _word_text(words[i])
+                and _word_text(words[i]).split("=", 1)[0].isidentifier()
+            ):
                 i += 1
         else:
             break
@@ -86,8 +126,17 @@ def judge_program(words: list[Any], pipefail: bool) -> tuple[Kind, str, list[str
     argv = [_word_text(w) for w in words]
     name = posixpath.basename(argv[0])
     rest = argv[1:]
-    if "/" in argv[0] and not argv[0].startswith(SYSTEM_DIRS) and (name in RUNNERS or name in SUBCOMMAND_RUNNERS or name in SHELLS
-                                                                    or name in INTERPRETERS or name in ("test", "[", "grep", "diff", "cmp")):
+    if (
+        "/" in argv[0]
+        and not argv[0].startswith(SYSTEM_DIRS)
+        and (
+            name in RUNNERS
+            or name in SUBCOMMAND_RUNNERS
+            or name in SHELLS
+            or name in INTERPRETERS
+            or name in ("test", "[", "grep", "diff", "cmp")
+        )
+    ):
         return "masked", f"{argv[0]} is a local copy, not the system's `{name}`", []
     opts = [a for a in rest if a.startswith("-")]
     operands = [a for a in rest if not a.startswith("-")]
@@ -99,7 +148,11 @@ def judge_program(words: list[Any], pipefail: bool) -> tuple[Kind, str, list[str
     if name in RUNNERS:
         return "test", f"test runner `{name}`", [a for a in operands if "/" in a or "." in a]
     if name in SUBCOMMAND_RUNNERS:
-        if operands[:1] and operands[0] in SUBCOMMAND_RUNNERS[name] or (name in ("npm", "pnpm", "yarn") and operands[:2] == ["run", "test"]):
+        if (
+            operands[:1]
+            and operands[0] in SUBCOMMAND_RUNNERS[name]
+            or (name in ("npm", "pnpm", "yarn") and operands[:2] == ["run", "test"])
+        ):
             return "test", f"`{name} {operands[0]}`", []
         return "run", f"`{name}` without a test target", []
     if name in SHELLS or name.startswith(("python", "perl", "ruby", "node")) or name in INTERPRETERS:
@@ -126,13 +179,21 @@ def judge_program(words: list[Any], pipefail: bool) -> tuple[Kind, str, list[str
 def _interpreter(name: str, argv: list[str], words: list[Any]) -> tuple[Kind, str, list[str]]:
     base = re.sub(r"[\d.]+$", "", name)
     rest = argv[1:]
-    if any(a in SYNTAX_ONLY.get(base, set()) for a in rest if a.startswith("-")) and "-c" not in rest[:1] or (base in SHELLS and "-n" in rest):
+    if (
+        any(a in SYNTAX_ONLY.get(base, set()) for a in rest if a.startswith("-"))
+        and "-c" not in rest[:1]
+        or (base in SHELLS and "-n" in rest)
+    ):
         return "trivial", f"`{name} {' '.join(a for a in rest if a.startswith('-'))}` only checks syntax", []
     if base.startswith("python") and "-m" in rest:
         mod = rest[rest.index("-m") + 1] if rest.index("-m") + 1 < len(rest) else ""
         if mod in PY_TEST_MODULES:
             args = [a for a in rest[rest.index("-m") + 2:] if not a.startswith("-")]
-            return "test", f"`python -m {mod}`", [a.replace(".", "/") + ".py" if "/" not in a and not a.endswith(".py") else a for a in args]
+            return (
+                "test",
+                f"`python -m {mod}`",
+                [a.replace(".", "/") + ".py" if "/" not in a and not a.endswith(".py") else a for a in args],
+            )
         if LINT_OR_COMPILE.match(mod):
             return "trivial", f"`python -m {mod}` only checks syntax or style", []
         return "run", f"`python -m {mod}` is not a test runner", []

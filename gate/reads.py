@@ -63,7 +63,11 @@ def _visit(node: Any, reads: set[str]) -> None:
             for sub in getattr(p, "parts", []) or []:
                 if getattr(sub, "kind", "") in ("commandsubstitution", "processsubstitution"):
                     _visit(sub.command, reads)
-        while argv and ("=" in argv[0] and argv[0].split("=", 1)[0].isidentifier() or argv[0] in ("sudo", "env", "timeout", "command", "nice")):
+        while argv and (
+            "=" in argv[0]
+            and argv[0].split("=", 1)[0].isidentifier()
+            or argv[0] in ("sudo", "env", "timeout", "command", "nice")
+        ):
             argv = argv[1:]
         if not argv:
             return
@@ -74,9 +78,14 @@ def _visit(node: Any, reads: set[str]) -> None:
             return
         if name in READERS or name in PATTERN_FIRST:
             found = _operands(name, argv[1:])
-            recursive = name == "rg" or (name in ("grep", "egrep", "fgrep") and any(
-                a in ("--recursive", "--dereference-recursive") or (a.startswith("-") and not a.startswith("--") and ("r" in a or "R" in a))
-                for a in argv[1:]))
+            recursive = name == "rg" or (
+                name in ("grep", "egrep", "fgrep")
+                and any(
+                    a in ("--recursive", "--dereference-recursive")
+                    or (a.startswith("-") and not a.startswith("--") and ("r" in a or "R" in a))
+                    for a in argv[1:]
+                )
+            )
             if recursive:
                 found = [f"{f.rstrip('/')}/**" if f not in (".", "./") else "**" for f in found] or ["**"]
             reads.update(found)

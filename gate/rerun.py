@@ -50,8 +50,23 @@ FRESH_ENV = (
 MAX_MODEL_CHECKS = 8
 OUTPUT_KEEP = 2000
 SCRIPT_READ_CAP = 262_144
-TEST_CONFIG = frozenset({"Makefile", "makefile", "GNUmakefile", "package.json", "pyproject.toml", "setup.cfg", "tox.ini",
-                         "pytest.ini", "noxfile.py", ".coveragerc", "jest.config.js", "vitest.config.ts", "Cargo.toml"})
+TEST_CONFIG = frozenset(
+    {
+        "Makefile",
+        "makefile",
+        "GNUmakefile",
+        "package.json",
+        "pyproject.toml",
+        "setup.cfg",
+        "tox.ini",
+        "pytest.ini",
+        "noxfile.py",
+        ".coveragerc",
+        "jest.config.js",
+        "vitest.config.ts",
+        "Cargo.toml",
+    }
+)
 """Files that define how a test command runs: the run's version of them goes into the pre-run copy too."""
 TEST_DIRS = frozenset({"tests", "test", "spec", "specs", "__tests__", "testing"})
 TEST_FILE = re.compile(
@@ -83,7 +98,9 @@ def _norm(cmd: str) -> str:
     return " ".join(cmd.split())
 
 
-def collect_checks(events: Sequence[Event], person: Sequence[str], summary: dict[str, Any], commands: Sequence[CommandEvidence]) -> list[CheckRun]:
+def collect_checks(
+    events: Sequence[Event], person: Sequence[str], summary: dict[str, Any], commands: Sequence[CommandEvidence]
+) -> list[CheckRun]:
     """Every check to re-run: the person's, then every plan version's verifies, the claims', the journal's."""
     found: dict[str, CheckRun] = {}
 
@@ -94,7 +111,9 @@ def collect_checks(events: Sequence[Event], person: Sequence[str], summary: dict
         c = classify(command, pipefail=pipefail)
         if source != "person" and not c.counts:
             if source == "plan":
-                found[command] = CheckRun(command=command, source="plan", kind=c.kind, reason=c.reason, skipped=f"not a check: {c.reason}")
+                found[command] = CheckRun(
+                    command=command, source="plan", kind=c.kind, reason=c.reason, skipped=f"not a check: {c.reason}"
+                )
             return
         found[command] = CheckRun(command=command, source=source, kind=c.kind, reason=c.reason)  # type: ignore[arg-type]
 
@@ -124,7 +143,10 @@ def collect_checks(events: Sequence[Event], person: Sequence[str], summary: dict
 def runs_python(command: str) -> bool:
     """Whether a check runs Python (a workspace module could then shadow what it imports)."""
     words = classify(command, pipefail=True).words
-    return any(os.path.basename(w).startswith(("python", "pytest", "py.test", "tox", "nox")) or w.endswith(".py") for w in words)
+    return any(
+        os.path.basename(w).startswith(("python", "pytest", "py.test", "tox", "nox")) or w.endswith(".py")
+        for w in words
+    )
 
 
 def script_files(check: CheckRun, workspace: Path) -> list[str]:
@@ -141,8 +163,16 @@ def mark_authorship(checks: list[CheckRun], workspace: Path, changed: list[str])
     """Set `authored`/`exercises_change`; return the run's test files to lay over the pre-run copy."""
     changed_set = set(changed)
     subjects = [p for p in changed if not is_test_path(p)]
-    names = {n for p in subjects for n in (p, os.path.basename(p), os.path.splitext(os.path.basename(p))[0]) if len(n) > 1}
-    pattern = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w-])") if names else None
+    names = {
+        n for p in subjects for n in (p, os.path.basename(p), os.path.splitext(os.path.basename(p))[0]) if len(n) > 1
+    }
+    pattern = (
+        re.compile(
+            r"(?<![\w.-])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w-])"
+        )
+        if names
+        else None
+    )
     overlay = {p for p in changed if is_test_path(p) or p.rsplit("/", 1)[-1] in TEST_CONFIG}
     for c in checks:
         if c.skipped or (c.source != "person" and c.kind not in COUNTING):
@@ -272,7 +302,9 @@ def discard(starting: Future[Sandbox] | None) -> None:
             starting.result().close()
 
 
-def rerun(todo: list[CheckRun], *, sandbox: Sandbox, timeout_s: float, starting: Future[Sandbox] | None) -> tuple[bool, str]:
+def rerun(
+    todo: list[CheckRun], *, sandbox: Sandbox, timeout_s: float, starting: Future[Sandbox] | None
+) -> tuple[bool, str]:
     """Run `todo` now, then the passing ones in the pre-run sandbox `starting` (closed here in any case).
 
     Returns whether the pre-run side could be judged, or why not.

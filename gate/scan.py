@@ -37,7 +37,8 @@ STASH = re.compile(r"\bgit\b[^;&|\n]*\bstash\b(?!\s+(list|show)\b)")
 SHADOWED = frozenset(
     "abc argparse ast atexit binascii bisect bz2 codecs collections contextlib copy copyreg dataclasses difflib dis "
     "encodings enum errno fnmatch functools genericpath gettext heapq importlib inspect io ipaddress itertools keyword "
-    "linecache locale lzma marshal math opcode operator os pathlib posix posixpath pprint random re reprlib runpy shutil "
+    "linecache locale lzma marshal math opcode operator os pathlib posix posixpath pprint random re reprlib runpy "
+    "shutil "
     "signal site sitecustomize stat struct tempfile textwrap threading time token tokenize traceback types typing "
     "unittest urllib usercustomize warnings weakref zipfile zipimport zlib doctest pytest _pytest pluggy py iniconfig "
     "packaging exceptiongroup tomli".split()
@@ -126,7 +127,13 @@ def artifact_types(workspace: Path, artifacts: Sequence[str], mount: str) -> dic
                 if not stat.S_ISDIR(st.st_mode):
                     break
                 continue
-            kind = ("file" if st.st_size else "empty") if stat.S_ISREG(st.st_mode) else "dir" if stat.S_ISDIR(st.st_mode) else "other"
+            kind = (
+                ("file" if st.st_size else "empty")
+                if stat.S_ISREG(st.st_mode)
+                else "dir"
+                if stat.S_ISDIR(st.st_mode)
+                else "other"
+            )
         out[name] = kind
     return out
 
@@ -141,7 +148,11 @@ def _text(root: Path, rel: str) -> str:
 
 
 def tampering(
-    start: dict[str, FileState], end: dict[str, FileState], commands: Sequence[CommandEvidence], run_dir: Path, workspace: Path,
+    start: dict[str, FileState],
+    end: dict[str, FileState],
+    commands: Sequence[CommandEvidence],
+    run_dir: Path,
+    workspace: Path,
 ) -> tuple[list[str], str]:
     """Reasons a person must review (tests that existed before, touched by the run) and their diff."""
     before_tests = {p for p in start if is_test_path(p) and not is_generated(p)}

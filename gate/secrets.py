@@ -35,7 +35,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "google-api-key": re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),
 }
 """Kinds detect-secrets has no plugin for (or a narrower one); the rest come from its plugins."""
-PLACEHOLDER = re.compile(r"(?i)^(\$\{?\w+\}?|none|null|changeme|example|x+|\*+|<[^>]*>|your[_-].*|redacted|dummy|test|placeholder)$")
+PLACEHOLDER = re.compile(
+    r"(?i)^(\$\{?\w+\}?|none|null|changeme|example|x+|\*+|<[^>]*>|your[_-].*|redacted|dummy|test|placeholder)$"
+)
 B64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 B32 = re.compile(r"\b[A-Z2-7]{24,}={0,6}")
 HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){12,}\b")
@@ -60,7 +62,12 @@ def _plugins() -> list[Any]:
 def _entropy_ok(value: str) -> bool:
     """Looks like a credential: mixes character classes, not one repeated character or a word."""
     classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[/+_\-=.]"))
-    return classes >= 2 and len(set(value)) >= 8 and re.search(r"[0-9]", value) is not None and not PLACEHOLDER.match(value)
+    return (
+        classes >= 2
+        and len(set(value)) >= 8
+        and re.search(r"[0-9]", value) is not None
+        and not PLACEHOLDER.match(value)
+    )
 
 
 def _plain(text: str, *, assignments: bool = True) -> set[str]:

@@ -80,8 +80,12 @@ def run_status(state: RunState) -> tuple[str, str]:
     if not state.get("plan_valid"):
         return "failed", state.get("plan_error", "no valid plan")
     if any(s["status"] == "blocked" for s in steps):
-        return "blocked", "steps blocked by failed steps: " + ", ".join(s["id"] for s in steps if s["status"] == "blocked")
-    if any(s["status"] != "done" and not (s["status"] == "skipped" and "replaced by" in s.get("reason", "")) for s in steps):
+        return "blocked", "steps blocked by failed steps: " + ", ".join(
+            s["id"] for s in steps if s["status"] == "blocked"
+        )
+    if any(
+        s["status"] != "done" and not (s["status"] == "skipped" and "replaced by" in s.get("reason", "")) for s in steps
+    ):
         failed = ", ".join(s["id"] for s in steps if s["status"] != "done")
         return "failed", state.get("stop_reason") or "steps failed: " + failed
     if not verdict.get("passed"):

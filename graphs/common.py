@@ -21,7 +21,9 @@ from tether.graphs.dag import PlanStep, dependents
 from tether.graphs.state import RunState, Step
 
 
-def call_model(ctx: RunContext, messages: list[BaseMessage], tools: list[dict[str, Any]], site: str, key: str, turn: int) -> tuple[AIMessage, int]:
+def call_model(
+    ctx: RunContext, messages: list[BaseMessage], tools: list[dict[str, Any]], site: str, key: str, turn: int
+) -> tuple[AIMessage, int]:
     """Ask the model; the turn comes from checkpointed state so a resumed run asks the same question."""
     bound = ctx.model.bind_tools(tools)
     meta = {"tether_site": site, "tether_key": key, "tether_turn": turn}

@@ -68,7 +68,12 @@ def schedule(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     if not nxt:
         return {"current": ""}
     sid = nxt[0]
-    return {"current": sid, "pending": [], "messages": [], "steps": {sid: set_status(ctx, state, steps[sid], "running")}}
+    return {
+        "current": sid,
+        "pending": [],
+        "messages": [],
+        "steps": {sid: set_status(ctx, state, steps[sid], "running")},
+    }
 
 
 def act(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -185,7 +190,11 @@ def _judge(ctx: RunContext, state: RunState, c: dict[str, Any], sid: str) -> Non
     else:
         command = f"cat -- {shlex.quote(str(args['path']))}" if args.get("path") else None
     if not isinstance(command, str) or not command.strip():
-        c.update(decision="deny", enforced="deny", error=f"{c['name']} needs a non-empty '{'command' if c['name'] == 'run_shell' else 'path'}' argument")
+        c.update(
+            decision="deny",
+            enforced="deny",
+            error=f"{c['name']} needs a non-empty '{'command' if c['name'] == 'run_shell' else 'path'}' argument",
+        )
         return
     c["command"] = command
     ctx.journal.append(CommandProposed(key=f"cmd:{c['cmd_id']}", cmd_id=c["cmd_id"], step=sid, tool=c["name"],
@@ -193,19 +202,30 @@ def _judge(ctx: RunContext, state: RunState, c: dict[str, Any], sid: str) -> Non
     try:
         verdict = ctx.judge(command)
     except Exception as e:  # the guardian fails closed: any failure is a deny
-        verdict = Verdict(decision="deny", hits=[RuleHit(id="GUARD-FAIL", category="guardian-failure", decision="deny", reason=str(e))], reason=f"guardian failed: {e}")
+        verdict = Verdict(
+            decision="deny",
+            hits=[RuleHit(id="GUARD-FAIL", category="guardian-failure", decision="deny", reason=str(e))],
+            reason=f"guardian failed: {e}",
+        )
     prior = ctx.journal.get(f"verdict:{c['cmd_id']}")
     if isinstance(prior, VerdictRecorded):
         # A re-run after a crash: this command was judged (and its hooks called) before,
         # and may have run on that verdict; the journal stands even if config or trust changed.
         if prior.decision != verdict.decision:
-            verdict = Verdict(decision=prior.decision, hits=[h for h in verdict.hits if h.id in prior.rules], reason=prior.reason)
+            verdict = Verdict(
+                decision=prior.decision, hits=[h for h in verdict.hits if h.id in prior.rules], reason=prior.reason
+            )
         approval = ctx.journal.get(f"approval:{c['cmd_id']}")
         if isinstance(approval, ApprovalRecorded):
             c["approval"] = "approved" if approval.approved else "refused"
         if state.get("shadow"):
             c["shadow"] = True
-        c.update(decision=prior.decision, enforced=prior.enforced, reason=prior.reason, verdict=verdict.model_dump(mode="json"))
+        c.update(
+            decision=prior.decision,
+            enforced=prior.enforced,
+            reason=prior.reason,
+            verdict=verdict.model_dump(mode="json"),
+        )
         return
     enforced = verdict.decision
     if state.get("shadow"):
@@ -218,12 +238,24 @@ def _judge(ctx: RunContext, state: RunState, c: dict[str, Any], sid: str) -> Non
     elif enforced == "ask" and _trusted(ctx, verdict):
         enforced = "allow"
         c["approval"] = "approved"
-        ctx.journal.append(ApprovalRecorded(key=f"approval:{c['cmd_id']}", cmd_id=c["cmd_id"], approved=True, by="trust"))
-    c.update(decision=verdict.decision, enforced=enforced, reason=verdict.reason, verdict=verdict.model_dump(mode="json"))
-    ctx.journal.append(VerdictRecorded(
-        key=f"verdict:{c['cmd_id']}", cmd_id=c["cmd_id"], decision=verdict.decision, enforced=enforced,
-        rules=verdict.rules, kinds=verdict.kinds, categories=sorted({h.category for h in verdict.hits}), reason=verdict.reason,
-    ))
+        ctx.journal.append(
+            ApprovalRecorded(key=f"approval:{c['cmd_id']}", cmd_id=c["cmd_id"], approved=True, by="trust")
+        )
+    c.update(
+        decision=verdict.decision, enforced=enforced, reason=verdict.reason, verdict=verdict.model_dump(mode="json")
+    )
+    ctx.journal.append(
+        VerdictRecorded(
+            key=f"verdict:{c['cmd_id']}",
+            cmd_id=c["cmd_id"],
+            decision=verdict.decision,
+            enforced=enforced,
+            rules=verdict.rules,
+            kinds=verdict.kinds,
+            categories=sorted({h.category for h in verdict.hits}),
+            reason=verdict.reason,
+        )
+    )
 
 
 def _trusted(ctx: RunContext, verdict: Verdict) -> bool:
@@ -241,7 +273,9 @@ def _observe(ctx: RunContext, c: Call) -> str:
         rules = ", ".join(h["id"] for h in c.get("verdict", {}).get("hits", []))
         return f"DENIED by the guardian ({rules}): {c.get('reason', '')}. Do not retry it in another form."
     if c.get("enforced") == "ask" and c.get("approval") != "approved":
-        return f"REFUSED: the guardian asks for approval ({c.get('reason', '')}) and it was not given. Choose another way."
+        return (
+            f"REFUSED: the guardian asks for approval ({c.get('reason', '')}) and it was not given. Choose another way."
+        )
     result = _run_once(ctx, c)
     note = " (timed out)" if result.timed_out else ""
     return f"exit code {result.exit_code}{note}\n{cap(result.output, ctx.output_cap)}"

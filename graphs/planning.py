@@ -32,7 +32,9 @@ def plan(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Ask the planner (turn = attempt number) for a plan."""
     ctx = runtime.context
     attempt = state.get("plan_attempts", 0)
-    messages = planner_messages(state["goal"], state.get("memory_context", ""), state.get("plan_error", ""), ctx.workspace_mount)
+    messages = planner_messages(
+        state["goal"], state.get("memory_context", ""), state.get("plan_error", ""), ctx.workspace_mount
+    )
     ai, tokens = call_model(ctx, messages, PLAN_TOOLS, "planner", "", attempt)
     args = first_call(ai, "submit_plan")
     return {"draft": None if args is None else args.get("steps"), "tokens": tokens}
@@ -53,7 +55,9 @@ def validate(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         return {"plan_attempts": attempt + 1, "plan_error": str(e), "plan_valid": False}
     plan = [s.model_dump() for s in steps]
     ctx.journal.append(PlanAccepted(key=f"plan:{attempt}", attempt=attempt, steps=plan))
-    fresh: dict[str, Step] = {s.id: {"id": s.id, "status": "pending", "reason": "", "turns": 0, "commands": []} for s in steps}
+    fresh: dict[str, Step] = {
+        s.id: {"id": s.id, "status": "pending", "reason": "", "turns": 0, "commands": []} for s in steps
+    }
     return {"plan": plan, "plan_attempts": attempt + 1, "plan_error": "", "plan_valid": True, "steps": fresh}
 
 def replan(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -61,7 +65,9 @@ def replan(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
     rnd = state.get("replans", 0)
     steps = state.get("steps", {})
-    messages = replanner_messages(state["goal"], state.get("plan", []), steps, state.get("repair_error", ""), ctx.workspace_mount)
+    messages = replanner_messages(
+        state["goal"], state.get("plan", []), steps, state.get("repair_error", ""), ctx.workspace_mount
+    )
     ai, tokens = call_model(ctx, messages, REPAIR_TOOLS, "replanner", "", rnd)
     args = first_call(ai, "submit_repair") or {}
     replace = {str(k): str(v) for k, v in (args.get("replace") or {}).items()}
@@ -75,7 +81,9 @@ def replan(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     except PlanError as e:
         ctx.journal.append(Replanned(key=f"replan:{rnd}", round=rnd, accepted=False, error=str(e), replace=replace))
         return {"replans": rnd + 1, "repair_error": str(e), "tokens": tokens}
-    ctx.journal.append(Replanned(key=f"replan:{rnd}", round=rnd, accepted=True, steps=[s.model_dump() for s in new], replace=replace))
+    ctx.journal.append(
+        Replanned(key=f"replan:{rnd}", round=rnd, accepted=True, steps=[s.model_dump() for s in new], replace=replace)
+    )
     after = {**state, "replans": rnd + 1}
     updates: dict[str, Step] = {}
     for failed, repair in replace.items():
@@ -88,12 +96,21 @@ def replan(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     for sid, st in steps.items():
         if st.get("status") == "blocked" and sid not in blocked:
             updates[sid] = set_status(ctx, after, st, "pending", "")
-    return {"plan": [s.model_dump() for s in plan], "steps": updates, "replans": rnd + 1, "repair_error": "", "tokens": tokens}
+    return {
+        "plan": [s.model_dump() for s in plan],
+        "steps": updates,
+        "replans": rnd + 1,
+        "repair_error": "",
+        "tokens": tokens,
+    }
+
 
 def summarize(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Ask for the final summary with its citations and claims."""
     ctx = runtime.context
-    messages = summarizer_messages(state["goal"], state.get("steps", {}), ctx.workspace_mount, state.get("memory_context", ""))
+    messages = summarizer_messages(
+        state["goal"], state.get("steps", {}), ctx.workspace_mount, state.get("memory_context", "")
+    )
     ai, tokens = call_model(ctx, messages, SUMMARY_TOOLS, "summarizer", "", 0)
     args = first_call(ai, "submit_summary") or {"text": str(ai.content)}
     summary = {
@@ -107,7 +124,9 @@ def summarize(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     return {"summary": summary, "tokens": tokens}
 
 
-def _rewire(plan: list[PlanStep], new: list[PlanStep], replace: dict[str, str], steps: dict[str, Step]) -> list[PlanStep]:
+def _rewire(
+    plan: list[PlanStep], new: list[PlanStep], replace: dict[str, str], steps: dict[str, Step]
+) -> list[PlanStep]:
     """The plan with repair steps added and edges to each replaced step moved to its repair."""
     known = {s.id for s in plan}
     clash = [s.id for s in new if s.id in known]

@@ -29,7 +29,9 @@ class SubmitPlan(BaseModel):
 
 class SubmitRepair(BaseModel):
     steps: list[_StepSpec] = Field(description="new repair steps (may be empty to give up)")
-    replace: dict[str, str] = Field(default_factory=dict, description="failed step id -> repair step id; dependents are re-attached")
+    replace: dict[str, str] = Field(
+        default_factory=dict, description="failed step id -> repair step id; dependents are re-attached"
+    )
 
 
 class RunShell(BaseModel):
@@ -62,7 +64,10 @@ class SubmitSummary(BaseModel):
 
 def tool(name: str, description: str, schema: type[BaseModel]) -> dict[str, Any]:
     """An OpenAI-format tool definition every LangChain chat model accepts."""
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": schema.model_json_schema()}}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": schema.model_json_schema()},
+    }
 
 
 PLAN_TOOLS = [tool("submit_plan", "Submit the plan as steps with dependencies.", SubmitPlan)]
@@ -72,7 +77,9 @@ ACTOR_TOOLS = [
     tool("read_file", "Read a file of the workspace.", ReadFile),
     tool("finish_step", "Declare this step finished, citing evidence.", FinishStep),
 ]
-SUMMARY_TOOLS = [tool("submit_summary", "Final summary; cite files and commands; back each claim with a command.", SubmitSummary)]
+SUMMARY_TOOLS = [
+    tool("submit_summary", "Final summary; cite files and commands; back each claim with a command.", SubmitSummary)
+]
 
 SYSTEM = (
     "You are Tether, an agent working in a sandboxed workspace ({mount}). "
@@ -93,8 +100,12 @@ def planner_messages(goal: str, memory_context: str, error: str, mount: str) -> 
     return [SystemMessage(SYSTEM.format(mount=mount)), HumanMessage(text)]
 
 
-def actor_messages(goal: str, step: dict[str, Any], deps: list[dict[str, Any]], memory_context: str, mount: str) -> list[BaseMessage]:
-    done = "\n".join(f"- {d['id']}: {d.get('summary', '')} (evidence: {d.get('evidence', '')})" for d in deps) or "- none"
+def actor_messages(
+    goal: str, step: dict[str, Any], deps: list[dict[str, Any]], memory_context: str, mount: str
+) -> list[BaseMessage]:
+    done = (
+        "\n".join(f"- {d['id']}: {d.get('summary', '')} (evidence: {d.get('evidence', '')})" for d in deps) or "- none"
+    )
     text = (
         f"Goal: {goal}\nCurrent step '{step['id']}': {step.get('description', '')}\n"
         f"Verify it by: {step.get('verify', '') or 'a command of your choice'}\n"
@@ -104,7 +115,9 @@ def actor_messages(goal: str, step: dict[str, Any], deps: list[dict[str, Any]], 
     return [SystemMessage(SYSTEM.format(mount=mount)), HumanMessage(text)]
 
 
-def replanner_messages(goal: str, plan: list[dict[str, Any]], steps: dict[str, Any], error: str, mount: str) -> list[BaseMessage]:
+def replanner_messages(
+    goal: str, plan: list[dict[str, Any]], steps: dict[str, Any], error: str, mount: str
+) -> list[BaseMessage]:
     state = {sid: {"status": s.get("status"), "reason": s.get("reason", "")} for sid, s in steps.items()}
     text = (
         f"Goal: {goal}\nPlan: {json.dumps(plan)}\nStep states: {json.dumps(state)}\n"
@@ -117,7 +130,9 @@ def replanner_messages(goal: str, plan: list[dict[str, Any]], steps: dict[str, A
 
 
 def summarizer_messages(goal: str, steps: dict[str, Any], mount: str, memory_context: str = "") -> list[BaseMessage]:
-    lines = "\n".join(f"- {sid}: {s.get('status')} {s.get('summary') or s.get('reason', '')}" for sid, s in steps.items())
+    lines = "\n".join(
+        f"- {sid}: {s.get('status')} {s.get('summary') or s.get('reason', '')}" for sid, s in steps.items()
+    )
     text = (
         f"Goal: {goal}\nSteps:\n{lines}\n\nWrite the final summary with submit_summary: cite the files and "
         "commands, back each success claim with the command that proves it, and list in lessons_used "

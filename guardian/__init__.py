@@ -27,9 +27,16 @@ DESTRUCTIVE_CATEGORIES: frozenset[str] = frozenset({
 
 __all__ = ["DESTRUCTIVE_CATEGORIES", "CheckContext", "Decision", "GuardianConfig", "Rule",
            "RuleHit", "Verdict", "all_rules", "check"]
-_WHERE = {"check": "tether.guardian.checker", "all_rules": "tether.guardian.rules", "Rule": "tether.guardian.rules",
-          "GuardianConfig": "tether.guardian.config", "CheckContext": "tether.guardian.verdict",
-          "Decision": "tether.guardian.verdict", "RuleHit": "tether.guardian.verdict", "Verdict": "tether.guardian.verdict"}
+_WHERE = {
+    "check": "tether.guardian.checker",
+    "all_rules": "tether.guardian.rules",
+    "Rule": "tether.guardian.rules",
+    "GuardianConfig": "tether.guardian.config",
+    "CheckContext": "tether.guardian.verdict",
+    "Decision": "tether.guardian.verdict",
+    "RuleHit": "tether.guardian.verdict",
+    "Verdict": "tether.guardian.verdict",
+}
 
 
 def __getattr__(name: str) -> Any:

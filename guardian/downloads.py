@@ -27,8 +27,28 @@ from tether.guardian.words import UNKNOWN
 if TYPE_CHECKING:
     from tether.guardian.analyse import Analyser
 
-_RUNNERS = SHELLS | {"iex", "Invoke-Expression", "source", ".", "python", "python3", "python2", "perl", "ruby", "node", "php",
-                     "lua", "tclsh", "expect", "Rscript", "pwsh", "osascript", "java", "deno", "bun"}
+_RUNNERS = SHELLS | {
+    "iex",
+    "Invoke-Expression",
+    "source",
+    ".",
+    "python",
+    "python3",
+    "python2",
+    "perl",
+    "ruby",
+    "node",
+    "php",
+    "lua",
+    "tclsh",
+    "expect",
+    "Rscript",
+    "pwsh",
+    "osascript",
+    "java",
+    "deno",
+    "bun",
+}
 _DL_NAMES = ("curl|wget|fetch|aria2c|lwp-request|lwp-download|http|https|xh|nc|ncat|netcat|tftp|"
              "ftp|GET|socat|openssl|busybox\\s+wget")
 _SUBST_RUN = _Lazy(

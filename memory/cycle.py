@@ -69,7 +69,9 @@ class MemoryCycle:
                     continue
                 ranked.append((boosted_score(hit.score, x, cfg), x))
             ranked.sort(key=lambda sx: -sx[0])
-            chosen = prefer_project([((s, x), x.project) for s, x in ranked], project, cfg.top_k, cfg.recall_global_share)
+            chosen = prefer_project(
+                [((s, x), x.project) for s, x in ranked], project, cfg.top_k, cfg.recall_global_share
+            )
             lessons = [RecalledLesson(id=x.id, title=x.title, insight=x.insight, applicability=x.applicability,
                                       source_run=x.source_run, source_outcome=x.source_outcome, score=s,
                                       project=x.project, confirmations=x.confirmations) for s, x in chosen]

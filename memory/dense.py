@@ -67,7 +67,9 @@ def _offline() -> Iterator[None]:
 def model_dir() -> Path:
     """Folder of the model files the package ships (modules.json, model.safetensors, tokenizer)."""
     module = importlib.import_module(PACKAGE)
-    path = Path(module.get_model_path()) if hasattr(module, "get_model_path") else Path(module.__file__).parent / "model"
+    path = (
+        Path(module.get_model_path()) if hasattr(module, "get_model_path") else Path(module.__file__).parent / "model"
+    )
     if not (path / "modules.json").is_file() or not (path / "model.safetensors").is_file():
         msg = f"{PACKAGE} has no model files under {path}; reinstall it: {INSTALL_HINT}"
         raise DenseUnavailableError(msg)

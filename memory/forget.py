@@ -54,8 +54,14 @@ def _unrevise(lesson: Lesson, run_id: str, now: datetime) -> Lesson:
     else:
         undone = [h for h in history[first + 1 :] if h.status == "accepted" and h.run_id != run_id]
         kept = [h for i, h in enumerate(history) if h.run_id != run_id and not (i > first and h.status == "accepted")]
-        kept.append(Revision(at=now, run_id="", status="reverted",
-                             reason=f"text restored to before a forgotten run's revision; {len(undone)} later revision(s) undone"))
+        kept.append(
+            Revision(
+                at=now,
+                run_id="",
+                status="reverted",
+                reason=f"text restored to before a forgotten run's revision; {len(undone)} later revision(s) undone",
+            )
+        )
         update |= {"insight": history[first].before, "applicability": history[first].before_applicability}
         if any(h.reason == RETIRED for h in history[first:] if h.status == "accepted"):
             update["status"] = "live"  # the retirement was undone with the revision that made it

@@ -84,7 +84,9 @@ def check_revision(p: RevisionProposal, old_insight: str, old_applicability: str
             problems.append(f"evidence not found in the source run: {quote!r}")
     if not p.lesson.strip():
         if p.verdict == "too_general":
-            problems.append("rewritten lesson is empty (too_general narrows the lesson; outdated with no text retires it)")
+            problems.append(
+                "rewritten lesson is empty (too_general narrows the lesson; outdated with no text retires it)"
+            )
     elif sentences(p.lesson) > MAX_SENTENCES:
         problems.append(f"rewritten lesson has {sentences(p.lesson)} sentences (at most {MAX_SENTENCES})")
     if p.verdict == "too_general" and normalize(p.applicability) in ("", normalize(old_applicability)):

@@ -81,7 +81,9 @@ class EdgeIndex:
         dense = None
         if self.embedder is not None:
             dense = {DENSE: qe.EdgeVectorParams(size=self.embedder.dim, distance=qe.Distance.Cosine)}
-        return qe.EdgeConfig(vectors=dense, sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)})
+        return qe.EdgeConfig(
+            vectors=dense, sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
+        )
 
     @property
     def shard(self) -> qe.EdgeShard:
@@ -117,12 +119,18 @@ class EdgeIndex:
         shutil.rmtree(self.path, ignore_errors=True)
         for folder in (self.path.parent, self.path):
             if folder.exists() and not folder.is_dir():
-                msg = f"{folder} is a file where the memory index folder belongs; remove it (`rm {folder}`) and the index is rebuilt from markdown"
+                msg = (
+                    f"{folder} is a file where the memory index folder belongs; remove it (`rm {folder}`) and the "
+                    "index is rebuilt from markdown"
+                )
                 raise IndexUnavailableError(msg)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            msg = f"cannot create the memory index folder {self.path.parent}: {e.strerror or e}; check that the memory folder is writable"
+            msg = (
+                f"cannot create the memory index folder {self.path.parent}: {e.strerror or e}; check that the memory "
+                "folder is writable"
+            )
             raise IndexUnavailableError(msg) from e
         ensure_space(self.path, FRESH + HEADROOM)
         try:

@@ -127,8 +127,15 @@ def _parse_history(text: str, where: Path | str) -> list[Revision]:
     for line in text.splitlines():
         if line.startswith("- "):
             at, run, verdict, status = (p.strip() for p in line[2:].split(" · "))
-            out.append({"at": at, "run_id": "" if run == "no run" else run.removeprefix("run ").strip("`"), "status": status,
-                        "verdict": None if verdict == "unreadable" else verdict, "evidence": []})
+            out.append(
+                {
+                    "at": at,
+                    "run_id": "" if run == "no run" else run.removeprefix("run ").strip("`"),
+                    "status": status,
+                    "verdict": None if verdict == "unreadable" else verdict,
+                    "evidence": [],
+                }
+            )
         elif line.startswith("  - ") and out and ": " in line:
             key, value = line[4:].split(": ", 1)
             if key not in _FIELDS:
@@ -152,8 +159,10 @@ def lesson_to_markdown(lesson: Lesson) -> str:
     episode = (
         f"{lesson.source_run} ({lesson.source_outcome})\n"
         f"- Task: {lesson.source_goal.splitlines()[0] if lesson.source_goal else ''}\n"
-        f"- Compilation: [{compilation}]({compilation}) (in the sandbox: {MOUNT}/runs/{lesson.source_run}/compilation.md)\n"
-        f"- Raw trajectory: [{trajectory}]({trajectory}) (in the sandbox: {MOUNT}/runs/{lesson.source_run}/trajectory.md)"
+        f"- Compilation: [{compilation}]({compilation}) (in the sandbox: "
+        f"{MOUNT}/runs/{lesson.source_run}/compilation.md)\n"
+        f"- Raw trajectory: [{trajectory}]({trajectory}) (in the sandbox: "
+        f"{MOUNT}/runs/{lesson.source_run}/trajectory.md)"
     )
     body = render_sections(lesson.title, [
         ("Insight", lesson.insight),
@@ -176,6 +185,8 @@ def lesson_from_markdown(text: str, where: Path | str = "<lesson>") -> Lesson:
             "history": _parse_history(parts.get("Revision history", ""), where),
         })
     except (ValidationError, ValueError) as e:
-        detail = e.errors()[0]["msg"] if isinstance(e, ValidationError) else (str(e).splitlines() or [type(e).__name__])[0]
+        detail = (
+            e.errors()[0]["msg"] if isinstance(e, ValidationError) else (str(e).splitlines() or [type(e).__name__])[0]
+        )
         msg = f"{where}: not a valid lesson ({detail}); fix the front matter or delete the file"
         raise MemoryStoreError(msg) from e

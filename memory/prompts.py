@@ -23,7 +23,10 @@ def _turns(turns: list[Turn]) -> str:
 def _current(record: RunRecord) -> str:
     gate = ""
     if record.gate is not None:
-        gate = f"\nGate: {'passed' if record.gate.passed else 'failed'} {', '.join(record.gate.failed)} {record.gate.notes}".rstrip()
+        gate = (
+            f"\nGate: {'passed' if record.gate.passed else 'failed'} {', '.join(record.gate.failed)} "
+            f"{record.gate.notes}"
+        ).rstrip()
     return f"Task: {record.goal}\nOutcome: {record.outcome}{gate}"
 
 
@@ -93,5 +96,8 @@ def counterfactual_prompt(revised: str, applicability: str, record: RunRecord) -
         "Answer with one JSON object {\"prevents\": true | false, \"why\": \"...\"}: would an agent that "
         "followed the revised lesson have avoided this run's failure?"
     )
-    user = f"REVISED LESSON: {revised}\nApplicability: {applicability}\n\nFAILED RUN\n{_current(record)}\n{_turns(record.turns)}"
+    user = (
+        f"REVISED LESSON: {revised}\nApplicability: {applicability}\n\nFAILED "
+        f"RUN\n{_current(record)}\n{_turns(record.turns)}"
+    )
     return system, user

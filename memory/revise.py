@@ -86,7 +86,9 @@ def revise_lesson(store: MemoryStore, model: BaseChatModel, lesson_id: str, reco
     except UnknownMemoryItemError as e:
         return StepResult(step="revise", target=lesson_id, status="skipped", detail=str(e)), []
     if revised_by(lesson, record.run_id):
-        return StepResult(step="revise", target=lesson_id, status="skipped", detail=f"already revised by run {record.run_id}"), []
+        return StepResult(
+            step="revise", target=lesson_id, status="skipped", detail=f"already revised by run {record.run_id}"
+        ), []
     turns = store.run_turns(source.run_id)
     system, user = revise_prompt(lesson, source.goal, source.outcome, turns, record)
     try:
@@ -109,7 +111,10 @@ def revise_lesson(store: MemoryStore, model: BaseChatModel, lesson_id: str, reco
             calls.append(cf_call)
             data = parse_json(answer) or {}
             if data.get("prevents") is not True:
-                problems.append(f"counterfactual: the revision would not have prevented this failure ({data.get('why', 'no answer')})")
+                problems.append(
+                    "counterfactual: the revision would not have prevented this failure "
+                    f"({data.get('why', 'no answer')})"
+                )
         except TetherError as e:
             problems.append(f"counterfactual check failed: {e}")
     status = "rejected" if problems else "accepted"

@@ -44,7 +44,9 @@ def trial_draw(run_id: str) -> float:
     return random.Random(hashlib.sha256(run_id.encode()).digest()).random()
 
 
-def select_rules(store: MemoryStore, goal: str, run_id: str = "", project: str = "") -> tuple[list[RecalledRule], float]:
+def select_rules(
+    store: MemoryStore, goal: str, run_id: str = "", project: str = ""
+) -> tuple[list[RecalledRule], float]:
     """Listed live rules with faded confidence >= threshold (best first), plus at most one on trial.
 
     Returns the rules and the run's trial draw. A trial happens when the draw is

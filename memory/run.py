@@ -124,7 +124,11 @@ def program_of(command: str) -> str:
     except ValueError:
         words = command.split()
     for word in words:
-        if "=" in word and not word.startswith(("-", "/")) or word in {"sudo", "env", "nohup", "time", "timeout", "command"}:
+        if (
+            "=" in word
+            and not word.startswith(("-", "/"))
+            or word in {"sudo", "env", "nohup", "time", "timeout", "command"}
+        ):
             continue
         if word.isdigit():
             continue
@@ -155,7 +159,10 @@ def render_trajectory(meta: RunMeta, record: RunRecord) -> str:
     """runs/<id>/trajectory.md: task, outcome and every turn, nothing summarised."""
     gate = ""
     if record.gate is not None:
-        gate = f"\n## Gate\npassed: {record.gate.passed}; failed: {', '.join(record.gate.failed) or 'none'}. {record.gate.notes}\n"
+        gate = (
+            f"\n## Gate\npassed: {record.gate.passed}; failed: {', '.join(record.gate.failed) or 'none'}. "
+            f"{record.gate.notes}\n"
+        )
     summary = f"\n## Summary\n{record.summary}\n" if record.summary else ""
     body = (
         f"# Run {record.run_id}\n\n## Task\n{record.goal}\n\n## Outcome\n{record.outcome} (score {meta.score:+d})\n"

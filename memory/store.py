@@ -47,7 +47,10 @@ class MemoryStore:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            msg = f"cannot use the memory folder {self.root}: {e.strerror or e}; check that the home is a writable folder with free space"
+            msg = (
+                f"cannot use the memory folder {self.root}: {e.strerror or e}; check that the home is a writable "
+                "folder with free space"
+            )
             raise MemoryStoreError(msg) from e
         self.config = config
         self.clock = clock or (lambda: datetime.now(UTC))
@@ -118,7 +121,11 @@ class MemoryStore:
     def fingerprint(self) -> str:
         """Digest of every indexed markdown file's name, size and mtime: changes when a person edits one."""
         h = hashlib.sha256()
-        for folder, pattern in ((self.lessons_dir, "*.md"), (self.rules_dir, "*.md"), (self.runs_dir, "*/trajectory.md")):
+        for folder, pattern in (
+            (self.lessons_dir, "*.md"),
+            (self.rules_dir, "*.md"),
+            (self.runs_dir, "*/trajectory.md"),
+        ):
             for path in sorted(folder.glob(pattern)):
                 st = path.stat()
                 h.update(f"{path.relative_to(self.root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
@@ -236,7 +243,9 @@ class MemoryStore:
 
     def save_compilation(self, run_id: str, outcome: str, text: str) -> None:
         body = f"# Compilation of run {run_id}\n\nRaw turns: [trajectory.md](trajectory.md)\n\n{text.strip()}\n"
-        write_atomic(self.run_dir(run_id) / "compilation.md", join_front_matter({"run_id": run_id, "outcome": outcome}, body))
+        write_atomic(
+            self.run_dir(run_id) / "compilation.md", join_front_matter({"run_id": run_id, "outcome": outcome}, body)
+        )
 
     def run_turns(self, run_id: str) -> list[Turn]:
         """The raw turns of a stored run."""

@@ -93,7 +93,9 @@ def new_lessons(store: MemoryStore, model: BaseChatModel, record: RunRecord, com
                 problem = "claims not in this run: " + ", ".join(invented)
             else:
                 similar = [store.load_lesson(h.id).insight for h in store.search(cand.insight, "lesson", 5)]
-                dup = [t for t in [*kept_texts, *similar] if jaccard(t, cand.insight) >= store.config.duplicate_threshold]
+                dup = [
+                    t for t in [*kept_texts, *similar] if jaccard(t, cand.insight) >= store.config.duplicate_threshold
+                ]
                 if dup:
                     problem = f"near-duplicate of an existing lesson: {dup[0][:80]!r}"
             if problem:

@@ -61,7 +61,8 @@ class RunConfig(RunBudgets):
     model_config = ConfigDict(extra="forbid")
 
     verify: list[str] = Field(default_factory=list)
-    """Checks the person gives (`tether run --verify CMD` adds to them): the gate runs each in a fresh shell after the run and on the pre-run copy; when given, they decide R07/R08."""
+    """Checks the person gives (`tether run --verify CMD` adds to them): the gate runs each in a fresh shell after the
+    run and on the pre-run copy; when given, they decide R07/R08."""
     verify_timeout_s: float = Field(default=120.0, gt=0)
     """Timeout of each check the gate re-runs itself."""
     max_goal_bytes: int = Field(default=16_384, gt=0)
@@ -176,7 +177,10 @@ def load_config(
     if home is not None:
         data["home"] = str(home)
     if isinstance(data.get("home"), str) and not data["home"].strip():
-        msg = "the Tether home is empty (TETHER_HOME= or --home ''); set it to a folder, or unset TETHER_HOME for the default"
+        msg = (
+            "the Tether home is empty (TETHER_HOME= or --home ''); set it to a folder, or unset TETHER_HOME for the "
+            "default"
+        )
         raise ConfigError(msg)
     try:
         config = TetherConfig.model_validate(data)
@@ -200,7 +204,9 @@ def check_home(config: TetherConfig) -> None:
     try:
         home.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        msg = f"cannot create the Tether home {home}: {e.strerror or e}; set TETHER_HOME (or --home) to a writable folder"
+        msg = (
+            f"cannot create the Tether home {home}: {e.strerror or e}; set TETHER_HOME (or --home) to a writable folder"
+        )
         raise ConfigError(msg) from e
     if not os.access(home, os.W_OK | os.X_OK):
         msg = (f"the Tether home {home} is not writable (read-only disk or permissions); "

@@ -31,7 +31,9 @@ class DockerSandboxConfig(BaseModel):
     no_new_privileges: bool = True
     """Forbid setuid/setcap privilege gains."""
     allow_ptrace: bool = False
-    """Let commands use ptrace, process_vm_readv/writev, kcmp, pidfd_getfd and personality(ADDR_NO_RANDOMIZE), e.g. for a debugging task (gdb, strace). Off: the seccomp profile refuses them, so a command cannot inspect pid 1 or other processes. Tether's own probes run as another uid either way."""
+    """Let commands use ptrace, process_vm_readv/writev, kcmp, pidfd_getfd and personality(ADDR_NO_RANDOMIZE), e.g. for
+    a debugging task (gdb, strace). Off: the seccomp profile refuses them, so a command cannot inspect pid 1 or
+    other processes. Tether's own probes run as another uid either way."""
     init: bool = True
     """Run docker's tiny init as PID 1 so orphaned processes are reaped."""
     pids_limit: int = Field(default=256, gt=0)
@@ -41,7 +43,8 @@ class DockerSandboxConfig(BaseModel):
     cpus: float = Field(default=1.0, gt=0)
     """CPU quota in cores."""
     workspace_mount: str = "/home/tether/workspace"
-    """Where the task workspace is bind-mounted read-write; 3 components deep so that files in it pass the guardian's minimum write depth."""
+    """Where the task workspace is bind-mounted read-write; 3 components deep so that files in it pass the guardian's
+    minimum write depth."""
     memory_mount: str = "/memory"
     """Where the memory folder is bind-mounted read-only."""
     default_timeout_s: float = Field(default=120.0, gt=0)

@@ -246,7 +246,9 @@ class DockerSandbox:
         scanner = self.stream_scanner() if self.stream_scanner else None
         cap = OutputCap(self.config.output_limit_bytes, scanner.feed if scanner else None)
         since = time.time()
-        exit_code, overran, duration = self._run(self._shell, command, timeout, cap, workdir=workdir, environment=[mark])
+        exit_code, overran, duration = self._run(
+            self._shell, command, timeout, cap, workdir=workdir, environment=[mark]
+        )
         timed_out = overran or (exit_code in TIMEOUT_CODES and duration >= timeout)
         if timed_out:
             self._reap(mark, since)
@@ -260,7 +262,9 @@ class DockerSandbox:
             secrets=scanner.close() if scanner else [],
         )
 
-    def _run(self, shell: str, command: str, timeout: float, cap: OutputCap, **exec_args: Any) -> tuple[int | None, bool, float]:
+    def _run(
+        self, shell: str, command: str, timeout: float, cap: OutputCap, **exec_args: Any
+    ) -> tuple[int | None, bool, float]:
         """Exec `command` under `timeout -s KILL` with a client deadline: (exit code, overran, seconds)."""
         assert self._container is not None and self._client is not None
         argv = [shell, "-c", command]

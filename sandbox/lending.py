@@ -42,7 +42,9 @@ class LendingRecord:
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as e:
-            log.warning("lending record %s is unreadable (%s); remove it and chown the workspace back by hand", self.path, e)
+            log.warning(
+                "lending record %s is unreadable (%s); remove it and chown the workspace back by hand", self.path, e
+            )
             return None
         return data if isinstance(data, dict) and {"workspace", "owner", "uid", "gid"} <= data.keys() else None
 
@@ -60,7 +62,12 @@ def reclaim(workspace: Path, record: LendingRecord, limits: WorkspaceLimits | No
     handover = Handover(workspace, int(data["uid"]), int(data["gid"]), limits)
     handover.owner = (int(data["owner"][0]), int(data["owner"][1]))
     handover.original = {(int(d), int(i)): (int(u), int(g)) for d, i, u, g in data.get("original", [])}
-    log.warning("workspace %s was still lent to %s:%s by an interrupted run; giving it back", workspace, data["uid"], data["gid"])
+    log.warning(
+        "workspace %s was still lent to %s:%s by an interrupted run; giving it back",
+        workspace,
+        data["uid"],
+        data["gid"],
+    )
     handover.take_back()
     record.clear()
     return True

@@ -153,7 +153,9 @@ class Handover:
         would clear for good, keep their owner: the sandbox may read them, not write them.
         Symlinks keep theirs too (a link's owner grants nothing here).
         """
-        log.info("lending root-owned workspace %s to %d:%d until the sandbox closes", self.workspace, self.uid, self.gid)
+        log.info(
+            "lending root-owned workspace %s to %d:%d until the sandbox closes", self.workspace, self.uid, self.gid
+        )
         if self.record is not None:  # before the first chown: a crash from here on is given back next time
             self.record.save(self)
         with _pinned(self.workspace) as root:
@@ -168,7 +170,10 @@ class Handover:
                     continue
                 if not stat.S_ISDIR(st.st_mode) and (
                         _outside_links(st, inside) or _privileged(entry)):
-                    log.info("not lending %s (hardlinked from outside the workspace, or setuid/setgid/caps)", shown(entry.rel))
+                    log.info(
+                        "not lending %s (hardlinked from outside the workspace, or setuid/setgid/caps)",
+                        shown(entry.rel),
+                    )
                     self.kept.append(shown(entry.rel))
                     continue
                 chown_entry(entry, self.uid, self.gid)
@@ -253,7 +258,9 @@ def _break_link(entry: Entry, owner: tuple[int, int]) -> None:
     src, st = got
     tmp = f".tether-copy-{os.getpid()}-{entry.name}"[:200]
     try:
-        dst = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=entry.parent)
+        dst = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=entry.parent
+        )
         try:
             copy_sparse(src, dst, st.st_size)
             os.fchown(dst, *owner)

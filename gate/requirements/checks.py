@@ -31,18 +31,31 @@ def _none(ev: Evidence, what: str) -> Result:
 def r07(ev: Evidence) -> Result:
     pool, who = judged(ev)
     if ev.shadowing:
-        return "fail", f"the run wrote {', '.join(ev.shadowing[:3])}, which replaces what the checks load; no check can be trusted"
+        return (
+            "fail",
+            f"the run wrote {', '.join(ev.shadowing[:3])}, which replaces what the checks load; "
+            "no check can be trusted",
+        )
     if not pool:
         return _none(ev, "was planned or given")
     ran = [c for c in pool if c.after_exit is not None]
     if not ran:
-        return "fail", "the gate could not re-run any check: " + "; ".join(f"`{c.command}` {c.skipped}" for c in pool[:3])
+        return "fail", "the gate could not re-run any check: " + "; ".join(
+            f"`{c.command}` {c.skipped}" for c in pool[:3]
+        )
     if not _changed(ev):
         return "pass", f"{len(ran)} of {who} re-run in a fresh shell"
     if not ev.before_ran:
-        return "fail", f"the checks could not run on the pre-run copy ({ev.before_note}); nothing shows the change works"
+        return (
+            "fail",
+            f"the checks could not run on the pre-run copy ({ev.before_note}); nothing shows the change works",
+        )
     # Any real check may show the change (a person's regression suite passes before and after).
-    shown = ran + [c for c in ev.checks if c.source != "person" and c.kind in COUNTING and c not in ran and c.after_exit is not None]
+    shown = ran + [
+        c
+        for c in ev.checks
+        if c.source != "person" and c.kind in COUNTING and c not in ran and c.after_exit is not None
+    ]
     eligible = [c for c in shown if c.source == "person" or not c.authored or c.exercises_change]
     f2p = [c for c in eligible if c.fail_to_pass]
     if f2p:

@@ -1,4 +1,7 @@
-"""Do the model's words match the evidence? R04 reads, R05 changes, R06 a diff, R12 summary, R13 claims, R18 artifacts."""
+"""Do the model's words match the evidence?
+
+R04 reads, R05 changes, R06 a diff, R12 summary, R13 claims, R18 artifacts.
+"""
 
 from __future__ import annotations
 
@@ -16,10 +19,14 @@ SUCCESS_RE = re.compile(r"\b(pass(es|ed)?|succeed(s|ed)?|success(ful(ly)?)?|work
 def r04(ev: Evidence) -> Result:
     if not ev.claimed_reads:
         return "n/a", "no reads claimed"
-    read = {ev.rel(p) if "**" not in p else p for c in ev.executed if c.exit_code == 0 for p in content_reads(c.command)}
+    read = {
+        ev.rel(p) if "**" not in p else p for c in ev.executed if c.exit_code == 0 for p in content_reads(c.command)
+    }
     missing = [p for p in ev.claimed_reads if not reads_path(read, ev.rel(p))]
     if missing:
-        return "fail", "claimed but no command read its content (ls or echo of a name is no read): " + ", ".join(missing)
+        return "fail", "claimed but no command read its content (ls or echo of a name is no read): " + ", ".join(
+            missing
+        )
     return "pass", f"{len(ev.claimed_reads)} files read by cat/head/grep/sed/... in the journal"
 
 
@@ -29,7 +36,11 @@ def r05(ev: Evidence) -> Result:
         return "n/a", "no changes claimed"
     diff = set(ev.real_diff)
     missing = [p for p in ev.claimed_changes if ev.rel(p) not in diff]
-    return ("fail", "claimed but not in diff: " + ", ".join(missing)) if missing else ("pass", "claimed changes all in diff")
+    return (
+        ("fail", "claimed but not in diff: " + ", ".join(missing))
+        if missing
+        else ("pass", "claimed changes all in diff")
+    )
 
 
 @requirement("R06", "diff non-empty when the goal asks for a change")
@@ -37,7 +48,11 @@ def r06(ev: Evidence) -> Result:
     if not ev.wants_change:
         return "n/a", "the goal asks for no change"
     diff = ev.real_diff
-    return ("pass", f"diff: {', '.join(diff[:8])}") if diff else ("fail", "the goal asks for a change; workspace diff is empty (caches do not count)")
+    return (
+        ("pass", f"diff: {', '.join(diff[:8])}")
+        if diff
+        else ("fail", "the goal asks for a change; workspace diff is empty (caches do not count)")
+    )
 
 
 @requirement("R12", "a final summary exists and cites evidence")
@@ -49,9 +64,15 @@ def r12(ev: Evidence) -> Result:
     absent = [f for f in ev.summary_files if ev.rel(f) not in files]
     unrun = [c for c in ev.summary_commands if normalize(c) not in ran]
     if absent or unrun:
-        return "fail", "cites " + "; ".join([*(f"file {f} that does not exist" for f in absent), *(f"`{c}` that never ran" for c in unrun)][:4])
+        return "fail", "cites " + "; ".join(
+            [*(f"file {f} that does not exist" for f in absent), *(f"`{c}` that never ran" for c in unrun)][:4]
+        )
     cited = len(ev.summary_files) + len(ev.summary_commands)
-    return ("pass", f"cites {cited} real files/commands") if cited else ("fail", "the summary cites no file or command from the run")
+    return (
+        ("pass", f"cites {cited} real files/commands")
+        if cited
+        else ("fail", "the summary cites no file or command from the run")
+    )
 
 
 @requirement("R13", "success claims backed by passing commands")
@@ -72,7 +93,11 @@ def r13(ev: Evidence) -> Result:
             bad.append(f"{k.text!r} cites `{cmd}`, which is no check ({kind.reason})")
         elif cmd in rerun and not rerun[cmd].passed_after:
             bad.append(f"{k.text!r} cites `{cmd}`, which fails when the gate runs it now")
-    return ("fail", "unbacked: " + "; ".join(bad[:3])) if bad else ("pass", f"{len(ev.claims)} claims backed by checks that pass now")
+    return (
+        ("fail", "unbacked: " + "; ".join(bad[:3]))
+        if bad
+        else ("pass", f"{len(ev.claims)} claims backed by checks that pass now")
+    )
 
 
 @requirement("R18", "every artifact the goal names is a non-empty file")

@@ -16,9 +16,13 @@ def r01(ev: Evidence) -> Result:
 @requirement("R02", "every step reached a terminal state")
 def r02(ev: Evidence) -> Result:
     bad = [f"{s.id}={s.status}" for s in ev.steps if s.status not in ("done", "skipped", "blocked")]
-    bad += [f"{s.id}={s.status} without reason" for s in ev.steps if s.status in ("skipped", "blocked") and not s.reason]
+    bad += [
+        f"{s.id}={s.status} without reason" for s in ev.steps if s.status in ("skipped", "blocked") and not s.reason
+    ]
     ran = {c.id for c in ev.executed}
-    bad += [f"{s.id} done without running a command" for s in ev.steps if s.status == "done" and not ran & set(s.commands)]
+    bad += [
+        f"{s.id} done without running a command" for s in ev.steps if s.status == "done" and not ran & set(s.commands)
+    ]
     if not ev.steps:
         return "fail", "no steps"
     return ("fail", "not terminal: " + ", ".join(bad)) if bad else ("pass", f"{len(ev.steps)} steps terminal")
@@ -35,7 +39,11 @@ def r03(ev: Evidence) -> Result:
     done = [s for s in ev.steps if s.status == "done"]
     if not done:
         return "n/a", "no step is done"
-    return ("fail", "done with failing last command: " + ", ".join(bad)) if bad else ("pass", f"{len(done)} done steps end on exit 0")
+    return (
+        ("fail", "done with failing last command: " + ", ".join(bad))
+        if bad
+        else ("pass", f"{len(done)} done steps end on exit 0")
+    )
 
 
 @requirement("R16", "within budgets (steps, time, tokens)")
@@ -50,7 +58,10 @@ def r16(ev: Evidence) -> Result:
         over.append(f"tokens {b.tokens_used}/{lim.max_tokens}")
     if b.max_commands_in_a_step > lim.max_commands_per_step:
         over.append(f"commands in a step {b.max_commands_in_a_step}/{lim.max_commands_per_step}")
-    used = f"steps {b.steps_used}/{lim.max_steps}, {b.seconds_used:.1f}s/{lim.max_seconds:.0f}s, tokens {b.tokens_used}/{lim.max_tokens}"
+    used = (
+        f"steps {b.steps_used}/{lim.max_steps}, {b.seconds_used:.1f}s/{lim.max_seconds:.0f}s, tokens "
+        f"{b.tokens_used}/{lim.max_tokens}"
+    )
     return ("fail", "over budget: " + ", ".join(over)) if over else ("pass", used)
 
 
@@ -59,4 +70,8 @@ def r17(ev: Evidence) -> Result:
     if not ev.lessons_used:
         return "n/a", "no lessons used"
     missing = sorted(set(ev.lessons_used) - set(ev.lessons_recorded))
-    return ("fail", "not recorded: " + ", ".join(missing)) if missing else ("pass", f"{len(ev.lessons_used)} lessons recorded")
+    return (
+        ("fail", "not recorded: " + ", ".join(missing))
+        if missing
+        else ("pass", f"{len(ev.lessons_used)} lessons recorded")
+    )

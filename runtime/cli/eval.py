@@ -36,21 +36,52 @@ def _progress(result: CellResult) -> None:
 
 def eval_cmd(
     tasks: Annotated[Path, typer.Argument(help="Folder of Harbor-layout tasks (optionally train/ and test/).")],
-    model: Annotated[str, typer.Option("--model", help="scripted:task (each task's scripted/<method>.yaml), or any --model of tether run.")],
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model", help="scripted:task (each task's scripted/<method>.yaml), or any --model of tether run."
+        ),
+    ],
     json_out: JsonOption = False,
-    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Cells (task x method x trial) run at once, each in its own sandbox.")] = 1,
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Where results are kept (and resumed from). Default: HOME/evals/<tasks folder name>.")] = None,
-    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials of `memory` and `lessons-only` per task (WikiTrace: 3, like the reference).")] = 3,
-    image: Annotated[str | None, typer.Option("--image", help="Sandbox image of tasks without environment/Dockerfile (default: [sandbox] image).")] = None,
-    test_timeout: Annotated[float, typer.Option("--test-timeout", min=1, help="Seconds tests/test.sh may run.")] = 600.0,
+    jobs: Annotated[
+        int, typer.Option("--jobs", min=1, help="Cells (task x method x trial) run at once, each in its own sandbox.")
+    ] = 1,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help="Where results are kept (and resumed from). Default: HOME/evals/<tasks folder name>."
+        ),
+    ] = None,
+    trials: Annotated[
+        int,
+        typer.Option(
+            "--trials", min=1, help="Trials of `memory` and `lessons-only` per task (WikiTrace: 3, like the reference)."
+        ),
+    ] = 3,
+    image: Annotated[
+        str | None,
+        typer.Option(
+            "--image", help="Sandbox image of tasks without environment/Dockerfile (default: [sandbox] image)."
+        ),
+    ] = None,
+    test_timeout: Annotated[
+        float, typer.Option("--test-timeout", min=1, help="Seconds tests/test.sh may run.")
+    ] = 600.0,
     home: HomeOption = None,
 ) -> None:
     """Measure what memory does on TASKS: Gain and Regression against a no-memory majority, with the noise band."""
     cfg = config(home)
     from tether.runtime.eval.run import EvalOptions, run_eval
 
-    options = EvalOptions(tasks=tasks.expanduser(), model_spec=model, out=(out_dir or cfg.home / "evals" / tasks.resolve().name).expanduser(),
-                          jobs=jobs, trials=trials, image=image, test_timeout_s=test_timeout)
+    options = EvalOptions(
+        tasks=tasks.expanduser(),
+        model_spec=model,
+        out=(out_dir or cfg.home / "evals" / tasks.resolve().name).expanduser(),
+        jobs=jobs,
+        trials=trials,
+        image=image,
+        test_timeout_s=test_timeout,
+    )
     from tether.sandbox.cleanup import install_signal_handlers
 
     install_signal_handlers()

@@ -56,8 +56,14 @@ def list_cmd(home: HomeOption = None, json: JsonOption = False) -> None:
         table.add_row(safe(x["id"]), "lesson", safe(status), safe(x["source_outcome"]), f"{x['confirmations']}x",
                       safe(x["text"][:90]))
     for r in data["rules"]:
-        table.add_row(safe(r["id"]), "rule", safe(r["status"] if r["listed"] else "unlisted"), f"{r['confidence_now']:.2f}",
-                      safe((r.get("last_tried") or "never")[:16]), safe(r["text"][:90]))
+        table.add_row(
+            safe(r["id"]),
+            "rule",
+            safe(r["status"] if r["listed"] else "unlisted"),
+            f"{r['confidence_now']:.2f}",
+            safe((r.get("last_tried") or "never")[:16]),
+            safe(r["text"][:90]),
+        )
     for m in data["runs"]:
         table.add_row(safe(m["run_id"]), "run", f"score {m['score']:+d}", safe(m["outcome"]), "", safe(m["goal"][:90]))
     out.print(table if table.row_count else f"memory at {safe(data['root'])} is empty")
@@ -83,8 +89,13 @@ def show_cmd(item_id: Annotated[str, typer.Argument(help="Lesson, rule or run id
 
 
 def _show_lesson(x: dict[str, Any]) -> None:
-    out.print(plain(f"{x['id']} · {x['status']} · from run {x['source_run']} ({x['source_outcome']}) · "
-                    f"project {x.get('project') or 'unknown'} · confirmed {x['confirmations']}x · used {x['uses']}x"), markup=False)
+    out.print(
+        plain(
+            f"{x['id']} · {x['status']} · from run {x['source_run']} ({x['source_outcome']}) · "
+            f"project {x.get('project') or 'unknown'} · confirmed {x['confirmations']}x · used {x['uses']}x"
+        ),
+        markup=False,
+    )
     out.print(plain(f"Insight: {x['insight']}\nApplicability: {x['applicability'] or 'not stated'}"), markup=False)
     table = Table("when", "run", "verdict", "status", "change / reason", title="Revision history")
     for h in x["revisions"]:
@@ -92,7 +103,13 @@ def _show_lesson(x: dict[str, Any]) -> None:
         if "after" in h and h.get("verdict") == "outdated" and h.get("reason", "").startswith("retired"):
             change = f"retired {h['before']!r}"
         detail = "; ".join(p for p in (change, h.get("reason", "")) if p)
-        table.add_row(safe(h["at"][:19]), safe(h["run_id"] or "-"), safe(h["verdict"] or "unreadable"), safe(h["status"]), safe(detail))
+        table.add_row(
+            safe(h["at"][:19]),
+            safe(h["run_id"] or "-"),
+            safe(h["verdict"] or "unreadable"),
+            safe(h["status"]),
+            safe(detail),
+        )
     out.print(table if table.row_count else "Revision history: none yet")
 
 
@@ -116,7 +133,9 @@ def search_cmd(query: Annotated[str, typer.Argument(help="Text to match, e.g. a 
         print_json({"query": query, "kind": kind.value, "hits": hits})
         return
     for h in hits:
-        out.print(plain(f"{h['score']:.3f}  {h.get('id') or h.get('run_id')}  {h.get('text') or h.get('goal')}"), markup=False)
+        out.print(
+            plain(f"{h['score']:.3f}  {h.get('id') or h.get('run_id')}  {h.get('text') or h.get('goal')}"), markup=False
+        )
     if not hits:
         out.print("no matches")
 
@@ -134,10 +153,13 @@ def rebuild_cmd(home: HomeOption = None, json: JsonOption = False) -> None:
 
 
 @memory_app.command("forget")
-def forget_cmd(run: Annotated[str | None, typer.Option("--run", help="Run id to forget, with all learnt from it.")] = None,
-               lesson: Annotated[str | None, typer.Option("--lesson", help="Lesson id to forget.")] = None,
-               rule: Annotated[str | None, typer.Option("--rule", help="Rule id to forget.")] = None,
-               home: HomeOption = None, json: JsonOption = False) -> None:
+def forget_cmd(
+    run: Annotated[str | None, typer.Option("--run", help="Run id to forget, with all learnt from it.")] = None,
+    lesson: Annotated[str | None, typer.Option("--lesson", help="Lesson id to forget.")] = None,
+    rule: Annotated[str | None, typer.Option("--rule", help="Rule id to forget.")] = None,
+    home: HomeOption = None,
+    json: JsonOption = False,
+) -> None:
     """Forget a run (and everything derived from it), one lesson, or one rule."""
     given = [(k, v) for k, v in (("run", run), ("lesson", lesson), ("rule", rule)) if v is not None]
     if len(given) != 1:

@@ -43,10 +43,20 @@ if TYPE_CHECKING:  # the runner pulls in langgraph: import it only when a run st
 
 MODEL_HELP = f"The chat model: {spec_help()} (docs/config.md)."
 EXIT = {"success": 0, "failed": 1, "blocked": 1, "interrupted": 3, "needs-review": 4}
-YesOption = Annotated[bool, typer.Option("--yes", help="Approve every command the guardian asks about (never overrides a deny).")]
+YesOption = Annotated[
+    bool, typer.Option("--yes", help="Approve every command the guardian asks about (never overrides a deny).")
+]
 
-EventsOption = Annotated[bool, typer.Option("--events", help="Stream the run's events as JSON lines on stdout (docs/events.md); the last line is the --json object.")]
-NoMemoryOption = Annotated[bool, typer.Option("--no-memory", help="Run without reading or writing memory (a baseline).")]
+EventsOption = Annotated[
+    bool,
+    typer.Option(
+        "--events",
+        help="Stream the run's events as JSON lines on stdout (docs/events.md); the last line is the --json object.",
+    ),
+]
+NoMemoryOption = Annotated[
+    bool, typer.Option("--no-memory", help="Run without reading or writing memory (a baseline).")
+]
 
 
 def hooks_factory(cfg: TetherConfig, *, memory: bool = True) -> RunHooks:
@@ -123,13 +133,34 @@ def _with_view(fn: Callable[[LiveView], RunRecord]) -> RunRecord:
 
 def run(
     goal: Annotated[str | None, typer.Argument(help="What to achieve; default: the scripted model's `goal:`.")] = None,
-    workspace: Annotated[Path | None, typer.Option("--workspace", "-w", help="Folder the agent works in (default: current).")] = None,
+    workspace: Annotated[
+        Path | None, typer.Option("--workspace", "-w", help="Folder the agent works in (default: current).")
+    ] = None,
     model: Annotated[str | None, typer.Option("--model", help=MODEL_HELP)] = None,
     yes: YesOption = False,
-    ask_later: Annotated[bool, typer.Option("--ask-later", help="Without a terminal, pause on an ask (exit 3) for `tether approve|deny` instead of refusing it.")] = False,
-    shadow: Annotated[bool, typer.Option("--shadow", help="Shadow audit: record the guardian's verdicts without enforcing them (the sandbox still isolates).")] = False,
+    ask_later: Annotated[
+        bool,
+        typer.Option(
+            "--ask-later",
+            help="Without a terminal, pause on an ask (exit 3) for `tether approve|deny` instead of refusing it.",
+        ),
+    ] = False,
+    shadow: Annotated[
+        bool,
+        typer.Option(
+            "--shadow",
+            help="Shadow audit: record the guardian's verdicts without enforcing them (the sandbox still isolates).",
+        ),
+    ] = False,
     no_memory: NoMemoryOption = False,
-    verify: Annotated[list[str] | None, typer.Option("--verify", help="A check of yours (repeatable): the gate runs it in a fresh shell after the run and on the pre-run copy; it decides R07/R08.")] = None,
+    verify: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--verify",
+            help="A check of yours (repeatable): the gate runs it in a fresh shell after the run and on the pre-run "
+                 "copy; it decides R07/R08.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
     events: EventsOption = False,
     home: HomeOption = None,
@@ -151,7 +182,9 @@ def run(
     ws = (workspace or Path.cwd()).expanduser()
     if not ws.is_dir():
         fail(f"workspace {ws} is not a folder; pass --workspace DIR (an existing folder)")
-    if not os.access(ws, os.W_OK | os.X_OK) or not ws.stat().st_mode & stat.S_IWUSR:  # the sandbox user writes as the owner
+    if (
+        not os.access(ws, os.W_OK | os.X_OK) or not ws.stat().st_mode & stat.S_IWUSR
+    ):  # the sandbox user writes as the owner
         fail(f"workspace {ws} is not writable; run `chmod u+w {ws}` or pass --workspace DIR (a folder you can write)")
     interactive = _interactive() and not ask_later
     approval = "yes" if yes else "prompt" if (interactive or ask_later) else "refuse"
@@ -160,16 +193,31 @@ def run(
     checks = [*cfg.run.verify, *(verify or [])]
     if any(not c.strip() for c in checks):
         fail("an empty --verify check; pass a command, e.g. --verify 'python3 -m unittest'")
-    options = RunOptions(goal=goal, workspace=ws, model_spec=str(spec), approval=approval, shadow=shadow, memory=not no_memory, verify=checks)
+    options = RunOptions(
+        goal=goal,
+        workspace=ws,
+        model_spec=str(spec),
+        approval=approval,
+        shadow=shadow,
+        memory=not no_memory,
+        verify=checks,
+    )
     from tether.sandbox.cleanup import install_signal_handlers
 
     install_signal_handlers()
     stream = _stream(events)
     with errors_exit(2):
         hooks = hooks_factory(cfg, memory=not no_memory)
-        record = _with_view(lambda v: start_run(
-            cfg, options, hooks=hooks, model=chat, ask_person=_prompt(v) if interactive else None, on_event=_listeners(v, stream),
-        ))
+        record = _with_view(
+            lambda v: start_run(
+                cfg,
+                options,
+                hooks=hooks,
+                model=chat,
+                ask_person=_prompt(v) if interactive else None,
+                on_event=_listeners(v, stream),
+            )
+        )
     raise _finish(record, json_out, stream)
 
 
@@ -209,12 +257,23 @@ def _collect_orphans(cfg: TetherConfig) -> None:
         err.print(f"[yellow]warning:[/] could not collect orphaned sandboxes: {safe(e)}")
 
 
-FromJournalOption = Annotated[bool, typer.Option(
-    "--from-journal", help="The run's checkpoint is gone: start its graph over, reusing every journaled command result.")]
+FromJournalOption = Annotated[
+    bool,
+    typer.Option(
+        "--from-journal",
+        help="The run's checkpoint is gone: start its graph over, reusing every journaled command result.",
+    ),
+]
 
 
-def resume(run_id: RunArg, yes: YesOption = False, from_journal: FromJournalOption = False, json_out: JsonOption = False,
-           events: EventsOption = False, home: HomeOption = None) -> None:
+def resume(
+    run_id: RunArg,
+    yes: YesOption = False,
+    from_journal: FromJournalOption = False,
+    json_out: JsonOption = False,
+    events: EventsOption = False,
+    home: HomeOption = None,
+) -> None:
     """Continue RUN_ID after a crash, SIGKILL, Ctrl-C or pause, without re-running finished commands.
 
     A run that already finished is reported again, unchanged.
@@ -222,7 +281,9 @@ def resume(run_id: RunArg, yes: YesOption = False, from_journal: FromJournalOpti
     _resume(run_id, None, yes, json_out, home, events, from_journal)
 
 
-def approve(run_id: RunArg, json_out: JsonOption = False, events: EventsOption = False, home: HomeOption = None) -> None:
+def approve(
+    run_id: RunArg, json_out: JsonOption = False, events: EventsOption = False, home: HomeOption = None
+) -> None:
     """Approve the command RUN_ID is waiting on, and continue the run."""
     _resume(run_id, True, False, json_out, home, events)
 

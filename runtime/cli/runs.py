@@ -43,7 +43,13 @@ def _dur(seconds: float | None) -> str:
     if seconds is None:
         return "-"
     s = int(round(seconds))
-    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{seconds:.1f}s"
+    return (
+        f"{s // 3600}h{s % 3600 // 60:02d}m"
+        if s >= 3600
+        else f"{s // 60}m{s % 60:02d}s"
+        if s >= 60
+        else f"{seconds:.1f}s"
+    )
 
 
 def _gate(line: RunLine) -> str:
@@ -58,8 +64,18 @@ def _of(a: int | None, b: int | None) -> str:
 
 
 def runs(
-    status: Annotated[str | None, typer.Option("--status", help="Only runs with this status (success, failed, blocked, interrupted, running, ...).")] = None,
-    since: Annotated[str | None, typer.Option("--since", help="Only runs started since a date (2026-11-30, 2026-11-30T08:00) or an age (90m, 12h, 7d).")] = None,
+    status: Annotated[
+        str | None,
+        typer.Option(
+            "--status", help="Only runs with this status (success, failed, blocked, interrupted, running, ...)."
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", help="Only runs started since a date (2026-11-30, 2026-11-30T08:00) or an age (90m, 12h, 7d)."
+        ),
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many runs, newest first.")] = 50,
     json_out: JsonOption = False,
     home: HomeOption = None,
@@ -76,11 +92,17 @@ def runs(
     if not lines:
         err.print(f"no runs under {cell(cfg.runs_dir)}")
         return
-    out.print(f"[bold]{'run':<24} {'started':<19} {'took':>7} {'status':<12} {'steps':>5} {'gate p/f/na':>11} {'lessons u/w':>11}  goal[/]")
+    out.print(
+        f"[bold]{'run':<24} {'started':<19} {'took':>7} {'status':<12} {'steps':>5} {'gate p/f/na':>11} "
+        f"{'lessons u/w':>11}  goal[/]"
+    )
     for r in lines:
         status = f"[{STYLE.get(r.status, 'red')}]{cell(r.status, 12):<12}[/]"
-        out.print(f"{cell(r.run_id, 24):<24} {_when(r.started_at):<19} {_dur(r.duration_s):>7} {status} {_of(r.steps_done, r.steps_total):>5} "
-                  f"{_gate(r):>11} {_of(r.lessons_used, r.lessons_written):>11}  {cell(r.goal, 70)}")
+        out.print(
+            f"{cell(r.run_id, 24):<24} {_when(r.started_at):<19} {_dur(r.duration_s):>7} {status} "
+            f"{_of(r.steps_done, r.steps_total):>5} "
+            f"{_gate(r):>11} {_of(r.lessons_used, r.lessons_written):>11}  {cell(r.goal, 70)}"
+        )
 
 
 def _load(run_id: str, home: Path | None) -> RunView:
@@ -101,8 +123,14 @@ def show(run_id: RunArg, json_out: JsonOption = False, home: HomeOption = None) 
     for w in view.warnings:
         err.print(f"[yellow]warning:[/] {cell(w)}")
     color = STYLE.get(view.status, "red")
-    out.print(f"[bold]run {cell(view.run_id)}[/]  [bold {color}]{cell(view.status)}[/]" + (f": {cell(view.reason, 300)}" if view.reason else ""))
-    out.print(f"goal: {cell(view.goal, 300)}\nworkspace: {cell(view.workspace)}  model: {cell(view.model)}  shadow: {view.shadow}")
+    out.print(
+        f"[bold]run {cell(view.run_id)}[/]  [bold {color}]{cell(view.status)}[/]"
+        + (f": {cell(view.reason, 300)}" if view.reason else "")
+    )
+    out.print(
+        f"goal: {cell(view.goal, 300)}\nworkspace: {cell(view.workspace)}  model: {cell(view.model)}  shadow: "
+        f"{view.shadow}"
+    )
     out.print(f"started {_when(view.started_at)}, took {_dur(view.duration_s)}")
     _show_plan(view)
     _show_commands(view)
@@ -123,8 +151,14 @@ def _show_plan(view: RunView) -> None:
         table.add_column(col, overflow="fold")
     for s in view.steps:
         note = f" (blocked by {cell(s.blocked_by)})" if s.blocked_by else ""
-        table.add_row(cell(s.id, 40), f"[{STYLE.get(s.status, '')}]{cell(s.status)}[/]", cell(", ".join(s.depends_on), 60),
-                      cell(" → ".join(s.history)) + note, str(len(s.commands)), cell(s.reason, 120))
+        table.add_row(
+            cell(s.id, 40),
+            f"[{STYLE.get(s.status, '')}]{cell(s.status)}[/]",
+            cell(", ".join(s.depends_on), 60),
+            cell(" → ".join(s.history)) + note,
+            str(len(s.commands)),
+            cell(s.reason, 120),
+        )
     out.print(table)
     for err_text in view.plan_rejections:
         out.print(f"[yellow]plan rejected:[/] {cell(err_text, 200)}")
@@ -137,7 +171,9 @@ def _show_commands(view: RunView) -> None:
     for c in view.commands:
         verdict = (c.decision or "-") + (f"→{c.enforced}" if c.enforced and c.enforced != c.decision else "")
         exit_code = "-" if c.exit_code is None else str(c.exit_code) + (" (timeout)" if c.timed_out else "")
-        table.add_row(cell(c.id, 40), cell(c.command, 90), cell(verdict), cell(c.approval or "-"), exit_code, cell(c.state))
+        table.add_row(
+            cell(c.id, 40), cell(c.command, 90), cell(verdict), cell(c.approval or "-"), exit_code, cell(c.state)
+        )
     out.print(table)
 
 
@@ -155,7 +191,9 @@ def _show_gate(view: RunView) -> None:
     for item in view.gate.get("review") or []:
         out.print(f"[yellow]needs review:[/] {cell(item, 300)}")
     if view.tests_diff:
-        out.print(f"[yellow]test files changed:[/] see {cell(view.run_id)}/tests.diff or `tether report {cell(view.run_id)}`")
+        out.print(
+            f"[yellow]test files changed:[/] see {cell(view.run_id)}/tests.diff or `tether report {cell(view.run_id)}`"
+        )
     checks = view.gate.get("checks") or []
     if checks:
         table = Table(title="checks the gate re-ran itself (before = on the pre-run copy)", show_edge=False)
@@ -181,7 +219,9 @@ def _show_lessons(view: RunView) -> None:
 
 def report(
     run_id: RunArg,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Where to write the HTML (default: <run folder>/report.html).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Where to write the HTML (default: <run folder>/report.html).")
+    ] = None,
     json_out: JsonOption = False,
     home: HomeOption = None,
 ) -> None:

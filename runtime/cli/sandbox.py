@@ -63,7 +63,9 @@ def build(
 @sandbox_app.command("exec")
 def exec_(
     command: Annotated[list[str], typer.Argument(help="Command after `--`; one argument is a shell string.")],
-    workspace: Annotated[Path | None, typer.Option("--workspace", help="Host folder mounted read-write (default: a scratch folder).")] = None,
+    workspace: Annotated[
+        Path | None, typer.Option("--workspace", help="Host folder mounted read-write (default: a scratch folder).")
+    ] = None,
     timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds before the command is killed.")] = None,
     image: Annotated[str | None, typer.Option("--image", help="Sandbox image to use.")] = None,
     home: HomeOption = None,
@@ -103,10 +105,14 @@ def gc(
         found = commands.gc(cfg.sandbox, everything=all_)
     removed = [c for c in found if c.removed]
     if as_json:
-        print_json({"removed": [c.model_dump() for c in removed], "kept": [c.model_dump() for c in found if not c.removed]})
+        print_json(
+            {"removed": [c.model_dump() for c in removed], "kept": [c.model_dump() for c in found if not c.removed]}
+        )
         return
     for c in found:
-        out.print(safe(f"{'removed' if c.removed else 'kept   '} {c.name} (run {c.run}, owner pid {c.owner_pid}, {c.status})"))
+        out.print(
+            safe(f"{'removed' if c.removed else 'kept   '} {c.name} (run {c.run}, owner pid {c.owner_pid}, {c.status})")
+        )
     out.print(f"{len(removed)} removed, {len(found) - len(removed)} kept")
 
 
@@ -136,7 +142,9 @@ def register(app: typer.Typer) -> None:
     app.add_typer(sandbox_app, name="sandbox")
 
 
-if __name__ == "__main__":  # `python -m tether.runtime.cli.sandbox ...` = `tether sandbox ...` without the other areas' imports
+if (
+    __name__ == "__main__"
+):  # `python -m tether.runtime.cli.sandbox ...` = `tether sandbox ...` without the other areas' imports
     from tether.runtime.terminal import install_log_filter
 
     install_log_filter()

@@ -118,7 +118,9 @@ snapshot_app = typer.Typer(help="Workspace snapshots taken before each run (what
 
 @snapshot_app.command("gc")
 def snapshot_gc(
-    keep: Annotated[int | None, typer.Option("--keep", min=0, help="Snapshots to keep (default: workspace.snapshot_keep).")] = None,
+    keep: Annotated[
+        int | None, typer.Option("--keep", min=0, help="Snapshots to keep (default: workspace.snapshot_keep).")
+    ] = None,
     home: HomeOption = None,
     json: JsonOption = False,
 ) -> None:

@@ -193,10 +193,19 @@ def _run(ctx: EvalContext, cell: Cell, folder: Path, image: str, base: dict[str,
         memory = record.memory or {}
         passed, why = (None, "training run: not verified") if cell.method == "train" else \
             verify(cell.task, workspace, run_cfg.sandbox, folder, record.run_id, ctx.test_timeout_s)
-        return CellResult(**base, status="done", passed=passed, reason=why, run_id=record.run_id,
-                          run_status=record.status, model_calls=counter.calls, tokens=counter.tokens,
-                          memory_calls=int(memory.get("memory_calls", 0)), memory_tokens=int(memory.get("memory_tokens", 0)),
-                          wall_s=round(time.monotonic() - start, 3))
+        return CellResult(
+            **base,
+            status="done",
+            passed=passed,
+            reason=why,
+            run_id=record.run_id,
+            run_status=record.status,
+            model_calls=counter.calls,
+            tokens=counter.tokens,
+            memory_calls=int(memory.get("memory_calls", 0)),
+            memory_tokens=int(memory.get("memory_tokens", 0)),
+            wall_s=round(time.monotonic() - start, 3),
+        )
     except Exception as e:  # one cell's crash is that cell's error (listed, retried next time), not the eval's
         if not isinstance(e, TetherError | OSError):
             log.exception("eval cell %s crashed", cell.name)

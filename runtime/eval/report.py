@@ -41,8 +41,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         m = row["methods"]
         majority = {True: "solved", False: "unsolved", None: "–"}[row["reference"]["majority"]]
         note = f"skipped: {row['skipped']}" if row["skipped"] else ""
-        lines.append(f"| {_cell(row['task'])} | {_marks(m.get('no-memory', []))} | {majority} | {_marks(m.get('rerun', []))} | "
-                     f"{_marks(m.get('memory', []))} | {_marks(m.get('lessons-only', []))} | {_cell(note)} |")
+        lines.append(
+            f"| {_cell(row['task'])} | {_marks(m.get('no-memory', []))} | {majority} | {_marks(m.get('rerun', []))} | "
+            f"{_marks(m.get('memory', []))} | {_marks(m.get('lessons-only', []))} | {_cell(note)} |"
+        )
     lines += [
         "", f"Measured tasks: {s['tasks_measured']}, solved without memory (majority of the reference trials): "
             f"{s['tasks_solved_without_memory']}. Intervals: 95 % Wilson score, trials pooled.", "",
@@ -58,12 +60,18 @@ def render_markdown(report: dict[str, Any]) -> str:
                      f"{cost.get('tokens', '–')} | {cost.get('wall_s', '–')} |")
     band = s["noise_band"]
     fmt = lambda v: "n/a" if v is None else f"{v:.1%}"  # noqa: E731
-    lines += ["", f"Noise band (rerun against the reference): Gain {fmt(band['gain'])}, Regression {fmt(band['regression'])}."]
+    lines += [
+        "",
+        f"Noise band (rerun against the reference): Gain {fmt(band['gain'])}, Regression {fmt(band['regression'])}.",
+    ]
     if "memory_vs_lessons_only_tokens" in s:
         lines.append(f"Tokens per task, memory / lessons-only: {s['memory_vs_lessons_only_tokens']}×.")
     t = report["training"]
     if t["tasks"]:
-        lines.append(f"Training: {t['runs']} run(s) on {t['tasks']} task(s), {t['model_calls']} model calls, {t['tokens']} tokens.")
+        lines.append(
+            f"Training: {t['runs']} run(s) on {t['tasks']} task(s), {t['model_calls']} model calls, {t['tokens']} "
+            "tokens."
+        )
     if report["errors"]:
         lines += ["", "Errors (these cells run again on the next `tether eval` with the same --out):"]
         lines += [f"- {_cell(e)}" for e in report["errors"]]

@@ -57,8 +57,12 @@ class EvalOptions(BaseModel):
 
 def plan_cells(ts: TaskSet, o: EvalOptions, ctx: EvalContext) -> list[list[Cell]]:
     """Phases of cells; the cells of one phase are independent of each other."""
-    baseline = [Cell(task=t, method=m, trial=n) for t in ts.test
-                for m, count in (("no-memory", o.reference_trials), ("rerun", o.rerun_trials)) for n in range(1, count + 1)]
+    baseline = [
+        Cell(task=t, method=m, trial=n)
+        for t in ts.test
+        for m, count in (("no-memory", o.reference_trials), ("rerun", o.rerun_trials))
+        for n in range(1, count + 1)
+    ]
     phases: list[list[Cell]] = [baseline]
     trials = range(1, o.trials + 1)
     chains: dict[int, list[Path]] = {n: [] for n in trials}  # memory folders of each trial's chain, latest first
@@ -89,8 +93,14 @@ def plan_cells(ts: TaskSet, o: EvalOptions, ctx: EvalContext) -> list[list[Cell]
 
 
 def _check_settings(o: EvalOptions, ts: TaskSet) -> None:
-    settings = {"tasks": str(ts.root), "model": o.model_spec, "trials": o.trials, "reference_trials": o.reference_trials,
-                "rerun_trials": o.rerun_trials, "image": o.image}
+    settings = {
+        "tasks": str(ts.root),
+        "model": o.model_spec,
+        "trials": o.trials,
+        "reference_trials": o.reference_trials,
+        "rerun_trials": o.rerun_trials,
+        "image": o.image,
+    }
     path = o.out / SETTINGS
     if path.is_file():
         try:
@@ -98,7 +108,10 @@ def _check_settings(o: EvalOptions, ts: TaskSet) -> None:
         except ValueError:
             before = None
         if before != settings:
-            msg = f"{o.out} holds an eval with other settings ({path.name}); pass another --out, or remove the folder to start over"
+            msg = (
+                f"{o.out} holds an eval with other settings ({path.name}); pass another --out, or remove the folder "
+                "to start over"
+            )
             raise ConfigError(msg)
     write_atomic(path, json.dumps(settings, indent=2))
 
@@ -128,7 +141,9 @@ def _rows(ts: TaskSet, results: list[CellResult], reference_trials: int) -> list
     return rows
 
 
-def run_eval(config: TetherConfig, o: EvalOptions, on_cell: Callable[[CellResult], None] | None = None) -> dict[str, Any]:
+def run_eval(
+    config: TetherConfig, o: EvalOptions, on_cell: Callable[[CellResult], None] | None = None
+) -> dict[str, Any]:
     """Run (or resume) the eval in `o.out`; returns the JSON report, also written to eval.json and eval.md."""
     ts = load_tasks(o.tasks)
     if o.model_spec == SCRIPTED_PER_TASK:  # every scenario must exist before anything runs
@@ -181,11 +196,19 @@ def _report(ts: TaskSet, o: EvalOptions, results: list[CellResult]) -> dict[str,
         "tasks": str(ts.root),
         "model": o.model_spec,
         "mode": "train/test" if ts.split else "online (no split: each task learns from the ones before it)",
-        "trials": {"no-memory": o.reference_trials, "rerun": o.rerun_trials, "memory": o.trials, "lessons-only": o.trials},
+        "trials": {
+            "no-memory": o.reference_trials,
+            "rerun": o.rerun_trials,
+            "memory": o.trials,
+            "lessons-only": o.trials,
+        },
         "table": rows,
         "summary": summarize(rows, o.reference_trials),
-        "training": {"tasks": len(ts.train), "runs": len(train),
-                     "tokens": sum(r.tokens + r.memory_tokens for r in train),
-                     "model_calls": sum(r.model_calls + r.memory_calls for r in train)},
+        "training": {
+            "tasks": len(ts.train),
+            "runs": len(train),
+            "tokens": sum(r.tokens + r.memory_tokens for r in train),
+            "model_calls": sum(r.model_calls + r.memory_calls for r in train),
+        },
         "errors": [f"{r.task}/{r.method}-{r.trial}: {r.reason}" for r in results if r.status == "error"],
     }

@@ -115,7 +115,10 @@ class Script(BaseModel):
             msg = f"scripted model: {path} is not valid YAML ({first}); fix the file"
             raise ConfigError(msg) from e
         if not isinstance(data, dict):
-            msg = f"scripted model: {path} holds a YAML {type(data).__name__}, not a mapping with `responses:`; see docs/scripted-model.md"
+            msg = (
+                f"scripted model: {path} holds a YAML {type(data).__name__}, not a mapping with `responses:`; see "
+                "docs/scripted-model.md"
+            )
             raise ConfigError(msg)
         try:
             return cls.model_validate(data)
@@ -185,16 +188,27 @@ class ScriptedChatModel(BaseChatModel):
         response = self._pick(site, key, None if turn is None else int(turn))
         recalled = list(dict.fromkeys(i for m in messages for i in _RECALLED_LINE.findall(str(m.content))))
         calls = [
-            {"name": c.name, "args": _fill(c.args, recalled), "id": f"call_{site}_{len(self._calls)}_{i}", "type": "tool_call"}
+            {
+                "name": c.name,
+                "args": _fill(c.args, recalled),
+                "id": f"call_{site}_{len(self._calls)}_{i}",
+                "type": "tool_call",
+            }
             for i, c in enumerate(response.tool_calls)
         ]
         in_tokens = sum(len(str(m.content)) for m in messages) // 4 + 1
         out_tokens = (len(response.text) + len(json.dumps([c["args"] for c in calls]))) // 4 + 1
-        self._calls.append({"site": site, "key": key, "turn": turn, "input_tokens": in_tokens, "output_tokens": out_tokens})
+        self._calls.append(
+            {"site": site, "key": key, "turn": turn, "input_tokens": in_tokens, "output_tokens": out_tokens}
+        )
         message = AIMessage(
             content=_fill(response.text, recalled),
             tool_calls=calls,
-            usage_metadata={"input_tokens": in_tokens, "output_tokens": out_tokens, "total_tokens": in_tokens + out_tokens},
+            usage_metadata={
+                "input_tokens": in_tokens,
+                "output_tokens": out_tokens,
+                "total_tokens": in_tokens + out_tokens,
+            },
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 

@@ -52,7 +52,9 @@ def load_meta(runs_dir: Path, run_id: str) -> dict[str, Any]:
 
 
 def _corrupt(path: Path, detail: str) -> StateFileError:
-    return StateFileError(f"{path} is corrupt ({detail}); restore it from a backup, or remove the run folder {path.parent}")
+    return StateFileError(
+        f"{path} is corrupt ({detail}); restore it from a backup, or remove the run folder {path.parent}"
+    )
 
 
 def save_meta(folder: Path, meta: dict[str, Any]) -> None:
@@ -76,10 +78,15 @@ class AfterRun:
         try:
             data = json.loads(self.path.read_bytes().decode("utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            msg = f"{self.path} is corrupt ({e}); remove it to let `tether resume` redo the after-run phase (memory skips what it already holds)"
+            msg = (
+                f"{self.path} is corrupt ({e}); remove it to let `tether resume` redo the after-run phase (memory "
+                "skips what it already holds)"
+            )
             raise StateFileError(msg) from e
         if not isinstance(data, dict):
-            msg = f"{self.path} is corrupt (not a JSON object); remove it to let `tether resume` redo the after-run phase"
+            msg = (
+                f"{self.path} is corrupt (not a JSON object); remove it to let `tether resume` redo the after-run phase"
+            )
             raise StateFileError(msg)
         return data
 

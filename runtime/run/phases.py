@@ -44,7 +44,9 @@ def check_goal(goal: str, config: TetherConfig) -> None:
         raise ConfigError(msg) from e
 
 
-def prepare(meta: dict[str, Any], run_dir: Path, hooks: RunHooks, shadow: bool, limits: WorkspaceLimits) -> dict[str, Any]:
+def prepare(
+    meta: dict[str, Any], run_dir: Path, hooks: RunHooks, shadow: bool, limits: WorkspaceLimits
+) -> dict[str, Any]:
     """Recall memory, snapshot the workspace (trust) and record the start manifest; nothing runs yet.
 
     A run stopped here resumes by preparing again (resume_run).
@@ -56,9 +58,19 @@ def prepare(meta: dict[str, Any], run_dir: Path, hooks: RunHooks, shadow: bool, 
         save_start(run_dir, workspace, limits)
     except BaseException as e:
         reason = why(e)
-        save_meta(run_dir, {**meta, "status": "interrupted", "reason": f"stopped while preparing ({reason}); continue with `tether resume {meta['run_id']}`"})
+        save_meta(
+            run_dir,
+            {
+                **meta,
+                "status": "interrupted",
+                "reason": f"stopped while preparing ({reason}); continue with `tether resume {meta['run_id']}`",
+            },
+        )
         raise
-    meta = {k: v for k, v in meta.items() if k != "phase"} | {"memory_context": context.text, "lesson_ids": context.lesson_ids}
+    meta = {k: v for k, v in meta.items() if k != "phase"} | {
+        "memory_context": context.text,
+        "lesson_ids": context.lesson_ids,
+    }
     save_meta(run_dir, meta)
     return meta
 
@@ -76,7 +88,11 @@ def why(e: BaseException) -> str:
         return "interrupted by Ctrl-C (SIGINT)"
     if isinstance(e, SystemExit):
         code = e.code if isinstance(e.code, int) else 0
-        return f"stopped by {signal.Signals(code - 128).name}" if 128 < code < 128 + signal.NSIG else f"stopped (exit {e.code})"
+        return (
+            f"stopped by {signal.Signals(code - 128).name}"
+            if 128 < code < 128 + signal.NSIG
+            else f"stopped (exit {e.code})"
+        )
     text = str(e).strip().splitlines()[0] if str(e).strip() else ""
     return text or type(e).__name__
 
@@ -107,7 +123,9 @@ def after_run(record: RunRecord, hooks: RunHooks, model: Callable[[], BaseChatMo
         extras = hooks.after_run(record, model()) or {}
     except (KeyboardInterrupt, SystemExit) as e:
         log.warning("after-run phase of run %s stopped: %s", record.run_id, why(e))
-        return record.model_copy(update={"memory": {"memory_error": f"{why(e)}; `tether resume {record.run_id}` finishes it"}})
+        return record.model_copy(
+            update={"memory": {"memory_error": f"{why(e)}; `tether resume {record.run_id}` finishes it"}}
+        )
     except Exception as e:  # the run's outcome stands; the failure is reported, not raised
         log.exception("after-run hooks failed for run %s", record.run_id)
         extras = {"memory_error": f"{type(e).__name__}: {e}"}
@@ -125,5 +143,8 @@ def start_manifest(run_dir: Path) -> dict[str, FileState]:
         return load_start(run_dir)
     except (OSError, ValueError, AttributeError) as e:
         path = run_dir / START_MANIFEST
-        msg = f"{path} is missing or corrupt ({why(e)}); the gate cannot compare the workspace with its start; start the goal again with `tether run`"
+        msg = (
+            f"{path} is missing or corrupt ({why(e)}); the gate cannot compare the workspace with its start; start "
+            "the goal again with `tether run`"
+        )
         raise StateFileError(msg) from e

@@ -22,16 +22,29 @@ def _commands(events: list[Event]) -> dict[str, dict[str, Any]]:
     return cmds
 
 
-def record_from(meta: dict[str, Any], values: dict[str, Any], events: list[Event], run_dir: Path, awaiting: dict[str, Any] | None) -> RunRecord:
+def record_from(
+    meta: dict[str, Any], values: dict[str, Any], events: list[Event], run_dir: Path, awaiting: dict[str, Any] | None
+) -> RunRecord:
     """Build the record; a run whose graph has not finished is `interrupted`."""
     cmds = _commands(events)
     steps = [
-        {"id": sid, "status": s["status"], "reason": s.get("reason", ""), "commands": [cmds[c] for c in s.get("commands", []) if c in cmds]}
+        {
+            "id": sid,
+            "status": s["status"],
+            "reason": s.get("reason", ""),
+            "commands": [cmds[c] for c in s.get("commands", []) if c in cmds],
+        }
         for sid, s in (values.get("steps") or {}).items()
     ]
     status = values.get("status") or "interrupted"
-    reason = values.get("stop_reason", "") if values.get("status") else (
-        f"awaiting approval of `{awaiting['command']}`: tether approve|deny {meta['run_id']}" if awaiting else "not finished"
+    reason = (
+        values.get("stop_reason", "")
+        if values.get("status")
+        else (
+            f"awaiting approval of `{awaiting['command']}`: tether approve|deny {meta['run_id']}"
+            if awaiting
+            else "not finished"
+        )
     )
     return RunRecord(
         run_id=meta["run_id"], goal=meta["goal"], workspace=Path(meta["workspace"]), run_dir=run_dir,

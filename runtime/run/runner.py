@@ -115,7 +115,10 @@ def start_run(
     try:
         run_dir.mkdir(parents=True)
     except OSError as e:
-        msg = f"cannot create the run folder {run_dir}: {e.strerror or e}; check that the home is writable and has free space"
+        msg = (
+            f"cannot create the run folder {run_dir}: {e.strerror or e}; check that the home is writable and has "
+            "free space"
+        )
         raise StateFileError(msg) from e
     _save_meta(run_dir, meta)  # first: a run folder always says what it is
     try:
@@ -125,11 +128,22 @@ def start_run(
         return not_started(meta, run_dir, f"stopped while preparing ({why(e)}); continue with `tether resume {run_id}`")
     journal = Journal(run_dir / "journal.jsonl")
     journal.listeners.extend([on_event] if on_event else [])
-    journal.append(RunStarted(key="run_start", run_id=run_id, goal=options.goal, workspace=str(workspace), model=options.model_spec, shadow=options.shadow))
+    journal.append(
+        RunStarted(
+            key="run_start",
+            run_id=run_id,
+            goal=options.goal,
+            workspace=str(workspace),
+            model=options.model_spec,
+            shadow=options.shadow,
+        )
+    )
     if meta["lesson_ids"]:
         journal.append(LessonsUsed(key="lessons", ids=meta["lesson_ids"]))
     state = _initial_state(meta, time.time())
-    return _drive(config, meta, state, journal, hooks=hooks, model=model, sandbox_factory=sandbox_factory, ask_person=ask_person)
+    return _drive(
+        config, meta, state, journal, hooks=hooks, model=model, sandbox_factory=sandbox_factory, ask_person=ask_person
+    )
 
 
 def _initial_state(meta: dict[str, Any], started_at: float) -> dict[str, Any]:
@@ -173,18 +187,48 @@ def resume_run(
         try:
             meta = prepare(meta, run_dir, hooks, bool(meta.get("shadow")), config.workspace)
         except (KeyboardInterrupt, SystemExit) as e:
-            return not_started(meta, run_dir, f"stopped while preparing ({why(e)}); continue with `tether resume {run_id}`")
-    journal.append(RunStarted(key=f"resume:{time.time()}", run_id=run_id, goal=meta["goal"], workspace=meta["workspace"], model=meta["model_spec"], shadow=meta.get("shadow", False), resumed=True))
+            return not_started(
+                meta, run_dir, f"stopped while preparing ({why(e)}); continue with `tether resume {run_id}`"
+            )
+    journal.append(
+        RunStarted(
+            key=f"resume:{time.time()}",
+            run_id=run_id,
+            goal=meta["goal"],
+            workspace=meta["workspace"],
+            model=meta["model_spec"],
+            shadow=meta.get("shadow", False),
+            resumed=True,
+        )
+    )
     command = None if approved is None else Command(resume={"approved": approved})
-    return _drive(config, meta, command, journal, hooks=hooks, model=model, sandbox_factory=sandbox_factory, ask_person=ask_person, require_pause=approved is not None)
+    return _drive(
+        config,
+        meta,
+        command,
+        journal,
+        hooks=hooks,
+        model=model,
+        sandbox_factory=sandbox_factory,
+        ask_person=ask_person,
+        require_pause=approved is not None,
+    )
 
 
-def check_resumable(config: TetherConfig, run_id: str, approved: bool | None = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """(run.json, last checkpointed state) of a run `resume` may touch; NotPausedError for an answer nobody waits for."""
+def check_resumable(
+    config: TetherConfig, run_id: str, approved: bool | None = None
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(run.json, last checkpointed state) of a run `resume` may touch.
+
+    NotPausedError for an answer (approve/deny) that no pause waits for.
+    """
     meta = load_meta(config, run_id)
     values = _saved(config, run_id)
     if approved is not None and (not meta.get("awaiting") or (values or {}).get("status")):
-        msg = f"run {run_id} is not waiting for an approval (status {meta['status']}); see it with `tether resume {run_id}`"
+        msg = (
+            f"run {run_id} is not waiting for an approval (status {meta['status']}); see it with `tether resume "
+            f"{run_id}`"
+        )
         raise NotPausedError(msg)
     return meta, values
 
@@ -207,7 +251,9 @@ def _progressed(journal: Journal) -> bool:
     return any(isinstance(e, PlanAccepted | ExecStarted) for e in journal.events)
 
 
-def _report_finished(config: TetherConfig, meta: dict[str, Any], values: dict[str, Any], journal: Journal, hooks: RunHooks) -> RunRecord:
+def _report_finished(
+    config: TetherConfig, meta: dict[str, Any], values: dict[str, Any], journal: Journal, hooks: RunHooks
+) -> RunRecord:
     """The result of a run whose graph ended; completes only what its after-run phase left undone."""
     run_dir = _run_dir(config.runs_dir, meta["run_id"])
     record = record_from(meta, values, journal.events, run_dir, None)

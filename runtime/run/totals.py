@@ -19,7 +19,12 @@ def model_calls(values: dict[str, Any]) -> int:
     """Planner attempts + actor turns + replan rounds + the summarizer, from the graph state."""
     steps = values.get("steps") or {}
     turns = sum(int(s.get("turns") or 0) for s in steps.values())
-    return int(values.get("plan_attempts") or 0) + turns + int(values.get("replans") or 0) + (1 if values.get("summary") else 0)
+    return (
+        int(values.get("plan_attempts") or 0)
+        + turns
+        + int(values.get("replans") or 0)
+        + (1 if values.get("summary") else 0)
+    )
 
 
 def gate_counts(results: list[dict[str, Any]]) -> dict[str, int]:

@@ -150,7 +150,10 @@ class TrustLedger:
             return False, f"category {category_of(kind)} is never promoted"
         rate, need = rec.streak_rate or 0.0, self.config.promote_after
         if rec.streak_approvals < need or rate < self.config.promote_rate - 1e-9:
-            return False, f"{rec.streak_approvals} approvals at {rate:.0%} (needs {need} at {self.config.promote_rate:.0%})"
+            return (
+                False,
+                f"{rec.streak_approvals} approvals at {rate:.0%} (needs {need} at {self.config.promote_rate:.0%})",
+            )
         why = f"{rec.streak_approvals} approvals at {rate:.0%}"
         floor = self.config.min_shadow_agreement
         if gate and floor is not None:

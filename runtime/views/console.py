@@ -17,19 +17,39 @@ from tether.common.events import CommandProposed, Event, ExecFinished, StepChang
 from tether.runtime.hooks.base import RunRecord
 from tether.runtime.terminal import plain, safe
 
-STYLE = {"done": "green", "running": "cyan", "pending": "dim", "failed": "red", "blocked": "yellow", "skipped": "magenta",
-         "pass": "green", "fail": "red", "n/a": "dim", "success": "green", "interrupted": "yellow",
-         "needs-review": "yellow"}
+STYLE = {
+    "done": "green",
+    "running": "cyan",
+    "pending": "dim",
+    "failed": "red",
+    "blocked": "yellow",
+    "skipped": "magenta",
+    "pass": "green",
+    "fail": "red",
+    "n/a": "dim",
+    "success": "green",
+    "interrupted": "yellow",
+    "needs-review": "yellow",
+}
 
 
 def to_json(record: RunRecord) -> dict[str, Any]:
     gate = {r["id"]: {"status": r["status"], "evidence": r["evidence"]} for r in (record.gate or {}).get("results", [])}
     return {
-        "run_id": record.run_id, "status": record.status, "reason": record.reason,
-        "steps": [{"id": s["id"], "status": s["status"], "reason": s["reason"], "commands": s["commands"]} for s in record.steps],
-        "gate": gate, "gate_passed": (record.gate or {}).get("passed"), "awaiting": record.awaiting,
-        "review": (record.gate or {}).get("review", []), "checks": (record.gate or {}).get("checks", []),
-        "summary": (record.summary or {}).get("text"), "journal": str(record.journal_path),
+        "run_id": record.run_id,
+        "status": record.status,
+        "reason": record.reason,
+        "steps": [
+            {"id": s["id"], "status": s["status"], "reason": s["reason"], "commands": s["commands"]}
+            for s in record.steps
+        ],
+        "gate": gate,
+        "gate_passed": (record.gate or {}).get("passed"),
+        "awaiting": record.awaiting,
+        "review": (record.gate or {}).get("review", []),
+        "checks": (record.gate or {}).get("checks", []),
+        "summary": (record.summary or {}).get("text"),
+        "journal": str(record.journal_path),
         **record.memory,
     }
 
@@ -86,12 +106,17 @@ def render_final(console: Console, record: RunRecord) -> None:
         for col in ("id", "requirement", "status", "evidence"):
             table.add_column(col)
         for r in record.gate["results"]:
-            table.add_row(safe(r["id"]), safe(r["title"]), f"[{STYLE[r['status']]}]{safe(r['status'])}[/]", safe(r["evidence"]))
+            table.add_row(
+                safe(r["id"]), safe(r["title"]), f"[{STYLE[r['status']]}]{safe(r['status'])}[/]", safe(r["evidence"])
+            )
         console.print(table)
         _render_review(console, record.gate)
     _render_memory(console, record.memory)
     color = STYLE.get(record.status, "red")
-    console.print(f"[bold {color}]{safe(record.status)}[/] run {safe(record.run_id)}" + (f": {safe(record.reason)}" if record.reason else ""))
+    console.print(
+        f"[bold {color}]{safe(record.status)}[/] run {safe(record.run_id)}"
+        + (f": {safe(record.reason)}" if record.reason else "")
+    )
 
 
 def _render_review(console: Console, gate: dict[str, Any]) -> None:
@@ -113,5 +138,6 @@ def _render_memory(console: Console, memory: dict[str, Any]) -> None:
     console.print(
         f"[bold]memory:[/] relied on {len(memory.get('lessons_used', []))} lesson(s)"
         + (f", revised {revised}" if revised else "")
-        + f", wrote {len(memory.get('lessons_written', []))} new, {len(memory.get('rules_fired', []))} rule(s) in the prompt"
+        + f", wrote {len(memory.get('lessons_written', []))} new, {len(memory.get('rules_fired', []))} rule(s) in "
+          "the prompt"
     )

@@ -82,15 +82,34 @@ def dag_svg(steps: list[StepView]) -> str:
                 parts.append(_edge(pos[d], pos[s.id], "dep", f"{html_text(s.id)} depends on {html_text(d)}"))
         for d in s.blocked_via:
             if d in pos:
-                parts.append(_edge(pos[d], pos[s.id], "cascade", f"{html_text(s.id)} was blocked by {html_text(d)} (cascade from failed step {html_text(s.blocked_by)})"))
+                parts.append(
+                    _edge(
+                        pos[d],
+                        pos[s.id],
+                        "cascade",
+                        f"{html_text(s.id)} was blocked by {html_text(d)} (cascade from failed step "
+                        f"{html_text(s.blocked_by)})",
+                    )
+                )
         if s.replaced_by in pos:
-            parts.append(_edge(pos[s.id], pos[s.replaced_by], "repair", f"{html_text(s.id)} replaced by repair step {html_text(s.replaced_by)}"))
+            parts.append(
+                _edge(
+                    pos[s.id],
+                    pos[s.replaced_by],
+                    "repair",
+                    f"{html_text(s.id)} replaced by repair step {html_text(s.replaced_by)}",
+                )
+            )
     for i, s in enumerate(steps):
         x, y = pos[s.id]
         fill = FILL.get(s.status, "#455a64")
         label = s.id if len(s.id) <= LABEL else s.id[: LABEL - 1] + "…"
         ring = " was-blocked" if s.blocked_by else ""
-        tip = f"{s.id}: {s.status}" + (f" — {s.reason}" if s.reason else "") + (f" (history: {' → '.join(s.history)})" if s.history else "")
+        tip = (
+            f"{s.id}: {s.status}"
+            + (f" — {s.reason}" if s.reason else "")
+            + (f" (history: {' → '.join(s.history)})" if s.history else "")
+        )
         parts.append(
             f'<g class="node{ring}" id="step-{i}"><title>{html_text(tip)}</title>'
             f'<rect x="{x:.0f}" y="{y:.0f}" width="{BOX_W}" height="{BOX_H}" rx="7" fill="{fill}"/>'

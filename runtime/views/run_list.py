@@ -107,7 +107,9 @@ def run_line(folder: Path) -> RunLine:
     )
 
 
-def list_runs(runs_dir: Path, *, status: str | None = None, since: float | None = None, limit: int | None = None) -> list[RunLine]:
+def list_runs(
+    runs_dir: Path, *, status: str | None = None, since: float | None = None, limit: int | None = None
+) -> list[RunLine]:
     """Runs under `runs_dir`, newest first, filtered by status and start time."""
     if status is not None and status not in STATUSES:
         msg = f"--status {status!r} is not a run status; use one of: {', '.join(STATUSES)}"

@@ -132,15 +132,23 @@ def _plan(events: list[Event]) -> dict[str, StepView]:
     steps: dict[str, StepView] = {}
     plans = [e for e in events if isinstance(e, PlanAccepted)]
     for raw in plans[-1].steps if plans else []:
-        steps[str(raw.get("id"))] = StepView(id=str(raw.get("id")), description=str(raw.get("description", "")),
-                                             depends_on=[str(d) for d in raw.get("depends_on") or []], verify=str(raw.get("verify") or ""))
+        steps[str(raw.get("id"))] = StepView(
+            id=str(raw.get("id")),
+            description=str(raw.get("description", "")),
+            depends_on=[str(d) for d in raw.get("depends_on") or []],
+            verify=str(raw.get("verify") or ""),
+        )
     last_failed = ""
     for e in events:
         if isinstance(e, Replanned) and e.accepted:
             for raw in e.steps:
                 sid = str(raw.get("id"))
-                steps[sid] = StepView(id=sid, description=str(raw.get("description", "")),
-                                      depends_on=[str(d) for d in raw.get("depends_on") or []], verify=str(raw.get("verify") or ""))
+                steps[sid] = StepView(
+                    id=sid,
+                    description=str(raw.get("description", "")),
+                    depends_on=[str(d) for d in raw.get("depends_on") or []],
+                    verify=str(raw.get("verify") or ""),
+                )
             for old, new in e.replace.items():
                 if old in steps:
                     steps[old].replaced_by = new
@@ -159,7 +167,9 @@ def _plan(events: list[Event]) -> dict[str, StepView]:
                 last_failed = e.step
             elif e.status == "blocked" and last_failed:
                 s.blocked_by = last_failed
-                s.blocked_via = [d for d in s.depends_on if d in steps and steps[d].status in ("failed", "blocked")] or [last_failed]
+                s.blocked_via = [
+                    d for d in s.depends_on if d in steps and steps[d].status in ("failed", "blocked")
+                ] or [last_failed]
     return steps
 
 
@@ -181,7 +191,13 @@ def _commands(events: list[Event]) -> dict[str, CommandView]:
         elif isinstance(e, ExecStarted):
             c.state = "running"
         elif isinstance(e, ExecFinished):
-            c.exit_code, c.output, c.duration_s, c.timed_out, c.changed = e.exit_code, e.output, e.duration_s, e.timed_out, e.changed
+            c.exit_code, c.output, c.duration_s, c.timed_out, c.changed = (
+                e.exit_code,
+                e.output,
+                e.duration_s,
+                e.timed_out,
+                e.changed,
+            )
             c.state = "ran"
     return cmds
 
@@ -253,10 +269,16 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
     ends = [e for e in events if isinstance(e, RunEnded)]
     status = line.status if meta else (ends[-1].status if ends else "running")
     view = RunView(
-        run_id=run_id, goal=str(meta.get("goal") or (starts[0].goal if starts else "")), status=status,
-        reason=str(meta.get("reason") or (ends[-1].reason if ends else "")), workspace=str(meta.get("workspace") or ""),
-        model=str(meta.get("model_spec") or (starts[0].model if starts else "")), shadow=bool(meta.get("shadow") or (starts and starts[0].shadow)),
-        started_at=line.started_at if meta else (starts[0].ts if starts else None), duration_s=line.duration_s, warnings=warnings,
+        run_id=run_id,
+        goal=str(meta.get("goal") or (starts[0].goal if starts else "")),
+        status=status,
+        reason=str(meta.get("reason") or (ends[-1].reason if ends else "")),
+        workspace=str(meta.get("workspace") or ""),
+        model=str(meta.get("model_spec") or (starts[0].model if starts else "")),
+        shadow=bool(meta.get("shadow") or (starts and starts[0].shadow)),
+        started_at=line.started_at if meta else (starts[0].ts if starts else None),
+        duration_s=line.duration_s,
+        warnings=warnings,
     )
     steps, cmds = _plan(events), _commands(events)
     for c in cmds.values():
@@ -264,7 +286,9 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
             steps[c.step].commands.append(c.id)
     view.steps, view.commands = list(steps.values()), list(cmds.values())
     view.plan_rejections = [e.error for e in events if isinstance(e, PlanRejected)]
-    view.replans = [e.model_dump(include={"round", "accepted", "replace", "error"}) for e in events if isinstance(e, Replanned)]
+    view.replans = [
+        e.model_dump(include={"round", "accepted", "replace", "error"}) for e in events if isinstance(e, Replanned)
+    ]
     gates = [e for e in events if isinstance(e, GateRecorded)]
     view.gate = {"passed": gates[-1].passed, "results": gates[-1].results, "review": gates[-1].review,
                  "checks": gates[-1].checks} if gates else None
@@ -279,7 +303,9 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
     view.cost = {"model_calls": totals.get("model_calls"), "tokens": totals.get("tokens"),
                  "memory_calls": memory.get("memory_calls"), "wall_s": view.duration_s,
                  "commands": len(cmds), "exec_s": round(sum(c.duration_s or 0 for c in cmds.values()), 3)}
-    awaiting = next((c for c in reversed(view.commands) if c.state == "awaiting"), None) if status == "interrupted" else None
+    awaiting = (
+        next((c for c in reversed(view.commands) if c.state == "awaiting"), None) if status == "interrupted" else None
+    )
     view.next = _next(view, awaiting)
     if view.shadow and (folder / "shadow.jsonl").is_file():
         view.shadow_audit = _audit(runs_dir, run_id, view)

@@ -42,7 +42,9 @@ def syncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_results_are_synced_at_once_other_events_by_the_next_sync(tmp_path: Path, syncs: list[int]) -> None:
     j = Journal(tmp_path / "journal.jsonl")
     assert j.append(StepChanged(key="step:a:running:0", step="a", status="running"))
-    assert j.append(CommandProposed(key="cmd:a/0/0", cmd_id="a/0/0", step="a", tool="run_shell", command="true", cwd="/w"))
+    assert j.append(
+        CommandProposed(key="cmd:a/0/0", cmd_id="a/0/0", step="a", tool="run_shell", command="true", cwd="/w")
+    )
     assert syncs == []
     assert [e.key for e in read_events(j.path)] == ["step:a:running:0", "cmd:a/0/0"]  # flushed: readers see them
     assert j.append(ExecStarted(key="exec_start:a/0/0", cmd_id="a/0/0"))
@@ -90,10 +92,23 @@ def _turn(state: dict, runtime: Runtime[RunContext]) -> dict:
 def test_a_rerun_guard_keeps_the_journaled_verdict_and_result(tmp_path: Path) -> None:
     """Crash after the command ran, before the checkpoint; on resume the guardian says deny."""
     state = {
-        "run_id": "r", "goal": "g", "started_at": time.time(), "tokens": 0, "current": "a", "messages": [],
+        "run_id": "r",
+        "goal": "g",
+        "started_at": time.time(),
+        "tokens": 0,
+        "current": "a",
+        "messages": [],
         "plan": [{"id": "a", "description": "", "depends_on": [], "verify": ""}],
         "steps": {"a": {"id": "a", "status": "running", "reason": "", "turns": 0, "commands": []}},
-        "pending": [{"call_id": "c1", "cmd_id": "a/0/0", "name": "run_shell", "args": {"command": "echo hi"}, "approval": "none"}],
+        "pending": [
+            {
+                "call_id": "c1",
+                "cmd_id": "a/0/0",
+                "name": "run_shell",
+                "args": {"command": "echo hi"},
+                "approval": "none",
+            }
+        ],
     }
     path = tmp_path / "journal.jsonl"
     box = RecordingSandbox(output="ran")
@@ -109,7 +124,11 @@ def test_a_rerun_guard_keeps_the_journaled_verdict_and_result(tmp_path: Path) ->
 def test_a_torn_last_line_is_skipped_and_the_next_event_starts_a_line_of_its_own(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     done = ExecFinished(key="exec:a/0/0", cmd_id="a/0/0", exit_code=0, output="✓ passed", duration_s=0.1)
-    torn = ExecFinished(key="exec:a/0/1", cmd_id="a/0/1", exit_code=0, output="✓ passed", duration_s=0.1).model_dump_json().encode()
+    torn = (
+        ExecFinished(key="exec:a/0/1", cmd_id="a/0/1", exit_code=0, output="✓ passed", duration_s=0.1)
+        .model_dump_json()
+        .encode()
+    )
     # killed mid-write, inside the multi-byte check mark
     path.write_bytes(done.model_dump_json().encode() + b"\n" + torn[: torn.index("✓".encode()) + 1])
     assert [e.key for e in read_events(path)] == ["exec:a/0/0"]

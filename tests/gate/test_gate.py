@@ -29,8 +29,17 @@ def good() -> Evidence:
         plan_valid=True,
         steps=[StepEvidence(id="write", status="done", commands=["write/0/0", "write/1/0"])],
         commands=[
-            CommandEvidence(id="write/0/0", step="write", command="printf x > greet.sh", executed=True, exit_code=0, changed=["greet.sh"]),
-            CommandEvidence(id="write/1/0", step="write", command="bash test_greet.sh", executed=True, exit_code=0, output="PASS"),
+            CommandEvidence(
+                id="write/0/0",
+                step="write",
+                command="printf x > greet.sh",
+                executed=True,
+                exit_code=0,
+                changed=["greet.sh"],
+            ),
+            CommandEvidence(
+                id="write/1/0", step="write", command="bash test_greet.sh", executed=True, exit_code=0, output="PASS"
+            ),
         ],
         claimed_reads=["test_greet.sh"],
         claimed_changes=["greet.sh"],
@@ -45,7 +54,11 @@ def good() -> Evidence:
         lessons_used=["L1"],
         lessons_recorded=["L1"],
         processes=[],
-        checks=[CheckRun(command="bash test_greet.sh", source="plan", kind="test", authored=True, after_exit=0, before_exit=1)],
+        checks=[
+            CheckRun(
+                command="bash test_greet.sh", source="plan", kind="test", authored=True, after_exit=0, before_exit=1
+            )
+        ],
         before_ran=True,
         artifact_types={"greet.sh": "file"},
     )
@@ -60,13 +73,23 @@ def _check(ev: Evidence, **kw: object) -> None:
 
 
 def _deny_then_retry(ev: Evidence) -> None:
-    ev.commands.insert(0, CommandEvidence(id="d/0", step="write", command="rm -rf /", decision="deny", enforced="deny", rules=["FS-001"]))
-    ev.commands.insert(1, CommandEvidence(id="d/1", step="write", command="rm -r -f /", decision="deny", enforced="deny", rules=["FS-001"]))
+    ev.commands.insert(
+        0,
+        CommandEvidence(id="d/0", step="write", command="rm -rf /", decision="deny", enforced="deny", rules=["FS-001"]),
+    )
+    ev.commands.insert(
+        1,
+        CommandEvidence(
+            id="d/1", step="write", command="rm -r -f /", decision="deny", enforced="deny", rules=["FS-001"]
+        ),
+    )
 
 
 BREAK: dict[str, Callable[[Evidence], None]] = {
     "R01": lambda ev: setattr(ev, "plan_valid", False),
-    "R02": lambda ev: setattr(ev, "steps", [StepEvidence(id="write", status="failed", commands=["write/0/0", "write/1/0"])]),
+    "R02": lambda ev: setattr(
+        ev, "steps", [StepEvidence(id="write", status="failed", commands=["write/0/0", "write/1/0"])]
+    ),
     "R03": lambda ev: _cmd(ev, 1, exit_code=1),
     "R04": lambda ev: setattr(ev, "claimed_reads", ["secret.txt"]),
     "R05": lambda ev: setattr(ev, "claimed_changes", ["other.py"]),
@@ -86,7 +109,10 @@ BREAK: dict[str, Callable[[Evidence], None]] = {
 }
 
 FIX: dict[str, Callable[[Evidence], None]] = {
-    "R10": lambda ev: ev.commands.insert(0, CommandEvidence(id="d/0", step="write", command="rm -rf /", decision="deny", enforced="deny", rules=["FS-001"])),
+    "R10": lambda ev: ev.commands.insert(
+        0,
+        CommandEvidence(id="d/0", step="write", command="rm -rf /", decision="deny", enforced="deny", rules=["FS-001"]),
+    ),
     "R11": lambda ev: _cmd(ev, 1, decision="ask", enforced="ask", approval="approved"),
 }
 
@@ -156,7 +182,9 @@ def test_goal_flags():
 @pytest.mark.parametrize("claim", ["a", "t", "", "greet", "reet.sh", "old_greet.sh"])
 def test_r04_a_claimed_read_is_a_path_in_a_command_not_a_substring(claim):
     ev = good()
-    ev.commands.append(CommandEvidence(id="x/0", step="write", command="cat old_greet.sh.bak", executed=True, exit_code=0))
+    ev.commands.append(
+        CommandEvidence(id="x/0", step="write", command="cat old_greet.sh.bak", executed=True, exit_code=0)
+    )
     ev.claimed_reads = [claim]
     assert _status(ev, "R04") == "fail"
 
@@ -207,10 +235,15 @@ def test_a_verification_is_a_checker_that_runs_not_a_word_that_says_test(command
     assert classify(command).counts is is_check
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("outside_files", ["/tmp/work/report.txt"]), ("outside_files", None), ("escaping_links", ["greet.sh -> /tmp/greet.sh"]),
-    ("stray_changes", ["greet.sh"]),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("outside_files", ["/tmp/work/report.txt"]),
+        ("outside_files", None),
+        ("escaping_links", ["greet.sh -> /tmp/greet.sh"]),
+        ("stray_changes", ["greet.sh"]),
+    ],
+)
 def test_r09_fails_on_work_outside_the_workspace_or_changes_no_command_made(field, value):
     ev = good()
     setattr(ev, field, value)

@@ -13,12 +13,28 @@ from tether.gate.secrets import StreamScanner, find_secrets, scan_bytes
 from tether.sandbox.output import OutputCap
 
 REAL = [
-    "bash test.sh", "python3 -m unittest", "python3 -m unittest -v test_calc", "pytest -q", "cd sub && pytest -q",
-    "timeout 60 pytest -x", "FOO=1 go test ./...", "make test", "npm test", "./test_x.sh", "bash tests/run.sh",
-    '[ "$(bash greet.sh tether)" = "hello, tether" ]', "bash greet.sh tether | grep -qx 'hello, tether'",
-    "grep -q hello notes.txt", "diff <(bash greet.sh) expected.txt", 'python3 -c "import calc; assert calc.add(2, 3) == 5"',
-    "set -e; bash test.sh; echo done", "bash test.sh && echo PASS", "bash test.sh || exit 1", 'bash -c "pytest -q"',
-    "PYTHONPATH=. pytest -q", "sha256sum -c sums.txt",
+    "bash test.sh",
+    "python3 -m unittest",
+    "python3 -m unittest -v test_calc",
+    "pytest -q",
+    "cd sub && pytest -q",
+    "timeout 60 pytest -x",
+    "FOO=1 go test ./...",
+    "make test",
+    "npm test",
+    "./test_x.sh",
+    "bash tests/run.sh",
+    '[ "$(bash greet.sh tether)" = "hello, tether" ]',
+    "bash greet.sh tether | grep -qx 'hello, tether'",
+    "grep -q hello notes.txt",
+    "diff <(bash greet.sh) expected.txt",
+    'python3 -c "import calc; assert calc.add(2, 3) == 5"',
+    "set -e; bash test.sh; echo done",
+    "bash test.sh && echo PASS",
+    "bash test.sh || exit 1",
+    'bash -c "pytest -q"',
+    "PYTHONPATH=. pytest -q",
+    "sha256sum -c sums.txt",
 ]
 MASKED = [
     "bash test.sh || true", "bash test.sh; exit 0", "bash test.sh | cat", "bash test.sh | tee log", "bash test.sh &",
@@ -28,11 +44,34 @@ MASKED = [
     "LD_PRELOAD=./x.so bash test.sh", 'bash -c "pytest -q || true"', "find . -name 'test_*.sh' -exec bash {} \\;",
 ]
 TRIVIAL = [
-    "test -e f", "test -s f", "[ -f out.txt ]", "grep -q . f", "grep -c . numbers.txt", "grep -qv x f", "diff f f",
-    "sha256sum f", "git init; git diff", "git diff --exit-code", '[ -n "$(bash f)" ]', '[ "$(bash f)" != "" ]',
-    '[ "$(bash f)" = "$(bash f)" ]', "true", "echo PASS", "bash -n test.sh", "python3 -m py_compile x.py",
-    "shellcheck x.sh", "grep -q fixed calc.py", "diff calc.py calc.py.orig", "wc -l numbers.txt", "ls", "cat f",
-    "pytest -q --co", "python3 -m pytest --collect-only", "make -n test", "cargo test --no-run", 'python3 -c "assert True"',
+    "test -e f",
+    "test -s f",
+    "[ -f out.txt ]",
+    "grep -q . f",
+    "grep -c . numbers.txt",
+    "grep -qv x f",
+    "diff f f",
+    "sha256sum f",
+    "git init; git diff",
+    "git diff --exit-code",
+    '[ -n "$(bash f)" ]',
+    '[ "$(bash f)" != "" ]',
+    '[ "$(bash f)" = "$(bash f)" ]',
+    "true",
+    "echo PASS",
+    "bash -n test.sh",
+    "python3 -m py_compile x.py",
+    "shellcheck x.sh",
+    "grep -q fixed calc.py",
+    "diff calc.py calc.py.orig",
+    "wc -l numbers.txt",
+    "ls",
+    "cat f",
+    "pytest -q --co",
+    "python3 -m pytest --collect-only",
+    "make -n test",
+    "cargo test --no-run",
+    'python3 -c "assert True"',
 ]
 
 
@@ -59,8 +98,18 @@ def test_scripts_name_the_files_a_check_runs():
     assert classify("python3 -m unittest test_calc").scripts == ["test_calc.py"]
 
 
-@pytest.mark.parametrize("output", ["Ran 0 tests in 0.000s\n\nOK", "collected 0 items", "NO TESTS RAN", "ok  x [no test files]", "1..0",
-                                    "ok  x 0.001s [no tests to run]", "===== 0 passed in 0.01s ====="])
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Ran 0 tests in 0.000s\n\nOK",
+        "collected 0 items",
+        "NO TESTS RAN",
+        "ok  x [no test files]",
+        "1..0",
+        "ok  x 0.001s [no tests to run]",
+        "===== 0 passed in 0.01s =====",
+    ],
+)
 def test_empty_test_runs_are_recognised(output):
     assert empty_test_run(output)
 
@@ -69,16 +118,26 @@ def test_a_real_test_run_is_not_empty():
     assert not empty_test_run("Ran 3 tests in 0.01s\n\nOK")
 
 
-@pytest.mark.parametrize(("command", "read"), [
-    ("cat config.txt", "config.txt"), ("head -n 3 config.txt", "config.txt"), ("sed -n 1p config.txt", "config.txt"),
-    ("grep greeting config.txt", "config.txt"), ("awk '{print}' config.txt", "config.txt"), ("wc -l < config.txt", "config.txt"),
-    ("python3 -c \"print(open('config.txt').read())\"", "config.txt"), ("cat -- 'config.txt'", "config.txt"),
-])
+@pytest.mark.parametrize(
+    ("command", "read"),
+    [
+        ("cat config.txt", "config.txt"),
+        ("head -n 3 config.txt", "config.txt"),
+        ("sed -n 1p config.txt", "config.txt"),
+        ("grep greeting config.txt", "config.txt"),
+        ("awk '{print}' config.txt", "config.txt"),
+        ("wc -l < config.txt", "config.txt"),
+        ("python3 -c \"print(open('config.txt').read())\"", "config.txt"),
+        ("cat -- 'config.txt'", "config.txt"),
+    ],
+)
 def test_content_reads(command, read):
     assert read in content_reads(command)
 
 
-@pytest.mark.parametrize("command", ["ls config.txt", "echo config.txt", "test -e config.txt", "stat config.txt", "grep config.txt"])
+@pytest.mark.parametrize(
+    "command", ["ls config.txt", "echo config.txt", "test -e config.txt", "stat config.txt", "grep config.txt"]
+)
 def test_naming_a_file_is_not_reading_it(command):
     assert "config.txt" not in content_reads(command)
 
@@ -96,10 +155,17 @@ def test_secrets_plain_and_disguised(text):
     assert find_secrets(text)
 
 
-@pytest.mark.parametrize("text", [
-    "commit 3f786850e387550fdab836ed7e6dc881de23001b", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  f",
-    "token = None", "PASSWORD=$DB_PASSWORD", "api_key = 'aaaaaaaaaaaaaaaaaaaaaaaa'", "hello world\n" * 50,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  f",
+        "token = None",
+        "PASSWORD=$DB_PASSWORD",
+        "api_key = 'aaaaaaaaaaaaaaaaaaaaaaaa'",
+        "hello world\n" * 50,
+    ],
+)
 def test_hashes_placeholders_and_prose_are_not_secrets(text):
     assert not find_secrets(text)
 

@@ -100,7 +100,11 @@ def test_a_test_changed_then_put_back_is_still_tampering(tmp_path):
     (ws / "test_x.py").write_text("assert 1\n")
     run = _run_dir(tmp_path, ws)
     start = manifest(ws)
-    cmds = [CommandEvidence(id="a", step="s", command="sed -i s/1/0/ test_x.py", executed=True, exit_code=0, changed=["test_x.py"])]
+    cmds = [
+        CommandEvidence(
+            id="a", step="s", command="sed -i s/1/0/ test_x.py", executed=True, exit_code=0, changed=["test_x.py"]
+        )
+    ]
     reasons, _ = tampering(start, manifest(ws), cmds, run, ws)
     assert reasons == ["tests changed during the run, then put back: test_x.py"]
 
@@ -132,7 +136,9 @@ def test_checks_come_from_every_plan_version_and_the_person_first():
     from tether.common.events import PlanAccepted, Replanned
 
     events = [
-        PlanAccepted(key="p", attempt=0, steps=[{"id": "t", "verify": "bash test.sh"}, {"id": "w", "verify": "bash greet.sh"}]),
+        PlanAccepted(
+            key="p", attempt=0, steps=[{"id": "t", "verify": "bash test.sh"}, {"id": "w", "verify": "bash greet.sh"}]
+        ),
         Replanned(key="r", round=0, accepted=True, steps=[{"id": "r", "verify": "test -s greet.sh"}]),
     ]
     checks = collect_checks(events, ["bash person.sh"], {"claims": [{"text": "ok", "command": "pytest -q"}]}, [])
@@ -171,7 +177,13 @@ def test_a_test_the_run_wrote_that_names_no_changed_file_does_not_exercise_it(tm
 
 def test_the_fresh_shell_has_no_inherited_environment_or_functions():
     env = {"PATH": f"/tmp/evil:{os.environ['PATH']}", "BASH_ENV": "/tmp/evil.sh", "HOME": "/root"}
-    out = subprocess.run(["bash", "-c", fresh('echo "$PATH|$BASH_ENV|$(type -t grep)"')], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["bash", "-c", fresh('echo "$PATH|$BASH_ENV|$(type -t grep)"')],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     path, bash_env, kind = out.stdout.strip().split("|")
     assert "/tmp/evil" not in path and bash_env == "" and kind == "file"
     assert is_test_path("tests/unit/x.py") and is_test_path("test_calc.py") and not is_test_path("calc.py")

@@ -70,7 +70,11 @@ def test_ready_matches_the_networkx_lexicographical_sort():
             with pytest.raises(nx.NetworkXUnfeasible):
                 ready(plan, status)
             continue
-        expected = [n for n in order if status.get(n) == "pending" and all(status.get(d) == "done" for d in graph.predecessors(n))]
+        expected = [
+            n
+            for n in order
+            if status.get(n) == "pending" and all(status.get(d) == "done" for d in graph.predecessors(n))
+        ]
         assert ready(plan, status) == expected
 
 

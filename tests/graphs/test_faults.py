@@ -97,8 +97,14 @@ def _signal_during_sleep(tether, sig: signal.Signals, **popen: Any) -> tuple[sub
     proc = subprocess.Popen(cmd, env={**os.environ, **tether.env}, **popen)
     runs = tether.home / "runs"
     deadline = time.monotonic() + 90
-    while not (runs.is_dir() and any(runs.iterdir()) and any(
-            isinstance(e, ExecStarted) and e.cmd_id == "append/0/1" for e in read_events(next(runs.iterdir()) / "journal.jsonl"))):
+    while not (
+        runs.is_dir()
+        and any(runs.iterdir())
+        and any(
+            isinstance(e, ExecStarted) and e.cmd_id == "append/0/1"
+            for e in read_events(next(runs.iterdir()) / "journal.jsonl")
+        )
+    ):
         assert time.monotonic() < deadline and proc.poll() is None, "the run never reached its sleep"
         time.sleep(0.1)
     proc.send_signal(sig)
@@ -112,7 +118,9 @@ def first_goal() -> str:
 
 
 def test_sigterm_mid_command_ends_interrupted_hands_back_and_resumes(tether):
-    proc, run_id = _signal_during_sleep(tether, signal.SIGTERM, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc, run_id = _signal_during_sleep(
+        tether, signal.SIGTERM, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
     assert "Traceback" not in err
@@ -136,7 +144,9 @@ def test_sigint_during_sandbox_start_is_interrupted_with_a_reason_and_resumes(te
     def interrupted_start(*args: Any) -> Any:
         raise KeyboardInterrupt
 
-    options = RunOptions(goal="Append once to log.txt and check it.", workspace=tether.workspace, model_spec=f"scripted:{SLEEPER}")
+    options = RunOptions(
+        goal="Append once to log.txt and check it.", workspace=tether.workspace, model_spec=f"scripted:{SLEEPER}"
+    )
     record = start_run(config, options, sandbox_factory=interrupted_start)
     assert record.status == "interrupted" and "sandbox did not start" in record.reason and "Ctrl-C" in record.reason
     meta = json.loads((config.runs_dir / record.run_id / "run.json").read_text())
@@ -152,13 +162,17 @@ class InterruptedRecall(NoHooks):
 
 def test_sigint_during_recall_leaves_a_run_that_resumes(tether):
     config = _config(tether)
-    options = RunOptions(goal="Append once to log.txt and check it.", workspace=tether.workspace, model_spec=f"scripted:{SLEEPER}")
+    options = RunOptions(
+        goal="Append once to log.txt and check it.", workspace=tether.workspace, model_spec=f"scripted:{SLEEPER}"
+    )
     record = start_run(config, options, hooks=ChainedHooks(build_hooks(config), InterruptedRecall()))
     assert record.status == "interrupted" and "preparing" in record.reason
     assert json.loads((config.runs_dir / record.run_id / "run.json").read_text())["phase"] == "preparing"
     done = resume_run(config, record.run_id, hooks=build_hooks(config))
     assert done.status == "success", done.reason
-    assert [type(e).__name__ for e in read_events(config.runs_dir / record.run_id / "journal.jsonl")].count("RunEnded") == 1
+    assert [type(e).__name__ for e in read_events(config.runs_dir / record.run_id / "journal.jsonl")].count(
+        "RunEnded"
+    ) == 1
 
 
 def test_a_corrupt_checkpoint_database_is_moved_aside_and_new_runs_go_on(tether, caplog):

@@ -81,7 +81,7 @@ def _read(root: Path, rel: str) -> bytes:
 
 @pytest.fixture
 def ws_cleanup(tether):
-    """Remove the workspace by descriptor afterwards: pytest's own cleanup recurses and cannot remove a 2000-deep tree."""
+    """Remove the workspace by descriptor afterwards (pytest's own cleanup recurses: a 2000-deep tree defeats it)."""
     yield
     parent = open_root(tether.workspace.parent)
     try:

@@ -146,7 +146,9 @@ class CliText:
 
         from tether.runtime.cli.app import app
 
-        result = CliRunner().invoke(app, [*args, "--home", str(self.tether.home)], env={**self.tether.env, "COLUMNS": "200"})
+        result = CliRunner().invoke(
+            app, [*args, "--home", str(self.tether.home)], env={**self.tether.env, "COLUMNS": "200"}
+        )
         return result.exit_code, result.stdout, result.stderr
 
 
@@ -158,8 +160,20 @@ def test_events_stream_every_line_matches_the_schema(tether):
     validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))
     kinds: list[str] = []
     for scenario in (EXAMPLES / "cascade-repair.yaml", SCENARIOS / "guarded.yaml"):
-        result = CliRunner().invoke(app, ["run", "--model", f"scripted:{scenario}", "--workspace", str(tether.workspace),
-                                          "--events", "--home", str(tether.home)], env=tether.env)
+        result = CliRunner().invoke(
+            app,
+            [
+                "run",
+                "--model",
+                f"scripted:{scenario}",
+                "--workspace",
+                str(tether.workspace),
+                "--events",
+                "--home",
+                str(tether.home),
+            ],
+            env=tether.env,
+        )
         lines = [json.loads(line) for line in result.stdout.splitlines()]
         for line in lines:
             validator.validate(line)
@@ -169,7 +183,22 @@ def test_events_stream_every_line_matches_the_schema(tether):
         journal = [e.model_dump(mode="json") for e in tether.journal(final["run_id"])]
         assert lines[:-2] == journal  # exactly the journal, in order, as it was written
         assert lines[-2]["kind"] == "memory"
-    for kind in ("run_start", "plan", "step", "command", "verdict", "approval", "exec_start", "exec", "replan", "summary", "gate", "run_end", "memory", "result"):
+    for kind in (
+        "run_start",
+        "plan",
+        "step",
+        "command",
+        "verdict",
+        "approval",
+        "exec_start",
+        "exec",
+        "replan",
+        "summary",
+        "gate",
+        "run_end",
+        "memory",
+        "result",
+    ):
         assert kind in kinds, kind
 
 
@@ -195,7 +224,9 @@ def test_show_and_report_warn_on_a_damaged_journal_and_show_what_is_left(tether,
     _, out, _ = tether.run(EXAMPLES / "verified-success.yaml")
     run_dir = tether.home / "runs" / out["run_id"]
     lines = (run_dir / "journal.jsonl").read_bytes().splitlines(keepends=True)
-    damaged = lines[:5] + [b"{not json at all\n", b"\x00\xff garbage\n", lines[5][: len(lines[5]) // 2] + b"\n"] + lines[6:]
+    damaged = (
+        lines[:5] + [b"{not json at all\n", b"\x00\xff garbage\n", lines[5][: len(lines[5]) // 2] + b"\n"] + lines[6:]
+    )
     (run_dir / "journal.jsonl").write_bytes(b"".join(damaged))
     (run_dir / "run.json").write_text("{ torn", encoding="utf-8")
     code, shown, err = tether.cli("show", out["run_id"])
@@ -295,7 +326,11 @@ def test_a_run_killed_before_it_saved_totals_is_listed_from_its_journal(tether):
     _, listed, _ = tether.cli("runs")
     [line] = listed["runs"]
     assert line["status"] == "running" and line["duration_s"] is None
-    assert (line["steps_done"], line["steps_total"], line["gate"]) == (saved["steps_done"], saved["steps_total"], saved["gate"])
+    assert (line["steps_done"], line["steps_total"], line["gate"]) == (
+        saved["steps_done"],
+        saved["steps_total"],
+        saved["gate"],
+    )
     _, shown, _ = tether.cli("show", out["run_id"])
     assert shown["next"] == [f"tether resume {out['run_id']}"]
 
@@ -304,7 +339,11 @@ def test_a_run_that_needs_review_says_so_and_what_to_do(tether, tmp_path, debian
     import yaml
 
     forgery = Path(__file__).resolve().parents[1] / "gate" / "forgery"
-    case = next(c for c in yaml.safe_load((forgery / "cases.yaml").read_text()) if c["scenario"] == "fix-and-edit-existing-test.yaml")
+    case = next(
+        c
+        for c in yaml.safe_load((forgery / "cases.yaml").read_text())
+        if c["scenario"] == "fix-and-edit-existing-test.yaml"
+    )
     for rel, text in case["files"].items():
         (tether.workspace / rel).write_text(text, encoding="utf-8")
     tether.env["TETHER_SANDBOX__IMAGE"] = debian_image

@@ -35,10 +35,24 @@ def _runtime(path: Path, box: RecordingSandbox, approval: str, records: list[Any
 
 def test_a_shadow_ask_paused_for_a_person_then_resumed_with_yes_is_still_recorded(tmp_path: Path) -> None:
     state: dict[str, Any] = {
-        "run_id": "r", "goal": "g", "started_at": time.time(), "tokens": 0, "current": "a", "messages": [], "shadow": True,
+        "run_id": "r",
+        "goal": "g",
+        "started_at": time.time(),
+        "tokens": 0,
+        "current": "a",
+        "messages": [],
+        "shadow": True,
         "plan": [{"id": "a", "description": "", "depends_on": [], "verify": ""}],
         "steps": {"a": {"id": "a", "status": "running", "reason": "", "turns": 0, "commands": []}},
-        "pending": [{"call_id": "c1", "cmd_id": "a/0/0", "name": "run_shell", "args": {"command": "pip install x"}, "approval": "none"}],
+        "pending": [
+            {
+                "call_id": "c1",
+                "cmd_id": "a/0/0",
+                "name": "run_shell",
+                "args": {"command": "pip install x"},
+                "approval": "none",
+            }
+        ],
     }
     path, box, records = tmp_path / "journal.jsonl", RecordingSandbox(output="ran"), []
     judged = guard(state, _runtime(path, box, "prompt", records))  # --ask-later: waits for a person

@@ -179,11 +179,19 @@ TEMPLATES = [
     "python3 - <<'EOF'\n{code}\nEOF",
     "echo {q} | python3",
 ]
-PY = ["import os; os.system({s})", "import os; os.popen({s}).read()", "import subprocess; subprocess.run({s}, shell=True)",
-      "import subprocess as sp; sp.check_output({l})", "import os; os.execvp({a0}, {l})",
-      "import pty; pty.spawn({l})", "import os; c = {s}; os.system(c)", "exec('import os; os.system(' + {r} + ')')",
-      "__import__('os').system({s})", "from subprocess import call; call({l})",
-      "import os,base64; os.system(base64.b64decode({b}).decode())"]
+PY = [
+    "import os; os.system({s})",
+    "import os; os.popen({s}).read()",
+    "import subprocess; subprocess.run({s}, shell=True)",
+    "import subprocess as sp; sp.check_output({l})",
+    "import os; os.execvp({a0}, {l})",
+    "import pty; pty.spawn({l})",
+    "import os; c = {s}; os.system(c)",
+    "exec('import os; os.system(' + {r} + ')')",
+    "__import__('os').system({s})",
+    "from subprocess import call; call({l})",
+    "import os,base64; os.system(base64.b64decode({b}).decode())",
+]
 OTHERS = [
     ("node -e {q}", "require('child_process').execSync({s})"),
     ("node -e {q}", "require('child_process').spawnSync({a0}, {rest})"),

@@ -28,8 +28,12 @@ def scripted(tmp_path: Path) -> Callable[..., ScriptedChatModel]:
 
     def make(**responses: Any) -> ScriptedChatModel:
         path = tmp_path / f"script-{next(counter)}.yaml"
-        norm = {site: [json.dumps(a) if isinstance(a, dict) else a for a in answers] if isinstance(answers, list) else answers
-                for site, answers in responses.items()}
+        norm = {
+            site: [json.dumps(a) if isinstance(a, dict) else a for a in answers]
+            if isinstance(answers, list)
+            else answers
+            for site, answers in responses.items()
+        }
         path.write_text(yaml.safe_dump({"responses": norm}, allow_unicode=True), encoding="utf-8")
         return ScriptedChatModel.from_file(path)
 

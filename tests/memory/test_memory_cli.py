@@ -37,7 +37,12 @@ def test_list_show_search_rebuild_forget_as_json(home) -> None:
     data = json.loads(out)
     [lesson] = data["lessons"]
     assert {"id", "title", "text", "source_run", "source_outcome", "status", "revisions"} <= set(lesson)
-    assert (lesson["id"], lesson["source_run"], lesson["status"], lesson["listed"]) == (lesson_id, "run-desc", "live", True)
+    assert (lesson["id"], lesson["source_run"], lesson["status"], lesson["listed"]) == (
+        lesson_id,
+        "run-desc",
+        "live",
+        True,
+    )
     assert [r["run_id"] for r in data["runs"]] == ["run-desc"]
 
     code, out, _ = tether(home, "show", lesson_id, "--json")

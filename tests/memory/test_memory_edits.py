@@ -45,7 +45,12 @@ def test_edited_lesson_line_is_what_the_agent_reads_and_searches(backend_cycle: 
     assert f"[{lesson_id}] {NEW}" in recall.prompt() and OLD not in recall.prompt()
 
     lesson = cycle.store.load_lesson(lesson_id)
-    assert (lesson.insight, lesson.title, lesson.revision_count, lesson.revised) == (NEW, "Largest numbers first", 1, clock())
+    assert (lesson.insight, lesson.title, lesson.revision_count, lesson.revised) == (
+        NEW,
+        "Largest numbers first",
+        1,
+        clock(),
+    )
     [entry] = lesson.history
     assert (entry.verdict, entry.status, entry.run_id, entry.reason) == ("edited", "accepted", "", PERSON_EDIT)
     assert (entry.before, entry.evidence) == (OLD, [])
@@ -79,7 +84,9 @@ def test_deleting_an_edited_line_still_forgets(cycle: MemoryCycle, scripted) -> 
     path = cycle.store.manifest_path
     path.write_text("\n".join(line for line in path.read_text().splitlines() if lesson_id not in line))
     assert cycle.read("merge spreadsheets").lessons == []
-    model = scripted(compile=["ok"], lessons=[{"lessons": [{"title": "t", "insight": "Check the output file after writing it."}]}])
+    model = scripted(
+        compile=["ok"], lessons=[{"lessons": [{"title": "t", "insight": "Check the output file after writing it."}]}]
+    )
     cycle.after_run(record("run-2", "Write a report", turns=[("write", "echo hi > report.txt", 0, "")]), model)
     assert lesson_id not in read_manifest(path).lessons
     assert cycle.read("merge spreadsheets").lessons == []

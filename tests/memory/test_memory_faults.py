@@ -24,15 +24,24 @@ from tether.memory.store import MemoryStore
 
 
 def _second_lesson(cycle: MemoryCycle) -> str:
-    other = Lesson(id="L-00000002", title="Numeric sort", source_run="run-desc", source_outcome="success",
-                   source_goal="Sort the numbers", created=T0,
-                   insight="Sort numbers with sort -rn so the largest numbers come first.", applicability="sorting numbers")
+    other = Lesson(
+        id="L-00000002",
+        title="Numeric sort",
+        source_run="run-desc",
+        source_outcome="success",
+        source_goal="Sort the numbers",
+        created=T0,
+        insight="Sort numbers with sort -rn so the largest numbers come first.",
+        applicability="sorting numbers",
+    )
     with cycle.store.session():
         cycle.store.save_lesson(other, new=True)
     return other.id
 
 
-@pytest.mark.parametrize("damage", [b"\x00\xff\xfe binary", b"---\nid: [unclosed\n---\n## Insight\nx\n", b"---\nno end"])
+@pytest.mark.parametrize(
+    "damage", [b"\x00\xff\xfe binary", b"---\nid: [unclosed\n---\n## Insight\nx\n", b"---\nno end"]
+)
 def test_a_broken_lesson_is_skipped_with_a_warning_and_the_rest_is_found(cycle, scripted, caplog, damage):
     broken = learn_desc(cycle, scripted)
     healthy = _second_lesson(cycle)

@@ -22,12 +22,26 @@ def grep(root, needle: str) -> str:
 
 def test_forget_run_removes_everything_derived_from_it(cycle: MemoryCycle, scripted, clock) -> None:
     lesson_id = learn_desc(cycle, scripted)  # taught by run-desc
-    model = scripted(compile=["c"] * 3, revise=[NARROW], rule=["Install PyYAML first."],
-                     lessons=[{"lessons": [{"title": "t", "insight": "Read the task's required order before sorting."}]},
-                              {"lessons": []}, {"lessons": []}])
-    asc = record("zz-asc-run", "Sort the numbers in values.txt in ascending order", "failure",
-                 turns=[(f"Per {lesson_id}; also see /memory/runs/run-desc/", "cat /memory/runs/run-desc/trajectory.md", 0, "x"),
-                        ("sort", "sort -rn values.txt", 0, "")], failed=[("python", ERR)])
+    model = scripted(
+        compile=["c"] * 3,
+        revise=[NARROW],
+        rule=["Install PyYAML first."],
+        lessons=[
+            {"lessons": [{"title": "t", "insight": "Read the task's required order before sorting."}]},
+            {"lessons": []},
+            {"lessons": []},
+        ],
+    )
+    asc = record(
+        "zz-asc-run",
+        "Sort the numbers in values.txt in ascending order",
+        "failure",
+        turns=[
+            (f"Per {lesson_id}; also see /memory/runs/run-desc/", "cat /memory/runs/run-desc/trajectory.md", 0, "x"),
+            ("sort", "sort -rn values.txt", 0, ""),
+        ],
+        failed=[("python", ERR)],
+    )
     report = cycle.after_run(asc, model, cycle.read(asc.goal))
     assert report.new_lessons and cycle.store.load_lesson(lesson_id).revision_count == 1
     clock.advance(days=1)

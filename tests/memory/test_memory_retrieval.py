@@ -41,7 +41,9 @@ def test_deleting_the_memory_md_line_forgets_the_lesson(backend_cycle: MemoryCyc
     manifest.write_text("\n".join(line for line in text.splitlines() if lesson_id not in line))
     assert backend_cycle.read("Sort the numbers in values.txt in ascending order").lessons == []
     # A later write does not bring the line back.
-    model = scripted(compile=["ok"], lessons=[{"lessons": [{"title": "t", "insight": "Check the output file after writing it."}]}])
+    model = scripted(
+        compile=["ok"], lessons=[{"lessons": [{"title": "t", "insight": "Check the output file after writing it."}]}]
+    )
     backend_cycle.after_run(record(
         "run-2", "Write a report", turns=[("write", "echo hi > report.txt", 0, "")]), model)
     assert lesson_id not in read_manifest(manifest).lessons

@@ -39,8 +39,11 @@ def test_a_repeated_goal_tries_its_sub_threshold_rule(tmp_path, scripted, clock)
         assert len(trials) == (1 if recall.trial_draw < 0.2 else 0)
         tried += trials
         when = clock() if trials else when
-        cycle.after_run(record(run_id, GOAL, turns=[("look", "ls", 0, "")]), scripted(compile=["c"], lessons=[{"lessons": []}]),
-                        recall)
+        cycle.after_run(
+            record(run_id, GOAL, turns=[("look", "ls", 0, "")]),
+            scripted(compile=["c"], lessons=[{"lessons": []}]),
+            recall,
+        )
     assert set(tried) == {rule_a, rule_b}  # the least recently tried goes next, so both get their turn
     assert cycle.store.load_rule(tried[-1]).last_tried == when  # shown by `tether memory list`
 

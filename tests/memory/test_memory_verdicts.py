@@ -14,10 +14,14 @@ SOURCE_QUOTE = "sort -rn data.txt > out.txt"
 
 
 def used_by(lesson_id: str, run_id: str = "run-asc", outcome: str = "failure"):
-    return record(run_id, ASC_GOAL, outcome, turns=[(f"Per {lesson_id}, largest first.", "sort -rn values.txt > out.txt", 0, "")])
+    return record(
+        run_id, ASC_GOAL, outcome, turns=[(f"Per {lesson_id}, largest first.", "sort -rn values.txt > out.txt", 0, "")]
+    )
 
 
-def revise(cycle: MemoryCycle, scripted, lesson_id: str, answer: dict, run_id: str = "run-asc", outcome: str = "failure"):
+def revise(
+    cycle: MemoryCycle, scripted, lesson_id: str, answer: dict, run_id: str = "run-asc", outcome: str = "failure"
+):
     model = scripted(compile=["c"], revise=[answer], lessons=[{"lessons": []}])
     return cycle.after_run(used_by(lesson_id, run_id, outcome), model, cycle.read(ASC_GOAL))
 
@@ -65,8 +69,18 @@ def test_too_general_must_narrow_the_applicability(cycle: MemoryCycle, scripted)
     [step] = [s for s in report.steps if s.step == "revise"]
     assert step.status == "rejected" and "narrower applicability" in step.detail
     assert cycle.store.load_lesson(lesson_id).insight == "Put the largest numbers first when sorting numbers."
-    report = revise(cycle, scripted, lesson_id, {"verdict": "too_general", "evidence": [SOURCE_QUOTE], "lesson": narrower,
-                                                 "applicability": "numeric sorts that ask for descending order"}, "run-asc-2")
+    report = revise(
+        cycle,
+        scripted,
+        lesson_id,
+        {
+            "verdict": "too_general",
+            "evidence": [SOURCE_QUOTE],
+            "lesson": narrower,
+            "applicability": "numeric sorts that ask for descending order",
+        },
+        "run-asc-2",
+    )
     lesson = cycle.store.load_lesson(lesson_id)
     assert (lesson.insight, lesson.applicability) == (narrower, "numeric sorts that ask for descending order")
     assert lesson.history[-1].before_applicability == "numeric sorting tasks"
@@ -79,7 +93,9 @@ def test_confirmed_raises_the_count_that_ranking_uses(tmp_path, scripted, clock)
         {"title": "Check the order", "insight": "Check the sort order the task asks for before sorting numbers."},
         {"title": "Keep a backup", "insight": "Keep a backup copy of the numbers file."},
     ]}
-    run = record("run-src", "Sort numbers in a file", turns=[("check the sort order the task asks for", "cp f f.bak", 0, "")])
+    run = record(
+        "run-src", "Sort numbers in a file", turns=[("check the sort order the task asks for", "cp f f.bak", 0, "")]
+    )
     better, backup = cycle.after_run(run, scripted(compile=["c"], lessons=[pair])).new_lessons
     goal = "sort the numbers in the order the task asks for"
     assert cycle.read(goal).lesson_ids == [better]

@@ -23,8 +23,23 @@ pytestmark = pytest.mark.docker
 
 
 def _eval(tmp_path: Path, image: str, trials: str = "1"):
-    args = ["eval", str(TASKS), "--model", "scripted:task", "--image", image, "--json", "--jobs", "4", "--trials", trials,
-            "--out", str(tmp_path / "out"), "--home", str(tmp_path / "home")]
+    args = [
+        "eval",
+        str(TASKS),
+        "--model",
+        "scripted:task",
+        "--image",
+        image,
+        "--json",
+        "--jobs",
+        "4",
+        "--trials",
+        trials,
+        "--out",
+        str(tmp_path / "out"),
+        "--home",
+        str(tmp_path / "home"),
+    ]
     result = CliRunner().invoke(app, args, env={"TETHER_SANDBOX__DEFAULT_TIMEOUT_S": "30"})
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
@@ -69,7 +84,10 @@ def test_eval_runs_every_method_and_its_numbers_follow_from_the_table(tmp_path, 
             assert (got["k"], got["n"]) == (k, n), (method, name)
             assert got["value"] == pytest.approx(k / n, abs=5e-5)
     (gk, gn), (rk, rn) = expected["rerun"]
-    assert summary["noise_band"] == {"gain": pytest.approx(gk / gn, abs=5e-5), "regression": pytest.approx(rk / rn, abs=5e-5)}
+    assert summary["noise_band"] == {
+        "gain": pytest.approx(gk / gn, abs=5e-5),
+        "regression": pytest.approx(rk / rn, abs=5e-5),
+    }
     assert expected["memory"] == ((1, 1), (0, 3)) and expected["lessons-only"] == ((1, 1), (1, 3))
     assert expected["rerun"] == ((0, 3), (2, 9))
     assert summary["interval"] == "wilson-95" and summary["methods"]["memory"]["regression"]["ci95"][1] > 0
@@ -99,7 +117,10 @@ def test_eval_runs_every_method_and_its_numbers_follow_from_the_table(tmp_path, 
     assert code == 0, err
     rerun = next(r for r in again["table"] if r["task"] == "csv-count")["methods"]["memory"][0]
     assert rerun["run_id"] != table["csv-count"]["methods"]["memory"][0]["run_id"] and rerun["passed"]
-    assert json.loads((tmp_path / "out" / "cells" / "greet-script" / "rerun-2" / "result.json").read_text())["run_id"] == kept
+    assert (
+        json.loads((tmp_path / "out" / "cells" / "greet-script" / "rerun-2" / "result.json").read_text())["run_id"]
+        == kept
+    )
     assert [r["reference"] for r in again["table"]] == [r["reference"] for r in before]
 
     # Other settings in the same folder are refused, not mixed in.

@@ -62,12 +62,16 @@ def test_task_folders_and_scenarios(tmp_path) -> None:
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path) -> None:
-    result = CliRunner().invoke(app, ["eval", str(tmp_path / "nope"), "--model", "scripted:task", "--home", str(tmp_path)])
+    result = CliRunner().invoke(
+        app, ["eval", str(tmp_path / "nope"), "--model", "scripted:task", "--home", str(tmp_path)]
+    )
     assert result.exit_code == 2 and "does not exist" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     (tmp_path / "tasks" / "t1" / "tests").mkdir(parents=True)
     (tmp_path / "tasks" / "t1" / "instruction.md").write_text("Do it.")
     (tmp_path / "tasks" / "t1" / "tests" / "test.sh").write_text("exit 0")
-    result = CliRunner().invoke(app, ["eval", str(tmp_path / "tasks"), "--model", "scripted:task", "--home", str(tmp_path)])
+    result = CliRunner().invoke(
+        app, ["eval", str(tmp_path / "tasks"), "--model", "scripted:task", "--home", str(tmp_path)]
+    )
     assert result.exit_code == 2 and "no scripted scenario" in result.stderr
     assert not (tmp_path / "evals").exists()  # nothing started
 

@@ -10,7 +10,10 @@ from tether.sandbox.config import DockerSandboxConfig
 
 pytestmark = pytest.mark.docker
 
-HARBOR = "mkdir -p /logs/verifier\nif [ -f done.txt ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\nexit 0\n"
+HARBOR = (
+    "mkdir -p /logs/verifier\nif [ -f done.txt ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > "
+    "/logs/verifier/reward.txt; fi\nexit 0\n"
+)
 
 
 def _task(tmp_path, test_sh: str) -> Task:

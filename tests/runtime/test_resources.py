@@ -45,7 +45,9 @@ def _memory_with_lessons(tmp_path: Path, dest: Path) -> None:
     from tether.runtime.models.scripted import Script, ScriptedChatModel
 
     def scripted(**responses: list[object]) -> ScriptedChatModel:
-        norm = {site: [json.dumps(a) if isinstance(a, dict) else a for a in answers] for site, answers in responses.items()}
+        norm = {
+            site: [json.dumps(a) if isinstance(a, dict) else a for a in answers] for site, answers in responses.items()
+        }
         return ScriptedChatModel(script=Script.model_validate({"responses": norm}))
 
     source = tmp_path / "roomy"
@@ -55,7 +57,9 @@ def _memory_with_lessons(tmp_path: Path, dest: Path) -> None:
 
 def tether(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")} | {"TETHER_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "tether", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "tether", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300
+    )
 
 
 def one_line(p: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -77,7 +81,9 @@ def _fill(home: Path) -> None:
             pass
 
 
-def test_memory_commands_on_a_small_or_full_home_fail_in_one_line_without_sigbus(tmp_path: Path, small_home: Path) -> None:
+def test_memory_commands_on_a_small_or_full_home_fail_in_one_line_without_sigbus(
+    tmp_path: Path, small_home: Path
+) -> None:
     _memory_with_lessons(tmp_path, small_home / "memory")
     for args in (("memory", "rebuild"), ("memory", "list"), ("memory", "search", "sort numbers")):
         one_line(tether(*args, home=small_home), "memory index")
@@ -95,7 +101,9 @@ def test_a_run_on_a_full_home_is_one_line_and_its_folder_is_recognised(tmp_path:
     ws = tmp_path / "ws"
     ws.mkdir()
     _fill(small_home)
-    one_line(tether("run", "g", "--model", f"scripted:{EXAMPLE}", "-w", str(ws), "--no-memory", home=small_home), "space")
+    one_line(
+        tether("run", "g", "--model", f"scripted:{EXAMPLE}", "-w", str(ws), "--no-memory", home=small_home), "space"
+    )
     for folder in (small_home / "runs").glob("*"):
         one_line(tether("resume", folder.name, home=small_home))
 
@@ -105,5 +113,9 @@ def test_a_read_only_home_is_one_line(tmp_path: Path, small_home: Path) -> None:
     ws.mkdir()
     (small_home / "runs").mkdir()
     subprocess.run(["mount", "-o", "remount,ro", str(small_home)], check=True)
-    for args in (("memory", "list"), ("run", "g", "--model", f"scripted:{EXAMPLE}", "-w", str(ws)), ("resume", "20260101-120000-abcdef")):
+    for args in (
+        ("memory", "list"),
+        ("run", "g", "--model", f"scripted:{EXAMPLE}", "-w", str(ws)),
+        ("resume", "20260101-120000-abcdef"),
+    ):
         one_line(tether(*args, home=small_home), "not writable")

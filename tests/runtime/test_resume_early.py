@@ -17,11 +17,23 @@ from tether.sandbox.recording import RecordingSandbox
 SCRIPT = {
     "goal": "g",
     "responses": {
-        "planner": [{"tool_calls": [{"name": "submit_plan", "args": {"steps": [{"id": "a", "description": "x", "verify": "true"}]}}]}],
-        "actor": {"a": [{"tool_calls": [
-            {"name": "run_shell", "args": {"command": "true"}},
-            {"name": "finish_step", "args": {"summary": "ok"}},
-        ]}]},
+        "planner": [
+            {
+                "tool_calls": [
+                    {"name": "submit_plan", "args": {"steps": [{"id": "a", "description": "x", "verify": "true"}]}}
+                ]
+            }
+        ],
+        "actor": {
+            "a": [
+                {
+                    "tool_calls": [
+                        {"name": "run_shell", "args": {"command": "true"}},
+                        {"name": "finish_step", "args": {"summary": "ok"}},
+                    ]
+                }
+            ]
+        },
         "summarizer": [{"tool_calls": [{"name": "submit_summary", "args": {"text": "done"}}]}],
     },
 }
@@ -49,7 +61,9 @@ def test_resume_before_the_first_checkpoint_starts_the_graph(tmp_path: Path) -> 
         return boxes[-1]
 
     t = time.time()
-    record = resume_run(config, run_id, model=ScriptedChatModel(script=Script.model_validate(SCRIPT)), sandbox_factory=factory)
+    record = resume_run(
+        config, run_id, model=ScriptedChatModel(script=Script.model_validate(SCRIPT)), sandbox_factory=factory
+    )
     assert [s["status"] for s in record.steps] == ["done"]
     assert "true" in boxes[0].commands
     events = read_events(config.runs_dir / run_id / "journal.jsonl")

@@ -18,11 +18,23 @@ def _script(command: str) -> dict[str, Any]:
     return {
         "goal": "g",
         "responses": {
-            "planner": [{"tool_calls": [{"name": "submit_plan", "args": {"steps": [{"id": "a", "description": "x", "verify": "true"}]}}]}],
-            "actor": {"a": [{"tool_calls": [
-                {"name": "run_shell", "args": {"command": command}},
-                {"name": "finish_step", "args": {"summary": "ok"}},
-            ]}]},
+            "planner": [
+                {
+                    "tool_calls": [
+                        {"name": "submit_plan", "args": {"steps": [{"id": "a", "description": "x", "verify": "true"}]}}
+                    ]
+                }
+            ],
+            "actor": {
+                "a": [
+                    {
+                        "tool_calls": [
+                            {"name": "run_shell", "args": {"command": command}},
+                            {"name": "finish_step", "args": {"summary": "ok"}},
+                        ]
+                    }
+                ]
+            },
             "summarizer": [{"tool_calls": [{"name": "submit_summary", "args": {"text": "done"}}]}],
         },
     }
@@ -33,7 +45,12 @@ def test_an_unexpected_error_mid_run_closes_the_sandbox_and_marks_the_run_interr
     config = load_config(tmp_path / "home")
     (tmp_path / "ws").mkdir()
     options = RunOptions(goal="g", workspace=tmp_path / "ws", model_spec="scripted:test")
-    record = start_run(config, options, model=ScriptedChatModel(script=Script.model_validate(_script("echo hi"))), sandbox_factory=lambda *_: box)
+    record = start_run(
+        config,
+        options,
+        model=ScriptedChatModel(script=Script.model_validate(_script("echo hi"))),
+        sandbox_factory=lambda *_: box,
+    )
     assert box.closed
     assert record.status == "interrupted" and "engine went away" in record.reason
     meta = json.loads((config.runs_dir / record.run_id / "run.json").read_text())

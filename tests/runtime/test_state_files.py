@@ -100,8 +100,19 @@ def test_check_run_id_accepts_the_ids_tether_makes() -> None:
 
 def test_approve_of_a_run_that_waits_for_nothing_refuses_without_writing(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    folder = _run_folder(home, json.dumps({"run_id": RUN_ID, "goal": "g", "workspace": str(tmp_path), "model_spec": "scripted:x",
-                                            "status": "success", "reason": ""}).encode())
+    folder = _run_folder(
+        home,
+        json.dumps(
+            {
+                "run_id": RUN_ID,
+                "goal": "g",
+                "workspace": str(tmp_path),
+                "model_spec": "scripted:x",
+                "status": "success",
+                "reason": "",
+            }
+        ).encode(),
+    )
     (folder / "journal.jsonl").write_text('{"kind": "run_end", "key": "run_end:1", "status": "success"}\n')
     before = (folder / "journal.jsonl").read_bytes()
     for command in ("approve", "deny"):
@@ -124,7 +135,9 @@ def test_a_binary_tether_toml_is_one_line(tmp_path: Path) -> None:
 def test_a_binary_scenario_file_is_one_line(tmp_path: Path) -> None:
     scenario = tmp_path / "s.yaml"
     scenario.write_bytes(b"\x00\x01\xff\xfe binary")
-    one_line_error(tether("run", "--model", f"scripted:{scenario}", "-w", str(tmp_path), home=tmp_path / "home"), str(scenario))
+    one_line_error(
+        tether("run", "--model", f"scripted:{scenario}", "-w", str(tmp_path), home=tmp_path / "home"), str(scenario)
+    )
 
 
 def test_a_goal_that_is_not_utf8_or_too_large_is_refused_before_a_run_folder_exists(tmp_path: Path) -> None:
@@ -132,10 +145,28 @@ def test_a_goal_that_is_not_utf8_or_too_large_is_refused_before_a_run_folder_exi
     ws = tmp_path / "ws"
     ws.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_")} | {"TETHER_HOME": str(home)}
-    p = subprocess.run([sys.executable.encode(), b"-m", b"tether", b"run", b"fix \xff\xfe it", b"--model",
-                        f"scripted:{EXAMPLE}".encode(), b"-w", str(ws).encode()], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    p = subprocess.run(
+        [
+            sys.executable.encode(),
+            b"-m",
+            b"tether",
+            b"run",
+            b"fix \xff\xfe it",
+            b"--model",
+            f"scripted:{EXAMPLE}".encode(),
+            b"-w",
+            str(ws).encode(),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
     one_line_error(p, "not valid UTF-8")
-    one_line_error(tether("run", "x" * 20_000, "--model", f"scripted:{EXAMPLE}", "-w", str(ws), home=home), "run.max_goal_bytes")
+    one_line_error(
+        tether("run", "x" * 20_000, "--model", f"scripted:{EXAMPLE}", "-w", str(ws), home=home), "run.max_goal_bytes"
+    )
     assert not (home / "runs").exists() or not any((home / "runs").iterdir())
 
 
@@ -144,7 +175,9 @@ def test_a_workspace_without_write_permission_is_refused_up_front(tmp_path: Path
     ws.mkdir()
     ws.chmod(0o555)
     try:
-        one_line_error(tether("run", "g", "--model", f"scripted:{EXAMPLE}", "-w", str(ws), home=tmp_path / "home"), "not writable")
+        one_line_error(
+            tether("run", "g", "--model", f"scripted:{EXAMPLE}", "-w", str(ws), home=tmp_path / "home"), "not writable"
+        )
     finally:
         ws.chmod(0o755)
 

@@ -23,7 +23,15 @@ def _no_raw(text: str) -> None:
 
 
 def _visible(text: str) -> None:
-    for shown in ("\\x1b[2J", "\\x1b]8;;http://evil", "ab\\rXY", "\\u202erm -rf\\u202c", "[bold]markup[/]", "\\x9b31m", "\\x07"):
+    for shown in (
+        "\\x1b[2J",
+        "\\x1b]8;;http://evil",
+        "ab\\rXY",
+        "\\u202erm -rf\\u202c",
+        "[bold]markup[/]",
+        "\\x9b31m",
+        "\\x07",
+    ):
         assert shown in text, shown
 
 
@@ -76,7 +84,9 @@ def test_live_table_and_final_report_show_hostile_text_escaped(tmp_path: Path):
     text = console.export_text()
     _no_raw(text)
     assert "s[bold]1[/]\\x1b[2J" in text
-    assert text.count("[bold]markup[/]") == 7  # command cell, summary, gate evidence, review, its diff, memory error, reason
+    assert (
+        text.count("[bold]markup[/]") == 7
+    )  # command cell, summary, gate evidence, review, its diff, memory error, reason
     _visible(text)
 
 

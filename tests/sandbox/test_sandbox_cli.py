@@ -67,7 +67,9 @@ def error_lines(stderr: str) -> list[str]:
 def test_exec_prints_output_and_exits_with_its_code(tiny_image, tmp_path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    done = tether("exec", "--image", tiny_image, "--workspace", str(ws), "--", "echo hi > f; cat f; exit 3", home=tmp_path)
+    done = tether(
+        "exec", "--image", tiny_image, "--workspace", str(ws), "--", "echo hi > f; cat f; exit 3", home=tmp_path
+    )
     assert (done.returncode, done.stdout) == (3, "hi\n")
     assert (ws / "f").read_text() == "hi\n"
 

@@ -52,7 +52,9 @@ print(json.dumps(res))
 @pytest.mark.docker
 def test_ptrace_of_pid_1_and_a_sibling_is_refused(debian_image, make_sandbox, tmp_path):
     sb = make_sandbox(tmp_path, image=debian_image)
-    out = _py(sb, """
+    out = _py(
+        sb,
+        """
 import json, subprocess
 child = subprocess.Popen(["sleep", "30"])
 res = {}
@@ -63,10 +65,12 @@ buf = ctypes.create_string_buffer(8)
 class IOV(ctypes.Structure):
     _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
 iov = IOV(ctypes.cast(buf, ctypes.c_void_p), 8)
-res["process_vm_readv"] = (libc.process_vm_readv(child.pid, ctypes.byref(iov), 1, ctypes.byref(iov), 1, 0), ctypes.get_errno())
+got = libc.process_vm_readv(child.pid, ctypes.byref(iov), 1, ctypes.byref(iov), 1, 0)
+res["process_vm_readv"] = (got, ctypes.get_errno())
 child.kill()
 print(json.dumps(res))
-""")
+""",
+    )
     for name, (ret, errno) in out.items():
         assert ret == -1 and errno == 1, (name, ret, errno)
     refused = sb.exec("setarch -R true")  # personality(ADDR_NO_RANDOMIZE) would turn ASLR off
@@ -74,7 +78,9 @@ print(json.dumps(res))
 
 
 @pytest.mark.docker
-def test_allow_ptrace_lets_a_debugger_attach_but_never_to_tethers_probe(debian_image, make_sandbox, tmp_path, docker_client):
+def test_allow_ptrace_lets_a_debugger_attach_but_never_to_tethers_probe(
+    debian_image, make_sandbox, tmp_path, docker_client
+):
     sb = make_sandbox(tmp_path, image=debian_image, allow_ptrace=True)
     container = docker_client.containers.get(sb.container_id)
     container.exec_run(["sleep", "60"], user="65534:65534", detach=True)  # stands in for a probe: its uid
