@@ -2,8 +2,8 @@
 
 Parts: `RunContext` (model, sandbox, journal, guardian, gate, budgets, how
 asks are answered), and the two seams the runner fills: `Approvals` (learned
-trust and the shadow audit, at each guardian ask) and `CommandWatch` (the
-workspace around each command). None of it is saved in checkpoints: a
+trust and the shadow audit, at each guardian ask; graphs.approvals) and
+`CommandWatch` (the workspace around each command). None of it is saved in checkpoints: a
 resumed run gets a fresh context; the state holds only data.
 """
 
@@ -12,50 +12,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tether.common.budgets import RunBudgets
-from tether.common.journal import Journal
-from tether.gate.judge import GateContext
-from tether.guardian.checker import check
+from tether.graphs.approvals import ApprovalMode, Approvals, NoApprovals
 from tether.guardian.config import GuardianConfig
 from tether.guardian.verdict import CheckContext, Verdict
-from tether.sandbox.base import Sandbox
 
-ApprovalMode = Literal["prompt", "yes", "refuse"]
-"""prompt: pause with interrupt() for a person; yes: approve asks; refuse: nobody is there."""
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from tether.common.journal import Journal
+    from tether.gate.judge import GateContext
+    from tether.sandbox.base import Sandbox
+
+__all__ = ["ApprovalMode", "Approvals", "CommandWatch", "Guard", "NoApprovals", "RunContext"]
+
 Guard = Callable[[str, CheckContext], Verdict]
-
-
-class Approvals(Protocol):
-    """Learned trust and the shadow audit, consulted at each guardian ask (runtime's run hooks)."""
-
-    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:
-        """`allow` auto-approves an ask (a promoted trust kind); `ask` leaves it to a person."""
-        ...
-
-    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
-        """A person approved or refused an ask."""
-        ...
-
-    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
-        """Shadow mode: note the verdict, what trust would have done, and the person's answer (if asked)."""
-        ...
-
-
-class NoApprovals:
-    """Nothing learned, nothing audited: every ask goes to a person."""
-
-    def decide_ask(self, verdict: Verdict, run_id: str) -> Literal["allow", "ask"]:  # noqa: ARG002
-        return "ask"
-
-    def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
-        return None
-
-    def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
-        return None
 
 
 class CommandWatch(Protocol):
@@ -100,4 +73,6 @@ class RunContext:
         context = CheckContext(workspace=Path(self.workspace_mount))
         if self.guard is not None:
             return self.guard(command, context)
+        from tether.guardian.checker import check
+
         return check(command, context, self.guardian)

@@ -11,16 +11,23 @@ Public API for other tools:
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tether.guardian.verdict import Verdict
 
-try:
-    __version__ = version("tether")
-except PackageNotFoundError:  # run from a source tree that is not installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> Any:
+    """`__version__`, read from the installed metadata on first use (importlib.metadata is slow to import)."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("tether")
+        except PackageNotFoundError:  # a source tree that is not installed
+            return "0+unknown"
+    msg = f"module 'tether' has no attribute {name!r}"
+    raise AttributeError(msg)
 
 
 def guard(command: str, cwd: str | None = None, **kwargs: Any) -> Verdict:

@@ -11,12 +11,14 @@ they only need its methods.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from tether.graphs.context import Approvals, NoApprovals
+from tether.graphs.approvals import Approvals, NoApprovals
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 RunStatus = Literal["success", "needs-review", "failed", "blocked", "interrupted"]
 
