@@ -5,7 +5,8 @@ Parts: `Provider` (name, module, the extra it needs, a line of help),
 help, docs/config.md), `spec_help()`, `build_chat_model(config)` and
 `model_for_run(config, meta)`. A provider module exposes
 `build(name, config, environ) -> BaseChatModel` and is imported only when
-chosen. A provider of the person's own is named by a dotted path:
+chosen; the model must support tool calling (`bind_tools`): the planner,
+actor, replanner and summarizer all answer through tools. A provider of the person's own is named by a dotted path:
 `--model mypkg.chat:build:NAME` calls `mypkg.chat.build(NAME, config, environ)`.
 """
 
@@ -34,10 +35,12 @@ class Provider:
     """The optional dependency (`pip install 'tether[EXTRA]'`) it needs; None when built in."""
     help: str
     """What NAME means for this provider."""
+    arg: str = "NAME"
+    """How `--model` help names the part after the colon (`PATH` for a file)."""
 
 
 PROVIDERS: dict[str, Provider] = {p.name: p for p in (
-    Provider("scripted", "tether.runtime.models.scripted", None, "a YAML scenario replayed (tests, demos)"),
+    Provider("scripted", "tether.runtime.models.scripted", None, "a YAML scenario replayed (tests, demos)", "PATH"),
     Provider("openai", "tether.runtime.models.openai", "openai", "a model of any OpenAI-compatible server"),
     Provider("ollama", "tether.runtime.models.ollama", "ollama", "a model an Ollama server holds"),
     Provider("anthropic", "tether.runtime.models.anthropic", "anthropic", "an Anthropic model"),
@@ -46,7 +49,7 @@ PROVIDERS: dict[str, Provider] = {p.name: p for p in (
 
 def spec_help() -> str:
     """`scripted:PATH, openai:NAME, ...`: the specs `--model` accepts, from the mapping."""
-    names = [f"{p.name}:{'PATH' if p.name == 'scripted' else 'NAME'}" for p in PROVIDERS.values()]
+    names = [f"{p.name}:{p.arg}" for p in PROVIDERS.values()]
     return ", ".join(names) + ", or MODULE:FUNCTION:NAME for a provider of your own"
 
 

@@ -20,19 +20,20 @@ def scratch_registry() -> Iterator[None]:
 
 
 def test_the_spec_requirements_are_all_registered_in_order() -> None:
-    assert [r.id for r in registered()] == [f"R{i:02d}" for i in range(1, 19)]
-    assert all(r.title for r in registered())
+    ids = [r.id for r in registered()]
+    assert {f"R{i:02d}" for i in range(1, 19)} <= set(ids)  # SPEC section 6
+    assert ids == sorted(ids) and all(r.title for r in registered())
 
 
 def test_a_new_requirement_is_one_decorated_function(scratch_registry: None) -> None:
-    @requirement("R19", "the goal's word count is even")
-    def r19(ev: Evidence) -> Result:
+    @requirement("R99", "the goal's word count is even")
+    def r99(ev: Evidence) -> Result:
         return ("pass", "even") if len(ev.goal.split()) % 2 == 0 else ("fail", "odd")
 
     report = check_gate(Evidence(goal="two words"))
-    assert [r.id for r in report.results][-1] == "R19"
-    assert next(r for r in report.results if r.id == "R19").status == "pass"
-    assert "R19" in check_gate(Evidence(goal="three words here")).failed
+    assert [r.id for r in report.results][-1] == "R99"
+    assert next(r for r in report.results if r.id == "R99").status == "pass"
+    assert "R99" in check_gate(Evidence(goal="three words here")).failed
 
 
 def test_an_id_registered_twice_is_refused(scratch_registry: None) -> None:
