@@ -33,10 +33,15 @@ sandbox_app = typer.Typer(help="Docker sandbox: image, one-off commands, cleanup
 def _config(home: Path | None, **sandbox_overrides: Any) -> TetherConfig:
     overrides = {"sandbox": {k: v for k, v in sandbox_overrides.items() if v is not None}}
     try:
-        return load_config(home, overrides=overrides)
+        cfg = load_config(home, overrides=overrides)
     except TetherError as e:
         fail(str(e))
         raise  # unreachable: fail() raises
+    from tether.runtime.workspace.handback import settle_lendings
+
+    for note in settle_lendings(cfg.home, cfg.workspace):
+        err.print(f"[bold yellow]hand-back:[/] {safe(note)}")
+    return cfg
 
 
 @sandbox_app.command()
