@@ -27,15 +27,17 @@ def _wait_for(path: Path, text: str, seconds: float = 60) -> None:
         if path.is_file() and text in path.read_text(errors="replace"):
             return
         time.sleep(0.1)
-    raise AssertionError(f"{text!r} never appeared in {path}")
+    msg = f"{text!r} never appeared in {path}"
+    raise AssertionError(msg)
 
 
 @pytest.mark.docker
 def test_a_second_run_refuses_with_the_first_runs_id_and_the_first_finishes(tether):
     env = {**os.environ, **tether.env}
     first = subprocess.Popen(
-        [sys.executable, "-m", "tether.runtime.cli.app", "run", "--model", f"scripted:{SCENARIOS / 'append-then-sleep.yaml'}",
-         "--workspace", str(tether.workspace), "--home", str(tether.home), "--json", "--no-memory"],
+        [sys.executable, "-m", "tether.runtime.cli.app", "run", "--model",
+         f"scripted:{SCENARIOS / 'append-then-sleep.yaml'}", "--workspace", str(tether.workspace),
+         "--home", str(tether.home), "--json", "--no-memory"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         runs = tether.home / "runs"
