@@ -190,3 +190,27 @@ def test_config_values_are_typed_strictly(home, text, needs):
     code, _, err = tether(home, "snapshot", "gc")
     assert code == 2
     assert err.count("\n") == 1 and "workspace." in err and needs in err, err
+
+
+def test_nested_workspaces_and_other_homes_are_one_workspace(home, ws, tmp_path):
+    (ws / "sub").mkdir()
+    lock = WorkspaceLock(home, ws, "r-outer").acquire()
+    try:
+        child = subprocess.run(
+            [sys.executable, "-c", "import sys; from pathlib import Path; "
+             "from tether.runtime.workspace.lock import WorkspaceLock, WorkspaceBusyError\n"
+             "for home, ws in ((sys.argv[1], sys.argv[2] + '/sub'), (sys.argv[3], sys.argv[2])):\n"
+             "    try:\n"
+             "        WorkspaceLock(Path(home), Path(ws), 'r-inner').acquire()\n"
+             "        print('took', ws)\n"
+             "    except WorkspaceBusyError as e:\n"
+             "        print('busy:', e)\n",
+             str(home), str(ws), str(tmp_path / "other-home")],
+            capture_output=True, text=True, timeout=60)
+        lines = child.stdout.strip().splitlines()
+        assert len(lines) == 2, child.stderr
+        assert lines[0].startswith("busy:") and "r-outer" in lines[0] and "holds this folder" in lines[0]
+        assert lines[1].startswith("busy:") and "another home" in lines[1]
+    finally:
+        lock.release()
+    WorkspaceLock(tmp_path / "other-home", ws, "r-after").acquire().release()
