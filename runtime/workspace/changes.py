@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -108,6 +109,9 @@ def record_changes(run_dir: Path, end_root: Path, limits: WorkspaceLimits, *, ru
     seen: set[str] = set()
     for e in walk(end_root, max_depth=limits.max_depth, deadline=deadline, what="recording the run's changes"):
         seen.add(e.rel)
+        entry = entries.get(e.rel)
+        if entry is not None and _same_stat(e.st, entry, copy_sigs.get(e.rel), created_ns):
+            continue  # the common case, decided from the stat alone
         now = of_stat(e.st, e.parent, e.name)
         if e.rel in skipped or now.type == "other":
             continue
@@ -122,6 +126,19 @@ def record_changes(run_dir: Path, end_root: Path, limits: WorkspaceLimits, *, ru
     if save:
         write_atomic(run_dir / CHANGES_FILE, out.model_dump_json())
     return out
+
+
+def _same_stat(st: os.stat_result, entry: Entry, copy_sig: list[int] | None, created_ns: int) -> bool:
+    """Unchanged, by its stat alone: a folder with its mode, a file with the very stat it had (never racy)."""
+    mode = stat.S_IMODE(st.st_mode)
+    if stat.S_ISDIR(st.st_mode):
+        return entry.type == "dir" and entry.mode == mode
+    if not stat.S_ISREG(st.st_mode) or entry.type != "file" or entry.mode != mode:
+        return False
+    sig = stat_sig(st)
+    if copy_sig is not None:
+        return sig == copy_sig
+    return entry.sig is not None and sig == entry.sig and max(sig[3], sig[4]) < created_ns - RACY_NS
 
 
 def _unchanged(now: Version, before: Version, copy_sig: list[int] | None, here: Located, base: Located,
