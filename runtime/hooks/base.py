@@ -61,9 +61,9 @@ class RunRecord(BaseModel):
     """What the memory cycle did after the run (lessons used, revised, written; rules fired)."""
     notices: list[str] = Field(default_factory=list)
     """What the person must be told about the run's end (a late hand-back, changes that could not be recorded)."""
-    changes: dict[str, list[str]] | None = None
-    """The run's changes (`added`, `modified`, `deleted`; shown names, folders end in `/`): for a shadow run, what
-    `tether apply` would bring over; for a plain run, what `tether rollback` would undo."""
+    changes: dict[str, Any] | None = None
+    """The run's changes (`added`, `modified`, `deleted`: shown names, folders end in `/`, the first 200 of
+    each; `counts`): for a shadow run, what `tether apply` would bring over; for a plain run, what rollback undoes."""
 
     @property
     def journal_path(self) -> Path:

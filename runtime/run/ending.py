@@ -25,17 +25,17 @@ SHOWN_MAX = 200
 """Names listed per kind of change in a run's result (the count is always whole)."""
 
 
-def summary_of(changes: RunChanges) -> dict[str, list[str]]:
-    """`added`, `modified`, `deleted`: shown names, folders ending in `/`."""
-    out: dict[str, list[str]] = {"added": [], "modified": [], "deleted": []}
+def summary_of(changes: RunChanges) -> dict[str, Any]:
+    """`added`, `modified`, `deleted` (shown names, folders ending in `/`, at most SHOWN_MAX each) and `counts`."""
+    names: dict[str, list[str]] = {"added": [], "modified": [], "deleted": []}
     for rel, c in changes.rels().items():
         folder = any(v is not None and v.type == "dir" for v in (c.before, c.after))
         kind = "added" if c.before is None else "deleted" if c.after is None else "modified"
-        out[kind].append(shown(rel) + ("/" if folder else ""))
-    return out
+        names[kind].append(shown(rel) + ("/" if folder else ""))
+    return {**{k: v[:SHOWN_MAX] for k, v in names.items()}, "counts": {k: len(v) for k, v in names.items()}}
 
 
-def changes_summary(run_dir: Path) -> dict[str, list[str]] | None:
+def changes_summary(run_dir: Path) -> dict[str, Any] | None:
     """The run's recorded changes for its result, or None when none were recorded."""
     try:
         changes = load_changes(run_dir)
@@ -49,7 +49,7 @@ def record_end(config: TetherConfig, meta: dict[str, Any], record: RunRecord, no
     run_dir, run_id = record.run_dir, record.run_id
     shadow = bool(meta.get("shadow"))
     notes = list(notices)
-    summary: dict[str, list[str]] | None = None
+    summary: dict[str, Any] | None = None
     if (run_dir / SNAPSHOT_DIR / MANIFEST).is_file():
         try:
             changes = record_changes(run_dir, work_folder(meta), config.workspace, run_id=run_id,
@@ -63,7 +63,7 @@ def record_end(config: TetherConfig, meta: dict[str, Any], record: RunRecord, no
         notes.append(f"no snapshot of the workspace was taken before the run, so `tether rollback {run_id}` "
                      "cannot undo it")
     if shadow and summary is not None:
-        count = sum(len(v) for v in summary.values())
+        count = sum(summary["counts"].values())
         notes.append(f"shadow run: your folder {meta['workspace']} was not changed; the copy holds {count} change(s); "
                      f"see them with `tether apply {run_id} --dry-run`, bring them over with `tether apply {run_id}`"
                      if count else f"shadow run: your folder {meta['workspace']} was not changed, and the copy holds "

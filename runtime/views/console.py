@@ -128,13 +128,14 @@ def _render_changes(console: Console, record: RunRecord, listed: int = 20) -> No
     changes = record.changes or {}
     rows = [(mark, p) for mark, key in (("+", "added"), ("~", "modified"), ("-", "deleted"))
             for p in changes.get(key, [])]
+    total = sum((changes.get("counts") or {}).values()) or len(rows)
     if rows:
         where = "in the shadow copy" if record.shadow else "in the workspace"
-        console.print(f"[bold]changes {where}:[/] {len(rows)}")
+        console.print(f"[bold]changes {where}:[/] {total}")
         for mark, p in rows[:listed]:
             console.print(f"  {mark} {safe(p)}")
-        if len(rows) > listed:
-            console.print(f"  ... and {len(rows) - listed} more")
+        if total > listed:
+            console.print(f"  ... and {total - listed} more")
     for note in record.notices:
         console.print(f"[bold yellow]note:[/] {safe(note)}")
 

@@ -119,7 +119,10 @@ def record_changes(run_dir: Path, end_root: Path, limits: WorkspaceLimits, *, ru
         if before is not None and _unchanged(now, before, copy_sigs.get(e.rel), Located(now, end_root, e.rel),
                                              Located(before, files, e.rel), deadline):
             continue
-        out.paths[to_text(e.rel)] = Change(before=before, after=_hashed(now, e.parent, e.name, limits, recorded))
+        after = _hashed(now, e.parent, e.name, limits, recorded)
+        if shadow and after.type == "file":  # never brought over: a setuid file the agent made would run as you
+            after = after.model_copy(update={"mode": after.mode & ~(stat.S_ISUID | stat.S_ISGID)})
+        out.paths[to_text(e.rel)] = Change(before=before, after=after)
     for rel, entry in entries.items():
         if rel not in seen:
             out.paths[to_text(rel)] = Change(before=base_version(entry, created_ns), after=None)

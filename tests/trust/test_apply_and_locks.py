@@ -214,3 +214,18 @@ def test_nested_workspaces_and_other_homes_are_one_workspace(home, ws, tmp_path)
     finally:
         lock.release()
     WorkspaceLock(tmp_path / "other-home", ws, "r-after").acquire().release()
+
+
+def test_apply_never_brings_a_setuid_or_setgid_bit_over(home, ws):
+    cfg = load_config(home, environ={})
+    run_dir = cfg.runs_dir / "s1"
+    copy = make_shadow_copy(ws, run_dir, cfg.workspace)
+    (copy / "tool").write_bytes(b"#!/bin/sh\nid\n")
+    os.chmod(copy / "tool", 0o6755)
+    os.chmod(copy / "a.txt", 0o4644)  # only the bit changed: nothing to bring over
+    record_changes(run_dir, copy, cfg.workspace, run_id="s1", workspace=ws, shadow=True)
+    code, out, err = tether(home, "apply", "s1")
+    assert code == 0, err
+    assert out["added"] == ["tool"] and "a.txt" in out["already"]
+    assert oct(os.stat(ws / "tool").st_mode & 0o7777) == oct(0o755)
+    assert oct(os.stat(ws / "a.txt").st_mode & 0o7777) == oct(0o644)
