@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -40,6 +41,7 @@ from tether.runtime.workspace.history import (
 )
 from tether.runtime.workspace.lock import WorkspaceLock
 from tether.runtime.workspace.merge import Conflict, Item, Plan, plan
+from tether.runtime.workspace.units import used_since
 from tether.runtime.workspace.versions import Located, Version
 from tether.runtime.workspace.writer import carry_out
 
@@ -194,19 +196,19 @@ def rollback_run(config: TetherConfig, run_id: str, *, dry_run: bool = False, fo
     if why:
         result.nothing = why
         return result
-    chain: list[tuple[str, Path, list[Item]]] = []
+    chain: list[Undo] = []
     if changes is not None:
         for name, theirs in later_runs(config.runs_dir, run_id, changes, {i.rel for i in items}):
             other = run_dir(config.runs_dir, name)
             only = touched(other, theirs)
             unsure = {from_text(p) for p in (Marks(other).applied or Mark()).forced} if theirs.shadow else set()
-            chain.append((name, other, undo_items(other, theirs, only=only, unsure=unsure)))
-    result.newer = [name for name, _, _ in chain]
+            chain.append(Undo(name, other, undo_items(other, theirs, only=only, unsure=unsure), theirs))
+    result.newer = [u.run_id for u in chain]
     if chain and not with_newer:
         result.refused = (f"newer run(s) {', '.join(result.newer)} changed the same paths; roll them back first, or "
                           f"pass --with-newer to undo them, newest first, then {run_id}")
         return result
-    chain.append((run_id, folder, items))
+    chain.append(Undo(run_id, folder, items, changes))
     lock = None if dry_run else WorkspaceLock(config.home, workspace, f"rollback:{run_id}").acquire()
     try:
         return _run_chain(config, result, chain, force, dry_run)
@@ -215,15 +217,42 @@ def rollback_run(config: TetherConfig, run_id: str, *, dry_run: bool = False, fo
             lock.release()
 
 
-def _run_chain(config: TetherConfig, result: RollbackResult, chain: list[tuple[str, Path, list[Item]]],
+@dataclass
+class Undo:
+    """One run to undo: its folder, its paths as merge items, and its recorded changes (None: never recorded)."""
+
+    run_id: str
+    folder: Path
+    items: list[Item]
+    changes: RunChanges | None
+
+
+def _repository_conflict(config: TetherConfig, undo: Undo, newer: set[str], ws: Path) -> Conflict | None:
+    """A conflict for `.git` when the run changed the repository and it was used since (runtime.workspace.units)."""
+    if undo.changes is None:
+        return None
+    used = used_since(undo.folder, undo.changes, ws, config.workspace, newer)
+    if not used:
+        return None
+    return Conflict(path=".git", why=(f"the repository was used since the run ({', '.join(used)} changed): undoing "
+                                      "the run's commits and objects could break your later ones"),
+                    now="changed", expected="as the run left it", target="as before the run")
+
+
+def _run_chain(config: TetherConfig, result: RollbackResult, chain: list[Undo],
                force: bool, dry_run: bool) -> RollbackResult:
     cap, ws = config.workspace.hash_max_bytes, result.workspace
     deadline = Deadline(config.workspace.host_pass_seconds, "planning the rollback")
     overlay: dict[str, Located] = {}
-    for name, _, items in chain:  # on paper first: the whole chain must go through
-        p = plan(ws, items, cap, force=force, overlay=overlay, deadline=deadline)
-        result.runs.append(_summary(name, p))
+    newer: set[str] = set()
+    for undo in chain:  # on paper first: the whole chain must go through
+        p = plan(ws, undo.items, cap, force=force, overlay=overlay, deadline=deadline)
+        repo = None if force else _repository_conflict(config, undo, newer, ws)
+        if repo is not None:
+            p.conflicts.append(repo)
+        result.runs.append(_summary(undo.run_id, p))
         overlay.update({s.item.rel: s.item.target for s in p.steps})
+        newer |= {i.rel for i in undo.items}
     if any(r.conflicts for r in result.runs):
         bad = [r.run_id for r in result.runs if r.conflicts]
         result.refused = (f"{_paths(result.conflicts)} changed since run {bad[0]}; nothing was changed; keep your "
@@ -232,8 +261,9 @@ def _run_chain(config: TetherConfig, result: RollbackResult, chain: list[tuple[s
     if dry_run:
         return result
     result.runs = []
-    for name, folder, items in chain:
-        p = plan(ws, items, cap, force=force, deadline=Deadline(config.workspace.host_pass_seconds, "rollback"))
+    for undo in chain:
+        name, folder = undo.run_id, undo.folder
+        p = plan(ws, undo.items, cap, force=force, deadline=Deadline(config.workspace.host_pass_seconds, "rollback"))
         if p.blocked:
             result.refused = f"run {name}: {len(p.conflicts)} path(s) changed while the rollback ran; run it again"
             result.runs.append(_summary(name, p))

@@ -24,12 +24,13 @@ from tether.runtime.workspace.restore import restore
 
 
 def check_shadow_home(home: Path, workspace: Path) -> None:
-    """Refuse a shadow run whose Tether home lies inside the workspace (its files would change the folder)."""
-    home, workspace = home.resolve(), workspace.resolve()
-    if home.is_relative_to(workspace):
-        msg = (f"the Tether home {home} is inside the workspace {workspace}, so a shadow run would change the folder "
-               "it must leave alone; set TETHER_HOME (or --home) to a folder outside it")
-        raise ConfigError(msg)
+    """Refuse a shadow run whose Tether home (or its runs or locks, through a symlink) lies inside the workspace."""
+    workspace = workspace.resolve()
+    for place in (home, home / "runs", home / "locks", home / "lent"):
+        if place.resolve().is_relative_to(workspace):
+            msg = (f"the Tether home's {place} is inside the workspace {workspace}, so a shadow run would change the "
+                   "folder it must leave alone; set TETHER_HOME (or --home) to a folder outside it")
+            raise ConfigError(msg)
 
 
 def make_shadow_copy(workspace: Path, run_dir: Path, limits: WorkspaceLimits) -> Path:

@@ -203,3 +203,46 @@ def test_names_that_are_not_utf8_and_deep_trees_roll_back(home, ws):
     assert code == 0, err
     assert not os.path.lexists(raw) and not (ws / "deep").exists()
     assert (ws / "mine.txt").read_text() == "kept\n"
+
+
+def _git(ws: Path, *args: str) -> str:
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "p", "GIT_AUTHOR_EMAIL": "p@x", "GIT_COMMITTER_NAME": "p",
+           "GIT_COMMITTER_EMAIL": "p@x", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null"}
+    return subprocess.run(["git", "-C", str(ws), *args], check=True, capture_output=True, text=True, env=env).stdout
+
+
+def test_a_repository_used_since_the_run_is_one_conflict(home, ws):
+    _git(ws, "init", "-q", "-b", "main")
+    _git(ws, "add", "-A")
+    _git(ws, "commit", "-qm", "the person's start")
+    run_dir = start(home, ws, "r1")
+    (ws / "a.txt").write_text("a by the run\n")
+    _git(ws, "commit", "-qam", "the run's commit")
+    end(run_dir, ws)
+    (ws / "d.txt").write_text("d by the person\n")
+    _git(ws, "commit", "-qam", "the person's commit on top")  # its parent is an object the run made
+
+    code, out, err = tether(home, "rollback", "r1")
+    assert code == 1
+    assert any(c["path"] == ".git" and "used since the run" in c["why"] for c in out["runs"][0]["conflicts"])
+    assert "the person's commit on top" in _git(ws, "log", "--format=%s")
+    _git(ws, "fsck", "--no-progress")  # nothing was removed: the repository is whole
+    assert (ws / "a.txt").read_text() == "a by the run\n"
+
+
+def test_a_repository_left_alone_since_the_run_rolls_back_with_it(home, ws):
+    _git(ws, "init", "-q", "-b", "main")
+    _git(ws, "add", "-A")
+    _git(ws, "commit", "-qm", "the person's start")
+    run_dir = start(home, ws, "r1")
+    (ws / "a.txt").write_text("a by the run\n")
+    _git(ws, "commit", "-qam", "the run's commit")
+    end(run_dir, ws)
+    (ws / "notes.txt").write_text("the person's untracked notes\n")
+    code, out, err = tether(home, "rollback", "r1")
+    assert code == 0, err
+    assert _git(ws, "log", "--format=%s").strip() == "the person's start"
+    _git(ws, "fsck", "--no-progress")
+    assert (ws / "notes.txt").read_text() == "the person's untracked notes\n"
