@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from tether.common.errors import ConfigError
+from tether.common.liveness import pinned
 from tether.common.snapshot import SHADOW_DIR, load_manifest, to_text
 from tether.common.walk import Deadline, shown
 from tether.runtime.config import TetherConfig
@@ -31,7 +32,7 @@ from tether.runtime.workspace.writer import carry_out
 
 
 class NotShadowError(ConfigError):
-    """`tether apply` was given a run that was not a shadow run."""
+    """`tether apply` was given a run that was not a shadow run, or one that has not finished."""
 
 
 class ApplyResult(BaseModel):
@@ -81,6 +82,10 @@ def apply_run(config: TetherConfig, run_id: str, *, dry_run: bool = False, force
             raise NotShadowError(msg)
     elif not changes.shadow:
         msg = f"run {run_id} was not a shadow run: its changes are in {workspace} already; nothing to apply"
+        raise NotShadowError(msg)
+    if pinned(folder):
+        msg = (f"shadow run {run_id} is still live or waiting for an answer; let it finish (`tether resume`, "
+               f"`tether approve|deny {run_id}`) before applying it")
         raise NotShadowError(msg)
     result = ApplyResult(run_id=run_id, workspace=workspace, dry_run=dry_run)
     mark = Marks(folder).applied

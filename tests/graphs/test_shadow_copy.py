@@ -142,3 +142,21 @@ def test_the_guardian_and_the_sandbox_agree_on_home_and_every_shared_path(make_s
     assert ctx.judge("rm -rf ~").decision == "deny"  # `~` is the sandbox's HOME: judged as the tmpfs root
     assert ctx.judge("echo x > ~/scratch.txt").decision == "allow"  # a scratch file in the sandbox's own HOME
     assert ctx.judge("rm -rf /home/tether").decision == "deny"
+
+
+def test_a_paused_shadow_run_keeps_its_snapshot_and_is_applied_only_once_finished(tether):
+    (tether.workspace / "keep.txt").write_text("the person's\n")
+    before = state(tether.workspace)
+    code, out, err = tether.run(SCENARIOS / "pip-ask.yaml", "--shadow", "--ask-later", "--no-memory")
+    assert code == 3 and out["awaiting"], err
+    run_id = out["run_id"]
+    code, _, err = tether.cli("apply", run_id)
+    assert code == 2 and "waiting for an answer" in err
+    code, gc, err = tether.cli("snapshot", "gc", "--keep", "0")
+    assert code == 0 and run_id not in gc["pruned"]
+    code, out, err = tether.cli("approve", run_id)
+    assert out is not None and out["status"] != "interrupted", err
+    assert state(tether.workspace) == before
+    code, applied, err = tether.cli("apply", run_id)
+    assert code == 0 and "notes.txt" in applied["added"], err
+    assert (tether.workspace / "notes.txt").read_text() == (_copy_of(tether, run_id) / "notes.txt").read_text()
