@@ -93,7 +93,7 @@ class WorkspaceLock:
     Args:
         home: The Tether home (records live in `<home>/locks/`).
         workspace: The person's folder.
-        run_id: Who takes it (a run id, or `rollback:RUN` / `apply:RUN`).
+        run_id: Who takes it (a run id, or `rollback:RUN` / `apply:RUN` / `sandbox:exec`).
         run_folder: The run's folder, marked live while the lock is held (None for rollback/apply).
         work: A shadow run's copy of the workspace.
     """
@@ -184,7 +184,7 @@ def _busy(workspace: Path, holder: Holder, theirs: Path) -> str:
     what = holder.run_id
     around = "holds" if workspace.is_relative_to(theirs) else "is inside"
     where = "" if theirs == workspace else f" (on {theirs}, which {around} this folder)"
-    if what.startswith(("rollback:", "apply:")):
+    if what.startswith(("rollback:", "apply:", "sandbox:")):
         return (f"workspace {workspace} is being changed by `tether {what.replace(':', ' ')}`{where} "
                 f"(pid {holder.pid} on {holder.host}); wait for it to finish")
     return (f"workspace {workspace} is in use by {holder.describe()}{where}; one live run per workspace: wait for it "
