@@ -229,3 +229,15 @@ def test_apply_never_brings_a_setuid_or_setgid_bit_over(home, ws):
     assert out["added"] == ["tool"] and "a.txt" in out["already"]
     assert oct(os.stat(ws / "tool").st_mode & 0o7777) == oct(0o755)
     assert oct(os.stat(ws / "a.txt").st_mode & 0o7777) == oct(0o644)
+
+
+def test_sandbox_exec_on_a_live_runs_workspace_is_refused(home, ws):
+    proc = _sleeper()
+    try:
+        time.sleep(0.2)
+        _plant_lock(home, ws, proc.pid, process_start(proc.pid))
+        result = CliRunner().invoke(app, ["sandbox", "exec", "--workspace", str(ws), "--home", str(home), "--", "true"])
+        assert result.exit_code == 2 and "r-first" in result.stderr
+    finally:
+        proc.kill()
+        proc.wait()
