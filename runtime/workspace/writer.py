@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -167,9 +168,21 @@ def _write(root: int, step: Step) -> None:
                 if owner:
                     os.chown(_name(rel), *owner, dir_fd=parent, follow_symlinks=False)
                 return
-            tmp = f".tether-{os.getpid()}-{abs(hash(rel)) % 10**8}.tmp"
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp, dir_fd=parent)
+            tmp = _made(parent, t)
+            if owner:
+                os.chown(tmp, *owner, dir_fd=parent, follow_symlinks=False)
+            os.rename(tmp, os.fsencode(_name(rel)), src_dir_fd=parent, dst_dir_fd=parent)
+    finally:
+        os.close(parent)
+
+
+def _made(parent: int, t: Located) -> str:
+    """Make the target under a fresh temporary name beside its place (never one that exists); that name."""
+    v = t.version
+    assert v is not None
+    for _ in range(100):
+        tmp = f".tether-{secrets.token_hex(6)}.tmp"
+        try:
             if v.type == "symlink":
                 os.symlink(os.fsencode(v.target or ""), tmp, dir_fd=parent)
             elif v.type == "fifo":
@@ -177,11 +190,11 @@ def _write(root: int, step: Step) -> None:
                 os.chmod(tmp, v.mode, dir_fd=parent)
             else:
                 _write_file(parent, tmp, t)
-            if owner:
-                os.chown(tmp, *owner, dir_fd=parent, follow_symlinks=False)
-            os.rename(tmp, os.fsencode(_name(rel)), src_dir_fd=parent, dst_dir_fd=parent)
-    finally:
-        os.close(parent)
+        except FileExistsError:
+            continue
+        return tmp
+    msg = "no free temporary name in the folder"
+    raise FileExistsError(msg)
 
 
 def _write_file(parent: int, tmp: str, t: Located) -> None:
@@ -199,6 +212,10 @@ def _write_file(parent: int, tmp: str, t: Located) -> None:
             os.fchmod(out, v.mode)
             if v.mtime_ns is not None:
                 os.utime(out, ns=(v.mtime_ns, v.mtime_ns))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=parent)  # ours, made just above: never left half-written
+            raise
         finally:
             os.close(out)
     finally:
