@@ -143,8 +143,8 @@ def plan(workspace: Path, items: list[Item], cap: int, *, force: bool = False,
             elif force:
                 out.steps.append(Step(item, now.version, forced=True))
             else:
-                why = ("the run's end was never recorded (it was killed), so this may be your change"
-                       if item.unknown_expected else "changed since the run (by you or another run)")
+                why = ("the run's end was never recorded (it was killed, or ran under an older Tether), so this may "
+                       "be your change" if item.unknown_expected else "changed since the run (by you or another run)")
                 out.conflicts.append(_conflict(item, now.version, why))
         _check_sources(out)
         _check_folders(out, view, force)
