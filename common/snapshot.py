@@ -2,8 +2,10 @@
 
 Parts: `snapshot` (copy the workspace into `<run dir>/snapshot/`, with a
 manifest of modes, symlinks, FIFOs and empty folders), `load_manifest`,
-`gc_snapshots` (keep the newest `workspace.snapshot_keep`) and the name
-encoding the manifest uses. `runtime.workspace.restore` puts a snapshot back.
+`gc_snapshots` (keep the newest `workspace.snapshot_keep`, never a live or
+paused run's: common.liveness) and the name encoding the manifest uses.
+`runtime.workspace.restore` puts a snapshot back; `runtime.workspace.merge`
+compares it with a run's end and the folder now (rollback, apply).
 
 The copy walks the workspace by file descriptor (common.walk): no symlink is
 followed, no FIFO opened, any depth works, and names keep their exact bytes.
@@ -30,6 +32,7 @@ from pydantic import BaseModel, Field
 from tether.common.atomic import write_atomic
 from tether.common.errors import TetherError
 from tether.common.limits import WorkspaceLimits
+from tether.common.liveness import pinned
 from tether.common.manifest import WorkspaceDiff
 from tether.common.walk import (
     Deadline,
@@ -46,6 +49,8 @@ from tether.common.walk import (
 
 FICLONE = 0x40049409  # _IOW(0x94, 9, int) from linux/fs.h
 SNAPSHOT_DIR = "snapshot"
+SHADOW_DIR = "shadow"
+"""A shadow run's throw-away copy of the workspace, next to its snapshot (pruned with it)."""
 MANIFEST = "manifest.json"
 JOURNAL_FILE = "journal.jsonl"
 RAW = "\x00"
@@ -70,6 +75,9 @@ class Entry(BaseModel):
     """Link target, for symlinks (encoded like the names: `to_text`)."""
     mtime_ns: int | None = None
     """Modification time, restored for files so build tools see no change."""
+    sig: list[int] | None = None
+    """Files: (device, inode, size, mtime, ctime) of the workspace's file when it was copied; an equal stat
+    later means the same bytes (the kernel sets ctime on every change and nobody can set it back)."""
 
 
 class SnapshotManifest(BaseModel):
@@ -120,6 +128,11 @@ def clone_fd(src: int, dst: int, size: int, try_reflink: bool, deadline: Deadlin
         except OSError:
             pass  # not supported here: copy the data segments below
     return False, copy_sparse(src, dst, size, deadline)
+
+
+def stat_sig(st: os.stat_result) -> list[int]:
+    """What identifies one version of a file without reading it: device, inode, size, mtime, ctime."""
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
 def _needed(workspace: Path, limits: WorkspaceLimits) -> int:
@@ -210,7 +223,7 @@ def _copy(workspace: Path, files: Path, limits: WorkspaceLimits) -> SnapshotMani
                         os.close(src)
                     man.bytes_copied += written
                     man.method = "reflink" if reflink else "copy"
-                    man.entries[key] = Entry(type="file", mode=mode, mtime_ns=st.st_mtime_ns)
+                    man.entries[key] = Entry(type="file", mode=mode, mtime_ns=st.st_mtime_ns, sig=stat_sig(st))
                 elif stat.S_ISFIFO(e.st.st_mode):
                     man.entries[key] = Entry(type="fifo", mode=mode)
                 else:
@@ -239,14 +252,21 @@ def load_manifest(run_folder: Path) -> SnapshotManifest:
 def gc_snapshots(runs_dir: Path, keep: int, *, spare: str | None = None) -> list[str]:
     """Remove the snapshots of all but the newest `keep` runs; return the run ids pruned.
 
-    Only `<run>/snapshot/` goes; the run's journal and record stay. `spare`
-    names a run whose snapshot is never removed (the one being taken).
+    Only `<run>/snapshot/` (and a shadow run's copy, `<run>/shadow/`) go; the
+    run's journal and record stay. `spare` names a run whose snapshot is never
+    removed (the one being taken); a run that is live or paused for an answer
+    (its live marker, common.liveness) is never pruned and does not count
+    toward `keep`.
     """
     if not runs_dir.is_dir():
         return []
     found = sorted((p.stat().st_mtime, p.parent.name) for p in runs_dir.glob(f"*/{SNAPSHOT_DIR}")
-                   if p.parent.name != spare and not p.is_symlink())
+                   if p.parent.name != spare and not p.is_symlink() and not pinned(p.parent))
     pruned = [name for _, name in found[:max(len(found) - keep, 0)]]
     for name in pruned:
+        if pinned(runs_dir / name):  # became live since it was listed
+            continue
         _remove_tree(runs_dir / name / SNAPSHOT_DIR)
+        if (runs_dir / name / SHADOW_DIR).is_dir():
+            _remove_tree(runs_dir / name / SHADOW_DIR)
     return pruned

@@ -53,6 +53,10 @@ class WalkError(TetherError, OSError):
     """A workspace pass could not finish safely: too deep, out of time, or unreadable."""
 
 
+class DeadlineError(WalkError, TimeoutError):
+    """A workspace pass ran past its `Deadline`."""
+
+
 class Deadline:
     """A wall-clock budget for one host-side pass; `check()` raises once it is spent."""
 
@@ -66,7 +70,7 @@ class Deadline:
         if self.ends is not None and time.monotonic() > self.ends:
             msg = (f"{self.what} took longer than {self.seconds:g} s and was stopped; the workspace is too big "
                    "or keeps changing; raise workspace.host_pass_seconds or make the workspace smaller")
-            raise WalkError(msg)
+            raise DeadlineError(msg)
 
 
 @dataclass(slots=True)

@@ -45,6 +45,7 @@ from tether.guardian.checker import check
 from tether.guardian.config import GuardianConfig
 from tether.guardian.verdict import CheckContext
 from tether.sandbox.base import Sandbox
+from tether.sandbox.config import SANDBOX_HOME
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ class GateContext:
 
     def guard(self, command: str) -> str:
         """The guardian's decision on a check the model wrote, before the gate runs it."""
-        context = CheckContext(workspace=Path(self.settings.workspace_mount))
+        context = CheckContext(workspace=Path(self.settings.workspace_mount), home=Path(SANDBOX_HOME))
         return check(command, context, self.settings.guardian).decision
 
 

@@ -18,6 +18,7 @@ from tether.common.budgets import RunBudgets
 from tether.graphs.approvals import ApprovalMode, Approvals, NoApprovals
 from tether.guardian.config import GuardianConfig
 from tether.guardian.verdict import CheckContext, Verdict
+from tether.sandbox.config import SANDBOX_HOME
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -65,12 +66,18 @@ class RunContext:
     approval: ApprovalMode = "refuse"
     watch: CommandWatch | None = None
     workspace_mount: str = "/home/tether/workspace"
+    home: str = SANDBOX_HOME
+    """HOME in the sandbox: the guardian reads `~` and `$HOME` as this folder, as the commands do."""
     output_cap: int = 4000
     """Characters of command output shown to the model (head and tail)."""
 
+    def check_context(self) -> CheckContext:
+        """Where a command runs, as the sandbox has it: its working folder (the workspace) and its HOME."""
+        return CheckContext(workspace=Path(self.workspace_mount), home=Path(self.home))
+
     def judge(self, command: str) -> Verdict:
-        """The guardian's verdict on a command, with the workspace as the sandbox sees it."""
-        context = CheckContext(workspace=Path(self.workspace_mount))
+        """The guardian's verdict on a command, with the workspace and `~` as the sandbox sees them."""
+        context = self.check_context()
         if self.guard is not None:
             return self.guard(command, context)
         from tether.guardian.checker import check

@@ -5,10 +5,15 @@ folder, `tether.toml` in the working folder, `TETHER_*` environment variables,
 then `--home` on the command line. A nested key `[sandbox] image` is
 `TETHER_SANDBOX__IMAGE` in the environment; values are parsed as TOML
 literals when they parse (`true`, `3`, `"x"`, `[1, 2]`), else taken as text.
+
+Values are typed strictly: a count must be a whole number (`true`, `3.0`
+and `"3"` are refused), a switch `true` or `false`, a number a number; a
+wrong type is one line naming the key, the value given and what it needs.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import tomllib
@@ -182,13 +187,13 @@ def load_config(
             "default"
         )
         raise ConfigError(msg)
-    try:
-        config = TetherConfig.model_validate(data)
+    try:  # as JSON, strictly: no `true` for a count, no "3" for a number, but text for paths
+        config = TetherConfig.model_validate_json(json.dumps(data, default=str), strict=True)
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         env = ENV_PREFIX + "__".join(str(p) for p in first["loc"]).upper()
-        msg = f"config key '{where}' (env {env}): {first['msg']}; see docs/config.md"
+        msg = f"config key '{where}' (env {env}): {_why(first)}; see docs/config.md"
         raise ConfigError(msg) from e
     config = config.model_copy(update={"home": config.home.expanduser().resolve()})
     if config.home.exists() and not config.home.is_dir():
@@ -196,6 +201,22 @@ def load_config(
         raise ConfigError(msg)
     _log_weakened(config)
     return config
+
+
+NEEDS = {"int_type": "a whole number (e.g. 20)", "bool_type": "true or false", "float_type": "a number (e.g. 1.5)",
+         "string_type": "text in quotes", "list_type": "a list (e.g. [\"a\"])", "dict_type": "a table of settings"}
+
+
+def _why(error: Any) -> str:
+    """One line: what the key needs and what it was given (`true` for a count is a boolean, not 1)."""
+    need = NEEDS.get(error["type"])
+    given = error.get("input")
+    kind = {bool: "a boolean", int: "a whole number", float: "a number", str: "text", list: "a list",
+            dict: "a table"}.get(type(given), type(given).__name__)
+    shown = json.dumps(given, default=str)[:60].replace("\n", " ") if not isinstance(given, dict) else "{...}"
+    if need:
+        return f"needs {need}, got {shown} ({kind})"
+    return f"{error['msg']} (got {shown})"
 
 
 def check_home(config: TetherConfig) -> None:

@@ -1,6 +1,6 @@
 """The sandbox seam: everything the rest of Tether asks of any sandbox, stated here.
 
-A second backend implements `Sandbox` (exec, processes, close, the workspace
+A second backend implements `Sandbox` (exec, processes, close, the workspace, its notices
 and the output scanner slot) and passes the same tests; nothing above this
 layer looks for a method by `getattr`.
 """
@@ -52,6 +52,8 @@ class Sandbox(Protocol):
     workspace: Path
     stream_scanner: Callable[[], OutputScanner] | None
     """Made once per command and fed its whole output; its findings land in `ExecResult.secrets`."""
+    notices: list[str]
+    """What the person must be told about this sandbox once it is closed (e.g. a hand-back that ran late)."""
 
     def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:
         """Run `command` with bash in the sandbox; never raises for a non-zero exit."""

@@ -35,10 +35,13 @@ def run_once(
     workspace: Path | None = None,
     timeout_s: float | None = None,
     memory_dir: Path | None = None,
+    notices: list[str] | None = None,
 ) -> ExecResult:
     """Run one command in a fresh sandbox that is removed afterwards.
 
     Without `workspace` a scratch folder is used and deleted afterwards.
+    What the person must be told once it is removed (a late hand-back) is
+    appended to `notices`.
     """
     from tether.sandbox.docker import DockerSandbox, exec_timeout
 
@@ -49,6 +52,8 @@ def run_once(
             if os.geteuid() == 0:  # our own scratch folder: hand it to the sandbox user quietly
                 os.chown(workspace, SANDBOX_UID, SANDBOX_UID)
         sandbox = DockerSandbox(workspace, config, memory_dir=memory_dir)
+        if notices is not None:
+            stack.callback(lambda: notices.extend(sandbox.notices))  # runs after the sandbox is closed
         stack.enter_context(sandbox)
         return sandbox.exec(command, timeout_s=timeout_s)
 

@@ -4,6 +4,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+SANDBOX_HOME = "/tmp"
+"""HOME (and TMPDIR) of every command in the sandbox: the size-capped tmpfs. The guardian resolves `~` and `$HOME`
+to the same folder (graphs.context.RunContext.check_context), so what it judges is what runs."""
+
 
 class DockerSandboxConfig(BaseModel):
     """How each task's container is built and limited."""

@@ -33,7 +33,7 @@ from tether.common.errors import ConfigError
 from tether.common.limits import WorkspaceLimits
 from tether.sandbox import cleanup
 from tether.sandbox.base import ExecResult
-from tether.sandbox.config import DockerSandboxConfig
+from tether.sandbox.config import SANDBOX_HOME, DockerSandboxConfig
 from tether.sandbox.engine import connect, docker_sdk
 from tether.sandbox.errors import SandboxError
 from tether.sandbox.images import ensure_image
@@ -121,6 +121,8 @@ class DockerSandbox:
         self._has_timeout = True
         self.stream_scanner: Callable[[], Any] | None = None
         """Makes, per exec, an object with `feed(bytes)` and `close() -> list[str]` that sees the whole output."""
+        self.notices: list[str] = []
+        """What the person must be told about this sandbox's life (a hand-back that ran late)."""
 
     @property
     def container_id(self) -> str | None:
@@ -189,7 +191,7 @@ class DockerSandbox:
             "nano_cpus": int(c.cpus * 1e9),
             "init": c.init,
             "working_dir": c.workspace_mount,
-            "environment": {"HOME": "/tmp"},
+            "environment": {"HOME": SANDBOX_HOME, "TMPDIR": SANDBOX_HOME},
             "hostname": "sandbox",
             "volumes": volumes,
         }
@@ -357,3 +359,8 @@ class DockerSandbox:
         handover, self._handover = self._handover, None
         if handover is not None:
             handover.take_back()
+            if handover.late_s is not None:
+                self.notices.append(
+                    f"handing {self.workspace} back to its owner took {handover.late_s:.0f} s, past "
+                    f"workspace.host_pass_seconds ({self.limits.host_pass_seconds:g} s); it was finished anyway: "
+                    "every entry has its owner again")

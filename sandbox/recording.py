@@ -23,6 +23,7 @@ class RecordingSandbox:
         self.commands: list[str] = []
         self.closed = False
         self.stream_scanner = None
+        self.notices: list[str] = []
 
     def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:  # noqa: ARG002
         if command == self.fail_on:

@@ -18,6 +18,7 @@ import logging
 import os
 import resource
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from tether.common.errors import ConfigError
 from tether.common.limits import WorkspaceLimits
 from tether.common.walk import (
     Deadline,
+    DeadlineError,
     Entry,
     chown_entry,
     copy_sparse,
@@ -144,6 +146,8 @@ class Handover:
         """Entries not handed over or back (hardlinked from outside, setuid/setgid/caps), as shown names."""
         self.record: LendingRecord | None = None
         """Where the lending is kept on disk until it is given back (sandbox.lending), if anywhere."""
+        self.late_s: float | None = None
+        """Set when the last hand-back ran past `host_pass_seconds` (and was finished anyway): how long it took."""
 
     def give(self) -> None:
         """Chown the tree to the sandbox user, recording what each lent inode had.
@@ -188,15 +192,29 @@ class Handover:
     def take_back(self) -> None:
         """Restore recorded owners; what the sandbox user created goes to the workspace owner.
 
-        A file the sandbox user owns that is hardlinked from outside the
-        workspace is replaced by a private copy, so the outside file keeps its owner.
+        Always finishes: past `host_pass_seconds` the pass starts over with no
+        deadline (the sandbox is gone by then, so the tree can no longer grow)
+        and `late_s` says how long it took, for the person to be told. A file
+        the sandbox user owns that is hardlinked from outside the workspace is
+        replaced by a private copy, so the outside file keeps its owner.
         """
+        started = time.monotonic()
+        try:
+            self._take_back(Deadline(self.limits.host_pass_seconds, "taking the workspace back"))
+        except DeadlineError:
+            log.warning("handing %s back is past workspace.host_pass_seconds; finishing it", self.workspace)
+            self._take_back(None)
+            self.late_s = time.monotonic() - started
+        self.original.clear()
+        if self.record is not None:
+            self.record.clear()
+
+    def _take_back(self, deadline: Deadline | None) -> None:
         with _pinned(self.workspace) as root:
             st = os.fstat(root)
             want = self.original.get((st.st_dev, st.st_ino), self.owner)
             if (st.st_uid, st.st_gid) != want:
                 os.fchown(root, *want)
-            deadline = Deadline(self.limits.host_pass_seconds, "taking the workspace back")
             depth = _deepest_possible()  # whatever the sandbox nested must come back
             inside = _link_counts(root, deadline, depth)
             for entry in walk(root, deadline=deadline, max_depth=depth, what="taking the workspace back"):
@@ -210,9 +228,6 @@ class Handover:
                     _break_link(entry, self.owner)
                     continue
                 chown_entry(entry, *want)
-        self.original.clear()
-        if self.record is not None:
-            self.record.clear()
 
 
 @contextlib.contextmanager
@@ -230,7 +245,7 @@ def _deepest_possible() -> int:
     return 1_000_000 if hard == resource.RLIM_INFINITY else max(hard - 256, 64)
 
 
-def _link_counts(root: int, deadline: Deadline, depth: int) -> dict[tuple[int, int], int]:
+def _link_counts(root: int, deadline: Deadline | None, depth: int) -> dict[tuple[int, int], int]:
     """How many names each non-folder inode has inside the workspace."""
     counts: dict[tuple[int, int], int] = {}
     for entry in walk(root, deadline=deadline, max_depth=depth, what="counting hardlinks"):

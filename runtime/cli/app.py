@@ -23,6 +23,7 @@ def build_app() -> Any:
     from tether.runtime.cli import runs as cli_runs
     from tether.runtime.cli import sandbox as cli_sandbox
     from tether.runtime.cli import trust as cli_trust
+    from tether.runtime.cli import undo as cli_undo
 
     app = typer.Typer(
         name="tether",
@@ -31,7 +32,7 @@ def build_app() -> Any:
         pretty_exceptions_enable=False,
         add_completion=False,
     )
-    for module in (cli_run, cli_runs, cli_guard, cli_sandbox, cli_memory, cli_trust, cli_eval):
+    for module in (cli_run, cli_runs, cli_guard, cli_sandbox, cli_memory, cli_trust, cli_undo, cli_eval):
         module.register(app)
     return app
 

@@ -29,12 +29,16 @@ RunArg = Annotated[str, typer.Argument(
 
 
 def config(home: Path | None) -> TetherConfig:
-    """Load config or exit 2 with the one-line reason."""
+    """Load config or exit 2 with the one-line reason; first finish any hand-back a dead run left undone."""
     try:
         cfg = load_config(home)
         check_home(cfg)
     except TetherError as e:
         fail(str(e))
+    from tether.runtime.workspace.handback import settle_lendings
+
+    for note in settle_lendings(cfg.home, cfg.workspace):
+        err.print(f"[bold yellow]hand-back:[/] {safe(note)}")
     return cfg
 
 

@@ -27,8 +27,12 @@ Tether reads its settings once, at start-up, in this order (later wins):
 5. `--home DIR` on the command line.
 
 Unknown keys are errors (a typo never passes silently); the message names the
-key, its environment variable and this page. Every sandbox value that differs
-from its hardened default is logged as a warning at start-up.
+key, its environment variable and this page. Values are typed strictly: a
+count takes a whole number only (`snapshot_keep = true`, `= 3.0` or `= "3"` is
+refused, never read as 1 or 3), a switch `true` or `false` only, a number a
+number; the one-line error names the key, the value given and what it needs.
+Every sandbox value that differs from its hardened default is logged as a
+warning at start-up.
 
 `TETHER_REQUIRE_DOCKER=1` is read by the test suite, not by Tether: it turns
 "Docker unavailable" skips into failures (CI sets it).

@@ -3,9 +3,10 @@
 Each command parses, checks its input (exit 2 with the fix on bad input,
 before anything starts), calls the runner, shows a live view on stderr and
 prints the result (one JSON object on stdout with `--json`). Exit codes:
-0 success, 1 failed or blocked, 2 bad input, 3 interrupted or awaiting
-approval, 4 needs review (the gate passed, but the run touched tests that
-existed before it).
+0 success, 1 failed or blocked, 2 bad input (another live run on the
+workspace included: it is named), 3 interrupted or awaiting approval, 4
+needs review (the gate passed, but the run touched tests that existed
+before it).
 """
 
 from __future__ import annotations
@@ -149,7 +150,8 @@ def run(
         bool,
         typer.Option(
             "--shadow",
-            help="Shadow audit: record the guardian's verdicts without enforcing them (the sandbox still isolates).",
+            help="Shadow audit: work on a throw-away copy of the workspace (your folder is never changed); the "
+                 "guardian's verdicts are recorded, not enforced; bring the changes over with `tether apply RUN`.",
         ),
     ] = False,
     no_memory: NoMemoryOption = False,
@@ -182,9 +184,9 @@ def run(
     ws = (workspace or Path.cwd()).expanduser()
     if not ws.is_dir():
         fail(f"workspace {ws} is not a folder; pass --workspace DIR (an existing folder)")
-    if (
+    if not shadow and (
         not os.access(ws, os.W_OK | os.X_OK) or not ws.stat().st_mode & stat.S_IWUSR
-    ):  # the sandbox user writes as the owner
+    ):  # the sandbox user writes as the owner (a shadow run writes only its copy)
         fail(f"workspace {ws} is not writable; run `chmod u+w {ws}` or pass --workspace DIR (a folder you can write)")
     interactive = _interactive() and not ask_later
     approval = "yes" if yes else "prompt" if (interactive or ask_later) else "refuse"

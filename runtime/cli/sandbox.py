@@ -33,10 +33,15 @@ sandbox_app = typer.Typer(help="Docker sandbox: image, one-off commands, cleanup
 def _config(home: Path | None, **sandbox_overrides: Any) -> TetherConfig:
     overrides = {"sandbox": {k: v for k, v in sandbox_overrides.items() if v is not None}}
     try:
-        return load_config(home, overrides=overrides)
+        cfg = load_config(home, overrides=overrides)
     except TetherError as e:
         fail(str(e))
         raise  # unreachable: fail() raises
+    from tether.runtime.workspace.handback import settle_lendings
+
+    for note in settle_lendings(cfg.home, cfg.workspace):
+        err.print(f"[bold yellow]hand-back:[/] {safe(note)}")
+    return cfg
 
 
 @sandbox_app.command()
@@ -72,14 +77,25 @@ def exec_(
     as_json: JsonOption = False,
 ) -> None:
     """Run one command in a fresh hardened sandbox and exit with its exit code."""
+    from tether.runtime.workspace.lock import WorkspaceLock
+
     line = command[0] if len(command) == 1 else shlex.join(command)
     cfg = _config(home, image=image)
     cleanup.install_signal_handlers()
+    notices: list[str] = []
     try:
         with errors_exit():
-            result = commands.run_once(cfg.sandbox, line, workspace=workspace, timeout_s=timeout)
+            lent = workspace is not None and workspace.is_dir()  # one live user of a workspace, this one included
+            lock = WorkspaceLock(cfg.home, workspace, "sandbox:exec").acquire() if lent and workspace else None
+            try:
+                result = commands.run_once(cfg.sandbox, line, workspace=workspace, timeout_s=timeout, notices=notices)
+            finally:
+                if lock is not None:
+                    lock.release()
     except KeyboardInterrupt:
         fail("interrupted; the sandbox was removed", 130)
+    for note in notices:
+        err.print(f"[bold yellow]note:[/] {safe(note)}")
     if as_json:
         print_json(result.model_dump())
     else:

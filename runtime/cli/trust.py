@@ -1,4 +1,7 @@
-"""CLI of trust escalation: `tether trust list|show|revoke`, `tether rollback`, `tether snapshot gc`, `tether audit`."""
+"""CLI of trust escalation: `tether trust list|show|revoke`, `tether snapshot gc`, `tether audit`.
+
+`tether rollback` and `tether apply` are in runtime.cli.undo.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +26,6 @@ from tether.runtime.config import TetherConfig
 from tether.runtime.terminal import safe
 from tether.runtime.trust.audit import AuditReport, audit_run
 from tether.runtime.trust.ledger import TrustLedger, never_promoted
-from tether.runtime.trust.rollback import rollback_run
 
 trust_app = typer.Typer(help="Inspect and edit the trust ledger (what is auto-approved).",
                         no_args_is_help=True)
@@ -94,24 +96,6 @@ def revoke(kind: KindArg, home: HomeOption = None, json: JsonOption = False) -> 
         out.print(f"revoked {safe(kind)}: it asks again until re-earned")
 
 
-def rollback(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) -> None:
-    """Restore a run's workspace from its snapshot and demote every kind it approved."""
-    cfg = config(home)
-    run_id = resolve_run(cfg, run_id)
-    with errors_exit():
-        result = rollback_run(cfg, run_id)
-    if json:
-        print_json(result.model_dump(mode="json"))
-    else:
-        d = result.restore.diff
-        out.print(f"restored {safe(result.restore.workspace)}: removed {len(d.added)}, "
-                  f"reverted {len(d.modified)}, recreated {len(d.deleted)}")
-        for kind in result.demoted:
-            out.print(f"demoted {safe(kind)}")
-    if result.ledger_error:
-        fail(f"workspace restored but nothing demoted: {result.ledger_error}")
-
-
 snapshot_app = typer.Typer(help="Workspace snapshots taken before each run (what `tether rollback` restores).",
                            no_args_is_help=True)
 
@@ -162,8 +146,7 @@ def _print_report(report: AuditReport) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add `trust`, `rollback` and `audit` to the main app."""
+    """Add `trust`, `snapshot` and `audit` to the main app."""
     app.add_typer(trust_app, name="trust")
-    app.command("rollback")(rollback)
     app.add_typer(snapshot_app, name="snapshot")
     app.command("audit")(audit)

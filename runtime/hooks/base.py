@@ -59,6 +59,11 @@ class RunRecord(BaseModel):
     """model_calls and tokens, from the graph state."""
     memory: dict[str, Any] = Field(default_factory=dict)
     """What the memory cycle did after the run (lessons used, revised, written; rules fired)."""
+    notices: list[str] = Field(default_factory=list)
+    """What the person must be told about the run's end (a late hand-back, changes that could not be recorded)."""
+    changes: dict[str, Any] | None = None
+    """The run's changes (`added`, `modified`, `deleted`: shown names, folders end in `/`, the first 200 of
+    each; `counts`): for a shadow run, what `tether apply` would bring over; for a plain run, what rollback undoes."""
 
     @property
     def journal_path(self) -> Path:

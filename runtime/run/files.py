@@ -57,6 +57,11 @@ def _corrupt(path: Path, detail: str) -> StateFileError:
     )
 
 
+def work_folder(meta: dict[str, Any]) -> Path:
+    """The folder the run's sandbox works in: a shadow run's copy, else the workspace itself."""
+    return Path(meta.get("work") or meta["workspace"])
+
+
 def save_meta(folder: Path, meta: dict[str, Any]) -> None:
     write_atomic(folder / "run.json", json.dumps(meta, indent=2, default=str))
 

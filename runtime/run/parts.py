@@ -10,7 +10,6 @@ database. `SandboxNotStarted` says why a run never reached its graph.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -30,7 +29,9 @@ from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import RunHooks
 from tether.runtime.models.registry import model_for_run
 from tether.runtime.run.checkpoints import JournalFirstSaver, connect
+from tether.runtime.run.files import work_folder
 from tether.runtime.run.phases import start_manifest
+from tether.runtime.workspace.handback import lending_record
 from tether.runtime.workspace.watch import WorkspaceWatch, start_cache
 from tether.sandbox.base import Sandbox
 
@@ -46,17 +47,12 @@ class SandboxNotStarted(Exception):  # noqa: N818 (a signal to the runner, wrapp
         self.cause = cause
 
 
-def lending_record(config: TetherConfig, workspace: Path) -> Path:
-    """Where a lending of `workspace` is kept until given back: per workspace, so any later run reclaims it."""
-    return config.home / "lent" / (hashlib.sha256(str(workspace).encode()).hexdigest()[:16] + ".json")
-
-
 def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_dir: Path | None) -> Sandbox:
     """The default factory: a started DockerSandbox for this run."""
     from tether.sandbox.docker import DockerSandbox
 
     return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace,
-                         lending_record=lending_record(config, workspace)).start()
+                         lending_record=lending_record(config.home, workspace)).start()
 
 
 @dataclass
@@ -76,9 +72,14 @@ def gate_settings(config: TetherConfig, meta: dict[str, Any]) -> GateSettings:
 
 @contextmanager
 def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hooks: RunHooks, model: Any,
-              sandbox_factory: SandboxFactory) -> Iterator[RunParts]:
-    """Build the run's parts (raises SandboxNotStarted when the sandbox cannot start); take them down after."""
-    run_id, workspace = meta["run_id"], Path(meta["workspace"])
+              sandbox_factory: SandboxFactory, notices: list[str] | None = None) -> Iterator[RunParts]:
+    """Build the run's parts (raises SandboxNotStarted when the sandbox cannot start); take them down after.
+
+    The sandbox works in the run's work folder (a shadow run's copy, else the
+    workspace). What the person must hear about the take-down (a late
+    hand-back, a step that failed) is appended to `notices`.
+    """
+    run_id, workspace = meta["run_id"], work_folder(meta)
     run_dir = config.runs_dir / run_id
     model = model if model is not None else model_for_run(config, meta)
     start = start_manifest(run_dir)
@@ -106,14 +107,15 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
         )
         yield RunParts(context=context, graph=build_graph(JournalFirstSaver(conn, journal)), conn=conn)
     finally:
-        _close(journal, sandbox, conn, watch)
+        _close(journal, sandbox, conn, watch, notices if notices is not None else [])
 
 
-def _close(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connection, watch: WorkspaceWatch) -> None:
+def _close(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connection, watch: WorkspaceWatch,
+           notices: list[str]) -> None:
     """Sync the journal, remove the sandbox (handing the workspace back), close the database and the watch.
 
-    Each step runs even when one before it fails; failures are logged, since the
-    run's own outcome is what the caller reports.
+    Each step runs even when one before it fails; failures are logged and
+    told (`notices`), since the run's own outcome is what the caller reports.
     """
     for what, step in (("sync the journal", journal.sync),
                        ("close the sandbox", sandbox.close if sandbox is not None else None),
@@ -125,6 +127,9 @@ def _close(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connection, 
             step()
         except Exception as e:  # cleanup goes on; the failure is named
             log.warning("could not %s: %s", what, e)
+            notices.append(f"could not {what}: {e}")
+    if sandbox is not None:
+        notices.extend(sandbox.notices)
 
 
 def is_failure(e: BaseException) -> bool:

@@ -24,7 +24,8 @@ from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import FileState
 from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import MemoryContext, RunHooks, RunInfo, RunRecord
-from tether.runtime.run.files import AfterRun, save_meta
+from tether.runtime.run.files import AfterRun, save_meta, work_folder
+from tether.runtime.workspace.shadow import make_shadow_copy
 from tether.runtime.workspace.watch import START_MANIFEST, load_start, save_start
 
 log = logging.getLogger(__name__)
@@ -47,15 +48,19 @@ def check_goal(goal: str, config: TetherConfig) -> None:
 def prepare(
     meta: dict[str, Any], run_dir: Path, hooks: RunHooks, shadow: bool, limits: WorkspaceLimits
 ) -> dict[str, Any]:
-    """Recall memory, snapshot the workspace (trust) and record the start manifest; nothing runs yet.
+    """Recall memory, snapshot the workspace (trust), make a shadow run's copy, record the start manifest.
 
-    A run stopped here resumes by preparing again (resume_run).
+    Nothing runs yet. A shadow run works on `meta["work"]`, a copy made from
+    its snapshot (runtime.workspace.shadow); it never starts without one. A
+    run stopped here resumes by preparing again (resume_run).
     """
     workspace = Path(meta["workspace"])
     info = RunInfo(run_id=meta["run_id"], goal=meta["goal"], workspace=workspace, run_dir=run_dir, shadow=shadow)
     try:
         context = hooks.before_run(info) or MemoryContext()
-        save_start(run_dir, workspace, limits)
+        if shadow:
+            meta = {**meta, "work": str(make_shadow_copy(workspace, run_dir, limits))}
+        save_start(run_dir, work_folder(meta), limits)
     except BaseException as e:
         reason = why(e)
         save_meta(

@@ -30,15 +30,18 @@ from tether.common.events import (
     RunStarted,
 )
 from tether.common.journal import Journal
+from tether.common.snapshot import SHADOW_DIR
 from tether.gate.judge import ensure_snapshot
 from tether.graphs.context import ApprovalMode
 from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import NoHooks, RunHooks, RunRecord
 from tether.runtime.models.registry import model_for_run
 from tether.runtime.run.checkpoints import connect, quarantine, saved_values
+from tether.runtime.run.ending import changes_summary, record_end
 from tether.runtime.run.files import load_meta as _load_meta
 from tether.runtime.run.files import run_dir as _run_dir
 from tether.runtime.run.files import save_meta as _save_meta
+from tether.runtime.run.files import work_folder
 from tether.runtime.run.parts import (
     RunParts,
     SandboxFactory,
@@ -57,6 +60,8 @@ from tether.runtime.run.phases import (
 )
 from tether.runtime.run.record import record_from
 from tether.runtime.run.totals import TOTALS_KEY, totals_from_events
+from tether.runtime.workspace.lock import WorkspaceLock
+from tether.runtime.workspace.shadow import check_shadow_home
 
 OnEvent = Callable[[Event], None]
 AskPerson = Callable[[dict[str, Any]], bool | None]
@@ -104,12 +109,33 @@ def start_run(
     ask_person: AskPerson | None = None,
     on_event: OnEvent | None = None,
 ) -> RunRecord:
-    """Run a goal to a final status or a pause."""
+    """Run a goal to a final status or a pause.
+
+    Raises:
+        WorkspaceBusyError: another live run holds the workspace (its id is named).
+        ConfigError: a shadow run whose Tether home lies inside the workspace.
+    """
     hooks = hooks or NoHooks()
     check_goal(options.goal, config)
     run_id = new_run_id()
-    run_dir = config.runs_dir / run_id
     workspace = options.workspace.resolve()
+    if options.shadow:
+        check_shadow_home(config.home, workspace)
+    work = config.runs_dir / run_id / SHADOW_DIR if options.shadow else None
+    lock = WorkspaceLock(config.home, workspace, run_id, work=work).acquire()
+    record: RunRecord | None = None
+    try:
+        record = _start(config, options, run_id, workspace, lock, hooks=hooks, model=model,
+                        sandbox_factory=sandbox_factory, ask_person=ask_person, on_event=on_event)
+        return record
+    finally:
+        lock.release(paused=record is not None and record.awaiting is not None)
+
+
+def _start(config: TetherConfig, options: RunOptions, run_id: str, workspace: Path, lock: WorkspaceLock, *,
+           hooks: RunHooks, model: Any, sandbox_factory: SandboxFactory, ask_person: AskPerson | None,
+           on_event: OnEvent | None) -> RunRecord:
+    run_dir = config.runs_dir / run_id
     meta = {**options.model_dump(mode="json"), "run_id": run_id, "workspace": str(workspace), "status": "running",
             "phase": "preparing", "memory_context": "", "lesson_ids": [], "started_at": time.time()}
     try:
@@ -120,6 +146,7 @@ def start_run(
             "free space"
         )
         raise StateFileError(msg) from e
+    lock.attach(run_dir)
     _save_meta(run_dir, meta)  # first: a run folder always says what it is
     try:
         meta = prepare(meta, run_dir, hooks, options.shadow, config.workspace)
@@ -176,6 +203,22 @@ def resume_run(
     journal.listeners.extend([on_event] if on_event else [])
     if values and values.get("status"):
         return _report_finished(config, meta, values, journal, hooks)
+    work = run_dir / SHADOW_DIR if meta.get("shadow") else None
+    lock = WorkspaceLock(config.home, Path(meta["workspace"]), run_id, run_folder=run_dir, work=work).acquire()
+    record: RunRecord | None = None
+    try:
+        record = _resume(config, meta, values, run_dir, journal, approved=approved, approval=approval, hooks=hooks,
+                         model=model, sandbox_factory=sandbox_factory, ask_person=ask_person,
+                         from_journal=from_journal)
+        return record
+    finally:
+        lock.release(paused=record is not None and record.awaiting is not None)
+
+
+def _resume(config: TetherConfig, meta: dict[str, Any], values: dict[str, Any] | None, run_dir: Path,
+            journal: Journal, *, approved: bool | None, approval: ApprovalMode | None, hooks: RunHooks, model: Any,
+            sandbox_factory: SandboxFactory, ask_person: AskPerson | None, from_journal: bool) -> RunRecord:
+    run_id = meta["run_id"]
     if values is None and _progressed(journal) and not from_journal:
         msg = (f"run {run_id} has no checkpoint (the checkpoint database was reset or moved aside) but its journal "
                f"shows work; restart it from the journal with `tether resume {run_id} --from-journal` "
@@ -257,6 +300,7 @@ def _report_finished(
     """The result of a run whose graph ended; completes only what its after-run phase left undone."""
     run_dir = _run_dir(config.runs_dir, meta["run_id"])
     record = record_from(meta, values, journal.events, run_dir, None)
+    record = record.model_copy(update={"changes": changes_summary(run_dir)})
     if meta.get("status") != record.status:
         _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": None})
     end(journal, record)
@@ -275,17 +319,19 @@ def _drive(
     ask_person: AskPerson | None,
     require_pause: bool = False,
 ) -> RunRecord:
-    run_id, workspace = meta["run_id"], Path(meta["workspace"])
+    run_id, workspace = meta["run_id"], work_folder(meta)
     run_dir = config.runs_dir / run_id
     if not workspace.is_dir():
-        msg = f"workspace {workspace} of run {run_id} is gone; restore it to resume"
+        msg = (f"the shadow copy {workspace} of run {run_id} is gone (pruned); start the goal again"
+               if meta.get("work") else f"workspace {workspace} of run {run_id} is gone; restore it to resume")
         raise ConfigError(msg)
+    notices: list[str] = []
     graph_config: Any = {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
     record: RunRecord | None = None
     stopped: BaseException | None = None
     values: dict[str, Any] = {}
     try:
-        with run_parts(config, meta, journal, hooks, model, sandbox_factory) as parts:
+        with run_parts(config, meta, journal, hooks, model, sandbox_factory, notices) as parts:
             model = parts.context.model
             try:
                 record = _invoke(parts, graph_input, graph_config, meta, journal, run_dir, ask_person, require_pause)
@@ -309,6 +355,7 @@ def _drive(
             _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting,
                                  TOTALS_KEY: {**totals, "ended_at": time.time()}})
     assert record is not None
+    record = record_end(config, meta, record, notices)
     end(journal, record)
     return after_run(record, hooks, lambda: model)
 

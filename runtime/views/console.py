@@ -50,6 +50,9 @@ def to_json(record: RunRecord) -> dict[str, Any]:
         "checks": (record.gate or {}).get("checks", []),
         "summary": (record.summary or {}).get("text"),
         "journal": str(record.journal_path),
+        "shadow": record.shadow,
+        "changes": record.changes,
+        "notices": record.notices,
         **record.memory,
     }
 
@@ -112,11 +115,29 @@ def render_final(console: Console, record: RunRecord) -> None:
         console.print(table)
         _render_review(console, record.gate)
     _render_memory(console, record.memory)
+    _render_changes(console, record)
     color = STYLE.get(record.status, "red")
     console.print(
         f"[bold {color}]{safe(record.status)}[/] run {safe(record.run_id)}"
         + (f": {safe(record.reason)}" if record.reason else "")
     )
+
+
+def _render_changes(console: Console, record: RunRecord, listed: int = 20) -> None:
+    """What the run changed (a shadow run: in its copy) and what the person must be told."""
+    changes = record.changes or {}
+    rows = [(mark, p) for mark, key in (("+", "added"), ("~", "modified"), ("-", "deleted"))
+            for p in changes.get(key, [])]
+    total = sum((changes.get("counts") or {}).values()) or len(rows)
+    if rows:
+        where = "in the shadow copy" if record.shadow else "in the workspace"
+        console.print(f"[bold]changes {where}:[/] {total}")
+        for mark, p in rows[:listed]:
+            console.print(f"  {mark} {safe(p)}")
+        if total > listed:
+            console.print(f"  ... and {total - listed} more")
+    for note in record.notices:
+        console.print(f"[bold yellow]note:[/] {safe(note)}")
 
 
 def _render_review(console: Console, gate: dict[str, Any]) -> None:

@@ -240,10 +240,14 @@ def _lessons(meta: dict[str, Any], events: list[Event], memory_dir: Path, run_id
 
 def _next(view: RunView, awaiting: CommandView | None) -> list[str]:
     rid = view.run_id
-    if view.status == "success":
-        return []
     if awaiting is not None:
         return [f"tether approve {rid}", f"tether deny {rid}"]
+    if view.shadow:  # it changed only its copy: look at the changes, then bring them over (or not)
+        if view.status in ("interrupted", "running"):
+            return [f"tether resume {rid}"]
+        return [f"tether apply {rid} --dry-run", f"tether apply {rid}"]
+    if view.status == "success":
+        return []
     if view.status == "needs-review":  # the gate wants a person: look, then keep the work or undo it
         return [f"tether report {rid}", f"tether rollback {rid}"]
     if view.status in ("interrupted", "running"):

@@ -1,9 +1,10 @@
-"""Putting a workspace back from its run's snapshot, byte for byte.
+"""Making a folder what a run's snapshot holds, byte for byte.
 
 `restore` brings back contents, modes, symlinks, FIFOs, empty folders, names
 with any bytes, at any depth. Everything goes by file descriptor
 (common.walk): a symlink a run planted is replaced, never written through.
-`runtime.trust.rollback` builds `tether rollback` on it.
+A shadow run's throw-away copy is made with it (`into`); `tether rollback`
+does not use it (it undoes only the run's own changes: runtime.workspace.merge).
 """
 
 from __future__ import annotations
@@ -159,18 +160,22 @@ class _Restore:
                         os.close(fd)
 
 
-def restore(run_folder: Path, limits: WorkspaceLimits | None = None) -> RestoreResult:
-    """Put the run's workspace back as the snapshot holds it: contents, modes, symlinks, FIFOs.
+def restore(run_folder: Path, limits: WorkspaceLimits | None = None, *, into: Path | None = None) -> RestoreResult:
+    """Make a folder exactly what the snapshot holds: contents, modes, symlinks, FIFOs.
 
-    Entries the run added are removed, deleted ones recreated, changed ones
-    rewritten; unchanged files are left alone. Sockets and devices the
-    snapshot skipped are left as they are.
+    By default that folder is the run's workspace: every difference goes,
+    whoever made it (`tether rollback` undoes only the run's own changes,
+    runtime.workspace.merge). With `into`, a new folder becomes a copy of the
+    snapshot (a shadow run's throw-away workspace). Entries not in the
+    snapshot are removed, missing ones recreated, changed ones rewritten;
+    unchanged files are left alone. Sockets and devices the snapshot skipped
+    are left as they are.
     """
     limits = limits or WorkspaceLimits()
     man = load_manifest(run_folder)
     files = run_folder / SNAPSHOT_DIR / "files"
     run_id = run_folder.name
-    ws = man.workspace
+    ws = into or man.workspace
     try:
         if ws.is_symlink() or (ws.exists() and not ws.is_dir()):
             ws.unlink()
@@ -189,7 +194,7 @@ def restore(run_folder: Path, limits: WorkspaceLimits | None = None) -> RestoreR
             os.close(root)
             os.close(src)
     except (OSError, WalkError) as e:
-        msg = f"restore of run {run_id} into {ws} failed: {e}; fix permissions and rerun `tether rollback {run_id}`"
+        msg = f"restore of run {run_id} into {ws} failed: {e}; fix permissions and try again"
         raise SnapshotError(msg) from e
     deleted = job.deleted - job.modified
     return RestoreResult(workspace=ws, diff=WorkspaceDiff(

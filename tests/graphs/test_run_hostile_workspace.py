@@ -81,11 +81,15 @@ def _read(root: Path, rel: str) -> bytes:
 
 @pytest.fixture
 def ws_cleanup(tether):
-    """Remove the workspace by descriptor afterwards (pytest's own cleanup recurses: a 2000-deep tree defeats it)."""
+    """Remove the workspace and the home (the rollback's backup holds the tree too) by descriptor afterwards.
+
+    pytest's own cleanup recurses: a 2000-deep tree defeats it.
+    """
     yield
     parent = open_root(tether.workspace.parent)
     try:
         remove_entry(parent, tether.workspace.name)
+        remove_entry(parent, tether.home.name)
     finally:
         os.close(parent)
 

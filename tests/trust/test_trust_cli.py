@@ -6,6 +6,7 @@ import pytest
 from trust_helpers import ask
 from typer.testing import CliRunner
 
+from tether.common.limits import WorkspaceLimits
 from tether.common.snapshot import snapshot
 from tether.runtime.cli.app import app
 from tether.runtime.config import load_config
@@ -26,6 +27,13 @@ def home(tmp_path, monkeypatch):
 def tether(home, *args):
     result = CliRunner().invoke(app, [*args, "--home", str(home)])
     return result.exit_code, result.stdout, result.stderr
+
+
+def end_run(run_dir, ws):
+    """What the runner does when a run stops: record its changes (base: the snapshot, end: the folder now)."""
+    from tether.runtime.workspace.changes import record_changes
+
+    record_changes(run_dir, ws.resolve(), WorkspaceLimits(), run_id=run_dir.name, workspace=ws.resolve())
 
 
 def ledger_for(home):
@@ -64,6 +72,7 @@ def test_corrupt_ledger_is_reported(home):
     ws.mkdir()
     snapshot(ws, home / "runs" / "r1")
     (ws / "new").write_text("x")
+    end_run(home / "runs" / "r1", ws)
     code, _, err = tether(home, "rollback", "r1")
     assert code == 2 and "workspace restored but nothing demoted" in err
     assert not (ws / "new").exists()
@@ -77,6 +86,7 @@ def test_rollback_and_audit_json(home, tmp_path):
     snapshot(ws, cfg.runs_dir / "r1")
     ledger.record(ask(PIP), True, run_id="r1")
     (ws / "keep").unlink()
+    end_run(cfg.runs_dir / "r1", ws)
     ShadowRecorder(cfg.runs_dir).record("r1", "pip install x", ask(PIP), "ask", True)
 
     code, out, _ = tether(home, "rollback", "r1", "--json")

@@ -12,6 +12,7 @@ from tether.runtime.config import load_config
 from tether.runtime.run_ids import UnknownRunError, run_dir
 from tether.runtime.trust.ledger import TrustLedger
 from tether.runtime.trust.rollback import approved_kinds, rollback_run
+from tether.runtime.workspace.changes import record_changes
 from tether.runtime.workspace.restore import restore
 
 
@@ -124,6 +125,7 @@ def test_rollback_run_restores_and_demotes(tmp_path):
         ledger.record("package-install:pip", True, run_id="r0")
     ledger.record("package-install:pip", True, run_id="r1", source="auto")
     (ws / "f").write_text("after")
+    record_changes(cfg.runs_dir / "r1", ws.resolve(), cfg.workspace, run_id="r1", workspace=ws.resolve())
 
     result = rollback_run(cfg, "r1")
     assert (ws / "f").read_text() == "before"
