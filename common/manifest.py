@@ -28,10 +28,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from tether.common.hostexec import kept_in_git
 from tether.common.limits import WorkspaceLimits
 from tether.common.walk import Deadline, allocated, hash_file, open_regular, read_link, shown, walk
 
 SKIP_DIRS = frozenset({".git"})
+"""Folders whose content is left out of manifests, except what git runs or reads as config there (its config,
+hooks, attributes and rebase plans: common.hostexec.GIT_TAIL); the object store, refs and logs are data."""
 RACY_NS = 2_000_000_000
 """Files modified less than this before a scan started are hashed again on the next scan."""
 
@@ -111,9 +114,10 @@ def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache
          skip_dirs: frozenset[str] = SKIP_DIRS, what: str = "workspace manifest") -> Scan:
     """Hash every regular file and symlink under `root` (not following links); total its size.
 
-    Folders named in `skip_dirs` are left out of the manifest but counted in
-    the totals. With `cache`, a regular file whose stat is unchanged since a
-    scan that started more than `RACY_NS` after its last change is not read again.
+    The content of folders named in `skip_dirs` is left out of the manifest
+    (but counted in the totals), except the paths `left_out()` keeps. With
+    `cache`, a regular file whose stat is unchanged since a scan that
+    started more than `RACY_NS` after its last change is not read again.
 
     Raises:
         WalkError: past `limits.host_pass_seconds`, deeper than `limits.max_depth`, or unreadable.
@@ -129,8 +133,9 @@ def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache
         out.apparent += st.st_size if e.fd is None else 0
         out.allocated += allocated(st)
         if skipped and e.rel.startswith(skipped[-1]):
-            continue
-        if e.fd is not None:
+            if e.fd is not None or not kept_in_git(e.rel[len(skipped[-1]):]):
+                continue
+        elif e.fd is not None:
             if e.name in skip_dirs:
                 skipped.append(e.rel + "/")
             continue
@@ -143,6 +148,15 @@ def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache
     if cache is not None:
         cache.entries = keep
     return out
+
+
+def left_out(rel: str, skip_dirs: frozenset[str] = SKIP_DIRS) -> bool:
+    """Whether `rel` is inside a skipped folder and not one of the paths kept there."""
+    parts = rel.split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in skip_dirs:
+            return not kept_in_git("/".join(parts[i + 1:]))
+    return False
 
 
 def _sig(st: os.stat_result) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ import logging
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -67,6 +67,11 @@ class RunConfig(RunBudgets):
     """Timeout of each check the gate re-runs itself."""
     max_goal_bytes: int = Field(default=16_384, gt=0)
     """Largest goal accepted (UTF-8 bytes); longer material belongs in a workspace file the goal names."""
+    host_code: Literal["review", "undo"] = "review"
+    """What happens to changes the run made to places that run code on your machine when you use the folder (git
+    config and hooks, `.gitattributes` drivers, `.pth` and environments, direnv, editor and agent config, install
+    scripts; docs/runs.md): `review` leaves them and the run ends `needs-review`, naming each; `undo` puts each back
+    as it was before the run once the run ends (bytecode that does not match its source is removed either way)."""
 
 
 class TrustConfig(BaseModel):
