@@ -34,6 +34,7 @@ from tether.common.events import (
     VerdictRecorded,
 )
 from tether.runtime.run_ids import UnknownRunError, run_dir
+from tether.runtime.views.changes_view import ChangesView, load_changes
 from tether.runtime.views.run_list import read_json, run_line
 
 DIFF_BYTES = 200_000
@@ -107,6 +108,8 @@ class RunView(BaseModel):
     tests_diff: str = ""
     """The gate's diff of test files the run changed (`tests.diff`), capped; a reason to review."""
     shadow_audit: dict[str, Any] | None = None
+    changes: ChangesView | None = None
+    """What the run changed in the workspace, and what of it runs on the person's machine (None until it ends)."""
     next: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
@@ -251,8 +254,8 @@ def _next(view: RunView, awaiting: CommandView | None) -> list[str]:
     return [f"tether rollback {rid}"]
 
 
-def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
-    """The run's view; UnknownRunError when the folder does not exist."""
+def load_run(runs_dir: Path, run_id: str, memory_dir: Path, *, with_diff: bool = False) -> RunView:
+    """The run's view (with the content diff when asked); UnknownRunError when the folder does not exist."""
     folder = run_dir(runs_dir, run_id)
     if not folder.is_dir():
         msg = f"no run '{run_id}' under {runs_dir}; list runs with `tether runs`"
@@ -294,6 +297,7 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
                  "checks": gates[-1].checks} if gates else None
     summaries = [e for e in events if isinstance(e, SummaryWritten)]
     view.tests_diff = _tests_diff(folder / "tests.diff")
+    view.changes = load_changes(folder, with_diff)
     view.summary = summaries[-1].model_dump(exclude={"key", "kind", "ts"}) if summaries else None
     memory = read_json(folder / "memory.json") or {}
     view.lessons_written = [str(x) for x in memory.get("lessons_written") or []]
