@@ -207,6 +207,6 @@ def place_dirs() -> re.Pattern[str]:
     """Folders a write into may land in a place (`cp -r x .git/`, `tar -C .vscode`), as a regex over a path."""
     return re.compile(
         r"(?:^|/)(?:\.git(?:/(?:hooks|info|modules|worktrees))?|\.husky|\.githooks|\.vscode|\.idea|\.devcontainer|"
-        r"\.claude|\.cursor|\.gemini|\.codex|\.cargo|\.mvn|\.direnv|\.mise|__pycache__|site-packages|"
+        r"\.claude|\.cursor|\.gemini|\.codex|\.cargo|\.mvn|\.direnv|\.mise|site-packages|"
         r"dist-packages)/?$"
     )
