@@ -41,7 +41,7 @@ from tether.common.snapshot import to_text
 from tether.common.walk import DIR_FLAGS, open_root, read_rel, shown
 
 READ_CAP = 1 << 20
-HOST_PREFIX = "left code that runs on your machine: "
+HOST_PREFIX = "code that runs on your machine: "
 MAX_FINDINGS = 500
 Status = Literal["left", "removed", "undone"]
 
@@ -69,7 +69,8 @@ class HostExecChange(BaseModel):
     def line(self) -> str:
         """One line for people: path, kind, what runs, when, and what was done."""
         what = f" ({self.detail})" if self.detail else ""
-        done = {"left": "", "removed": "; Tether removed it", "undone": "; Tether put it back as before the run"}
+        done = {"left": "", "removed": "; Tether removed it",
+                "undone": "; Tether removed it" if self.change == "added" else "; Tether put it back as before the run"}
         return f"{self.path}: {self.kind} {self.change}{what}; runs on {self.runs}{done[self.status]}"
 
 

@@ -195,7 +195,7 @@ def _show_gate(view: RunView) -> None:
         table.add_row(cell(r.get("id")), f"[{STYLE.get(st, '')}]{cell(st)}[/]", cell(r.get("evidence", ""), 160))
     out.print(table)
     for item in view.gate.get("review") or []:
-        if not str(item).startswith("left code that runs on your machine: "):  # the changes part says it
+        if not str(item).startswith("code that runs on your machine: "):  # the changes part says it
             out.print(f"[yellow]needs review:[/] {cell(item, 300)}")
     if view.tests_diff:
         out.print(

@@ -45,11 +45,12 @@ def show_changes(view: RunView, with_diff: bool) -> None:
     if len(shown) > LISTED:
         out.print(f"  … and {len(shown) - LISTED} more (`tether show {cell(view.run_id)} --diff`)")
     for line in ch.review:
-        out.print(f"[bold yellow]left code that runs on your machine:[/] "
-                  f"{cell(line.removeprefix('left code that runs on your machine: '), 400)}")
+        out.print(f"[bold yellow]code that runs on your machine:[/] "
+                  f"{cell(line.removeprefix('code that runs on your machine: '), 400)}")
     for c in ch.host_exec:
         if c.get("status") in ("undone", "removed"):
-            what = "put back as before the run" if c.get("status") == "undone" else "removed"
+            what = "put back as before the run" if c.get("status") == "undone" and c.get("change") != "added" \
+                else "removed"
             out.print(f"[green]{what}:[/] {cell(c.get('path'), 200)} ({cell(c.get('kind'))}"
                       + (f": {cell(c.get('detail'), 200)}" if c.get("detail") else "") + ")")
     if ch.error:

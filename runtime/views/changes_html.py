@@ -32,11 +32,12 @@ def changes_html(ch: ChangesView | None) -> str:
     n = ch.counts
     parts = [f"<h2>Changes</h2><p>{n['added']} added, {n['modified']} modified, {n['deleted']} deleted"
              + (f"; {n['hidden']} generated cache file(s) not listed" if n["hidden"] else "") + "</p>"]
-    parts += [f'<div class="host"><b>left code that runs on your machine:</b> '
-              f'{h(r.removeprefix("left code that runs on your machine: "))}</div>' for r in ch.review]
+    parts += [f'<div class="host"><b>code that runs on your machine:</b> '
+              f'{h(r.removeprefix("code that runs on your machine: "))}</div>' for r in ch.review]
     for c in ch.host_exec:
         if c.get("status") in ("undone", "removed"):
-            what = "put back as before the run" if c.get("status") == "undone" else "removed"
+            what = "put back as before the run" if c.get("status") == "undone" and c.get("change") != "added" \
+                else "removed"
             parts.append(f'<div class="undone"><b>{what}:</b> <code>{h(c.get("path"))}</code> '
                          f'({h(c.get("kind"))}{": " + h(c.get("detail")) if c.get("detail") else ""})</div>')
     if ch.error:

@@ -174,7 +174,7 @@ def _gate(v: RunView) -> str:
         for r in v.gate.get("results", [])
     )
     review = "".join(f'<div class="warn">needs review: {h(item)}</div>' for item in v.gate.get("review") or []
-                     if not str(item).startswith("left code that runs on your machine: "))
+                     if not str(item).startswith("code that runs on your machine: "))
     checks = "".join(
         f"<tr><td class=mono>{h(c.get('command', ''))}</td><td>{h(c.get('source', ''))}</td>"
         f"<td>{h(c.get('kind', ''))}</td>"
