@@ -213,6 +213,11 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
+def endpoint(name: str, config: Any, environ: Any) -> str:  # noqa: ARG001
+    """The scenario file, as a file: URL (nothing leaves the machine)."""
+    return "file:" + str(Path(name).expanduser().resolve())
+
+
 def build(name: str, config: Any, environ: Any) -> ScriptedChatModel:  # noqa: ARG001
     """`scripted:PATH`: the scenario at PATH."""
     return ScriptedChatModel.from_file(Path(name).expanduser())

@@ -34,7 +34,7 @@ from tether.gate.judge import ensure_snapshot
 from tether.graphs.context import ApprovalMode
 from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import NoHooks, RunHooks, RunRecord
-from tether.runtime.models.registry import model_for_run
+from tether.runtime.models.registry import endpoint_of, model_for_run
 from tether.runtime.run.checkpoints import connect, quarantine, saved_values
 from tether.runtime.run.files import load_meta as _load_meta
 from tether.runtime.run.files import run_dir as _run_dir
@@ -111,8 +111,10 @@ def start_run(
     run_id = new_run_id()
     run_dir = config.runs_dir / run_id
     workspace = options.workspace.resolve()
+    endpoint = endpoint_of(config.model.model_copy(update={"spec": options.model_spec}))
     meta = {**options.model_dump(mode="json"), "run_id": run_id, "workspace": str(workspace), "status": "running",
-            "phase": "preparing", "memory_context": "", "lesson_ids": [], "started_at": time.time()}
+            "phase": "preparing", "memory_context": "", "lesson_ids": [], "started_at": time.time(),
+            "model_endpoint": endpoint}
     try:
         run_dir.mkdir(parents=True)
     except OSError as e:
@@ -164,15 +166,25 @@ def resume_run(
     ask_person: AskPerson | None = None,
     on_event: OnEvent | None = None,
     from_journal: bool = False,
+    model_spec: str | None = None,
 ) -> RunRecord:
     """Continue a run from its last checkpoint; `approved` answers the ask it paused on.
 
-    A run whose graph already ended is not run again: its result is reported,
-    and only an after-run phase cut short is completed (each effect at most once).
+    The run talks to the model (provider and endpoint) it recorded; `model_spec`
+    chooses another, recorded from then on. A run whose graph already ended is
+    not run again: its result is reported, and only an after-run phase cut
+    short is completed (each effect at most once).
+
+    Raises:
+        ConfigError: the config or environment points the recorded model at another endpoint (both named).
     """
     hooks = hooks or NoHooks()
     meta, values = check_resumable(config, run_id, approved)
     run_dir = _run_dir(config.runs_dir, run_id)
+    if model_spec is not None:
+        meta = {**meta, "model_spec": model_spec,
+                "model_endpoint": endpoint_of(config.model.model_copy(update={"spec": model_spec}))}
+        _save_meta(run_dir, meta)
     journal = Journal(run_dir / "journal.jsonl")
     journal.listeners.extend([on_event] if on_event else [])
     if values and values.get("status"):
@@ -182,6 +194,8 @@ def resume_run(
                f"shows work; restart it from the journal with `tether resume {run_id} --from-journal` "
                "(journaled commands are reused, not run again)")
         raise NoCheckpointError(msg)
+    if model is None:
+        model = model_for_run(config, meta)  # before anything is journaled: refuses another endpoint
     if approval is not None:
         meta["approval"] = approval
     if meta.get("phase") == "preparing":
