@@ -96,18 +96,25 @@ class Scan:
     def over_limit(self, limits: WorkspaceLimits) -> str | None:
         """A message for the model when the workspace is larger than the limits allow."""
         if self.apparent > limits.max_bytes:
-            return (f"the workspace now holds {_gib(self.apparent)} of files (holes included), over the limit of "
-                    f"{_gib(limits.max_bytes)} (workspace.max_bytes); delete or shrink what this command made")
+            over = human_bytes(self.apparent - limits.max_bytes)
+            return (f"the workspace now holds {human_bytes(self.apparent)} of files (holes included), {over} over "
+                    f"the limit of {human_bytes(limits.max_bytes)} (workspace.max_bytes); delete or shrink what this "
+                    "command made")
         if self.allocated > limits.max_allocated_bytes:
-            return (
-                f"the workspace now takes {_gib(self.allocated)} on disk, over the limit of "
-                f"{_gib(limits.max_allocated_bytes)} (workspace.max_allocated_bytes); delete what this command made"
-            )
+            return (f"the workspace now takes {human_bytes(self.allocated)} on disk, "
+                    f"{human_bytes(self.allocated - limits.max_allocated_bytes)} over the limit of "
+                    f"{human_bytes(limits.max_allocated_bytes)} (workspace.max_allocated_bytes); delete what this "
+                    "command made")
         return None
 
 
-def _gib(n: int) -> str:
-    return f"{n / 2**30:.1f} GiB"
+def human_bytes(n: int) -> str:
+    """`n` bytes in the largest binary unit that keeps three significant figures (`512 B`, `1.50 MiB`, `3.00 GiB`)."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= size:
+            value = n / size
+            return f"{value:.3g} {unit}" if value >= 100 else f"{value:.2f} {unit}".replace(".00 ", " ")
+    return f"{n} B"
 
 
 def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache | None = None,

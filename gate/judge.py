@@ -57,7 +57,7 @@ class GateSettings(BaseModel):
 
     workspace_mount: str = "/home/tether/workspace"
     """Where the workspace is inside the sandbox (paths in the journal are relative to it)."""
-    verify_timeout_s: float = Field(default=120.0, gt=0)
+    verify_timeout_s: float = Field(default=120.0, gt=0, le=7 * 24 * 3600, allow_inf_nan=False)
     """Timeout of each check the gate re-runs itself."""
     budgets: RunBudgets = Field(default_factory=RunBudgets)
     """The run's budgets (R16)."""

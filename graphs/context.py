@@ -67,6 +67,8 @@ class RunContext:
     workspace_mount: str = "/home/tether/workspace"
     output_cap: int = 4000
     """Characters of command output shown to the model (head and tail)."""
+    max_answer_bytes: int = 1 << 20
+    """A model answer larger than this is refused (journaled, bounded) and not put into later prompts."""
 
     def judge(self, command: str) -> Verdict:
         """The guardian's verdict on a command, with the workspace as the sandbox sees it."""

@@ -103,7 +103,7 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
         context = RunContext(
             run_id=run_id, model=model, sandbox=sandbox, journal=journal, gate=gate, budgets=config.run,
             guardian=config.guardian, approvals=hooks, approval=meta.get("approval", "refuse"), watch=watch,
-            workspace_mount=config.sandbox.workspace_mount,
+            workspace_mount=config.sandbox.workspace_mount, max_answer_bytes=config.model.max_answer_bytes,
         )
         yield RunParts(context=context, graph=build_graph(JournalFirstSaver(conn, journal)), conn=conn)
     finally:

@@ -55,7 +55,7 @@ from tether.runtime.run.phases import (
     prepare,
     why,
 )
-from tether.runtime.run.record import record_from
+from tether.runtime.run.record import explain_refusals, record_from
 from tether.runtime.run.settle import apply, load_changes, settle
 from tether.runtime.run.totals import TOTALS_KEY, totals_from_events
 
@@ -272,6 +272,7 @@ def _report_finished(
     """The result of a run whose graph ended; completes only what its after-run phase left undone."""
     run_dir = _run_dir(config.runs_dir, meta["run_id"])
     record = apply(record_from(meta, values, journal.events, run_dir, None), load_changes(run_dir))
+    record = explain_refusals(record, journal.events)
     if meta.get("status") != record.status:
         _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": None})
     end(journal, record)
@@ -319,7 +320,7 @@ def _drive(
             record = record_from(meta, values, journal.events, run_dir, None).model_copy(
                 update={"status": status, "reason": reason})
         if record is not None:  # the sandbox is gone: check what the run left; totals: what `tether runs` lists
-            record = settle(config, meta, run_dir, record)
+            record = explain_refusals(settle(config, meta, run_dir, record), journal.events)
             totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost,
                                         lesson_ids=meta.get("lesson_ids"))
             _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting,
