@@ -401,8 +401,8 @@ class DockerSandbox:
                     container.remove(force=True)
                 except errors.NotFound:
                     pass  # already gone, e.g. collected by `tether sandbox gc --all`
-                except errors.APIError as e:
-                    msg = f"could not remove sandbox container {container.short_id}: {e}"
+                except (errors.APIError, OSError) as e:  # OSError: the engine went away
+                    msg = f"could not remove sandbox container {container.short_id}: {_reason(e)}"
                     raise SandboxError(msg) from e
         finally:
             self._give_back()

@@ -74,6 +74,10 @@ def main() -> None:
 
         print(f"tether {__version__}")
         return
+    if args[:1] in (["run"], ["resume"], ["approve"], ["deny"]):
+        from tether.runtime.run.totals import mark_process_start
+
+        mark_process_start()
     try:
         if args[:1] == ["guard"]:
             from tether.runtime.cli import guard_fast

@@ -193,7 +193,10 @@ def run(
     checks = [*cfg.run.verify, *(verify or [])]
     if any(not c.strip() for c in checks):
         fail("an empty --verify check; pass a command, e.g. --verify 'python3 -m unittest'")
+    from tether.runtime.run.totals import process_started_at
+
     options = RunOptions(
+        started_at=process_started_at(),
         goal=goal,
         workspace=ws,
         model_spec=str(spec),
@@ -237,6 +240,7 @@ def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home:
         hooks = hooks_factory(cfg, memory=meta.get("memory", True))
     interactive = _interactive()
     from tether.runtime.run.runner import resume_run
+    from tether.runtime.run.totals import process_started_at
     from tether.sandbox.cleanup import install_signal_handlers
 
     install_signal_handlers()
@@ -246,7 +250,7 @@ def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home:
         record = _with_view(lambda v: resume_run(
             cfg, run_id, approved=approved, approval="yes" if yes else None, hooks=hooks,
             ask_person=_prompt(v) if interactive else None, on_event=_listeners(v, stream), from_journal=from_journal,
-            model_spec=model,
+            model_spec=model, started_at=process_started_at(),
         ))
     raise _finish(record, json_out, stream)
 

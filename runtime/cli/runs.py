@@ -167,7 +167,11 @@ def _show_plan(view: RunView) -> None:
         )
     out.print(table)
     for err_text in view.plan_rejections:
-        out.print(f"[yellow]plan rejected:[/] {cell(err_text, 200)}")
+        out.print(f"[yellow]plan rejected:[/] {cell(err_text, 300)}")
+    for a in view.answers:
+        where = f"{a['site']}" + (f" {a['step']}" if a.get("step") else "") + f" #{a.get('turn')}"
+        out.print(f"[yellow]model answer not used[/] ({cell(where)}): {cell(a['problem'], 300)}")
+        out.print(f"  [dim]it said:[/] {cell(a.get('raw', ''), 400)}")
 
 
 def _show_commands(view: RunView) -> None:

@@ -58,6 +58,7 @@ from tether.runtime.run.phases import (
 from tether.runtime.run.record import explain_refusals, record_from
 from tether.runtime.run.settle import apply, load_changes, settle
 from tether.runtime.run.totals import TOTALS_KEY, totals_from_events
+from tether.sandbox.errors import EngineLostError
 
 OnEvent = Callable[[Event], None]
 AskPerson = Callable[[dict[str, Any]], bool | None]
@@ -80,6 +81,8 @@ class RunOptions(BaseModel):
     """False for `--no-memory` baselines; kept so a resumed run stays without memory."""
     verify: list[str] = []
     """The person's checks (`--verify` and `[run] verify`); the gate re-runs them and they decide R07/R08."""
+    started_at: float | None = None
+    """When the person started waiting (the `tether run` process's start); default: now."""
 
 
 def new_run_id() -> str:
@@ -112,9 +115,10 @@ def start_run(
     run_dir = config.runs_dir / run_id
     workspace = options.workspace.resolve()
     endpoint = endpoint_of(config.model.model_copy(update={"spec": options.model_spec}))
-    meta = {**options.model_dump(mode="json"), "run_id": run_id, "workspace": str(workspace), "status": "running",
-            "phase": "preparing", "memory_context": "", "lesson_ids": [], "started_at": time.time(),
-            "model_endpoint": endpoint}
+    began = options.started_at or time.time()
+    meta = {**options.model_dump(mode="json", exclude={"started_at"}), "run_id": run_id, "workspace": str(workspace),
+            "status": "running", "phase": "preparing", "memory_context": "", "lesson_ids": [], "started_at": began,
+            "attempt_started_at": began, "model_endpoint": endpoint}
     try:
         run_dir.mkdir(parents=True)
     except OSError as e:
@@ -167,6 +171,7 @@ def resume_run(
     on_event: OnEvent | None = None,
     from_journal: bool = False,
     model_spec: str | None = None,
+    started_at: float | None = None,
 ) -> RunRecord:
     """Continue a run from its last checkpoint; `approved` answers the ask it paused on.
 
@@ -196,6 +201,7 @@ def resume_run(
         raise NoCheckpointError(msg)
     if model is None:
         model = model_for_run(config, meta)  # before anything is journaled: refuses another endpoint
+    meta["attempt_started_at"] = started_at or time.time()
     if approval is not None:
         meta["approval"] = approval
     if meta.get("phase") == "preparing":
@@ -323,8 +329,11 @@ def _drive(
             record = explain_refusals(settle(config, meta, run_dir, record), journal.events)
             totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost,
                                         lesson_ids=meta.get("lesson_ids"))
+            now = time.time()
+            attempts = [*meta.get("attempts", []), [meta.get("attempt_started_at") or totals["started_at"], now]]
+            wait = sum(b - a for a, b in attempts if isinstance(a, int | float) and isinstance(b, int | float))
             _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting,
-                                 TOTALS_KEY: {**totals, "ended_at": time.time()}})
+                                 "attempts": attempts, TOTALS_KEY: {**totals, "ended_at": now, "wait_s": wait}})
     assert record is not None
     end(journal, record)
     return after_run(record, hooks, lambda: model)
@@ -381,6 +390,10 @@ def _state_file(e: BaseException, config: TetherConfig, run_id: str) -> tuple[st
     return "interrupted", f"stopped: {e}"  # a full disk or a read-only home: resumable once fixed
 
 
+def _engine_lost(e: BaseException, config: TetherConfig, run_id: str) -> tuple[str, str]:  # noqa: ARG001
+    return "interrupted", f"stopped: {e}; then continue with `tether resume {run_id}`"
+
+
 def _error(e: BaseException, config: TetherConfig, run_id: str) -> tuple[str, str]:  # noqa: ARG001
     return "failed", f"stopped: {e}"
 
@@ -394,6 +407,7 @@ OUTCOMES: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], Out
     ((KeyboardInterrupt, SystemExit), _signal),
     (sqlite3.DatabaseError, _corrupt_db),
     (StateFileError, _state_file),
+    (EngineLostError, _engine_lost),
     (TetherError, _error),
     (Exception, _crash),  # resumable from the last checkpoint, never left "running"
 )

@@ -132,6 +132,9 @@ def _plan(v: RunView) -> str:
         f"<td>{h(s.description)}</td><td class=mono>{h(s.verify)}</td><td>{h(s.reason or s.summary)}</td></tr>"
         for s in v.steps)
     rejected = "".join(f'<div class="warn">plan rejected: {h(e)}</div>' for e in v.plan_rejections)
+    rejected += "".join(f'<details><summary>model answer not used ({h(a["site"])} {h(a.get("step") or "")}): '
+                        f'{h(a["problem"])}</summary><div><pre>{h(a.get("raw", ""))}</pre></div></details>'
+                        for a in v.answers)
     return (f'<h2>Plan</h2><div class="svgbox">{dag_svg(v.steps)}</div><p class="legend">{legend}</p>{rejected}'
             "<table><tr><th>step</th><th>status</th><th>depends on</th><th>history</th><th>description</th>"
             f"<th>verify</th><th>reason / summary</th></tr>{rows}</table>")

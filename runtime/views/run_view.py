@@ -24,6 +24,7 @@ from tether.common.events import (
     ExecStarted,
     GateRecorded,
     LessonsUsed,
+    ModelAnswerRefused,
     PlanAccepted,
     PlanRejected,
     Replanned,
@@ -97,6 +98,9 @@ class RunView(BaseModel):
     steps: list[StepView] = Field(default_factory=list)
     commands: list[CommandView] = Field(default_factory=list)
     plan_rejections: list[str] = Field(default_factory=list)
+    answers: list[dict[str, Any]] = Field(default_factory=list)
+    """Model answers refused or flagged (too large, nested too deep, malformed tool calls), each with its raw text
+    (bounded): site, step, turn, problem, size, raw."""
     replans: list[dict[str, Any]] = Field(default_factory=list)
     gate: dict[str, Any] | None = None
     summary: dict[str, Any] | None = None
@@ -289,6 +293,8 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path, *, with_diff: bool =
             steps[c.step].commands.append(c.id)
     view.steps, view.commands = list(steps.values()), list(cmds.values())
     view.plan_rejections = [e.error for e in events if isinstance(e, PlanRejected)]
+    view.answers = [e.model_dump(include={"site", "step", "turn", "problem", "size", "raw"}) for e in events
+                    if isinstance(e, ModelAnswerRefused)]
     view.replans = [
         e.model_dump(include={"round", "accepted", "replace", "error"}) for e in events if isinstance(e, Replanned)
     ]
