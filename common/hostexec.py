@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-Check = Literal["any", "git-config", "git-hook", "attributes", "package-json", "bytecode"]
+Check = Literal["any", "git-config", "git-hook", "attributes", "package-json", "bytecode", "dotenv"]
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,9 @@ PLACES: tuple[Place, ...] = (
     _p("python entry points", r"\.(?:egg|dist)-info/entry_points\.txt$|\.egg-link$|(?:^|/)\.eggs/",
        "running pytest, pip or tools that load plugins by entry point from this folder"),
     _p("linter plugin", r"(?:^|/)\.?pylintrc$", "an editor or CI running pylint here (its init-hook)"),
-    _p("direnv", r"(?:^|/)\.envrc$|(?:^|/)\.env$|(?:^|/)\.direnv/bin/",
-       "`cd` into the folder with direnv (and editors that load `.env`)"),
+    _p("direnv", r"(?:^|/)\.envrc$|(?:^|/)\.direnv/bin/", "`cd` into the folder with direnv"),
+    _p("env file", r"(?:^|/)\.env$", "editors and tools that load `.env` into a program's environment (VS Code's "
+       "Python extension, direnv's `dotenv`)", "dotenv"),
     _p("tool version manager", r"(?:^|/)\.?mise(?:\.[\w-]+)?\.toml$|(?:^|/)\.mise/|(?:^|/)\.rtx\.toml$|"
        r"(?:^|/)\.tool-versions$|(?:^|/)\.config/mise/",
        "`cd` into the folder with mise or asdf (their hooks, tasks and `path:` versions)"),
@@ -114,6 +115,18 @@ PLACES: tuple[Place, ...] = (
        r"zlogin|inputrc|kshrc)$", "a shell started with this folder as its home"),
 )
 """Every family of host-executable places (ordered: the first match names a path)."""
+
+EXEC_VARIABLES = (
+    "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "PYTHONSTARTUP",
+    "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONEXECUTABLE", "PYTHONBREAKPOINT", "PYTHONWARNINGS",
+    "NODE_OPTIONS", "NODE_PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS1", "PS4", "SHELLOPTS", "PERL5OPT",
+    "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+    "CLASSPATH", "PATH", "PAGER", "EDITOR", "VISUAL", "SHELL", "BROWSER", "LESSOPEN", "LESSCLOSE", "MANPAGER",
+    "SSH_ASKPASS", "SUDO_ASKPASS", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
+)
+"""Environment variables that make a program load or run code from where they point (a `.env` setting one counts);
+`GIT_*`, `NPM_CONFIG_*` and `PIP_*` count by prefix."""
+EXEC_PREFIXES = ("GIT_", "NPM_CONFIG_", "npm_config_", "PIP_", "LD_", "DYLD_", "PYTHON")
 
 LIFECYCLE = ("preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare", "prepublish",
              "prepack", "postpack", "dependencies", "preuninstall", "uninstall", "postuninstall")

@@ -34,7 +34,16 @@ from tether.common.gitconfig import (
     exec_items,
     parse_config,
 )
-from tether.common.hostexec import LIFECYCLE, Context, Place, env_roots, git_dirs, place_of
+from tether.common.hostexec import (
+    EXEC_PREFIXES,
+    EXEC_VARIABLES,
+    LIFECYCLE,
+    Context,
+    Place,
+    env_roots,
+    git_dirs,
+    place_of,
+)
 from tether.common.manifest import FileState, diff
 from tether.common.pycheck import classify
 from tether.common.snapshot import to_text
@@ -109,12 +118,17 @@ class Tree:
         return (int(st.st_mtime), st.st_size) if st_mod.S_ISREG(st.st_mode) else None
 
 
+_CONFIG_NAMES = frozenset({"config", "config.worktree", ".gitmodules", ".lfsconfig", ".gitconfig"})
+
+
 def _context(paths: set[str], after: Tree, mount: str, host_root: str) -> Context:
     """Bare repositories, environments, and the hooks folders and includes the git configs name."""
     bare = git_dirs(paths)
     hooks: set[str] = set()
     includes: set[str] = set()
     for rel in paths:
+        if rel.rpartition("/")[2] not in _CONFIG_NAMES and not rel.startswith(".config/git/"):
+            continue  # cheap first: only files named like a git config can be one
         place = place_of(rel, Context(bare=frozenset(bare)))
         if place is None or place.check != "git-config":
             continue
@@ -206,6 +220,23 @@ def _package_detail(before: bytes | None, after: bytes | None) -> str | None:
     return "; ".join(f"scripts.{k} = {v[:120]!r}" for k, v in sorted(new.items())) if new else ""
 
 
+def _env_vars(data: bytes | None) -> dict[str, str]:
+    """NAME -> value of the `NAME=value` lines (`export` allowed) that make programs run code."""
+    out = {}
+    for line in (data or b"").decode("utf-8", "replace").splitlines():
+        name, eq, value = line.strip().removeprefix("export ").partition("=")
+        name = name.strip()
+        if eq and (name in EXEC_VARIABLES or name.startswith(EXEC_PREFIXES)):
+            out[name] = value.strip()
+    return out
+
+
+def _dotenv_detail(before: bytes | None, after: bytes | None) -> str:
+    now, was = _env_vars(after), _env_vars(before)
+    new = {k: v for k, v in now.items() if was.get(k) != v}
+    return "; ".join(f"sets {k}={v[:80]!r}" for k, v in sorted(new.items())[:6])
+
+
 def _detail(place: Place, rel: str, before: Tree, after: Tree) -> str | None:
     """None when the change does not count; else what runs ("" when the whole place counts)."""
     if place.check == "any":
@@ -217,6 +248,8 @@ def _detail(place: Place, rel: str, before: Tree, after: Tree) -> str | None:
         found = _config_detail(old, new)
     elif place.check == "attributes":
         found = _attributes_detail(old, new)
+    elif place.check == "dotenv":
+        found = _dotenv_detail(old, new)
     else:
         found = _package_detail(old, new)
     return found or None

@@ -24,7 +24,7 @@ PLACES = {
     ".pre-commit-config.yaml": "git hook manager", "x/__pycache__/m.cpython-311.pyc": "python bytecode",
     ".venv/lib/python3.11/site-packages/evil.pth": "python start-up hook", "sitecustomize.py": "python start-up hook",
     ".venv/pyvenv.cfg": "python environment", "env/lib/python3.12/site-packages/pkg/__init__.py": "python environment",
-    "x.egg-info/entry_points.txt": "python entry points", ".envrc": "direnv", ".env": "direnv",
+    "x.egg-info/entry_points.txt": "python entry points", ".envrc": "direnv", ".env": "env file",
     ".vscode/tasks.json": "editor config", ".idea/workspace.xml": "editor config", "p.code-workspace": "editor config",
     ".claude/settings.json": "coding agent config", ".mcp.json": "coding agent config",
     ".npmrc": "package manager config",
