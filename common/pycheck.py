@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import resource
 import subprocess
 import sys
 from collections.abc import Callable
@@ -37,7 +36,9 @@ MAX_PYC_BYTES = 8 << 20
 CHECK_SECONDS = 60
 _NAME = re.compile(r"^(?P<mod>[^/.]+)\.(?P<tag>[\w-]+?)(?:\.opt-(?P<opt>[12]))?\.pyc$")
 _CHILD = r"""
-import marshal, sys
+import marshal, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+resource.setrlimit(resource.RLIMIT_CPU, (%d, %d))
 buf, out = sys.stdin.buffer, []
 while True:
     head = buf.read(9)
@@ -119,11 +120,6 @@ def classify(paths: list[str], read: Read, stat: Stat) -> dict[str, Verdict]:
     return out
 
 
-def _limits() -> None:  # in the child, before exec
-    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-    resource.setrlimit(resource.RLIMIT_CPU, (CHECK_SECONDS, CHECK_SECONDS))
-
-
 def _compare(todo: list[tuple[str, bytes, bytes, int]]) -> dict[str, Verdict]:
     """Compile each source in a child interpreter and compare it with its cache's code."""
     if not todo:
@@ -131,8 +127,9 @@ def _compare(todo: list[tuple[str, bytes, bytes, int]]) -> dict[str, Verdict]:
     payload = b"".join(len(p).to_bytes(4, "little") + len(s).to_bytes(4, "little") + bytes([o]) + p + s
                        for _, p, s, o in todo)
     try:
-        done = subprocess.run([sys.executable, "-I", "-S", "-c", _CHILD], input=payload, capture_output=True,
-                              timeout=CHECK_SECONDS, preexec_fn=_limits, check=False)
+        child = _CHILD % (CHECK_SECONDS, CHECK_SECONDS)  # it bounds its own memory and CPU before reading anything
+        done = subprocess.run([sys.executable, "-I", "-S", "-c", child], input=payload, capture_output=True,
+                              timeout=CHECK_SECONDS, check=False)
         marks = done.stdout.decode("ascii", "replace")
     except (OSError, subprocess.SubprocessError):
         marks = ""

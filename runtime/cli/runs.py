@@ -36,6 +36,10 @@ if TYPE_CHECKING:
 
 
 
+WIDE = 120
+"""Terminal columns from which `tether runs` shows every column; narrower terminals get id, status, time, goal."""
+
+
 def _when(ts: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "?"
 
@@ -92,6 +96,13 @@ def runs(
         return
     if not lines:
         err.print(f"no runs under {cell(cfg.runs_dir)}")
+        return
+    if out.width < WIDE:  # 80 columns: the whole id, status, time and goal; `--json` or a wider terminal for more
+        out.print(f"[bold]{'run':<22} {'status':<12} {'took':>7}  goal[/]")
+        for r in lines:
+            status = f"[{STYLE.get(r.status, 'red')}]{cell(r.status, 12):<12}[/]"
+            room = max(out.width - 45, 10)
+            out.print(f"{cell(r.run_id, 22):<22} {status} {_dur(r.duration_s):>7}  {cell(r.goal, room)}")
         return
     out.print(
         f"[bold]{'run':<24} {'started':<19} {'took':>7} {'status':<12} {'steps':>5} {'gate p/f/na':>11} "

@@ -124,3 +124,14 @@ def test_an_ask_refused_for_want_of_a_person_says_so(tether):
     assert "nobody was at a terminal" in out["reason"] and "--yes" in out["reason"] and "--ask-later" in out["reason"]
     meta = json.loads((tether.home / "runs" / out["run_id"] / "run.json").read_text())
     assert "--ask-later" in meta["reason"]
+
+
+def test_the_size_limit_message_states_real_figures():
+    from tether.common.limits import WorkspaceLimits
+    from tether.common.manifest import Scan
+
+    small = Scan(apparent=150 * 2**20).over_limit(WorkspaceLimits(max_bytes=100 * 2**20))
+    assert small is not None and "150 MiB" in small and "50 MiB over the limit of 100 MiB" in small
+    disk = Scan(allocated=3 * 2**30 + 2**29).over_limit(WorkspaceLimits(max_allocated_bytes=3 * 2**30))
+    assert disk is not None and "3.50 GiB on disk, 512 MiB over the limit of 3 GiB" in disk
+    assert "0.0 GiB" not in small + disk

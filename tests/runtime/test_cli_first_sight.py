@@ -60,6 +60,9 @@ def test_runs_shows_the_whole_wait_from_the_process_start(tmp_path, tiny_image):
                                        timeout=60, check=True).stdout)["runs"][0]
     assert listed["duration_s"] == pytest.approx(meta["totals"]["wait_s"])
     assert waited - 1.5 <= listed["duration_s"] <= waited, (listed["duration_s"], waited)
+    narrow = subprocess.run([str(TETHER), "runs"], env={**env, "COLUMNS": "80"}, capture_output=True, text=True,
+                            timeout=60, check=True).stdout
+    assert out["run_id"] in narrow and all(len(line) <= 80 for line in narrow.splitlines()), narrow
     shown = json.loads(subprocess.run([str(TETHER), "show", "last", "--json"], env=env, capture_output=True,
                                       text=True, timeout=60, check=True).stdout)
     assert shown["run_id"] == out["run_id"] and shown["duration_s"] == listed["duration_s"]
