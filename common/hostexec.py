@@ -91,6 +91,11 @@ PLACES: tuple[Place, ...] = (
     _p("python entry points", r"\.(?:egg|dist)-info/entry_points\.txt$|\.egg-link$|(?:^|/)\.eggs/",
        "running pytest, pip or tools that load plugins by entry point from this folder"),
     _p("linter plugin", r"(?:^|/)\.?pylintrc$", "an editor or CI running pylint here (its init-hook)"),
+    _p("python tool config", r"(?:^|/)ipython_config\.py$|(?:^|/)jupyter_\w+_config\.(?:py|json)$|"
+       r"(?:^|/)\.ipython/|(?:^|/)\.python-version$",
+       "`ipython` or `jupyter` started here (they load these), pyenv choosing the interpreter"),
+    _p("debugger config", r"(?:^|/)\.gdbinit$|(?:^|/)\.lldbinit$", "`gdb`/`lldb` started here (when local init "
+       "files are allowed)"),
     _p("direnv", r"(?:^|/)\.envrc$|(?:^|/)\.direnv/bin/", "`cd` into the folder with direnv"),
     _p("env file", r"(?:^|/)\.env$", "editors and tools that load `.env` into a program's environment (VS Code's "
        "Python extension, direnv's `dotenv`)", "dotenv"),
@@ -112,7 +117,9 @@ PLACES: tuple[Place, ...] = (
        "`cargo`, `rustup`, `./mvnw`, `./gradlew` or `bazel` in this folder (runners, wrappers, toolchains)"),
     _p("mercurial config", r"(?:^|/)\.hg/hgrc$|^\.hgrc$", "`hg` commands in this folder (its hooks)"),
     _p("shell start-up file", r"^\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|zprofile|"
-       r"zlogin|inputrc|kshrc)$", "a shell started with this folder as its home"),
+       r"zlogin|inputrc|kshrc)$|^\.ssh/(?:config|rc|environment|authorized_keys2?)$|"
+       r"^\.config/(?:fish|autostart|systemd|environment\.d|nvim)/|^\.local/bin/",
+       "a login, shell or desktop session with this folder as its home"),
 )
 """Every family of host-executable places (ordered: the first match names a path)."""
 

@@ -31,6 +31,8 @@ PLACES = {
     ".yarnrc.yml": "package manager config", "package.json": "package install scripts",
     ".cargo/config.toml": "build tool config", ".mvn/jvm.config": "build tool config", ".bashrc": "shell start-up file",
     ".tool-versions": "tool version manager", ".hg/hgrc": "mercurial config", ".pylintrc": "linter plugin",
+    "ipython_config.py": "python tool config", ".python-version": "python tool config", ".gdbinit": "debugger config",
+    ".ssh/config": "shell start-up file", ".config/autostart/x.desktop": "shell start-up file",
 }
 ORDINARY = ["src/main.py", "README.md", ".git/objects/ab/cdef", ".git/refs/heads/main", ".git/index", "docs/.bashrc",
             "tests/test_x.py", ".github/workflows/ci.yml", "Makefile", "build/config"]
