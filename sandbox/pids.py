@@ -26,7 +26,7 @@ PIDS_FREED = ("[TETHER: processes left running by earlier commands filled the sa
 
 def near_full(count: int, limit: int) -> bool:
     """Whether `count` processes leave too few pids to start commands (a bomb settles a few below the limit)."""
-    return count >= limit - max(5, limit // 16)
+    return count >= limit - max(5, limit // 8)
 
 
 def pids_file(container: Any) -> Path | None:
