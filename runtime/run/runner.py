@@ -279,6 +279,8 @@ def _report_finished(
     run_dir = _run_dir(config.runs_dir, meta["run_id"])
     record = apply(record_from(meta, values, journal.events, run_dir, None), load_changes(run_dir))
     record = explain_refusals(record, journal.events)
+    if meta.get("status") == "needs-review" and record.status == "success":  # changes.json lost: never upgrade
+        record = record.model_copy(update={"status": "needs-review", "reason": str(meta.get("reason") or "")})
     if meta.get("status") != record.status:
         _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": None})
     end(journal, record)
