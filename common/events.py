@@ -140,6 +140,20 @@ class GateRecorded(_Base):
     checks: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class ModelAnswerRefused(_Base):
+    kind: Literal["model_answer"] = "model_answer"
+    site: str
+    """planner, actor, replanner, summarizer, ..."""
+    step: str = ""
+    turn: int | None = None
+    problem: str
+    """Why the answer was refused or a tool call in it could not be read."""
+    size: int = 0
+    """The answer's size in bytes (text and tool-call arguments)."""
+    raw: str = ""
+    """The answer as it came (head and tail, bounded), so a person sees what the model said."""
+
+
 class RunEnded(_Base):
     kind: Literal["run_end"] = "run_end"
     status: Literal["success", "needs-review", "failed", "blocked", "interrupted"]
@@ -149,7 +163,7 @@ class RunEnded(_Base):
 Event = Annotated[
     RunStarted | PlanAccepted | PlanRejected | CommandProposed | VerdictRecorded
     | ApprovalRecorded | ExecStarted | ExecFinished | StepChanged | Replanned
-    | SummaryWritten | LessonsUsed | GateRecorded | RunEnded,
+    | SummaryWritten | LessonsUsed | GateRecorded | ModelAnswerRefused | RunEnded,
     Field(discriminator="kind"),
 ]
 _ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

@@ -28,10 +28,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from tether.common.hostexec import kept_in_git
 from tether.common.limits import WorkspaceLimits
 from tether.common.walk import Deadline, allocated, hash_file, open_regular, read_link, shown, walk
 
 SKIP_DIRS = frozenset({".git"})
+"""Folders whose content is left out of manifests, except what git runs or reads as config there (its config,
+hooks, attributes and rebase plans: common.hostexec.GIT_TAIL); the object store, refs and logs are data."""
 RACY_NS = 2_000_000_000
 """Files modified less than this before a scan started are hashed again on the next scan."""
 
@@ -93,27 +96,35 @@ class Scan:
     def over_limit(self, limits: WorkspaceLimits) -> str | None:
         """A message for the model when the workspace is larger than the limits allow."""
         if self.apparent > limits.max_bytes:
-            return (f"the workspace now holds {_gib(self.apparent)} of files (holes included), over the limit of "
-                    f"{_gib(limits.max_bytes)} (workspace.max_bytes); delete or shrink what this command made")
+            over = human_bytes(self.apparent - limits.max_bytes)
+            return (f"the workspace now holds {human_bytes(self.apparent)} of files (holes included), {over} over "
+                    f"the limit of {human_bytes(limits.max_bytes)} (workspace.max_bytes); delete or shrink what this "
+                    "command made")
         if self.allocated > limits.max_allocated_bytes:
-            return (
-                f"the workspace now takes {_gib(self.allocated)} on disk, over the limit of "
-                f"{_gib(limits.max_allocated_bytes)} (workspace.max_allocated_bytes); delete what this command made"
-            )
+            return (f"the workspace now takes {human_bytes(self.allocated)} on disk, "
+                    f"{human_bytes(self.allocated - limits.max_allocated_bytes)} over the limit of "
+                    f"{human_bytes(limits.max_allocated_bytes)} (workspace.max_allocated_bytes); delete what this "
+                    "command made")
         return None
 
 
-def _gib(n: int) -> str:
-    return f"{n / 2**30:.1f} GiB"
+def human_bytes(n: int) -> str:
+    """`n` bytes in the largest binary unit that keeps three significant figures (`512 B`, `1.50 MiB`, `3.00 GiB`)."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= size:
+            value = n / size
+            return f"{value:.3g} {unit}" if value >= 100 else f"{value:.2f} {unit}".replace(".00 ", " ")
+    return f"{n} B"
 
 
 def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache | None = None,
          skip_dirs: frozenset[str] = SKIP_DIRS, what: str = "workspace manifest") -> Scan:
     """Hash every regular file and symlink under `root` (not following links); total its size.
 
-    Folders named in `skip_dirs` are left out of the manifest but counted in
-    the totals. With `cache`, a regular file whose stat is unchanged since a
-    scan that started more than `RACY_NS` after its last change is not read again.
+    The content of folders named in `skip_dirs` is left out of the manifest
+    (but counted in the totals), except the paths `left_out()` keeps. With
+    `cache`, a regular file whose stat is unchanged since a scan that
+    started more than `RACY_NS` after its last change is not read again.
 
     Raises:
         WalkError: past `limits.host_pass_seconds`, deeper than `limits.max_depth`, or unreadable.
@@ -129,8 +140,9 @@ def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache
         out.apparent += st.st_size if e.fd is None else 0
         out.allocated += allocated(st)
         if skipped and e.rel.startswith(skipped[-1]):
-            continue
-        if e.fd is not None:
+            if e.fd is not None or not kept_in_git(e.rel[len(skipped[-1]):]):
+                continue
+        elif e.fd is not None:
             if e.name in skip_dirs:
                 skipped.append(e.rel + "/")
             continue
@@ -143,6 +155,15 @@ def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache
     if cache is not None:
         cache.entries = keep
     return out
+
+
+def left_out(rel: str, skip_dirs: frozenset[str] = SKIP_DIRS) -> bool:
+    """Whether `rel` is inside a skipped folder and not one of the paths kept there."""
+    parts = rel.split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in skip_dirs:
+            return not kept_in_git("/".join(parts[i + 1:]))
+    return False
 
 
 def _sig(st: os.stat_result) -> tuple[int, ...]:

@@ -26,7 +26,9 @@ from tether.common.events import (
     LessonsUsed,
     VerdictRecorded,
 )
+from tether.common.hostexec_check import HostExecChange, Tree, host_exec_changes
 from tether.common.manifest import FileState, WorkspaceDiff, diff
+from tether.common.snapshot import SNAPSHOT_DIR
 from tether.common.walk import read_rel, shown
 from tether.gate.evidence import (
     Budgets,
@@ -308,6 +310,14 @@ def _review(s: Sources) -> list[str]:
 @collects("review_diff")
 def _review_diff(s: Sources) -> str:
     return s.review[1]
+
+
+@collects("host_exec")
+def _host_exec(s: Sources) -> list[HostExecChange]:
+    """The gate's look at places that run on the host (the runner looks again once the sandbox is gone)."""
+    files = s.run_dir / SNAPSHOT_DIR / "files"
+    before = Tree(files if files.is_dir() else None)
+    return host_exec_changes(s.start, s.end, before, Tree(s.workspace), mount=s.mount, host_root=str(s.workspace))
 
 
 @collects("file_secrets")

@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from tether.common.budgets import RunBudgets
+from tether.common.hostexec_check import HostExecChange
 
 __all__ = [
     "CheckRun",
@@ -167,6 +168,9 @@ class Evidence(BaseModel):
     """Files the run wrote that replace a module or hook a checker loads (`unittest/`, `sitecustomize.py`)."""
     file_secrets: list[str] = Field(default_factory=list)
     """`path: kind` of secrets found in workspace files (.git included), decoded forms too."""
+    host_exec: list[HostExecChange] = Field(default_factory=list)
+    """Changes to places that run code on the host when the person uses the folder (git config and hooks,
+    bytecode that does not match its source, `.pth`, direnv, editor tasks, ...: common.hostexec)."""
 
     @property
     def diff(self) -> list[str]:

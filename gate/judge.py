@@ -17,12 +17,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.common.budgets import RunBudgets
 from tether.common.events import Event
+from tether.common.hostexec_check import review_lines
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import FileState
 from tether.common.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
@@ -57,7 +58,7 @@ class GateSettings(BaseModel):
 
     workspace_mount: str = "/home/tether/workspace"
     """Where the workspace is inside the sandbox (paths in the journal are relative to it)."""
-    verify_timeout_s: float = Field(default=120.0, gt=0)
+    verify_timeout_s: float = Field(default=120.0, gt=0, le=7 * 24 * 3600, allow_inf_nan=False)
     """Timeout of each check the gate re-runs itself."""
     budgets: RunBudgets = Field(default_factory=RunBudgets)
     """The run's budgets (R16)."""
@@ -65,6 +66,9 @@ class GateSettings(BaseModel):
     """The guardian's limits, for the checks the model wrote (the gate re-runs only `allow`)."""
     person_checks: list[str] = Field(default_factory=list)
     """The person's checks (`--verify`, `[run] verify`): they weigh most."""
+    host_code: Literal["review", "undo"] = "review"
+    """`review`: changes to places that run on the host make the run need review; `undo`: the runner puts them
+    back after the run, so the gate only lists them."""
 
 
 @dataclass
@@ -122,6 +126,8 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                     if has_snapshot and wants_before and todo else None)
         try:
             ev = collect(sources)
+            if settings.host_code == "review":
+                ev.review += review_lines(ev.host_exec)
             ev.review += [
                 f"the run changed {f}, which your check `{c.command}` runs"
                 for c in checks

@@ -9,13 +9,14 @@ context (graphs.context) it works with.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
 from tether.common.budgets import RunBudgets
-from tether.common.events import StepChanged
+from tether.common.events import ModelAnswerRefused, StepChanged
 from tether.graphs.context import RunContext
 from tether.graphs.dag import PlanStep, dependents
 from tether.graphs.state import RunState, Step
@@ -31,7 +32,78 @@ def call_model(
     if not isinstance(ai, AIMessage):
         ai = AIMessage(content=str(getattr(ai, "content", ai)))
     usage = ai.usage_metadata or {}
+    ai = screen_answer(ctx, ai, site, key, turn)
     return ai, int(usage.get("total_tokens", 0))
+
+
+RAW_KEPT = 4000
+"""Characters of a refused or malformed answer kept in the journal (head and tail)."""
+MAX_ARG_DEPTH = 64
+"""Deepest nesting of tool-call arguments accepted (a plan is a list of mappings: depth 4)."""
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of JSON-like data, without recursion (a 3,000-deep answer must not blow the stack)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_ARG_DEPTH:
+            return depth
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+def _clip(text: str) -> str:
+    if len(text) <= RAW_KEPT:
+        return text
+    half = RAW_KEPT // 2
+    return f"{text[:half]}\n[... {len(text) - RAW_KEPT} characters not kept ...]\n{text[-half:]}"
+
+
+def screen_answer(ctx: RunContext, ai: AIMessage, site: str, key: str, turn: int) -> AIMessage:
+    """The answer, or a short stand-in when it is over `max_answer_bytes` or nested too deep (journaled, bounded).
+
+    Malformed tool calls (`invalid_tool_calls`, JSON the client could not
+    read) are journaled with their raw text, so `tether show` shows what the
+    model said instead of only "no plan submitted".
+    """
+    problem, text = "", ai.content if isinstance(ai.content, str) else ""
+    try:
+        text = text or json.dumps(ai.content, default=str)
+        if any(_depth(c.get("args")) > MAX_ARG_DEPTH for c in ai.tool_calls):
+            problem = f"its tool-call arguments are nested deeper than {MAX_ARG_DEPTH} levels"
+        calls = "" if problem else json.dumps([{"name": c["name"], "args": c["args"]} for c in ai.tool_calls],
+                                              default=str)
+    except (ValueError, RecursionError) as e:  # unserialisable or too deep for the encoder
+        problem, calls = f"its tool calls cannot be read ({type(e).__name__})", ""
+    size = len(text.encode("utf-8", "replace")) + len(calls.encode("utf-8", "replace"))
+    if not problem and size > ctx.max_answer_bytes:
+        problem = f"it is {size:,} bytes, over model.max_answer_bytes ({ctx.max_answer_bytes:,})"
+    if problem:
+        ctx.journal.append(ModelAnswerRefused(key=f"answer:{site}:{key}:{turn}", site=site, step=key, turn=turn,
+                                              problem=f"answer refused: {problem}", size=size,
+                                              raw=_clip(text + ("\n" + calls if calls else ""))))
+        return AIMessage(content=f"[Tether refused this answer: {problem}; answer again, shorter]",
+                         usage_metadata=ai.usage_metadata, response_metadata={"tether_problem": problem})
+    bad = list(getattr(ai, "invalid_tool_calls", None) or [])
+    if bad:
+        first = bad[0]
+        problem = f"malformed call to {first.get('name') or 'a tool'}: {str(first.get('error') or 'unreadable')[:300]}"
+        ctx.journal.append(ModelAnswerRefused(
+            key=f"answer:{site}:{key}:{turn}", site=site, step=key, turn=turn, problem=problem, size=size,
+            raw=_clip(text + "".join(f"\n{b.get('name')}: {b.get('args')}" for b in bad))))
+        if not ai.tool_calls:
+            return ai.model_copy(update={"response_metadata": {**ai.response_metadata, "tether_problem": problem}})
+    return ai
+
+
+def problem_of(ai: AIMessage) -> str:
+    """Why `screen_answer` refused or flagged the answer ("" when it did not)."""
+    return str((ai.response_metadata or {}).get("tether_problem") or "")
 
 
 def first_call(ai: AIMessage, name: str) -> dict[str, Any] | None:

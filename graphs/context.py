@@ -70,6 +70,8 @@ class RunContext:
     """HOME in the sandbox: the guardian reads `~` and `$HOME` as this folder, as the commands do."""
     output_cap: int = 4000
     """Characters of command output shown to the model (head and tail)."""
+    max_answer_bytes: int = 1 << 20
+    """A model answer larger than this is refused (journaled, bounded) and not put into later prompts."""
 
     def check_context(self) -> CheckContext:
         """Where a command runs, as the sandbox has it: its working folder (the workspace) and its HOME."""

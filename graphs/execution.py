@@ -31,7 +31,7 @@ from tether.common.events import (
     ExecStarted,
     VerdictRecorded,
 )
-from tether.graphs.common import call_model, fail_step, over_budget, plan_steps, set_status
+from tether.graphs.common import call_model, fail_step, over_budget, plan_steps, problem_of, set_status
 from tether.graphs.context import RunContext
 from tether.graphs.dag import ready
 from tether.graphs.prompts import ACTOR_TOOLS, actor_messages
@@ -99,7 +99,9 @@ def act(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         calls.append(call)
     update: dict[str, Any] = {"messages": [*messages, ai], "pending": calls, "tokens": tokens}
     if not calls:
-        update["steps"] = fail_step(ctx, state, step, f"actor gave up: {str(ai.content)[:300]}")
+        why = problem_of(ai)
+        update["steps"] = fail_step(ctx, state, step, f"the actor's answer was not usable: {why}" if why
+                                    else f"actor gave up: {str(ai.content)[:300]}")
     return update
 
 
@@ -130,6 +132,7 @@ def approve(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                                 "reason": c.get("reason", "")})
             approved, by = bool(answer.get("approved") if isinstance(answer, dict) else answer), "person"
         c["approval"] = "approved" if approved else "refused"
+        c["approved_by"] = by
         new = ctx.journal.append(ApprovalRecorded(key=f"approval:{c['cmd_id']}", cmd_id=c["cmd_id"],
                                                   approved=approved, by=by))
         if new and (by == "person" or c.get("shadow")):
@@ -273,9 +276,10 @@ def _observe(ctx: RunContext, c: Call) -> str:
         rules = ", ".join(h["id"] for h in c.get("verdict", {}).get("hits", []))
         return f"DENIED by the guardian ({rules}): {c.get('reason', '')}. Do not retry it in another form."
     if c.get("enforced") == "ask" and c.get("approval") != "approved":
-        return (
-            f"REFUSED: the guardian asks for approval ({c.get('reason', '')}) and it was not given. Choose another way."
-        )
+        nobody = " (nobody was there to answer: the run has no terminal, --yes or --ask-later)" \
+            if c.get("approved_by") == "no-person" else ""
+        return (f"REFUSED: the guardian asks for approval ({c.get('reason', '')}) and it was not given{nobody}. "
+                "Choose another way.")
     result = _run_once(ctx, c)
     note = " (timed out)" if result.timed_out else ""
     return f"exit code {result.exit_code}{note}\n{cap(result.output, ctx.output_cap)}"

@@ -14,7 +14,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from tether.common.events import PlanAccepted, PlanRejected, Replanned, SummaryWritten
-from tether.graphs.common import call_model, first_call, plan_steps, set_status
+from tether.graphs.common import call_model, first_call, plan_steps, problem_of, set_status
 from tether.graphs.context import RunContext
 from tether.graphs.dag import PlanError, PlanStep, parse_steps, still_blocked, validate_plan
 from tether.graphs.prompts import (
@@ -37,7 +37,7 @@ def plan(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     )
     ai, tokens = call_model(ctx, messages, PLAN_TOOLS, "planner", "", attempt)
     args = first_call(ai, "submit_plan")
-    return {"draft": None if args is None else args.get("steps"), "tokens": tokens}
+    return {"draft": None if args is None else args.get("steps"), "draft_problem": problem_of(ai), "tokens": tokens}
 
 def validate(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Accept the draft as the DAG, or journal why not for the planner's next attempt."""
@@ -46,7 +46,9 @@ def validate(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     draft = state.get("draft")
     try:
         if draft is None:
-            msg = "no plan submitted; call submit_plan with steps"
+            problem = state.get("draft_problem") or ""
+            msg = "no plan submitted; call submit_plan with steps" + (
+                f" (the answer was not usable: {problem}; `tether show` has what it said)" if problem else "")
             raise PlanError(msg)
         steps = parse_steps(draft)
         validate_plan(steps, ctx.budgets.max_steps)

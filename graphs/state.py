@@ -47,6 +47,8 @@ class Call(TypedDict, total=False):
     reason: str
     verdict: dict[str, Any]
     approval: Literal["none", "approved", "refused"]
+    approved_by: str
+    """Who answered an ask: person, yes-flag, trust or no-person."""
     error: str
     """Set when the call itself is malformed; shown to the model instead of running it."""
 
@@ -61,6 +63,8 @@ class RunState(TypedDict, total=False):
     started_at: float
     draft: Any
     """The planner's last answer, before validation."""
+    draft_problem: str
+    """Why that answer held no usable plan (refused, or a malformed tool call), for the planner's next prompt."""
     plan: list[dict[str, Any]]
     plan_attempts: int
     plan_error: str

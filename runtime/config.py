@@ -18,7 +18,7 @@ import logging
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -29,7 +29,7 @@ from tether.common.files import read_text
 from tether.common.limits import WorkspaceLimits
 from tether.guardian.config import GuardianConfig
 from tether.memory.config import MemoryConfig
-from tether.sandbox.config import DockerSandboxConfig
+from tether.sandbox.config import MAX_TIMEOUT_S, DockerSandboxConfig
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +56,11 @@ class ModelConfig(BaseModel):
     """Sampling temperature."""
     max_tokens: int = Field(default=4096, gt=0)
     """Completion token cap (sent as both max_tokens and max_completion_tokens)."""
-    timeout_s: float = Field(default=120.0, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     """Per-call timeout."""
+    max_answer_bytes: int = Field(default=1 << 20, gt=0, le=1 << 30)
+    """Largest model answer accepted (text and tool-call arguments, in bytes); a larger one is refused with a line
+    (its head and tail are kept for `tether show`) and is never put into a later prompt."""
 
 
 class RunConfig(RunBudgets):
@@ -68,10 +71,15 @@ class RunConfig(RunBudgets):
     verify: list[str] = Field(default_factory=list)
     """Checks the person gives (`tether run --verify CMD` adds to them): the gate runs each in a fresh shell after the
     run and on the pre-run copy; when given, they decide R07/R08."""
-    verify_timeout_s: float = Field(default=120.0, gt=0)
+    verify_timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     """Timeout of each check the gate re-runs itself."""
     max_goal_bytes: int = Field(default=16_384, gt=0)
     """Largest goal accepted (UTF-8 bytes); longer material belongs in a workspace file the goal names."""
+    host_code: Literal["review", "undo"] = "review"
+    """What happens to changes the run made to places that run code on your machine when you use the folder (git
+    config and hooks, `.gitattributes` drivers, `.pth` and environments, direnv, editor and agent config, install
+    scripts; docs/runs.md): `review` leaves them and the run ends `needs-review`, naming each; `undo` puts each back
+    as it was before the run once the run ends (bytecode that does not match its source is removed either way)."""
 
 
 class TrustConfig(BaseModel):
@@ -137,13 +145,19 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as e:
         msg = f"{path}: invalid TOML ({e}); fix the file or remove it"
         raise ConfigError(msg) from e
+    except RecursionError as e:  # tomllib recurses once per nesting level
+        msg = f"{path}: values nested too deep to read; fix the file or remove it"
+        raise ConfigError(msg) from e
 
 
-def _env_value(raw: str) -> Any:
+def _env_value(raw: str, name: str = "") -> Any:
     try:
         return tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         return raw
+    except RecursionError as e:
+        msg = f"${name}: its value is nested too deep to read; unset it or give a plain value"
+        raise ConfigError(msg) from e
 
 
 def _from_env(environ: dict[str, str]) -> dict[str, Any]:
@@ -155,7 +169,7 @@ def _from_env(environ: dict[str, str]) -> dict[str, Any]:
         node = tree
         for part in parts[:-1]:
             node = node.setdefault(part, {})
-        node[parts[-1]] = raw if parts == ["home"] else _env_value(raw)
+        node[parts[-1]] = raw if parts == ["home"] else _env_value(raw, name)
     return tree
 
 

@@ -33,12 +33,13 @@ from tether.common.errors import ConfigError
 from tether.common.limits import WorkspaceLimits
 from tether.sandbox import cleanup
 from tether.sandbox.base import ExecResult
-from tether.sandbox.config import SANDBOX_HOME, DockerSandboxConfig
+from tether.sandbox.config import MAX_TIMEOUT_S, SANDBOX_HOME, DockerSandboxConfig
 from tether.sandbox.engine import connect, docker_sdk
-from tether.sandbox.errors import SandboxError
+from tether.sandbox.errors import EngineLostError, SandboxError
 from tether.sandbox.images import ensure_image
 from tether.sandbox.lending import LendingRecord, reclaim
 from tether.sandbox.output import OutputCap, copy_stream
+from tether.sandbox.pids import FORK_FAILED, PIDS_FREED, PIDS_FULL, near_full, pid_count, pids_file
 from tether.sandbox.processes import PROBE as PS_PROBE
 from tether.sandbox.processes import Proc, parse, probe_user, reap_argv
 from tether.sandbox.seccomp import security_opt
@@ -56,6 +57,7 @@ PROBE = "command -v bash >/dev/null && echo bash; command -v timeout >/dev/null 
 PROBE_TRIES = 3
 PROBE_TIMEOUT_S = 20
 PROBE_OUTPUT_BYTES = 1_000_000
+RUNAWAY_WAIT_S = 0.3
 
 
 def _reason(e: BaseException) -> str:
@@ -68,14 +70,14 @@ def exec_timeout(command: str, timeout_s: float | None, default_s: float) -> flo
     """Validate an exec request and return its timeout.
 
     Raises:
-        ConfigError: empty command or a timeout <= 0.
+        ConfigError: empty command, or a timeout <= 0 or over a week.
     """
     if not command or not command.strip():
         msg = "empty command; pass a shell command to run"
         raise ConfigError(msg)
     timeout = default_s if timeout_s is None else timeout_s
-    if not timeout > 0:
-        msg = f"timeout must be > 0 seconds, got {timeout}"
+    if not 0 < timeout <= MAX_TIMEOUT_S:  # NaN fails too
+        msg = f"timeout must be > 0 and at most {MAX_TIMEOUT_S:.0f} seconds (a week), got {timeout}"
         raise ConfigError(msg)
     return timeout
 
@@ -119,6 +121,10 @@ class DockerSandbox:
         self._container: Container | None = None
         self._shell = "bash"
         self._has_timeout = True
+        self._own: set[tuple[int, int]] = set()
+        """(pid, start) of the container's own processes after a restart (init, keep-alive), left out of
+        `processes()`: the gate's baseline holds those of the first start, and these replaced them."""
+        self._pids_file: Path | None = None
         self.stream_scanner: Callable[[], Any] | None = None
         """Makes, per exec, an object with `feed(bytes)` and `close() -> list[str]` that sees the whole output."""
         self.notices: list[str] = []
@@ -158,6 +164,7 @@ class DockerSandbox:
                 self._handover.give()
             self._container = self._client.containers.run(**self._create_args(name))
             self._probe()
+            self._pids_file = pids_file(self._container)
         except BaseException as e:  # Ctrl-C included: never leave a half-started container
             self._remove_by_name(name)
             self._container = None
@@ -236,7 +243,7 @@ class DockerSandbox:
         """Run `command` with bash (sh when the image lacks bash); never raises for a non-zero exit.
 
         Raises:
-            ConfigError: empty command or a timeout <= 0.
+            ConfigError: empty command, or a timeout <= 0 or over a week.
             SandboxError: not started, or the engine failed.
         """
         timeout = exec_timeout(command, timeout_s, self.config.default_timeout_s)
@@ -248,16 +255,36 @@ class DockerSandbox:
         scanner = self.stream_scanner() if self.stream_scanner else None
         cap = OutputCap(self.config.output_limit_bytes, scanner.feed if scanner else None)
         since = time.time()
-        exit_code, overran, duration = self._run(
-            self._shell, command, timeout, cap, workdir=workdir, environment=[mark]
-        )
+        before = pid_count(self._container, self._pids_file)
+        try:
+            exit_code, overran, duration = self._run(
+                self._shell, command, timeout, cap, workdir=workdir, environment=[mark]
+            )
+        except SandboxError as e:
+            if not self._full():
+                raise
+            self._restart(f"processes filled its process table ({e})")
+            result = self.exec(command, timeout_s=timeout_s, cwd=cwd)
+            return result.model_copy(update={"output": PIDS_FREED.format(limit=self.config.pids_limit)
+                                             + result.output})
         timed_out = overran or (exit_code in TIMEOUT_CODES and duration >= timeout)
         if timed_out:
             self._reap(mark, since)
+        note = ""
+        if not timed_out and self._full():
+            self._restart("processes filled its process table")
+            if before is not None and before < self.config.pids_limit // 2:  # this command started them
+                exit_code, note = exit_code or 137, PIDS_FULL.format(limit=self.config.pids_limit)
+            elif exit_code in (1, 125, 126, 127) and FORK_FAILED in cap.text():  # it never started: run it again
+                result = self.exec(command, timeout_s=timeout_s, cwd=cwd)
+                return result.model_copy(update={"output": PIDS_FREED.format(limit=self.config.pids_limit)
+                                                 + result.output})
+            else:
+                note = "\n" + PIDS_FREED.format(limit=self.config.pids_limit).strip()
         return ExecResult(
             command=command,
             exit_code=137 if exit_code is None else exit_code,
-            output=cap.text(),
+            output=cap.text() + note,
             duration_s=duration,
             timed_out=timed_out,
             dropped_bytes=cap.dropped,
@@ -281,6 +308,10 @@ class DockerSandbox:
         except docker_sdk().errors.DockerException as e:
             msg = f"exec failed in sandbox {self._container.short_id}: {_reason(e)}"
             raise SandboxError(msg) from e
+        except OSError as e:  # the engine's socket closed or refused: the engine went away mid-command
+            msg = (f"the Docker engine went away while sandbox {self._container.short_id} ran a command "
+                   f"({_reason(e)}); its result is unknown; start the engine (`docker info` to check)")
+            raise EngineLostError(msg) from e
         return exit_code, overran, time.monotonic() - start
 
     def processes(self) -> list[Proc]:
@@ -307,7 +338,7 @@ class DockerSandbox:
                 problem = f"exit {code}"
                 continue
             try:
-                return parse(cap.text(), own_uid=int(user.split(":")[0]))
+                return [p for p in parse(cap.text(), own_uid=int(user.split(":")[0])) if p.key not in self._own]
             except ValueError as e:
                 problem = str(e)
         msg = f"process probe failed in sandbox {self._container.short_id}: {problem}"
@@ -331,12 +362,36 @@ class DockerSandbox:
                 log.warning("reaping in %s failed: %s", self._container.short_id, _reason(e))
         if code == 0:
             return
-        log.warning("sandbox %s: leftovers of a timed-out command; restarting it", self._container.short_id)
+        self._restart("leftovers of a timed-out command outran the killer")
+
+    def _restart(self, why: str) -> None:
+        """Restart the container (everything in it dies, /tmp is emptied, the workspace stays); note its own."""
+        assert self._container is not None
+        log.warning("sandbox %s: %s; restarting it", self._container.short_id, why)
         try:
             self._container.restart(timeout=0)
-        except errors.APIError as e:
-            msg = f"could not restart sandbox {self._container.short_id} after a timeout: {_reason(e)}"
+        except (docker_sdk().errors.APIError, OSError) as e:
+            msg = f"could not restart sandbox {self._container.short_id} ({why}): {_reason(e)}"
             raise SandboxError(msg) from e
+        self._own = set()
+        if self._shell == "bash":
+            try:
+                self._own = {p.key for p in self.processes()}
+            except SandboxError as e:
+                log.warning("sandbox %s: its own processes could not be listed: %s", self._container.short_id, e)
+        self._pids_file = pids_file(self._container)
+
+    def _full(self) -> bool:
+        """Whether the container's processes fill its pids limit, or past half of it keep multiplying (a bomb)."""
+        limit = self.config.pids_limit
+        count = pid_count(self._container, self._pids_file)
+        if count is None or count < limit // 2:
+            return False
+        if near_full(count, limit):
+            return True
+        time.sleep(RUNAWAY_WAIT_S)
+        again = pid_count(self._container, self._pids_file)
+        return again is not None and (near_full(again, limit) or again > count + 2)
 
     def close(self) -> None:
         """Remove the container (killing what runs in it); safe to call twice."""
@@ -348,8 +403,8 @@ class DockerSandbox:
                     container.remove(force=True)
                 except errors.NotFound:
                     pass  # already gone, e.g. collected by `tether sandbox gc --all`
-                except errors.APIError as e:
-                    msg = f"could not remove sandbox container {container.short_id}: {e}"
+                except (errors.APIError, OSError) as e:  # OSError: the engine went away
+                    msg = f"could not remove sandbox container {container.short_id}: {_reason(e)}"
                     raise SandboxError(msg) from e
         finally:
             self._give_back()

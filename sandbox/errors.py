@@ -6,7 +6,7 @@ re-exported from common.errors (their home) for code written against this path.
 
 from tether.common.errors import ConfigError, TetherError
 
-__all__ = ["CommandTimeoutError", "ConfigError", "EngineUnavailableError", "ImageMissingError",
+__all__ = ["CommandTimeoutError", "ConfigError", "EngineLostError", "EngineUnavailableError", "ImageMissingError",
            "SandboxError", "TetherError"]
 
 
@@ -16,6 +16,10 @@ class SandboxError(TetherError, RuntimeError):
 
 class EngineUnavailableError(SandboxError, ConnectionError):
     """The Docker engine cannot be reached."""
+
+
+class EngineLostError(EngineUnavailableError):
+    """The Docker engine went away while a sandbox was in use (a command's result is unknown)."""
 
 
 class ImageMissingError(SandboxError, LookupError):

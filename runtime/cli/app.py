@@ -30,8 +30,26 @@ def build_app() -> Any:
         help="Agent runtime with guarded execution and a memory that learns without rotting.",
         no_args_is_help=True,
         pretty_exceptions_enable=False,
-        add_completion=False,
+        add_completion=True,
     )
+
+    def show_version(value: bool) -> None:
+        if value:
+            from tether import __version__
+
+            typer.echo(f"tether {__version__}")
+            raise typer.Exit
+
+    @app.callback()
+    def root(
+        version: bool = typer.Option(False, "--version", "-V", callback=show_version, is_eager=True,
+                                     help="Print Tether's version and exit."),
+    ) -> None:
+        """Agent runtime with guarded execution and a memory that learns without rotting.
+
+        Shell completion: `tether --install-completion` (bash, zsh, fish, PowerShell).
+        """
+
     for module in (cli_run, cli_runs, cli_guard, cli_sandbox, cli_memory, cli_trust, cli_undo, cli_eval):
         module.register(app)
     return app
@@ -47,18 +65,56 @@ def __getattr__(name: str) -> Any:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: any error Tether did not foresee is one line, its traceback kept in a file."""
     from tether.runtime.terminal import install_log_filter
 
     install_log_filter()
     args = sys.argv[1:]
-    if args[:1] == ["guard"]:
-        from tether.runtime.cli import guard_fast
+    if args[:1] in (["--version"], ["-V"]):
+        from tether import __version__
 
-        code = guard_fast.main(args[1:])
-        if code is not None:
-            sys.exit(code)
-    __getattr__("app")()
+        print(f"tether {__version__}")
+        return
+    if args[:1] in (["run"], ["resume"], ["approve"], ["deny"]):
+        from tether.runtime.run.totals import mark_process_start
+
+        mark_process_start()
+    try:
+        if args[:1] == ["guard"]:
+            from tether.runtime.cli import guard_fast
+
+            code = guard_fast.main(args[1:])
+            if code is not None:
+                sys.exit(code)
+        __getattr__("app")()
+    except Exception as e:  # the last resort: never a traceback on the person's terminal
+        sys.exit(_unforeseen(e))
+
+
+def _unforeseen(e: BaseException) -> int:
+    """Print one line naming the error and where its traceback is (TETHER_DEBUG=1 prints it); exit 70."""
+    import os
+    import tempfile
+    import time
+    import traceback
+
+    from tether.runtime.terminal import plain
+
+    text = "".join(traceback.format_exception(e))
+    if os.environ.get("TETHER_DEBUG") == "1":
+        sys.stderr.write(text)
+    where = ""
+    try:
+        fd, where = tempfile.mkstemp(prefix=f"tether-error-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".txt")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+    except OSError:
+        where = ""
+    first = (str(e).strip().splitlines() or [""])[0][:300]
+    sys.stderr.write(plain(f"error: {type(e).__name__}: {first} (an error Tether did not expect; "
+                           + (f"the details are in {where}; " if where else "")
+                           + "rerun with TETHER_DEBUG=1 to see them)") + "\n")
+    return 70
 
 
 if __name__ == "__main__":

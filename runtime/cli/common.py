@@ -24,8 +24,20 @@ HomeOption = Annotated[
     typer.Option("--home", help="Tether home (runs, memory, checkpoints, ledger). Env: TETHER_HOME."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+def complete_run(incomplete: str) -> list[str]:
+    """Shell completion of a run id: `last`, then the runs whose id starts with what was typed, newest first."""
+    try:
+        runs = load_config().runs_dir
+        names = sorted((p.name for p in runs.iterdir() if p.is_dir() and p.name.startswith(incomplete)), reverse=True)
+    except (TetherError, OSError):
+        return []
+    return ([LAST] if LAST.startswith(incomplete) else []) + names[:50]
+
+
+LAST = "last"
 RunArg = Annotated[str, typer.Argument(
-    help="Run id as `tether runs` lists it: the whole id, a unique prefix of it, or `last` for the newest run.")]
+    help="Run id as `tether runs` lists it: the whole id, a unique prefix of it, or `last` for the newest run.",
+    autocompletion=complete_run)]
 
 
 def config(home: Path | None) -> TetherConfig:

@@ -26,12 +26,21 @@ from tether.runtime.terminal import plain, safe
 
 if TYPE_CHECKING:
     from tether.runtime.eval.cells import CellResult
+    from tether.runtime.eval.run import Progress
 
 
-def _progress(result: CellResult) -> None:
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+def _progress(result: CellResult, progress: Progress) -> None:
     mark = {True: "[green]pass[/]", False: "[red]fail[/]", None: "[yellow]–[/]"}[result.passed]
     extra = f" ({safe(result.reason)})" if result.status != "done" or result.passed is None else ""
-    err.print(f"{safe(result.task)} {result.method}-{result.trial}: {result.status} {mark}{extra}")
+    left = progress.left_s
+    eta = "" if left is None or progress.done == progress.total else f", about {_clock(left)} left"
+    err.print(f"\\[{progress.done}/{progress.total}] {safe(result.task)} {result.method}-{result.trial}: "
+              f"{result.status} {mark}{extra} [dim]({_clock(progress.elapsed_s)} so far{eta})[/]")
 
 
 def eval_cmd(
@@ -94,6 +103,9 @@ def eval_cmd(
         from tether.runtime.eval.report import render_markdown
 
         out.print(plain(render_markdown(report)), markup=False)
+    from tether.runtime.eval.stats import verdict
+
+    err.print(f"[bold]{safe(verdict(report['summary']))}[/]")
     if report["errors"]:
         err.print(f"[yellow]{len(report['errors'])} cell(s) could not run; rerun to retry them[/]")
         raise typer.Exit(1)

@@ -41,6 +41,18 @@ def _store(home: Any) -> MemoryStore:
         return MemoryStore(cfg.memory_dir, cfg.memory)
 
 
+def _run_id(home: Any, store: MemoryStore, text: str) -> str:
+    """A run id as people type it (`last`, a unique prefix) made whole; `text` itself when memory knows it."""
+    if store.has_run(text) or store.lesson_path(text).is_file() or (store.rules_dir / f"{text}.md").is_file():
+        return text
+    from tether.runtime.run_ids import UnknownRunError, resolve
+
+    try:
+        return resolve(config(home).runs_dir, text)
+    except UnknownRunError:
+        return text  # not a run of this home: memory's own lookup says what is wrong
+
+
 @memory_app.command("list")
 def list_cmd(home: HomeOption = None, json: JsonOption = False) -> None:
     """Every lesson, rule and run; unlisted = its MEMORY.md line was deleted."""
@@ -70,12 +82,13 @@ def list_cmd(home: HomeOption = None, json: JsonOption = False) -> None:
 
 
 @memory_app.command("show")
-def show_cmd(item_id: Annotated[str, typer.Argument(help="Lesson, rule or run id.")],
+def show_cmd(item_id: Annotated[str, typer.Argument(
+                 help="Lesson, rule or run id (a run: its whole id, a unique prefix, or `last`).")],
              home: HomeOption = None, json: JsonOption = False) -> None:
     """One lesson (with its revision history), rule or run."""
     store = _store(home)
     with errors_exit():
-        item = show_item(store, item_id)
+        item = show_item(store, _run_id(home, store, item_id))
     if json:
         print_json(item)
         return
@@ -154,7 +167,8 @@ def rebuild_cmd(home: HomeOption = None, json: JsonOption = False) -> None:
 
 @memory_app.command("forget")
 def forget_cmd(
-    run: Annotated[str | None, typer.Option("--run", help="Run id to forget, with all learnt from it.")] = None,
+    run: Annotated[str | None, typer.Option(
+        "--run", help="Run id to forget, with all learnt from it (a unique prefix or `last` works).")] = None,
     lesson: Annotated[str | None, typer.Option("--lesson", help="Lesson id to forget.")] = None,
     rule: Annotated[str | None, typer.Option("--rule", help="Rule id to forget.")] = None,
     home: HomeOption = None,
@@ -166,6 +180,8 @@ def forget_cmd(
         fail("give exactly one of --run ID, --lesson ID, --rule ID (`tether memory list` shows the ids)")
     store = _store(home)
     kind, item_id = given[0]
+    if kind == "run":
+        item_id = _run_id(home, store, item_id)
     with errors_exit():
         if kind == "lesson":
             result: dict[str, Any] = forget_lesson(store, item_id)

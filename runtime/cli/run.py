@@ -195,7 +195,10 @@ def run(
     checks = [*cfg.run.verify, *(verify or [])]
     if any(not c.strip() for c in checks):
         fail("an empty --verify check; pass a command, e.g. --verify 'python3 -m unittest'")
+    from tether.runtime.run.totals import process_started_at
+
     options = RunOptions(
+        started_at=process_started_at(),
         goal=goal,
         workspace=ws,
         model_spec=str(spec),
@@ -224,16 +227,22 @@ def run(
 
 
 def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home: Path | None, events: bool = False,
-            from_journal: bool = False) -> None:
+            from_journal: bool = False, model: str | None = None) -> None:
+    from tether.runtime.models.registry import build_chat_model, check_endpoint
     from tether.runtime.run.runner import check_resumable
 
     cfg = config(home)
     run_id = resolve_run(cfg, run_id)
     with errors_exit(2):
-        meta, _ = check_resumable(cfg, run_id, approved)
+        meta, values = check_resumable(cfg, run_id, approved)
+        if model is not None:
+            build_chat_model(cfg.model.model_copy(update={"spec": model}))  # a bad spec fails here, with the fix
+        elif not (values or {}).get("status"):  # a finished run is only reported: it talks to no model
+            check_endpoint(cfg.model.model_copy(update={"spec": meta["model_spec"]}), meta)
         hooks = hooks_factory(cfg, memory=meta.get("memory", True))
     interactive = _interactive()
     from tether.runtime.run.runner import resume_run
+    from tether.runtime.run.totals import process_started_at
     from tether.sandbox.cleanup import install_signal_handlers
 
     install_signal_handlers()
@@ -243,6 +252,7 @@ def _resume(run_id: str, approved: bool | None, yes: bool, json_out: bool, home:
         record = _with_view(lambda v: resume_run(
             cfg, run_id, approved=approved, approval="yes" if yes else None, hooks=hooks,
             ask_person=_prompt(v) if interactive else None, on_event=_listeners(v, stream), from_journal=from_journal,
+            model_spec=model, started_at=process_started_at(),
         ))
     raise _finish(record, json_out, stream)
 
@@ -268,31 +278,39 @@ FromJournalOption = Annotated[
 ]
 
 
+ResumeModelOption = Annotated[str | None, typer.Option(
+    "--model", help="Continue with this model instead of the one the run recorded (its provider and endpoint); "
+                    "without it, a run whose recorded endpoint differs from today's config is refused.")]
+
+
 def resume(
     run_id: RunArg,
     yes: YesOption = False,
     from_journal: FromJournalOption = False,
+    model: ResumeModelOption = None,
     json_out: JsonOption = False,
     events: EventsOption = False,
     home: HomeOption = None,
 ) -> None:
     """Continue RUN_ID after a crash, SIGKILL, Ctrl-C or pause, without re-running finished commands.
 
-    A run that already finished is reported again, unchanged.
+    A run that already finished is reported again, unchanged. The run talks to the model endpoint it recorded.
     """
-    _resume(run_id, None, yes, json_out, home, events, from_journal)
+    _resume(run_id, None, yes, json_out, home, events, from_journal, model)
 
 
 def approve(
-    run_id: RunArg, json_out: JsonOption = False, events: EventsOption = False, home: HomeOption = None
+    run_id: RunArg, model: ResumeModelOption = None, json_out: JsonOption = False, events: EventsOption = False,
+    home: HomeOption = None,
 ) -> None:
     """Approve the command RUN_ID is waiting on, and continue the run."""
-    _resume(run_id, True, False, json_out, home, events)
+    _resume(run_id, True, False, json_out, home, events, model=model)
 
 
-def deny(run_id: RunArg, json_out: JsonOption = False, events: EventsOption = False, home: HomeOption = None) -> None:
+def deny(run_id: RunArg, model: ResumeModelOption = None, json_out: JsonOption = False, events: EventsOption = False,
+         home: HomeOption = None) -> None:
     """Refuse the command RUN_ID is waiting on (the model sees the refusal), and continue."""
-    _resume(run_id, False, False, json_out, home, events)
+    _resume(run_id, False, False, json_out, home, events, model=model)
 
 
 def register(app: typer.Typer) -> None:

@@ -26,6 +26,7 @@ from tether.runtime.cli.common import (
     print_json,
     resolve_run,
 )
+from tether.runtime.cli.show_changes import show_changes
 from tether.runtime.views.console import STYLE
 from tether.runtime.views.text import cell
 
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
     from tether.runtime.views.run_list import RunLine
     from tether.runtime.views.run_view import RunView
 
+
+
+WIDE = 120
+"""Terminal columns from which `tether runs` shows every column; narrower terminals get id, status, time, goal."""
 
 
 def _when(ts: float | None) -> str:
@@ -92,6 +97,13 @@ def runs(
     if not lines:
         err.print(f"no runs under {cell(cfg.runs_dir)}")
         return
+    if out.width < WIDE:  # 80 columns: the whole id, status, time and goal; `--json` or a wider terminal for more
+        out.print(f"[bold]{'run':<22} {'status':<12} {'took':>7}  goal[/]")
+        for r in lines:
+            status = f"[{STYLE.get(r.status, 'red')}]{cell(r.status, 12):<12}[/]"
+            room = max(out.width - 45, 10)
+            out.print(f"{cell(r.run_id, 22):<22} {status} {_dur(r.duration_s):>7}  {cell(r.goal, room)}")
+        return
     out.print(
         f"[bold]{'run':<24} {'started':<19} {'took':>7} {'status':<12} {'steps':>5} {'gate p/f/na':>11} "
         f"{'lessons u/w':>11}  goal[/]"
@@ -105,18 +117,22 @@ def runs(
         )
 
 
-def _load(run_id: str, home: Path | None) -> RunView:
+def _load(run_id: str, home: Path | None, with_diff: bool = False) -> RunView:
     from tether.runtime.views.run_view import load_run
 
     cfg = config(home)
     run_id = resolve_run(cfg, run_id)
     with errors_exit(2):
-        return load_run(cfg.runs_dir, run_id, cfg.memory_dir)
+        return load_run(cfg.runs_dir, run_id, cfg.memory_dir, with_diff=with_diff)
 
 
-def show(run_id: RunArg, json_out: JsonOption = False, home: HomeOption = None) -> None:
-    """The run's plan, every command (verdict, approval, exit), the gate, lessons, cost and what to do next."""
-    view = _load(run_id, home)
+DiffOption = Annotated[bool, typer.Option(
+    "--diff", help="Also show the content diff of the run (text inline, binary files summarised).")]
+
+
+def show(run_id: RunArg, diff: DiffOption = False, json_out: JsonOption = False, home: HomeOption = None) -> None:
+    """The run's plan, every command (verdict, approval, exit), the gate, what it changed, lessons, cost, next."""
+    view = _load(run_id, home, diff)
     if json_out:
         print_json(view.model_dump(mode="json"))
         return
@@ -135,6 +151,7 @@ def show(run_id: RunArg, json_out: JsonOption = False, home: HomeOption = None) 
     _show_plan(view)
     _show_commands(view)
     _show_gate(view)
+    show_changes(view, diff)
     _show_lessons(view)
     c = view.cost
     out.print(f"[bold]cost:[/] {c.get('model_calls') if c.get('model_calls') is not None else '?'} model call(s), "
@@ -161,7 +178,11 @@ def _show_plan(view: RunView) -> None:
         )
     out.print(table)
     for err_text in view.plan_rejections:
-        out.print(f"[yellow]plan rejected:[/] {cell(err_text, 200)}")
+        out.print(f"[yellow]plan rejected:[/] {cell(err_text, 300)}")
+    for a in view.answers:
+        where = f"{a['site']}" + (f" {a['step']}" if a.get("step") else "") + f" #{a.get('turn')}"
+        out.print(f"[yellow]model answer not used[/] ({cell(where)}): {cell(a['problem'], 300)}")
+        out.print(f"  [dim]it said:[/] {cell(a.get('raw', ''), 400)}")
 
 
 def _show_commands(view: RunView) -> None:
@@ -189,7 +210,8 @@ def _show_gate(view: RunView) -> None:
         table.add_row(cell(r.get("id")), f"[{STYLE.get(st, '')}]{cell(st)}[/]", cell(r.get("evidence", ""), 160))
     out.print(table)
     for item in view.gate.get("review") or []:
-        out.print(f"[yellow]needs review:[/] {cell(item, 300)}")
+        if not str(item).startswith("code that runs on your machine: "):  # the changes part says it
+            out.print(f"[yellow]needs review:[/] {cell(item, 300)}")
     if view.tests_diff:
         out.print(
             f"[yellow]test files changed:[/] see {cell(view.run_id)}/tests.diff or `tether report {cell(view.run_id)}`"
@@ -228,7 +250,7 @@ def report(
     """Write one self-contained HTML report of the run (DAG, commands, gate, lessons, shadow audit)."""
     from tether.runtime.views.html_report import render_html
 
-    view = _load(run_id, home)
+    view = _load(run_id, home, with_diff=True)
     cfg = config(home)
     target = output or (cfg.runs_dir / view.run_id / "report.html")
     if target.is_dir():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether.runtime.eval.stats import verdict
 from tether.runtime.terminal import plain
 
 METHODS = ("no-memory", "rerun", "memory", "lessons-only")
@@ -63,6 +64,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += [
         "",
         f"Noise band (rerun against the reference): Gain {fmt(band['gain'])}, Regression {fmt(band['regression'])}.",
+        "", f"**{_cell(verdict(s))}**",
     ]
     if "memory_vs_lessons_only_tokens" in s:
         lines.append(f"Tokens per task, memory / lessons-only: {s['memory_vs_lessons_only_tokens']}×.")

@@ -20,6 +20,8 @@ foreign.
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -37,6 +39,8 @@ from tether.runtime.eval.stats import reference, summarize
 from tether.runtime.eval.tasks import TaskSet, load_tasks, scenario_for
 
 SETTINGS = "eval-settings.json"
+KEPT_S = 0.5
+"""A cell that returns faster than this was kept from an earlier eval: it does not count toward the time estimate."""
 
 
 class EvalOptions(BaseModel):
@@ -141,8 +145,18 @@ def _rows(ts: TaskSet, results: list[CellResult], reference_trials: int) -> list
     return rows
 
 
+class Progress(BaseModel):
+    """Where an eval stands after a cell ends: `[done/total]`, time so far and a guess of the time left."""
+
+    done: int
+    total: int
+    elapsed_s: float
+    left_s: float | None
+    """Mean time of the cells that ran (not those resumed from an earlier eval) times the cells left."""
+
+
 def run_eval(
-    config: TetherConfig, o: EvalOptions, on_cell: Callable[[CellResult], None] | None = None
+    config: TetherConfig, o: EvalOptions, on_cell: Callable[[CellResult, Progress], None] | None = None
 ) -> dict[str, Any]:
     """Run (or resume) the eval in `o.out`; returns the JSON report, also written to eval.json and eval.md."""
     ts = load_tasks(o.tasks)
@@ -168,16 +182,29 @@ def run_eval(
         ctx = EvalContext(config=config, model_spec=o.model_spec, out=o.out.resolve(), project=f"eval:{ts.root.name}",
                           images=_images(config, ts, default), test_timeout_s=o.test_timeout_s)
         results: list[CellResult] = []
+        phases = plan_cells(ts, o, ctx)
+        total, began, guard = sum(len(p) for p in phases), time.monotonic(), threading.Lock()
+        ran: list[float] = []  # seconds of the cells that really ran (kept results come back at once)
+        finished = [0]
 
         def one(cell: Cell) -> CellResult:
+            started = time.monotonic()
             result = run_cell(ctx, cell)
+            with guard:
+                took = time.monotonic() - started
+                if took > KEPT_S:
+                    ran.append(took)
+                finished[0] += 1
+                mean = sum(ran) / len(ran) if ran else None
+                progress = Progress(done=finished[0], total=total, elapsed_s=time.monotonic() - began,
+                                    left_s=None if mean is None else mean * (total - finished[0]) / o.jobs)
             if on_cell is not None:
-                on_cell(result)
+                on_cell(result, progress)
             return result
 
         pool = ThreadPoolExecutor(max_workers=o.jobs)
         try:
-            for phase in plan_cells(ts, o, ctx):
+            for phase in phases:
                 results += list(pool.map(one, phase))
         finally:  # Ctrl-C or SIGTERM: queued cells never start, running ones finish and keep their results
             pool.shutdown(wait=True, cancel_futures=True)

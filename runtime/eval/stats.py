@@ -2,7 +2,8 @@
 
 Parts: `wilson` (95 % Wilson score interval), `reference` (the no-memory
 majority of a task), `gain_regression` (one method against the reference),
-`summarize` (every method, the noise band, success rates and cost).
+`summarize` (every method, the noise band, success rates and cost) and
+`verdict` (one plain sentence: did memory help beyond the noise band?).
 
 Definitions, over the tasks that were measured (not skipped, every
 reference trial ran):
@@ -105,3 +106,31 @@ def summarize(rows: list[dict[str, Any]], reference_trials: int = 3) -> dict[str
     if mem.get("tokens") and lessons.get("tokens"):
         out["memory_vs_lessons_only_tokens"] = round(mem["tokens"] / lessons["tokens"], 3)
     return out
+
+
+def verdict(summary: dict[str, Any]) -> str:
+    """One sentence a person can act on: did memory help, beyond the noise of rerunning without it?
+
+    Memory helped when its Gain is above the noise band's Gain and its
+    Regression is not above the band's; it hurt when its Regression is above
+    the band's and its Gain is not above; anything else is within the noise.
+    """
+    n = summary["tasks_measured"]
+    if not n:
+        return "No task was measured (no complete no-memory reference), so this eval cannot say whether memory helped."
+    mem, band = summary["methods"]["memory"], summary["noise_band"]
+    gain, reg = mem["gain"]["value"], mem["regression"]["value"]
+    noise_gain, noise_reg = band["gain"] or 0.0, band["regression"] or 0.0
+    pct = lambda v: "n/a" if v is None else f"{v:.0%}"  # noqa: E731
+    figures = (f"Gain {pct(gain)} against a noise band of {pct(noise_gain)}, Regression {pct(reg)} against "
+               f"{pct(noise_reg)}, over {n} measured task(s)")
+    few = "; with so few tasks the intervals are wide, so measure more before trusting it" if n < 10 else ""
+    more_gain = gain is not None and gain > noise_gain
+    more_reg = reg is not None and reg > noise_reg
+    if more_gain and not more_reg:
+        return f"Memory helped beyond the noise band: {figures}{few}."
+    if more_reg and not more_gain:
+        return f"Memory hurt beyond the noise band: {figures}{few}."
+    if more_gain and more_reg:
+        return f"Memory both helped and hurt beyond the noise band: {figures}{few}."
+    return f"Memory did not help beyond the noise band: {figures}{few}."

@@ -58,6 +58,8 @@ class RunRecord(BaseModel):
     cost: dict[str, Any] = Field(default_factory=dict)
     """model_calls and tokens, from the graph state."""
     memory: dict[str, Any] = Field(default_factory=dict)
+    host_code: list[str] = Field(default_factory=list)
+    """What the run left that runs on the person's machine (or why that could not be checked), one line each."""
     """What the memory cycle did after the run (lessons used, revised, written; rules fired)."""
     notices: list[str] = Field(default_factory=list)
     """What the person must be told about the run's end (a late hand-back, changes that could not be recorded)."""

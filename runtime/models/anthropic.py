@@ -13,10 +13,19 @@ if TYPE_CHECKING:
     from tether.runtime.config import ModelConfig
 
 
+DEFAULT = "https://api.anthropic.com"
+
+
+def endpoint(name: str, config: ModelConfig, environ: Mapping[str, str]) -> str:  # noqa: ARG001
+    """config's base_url, else ANTHROPIC_BASE_URL / ANTHROPIC_API_URL (what the clients read), else the public API."""
+    return (config.base_url or environ.get("ANTHROPIC_BASE_URL") or environ.get("ANTHROPIC_API_URL")
+            or DEFAULT).rstrip("/")
+
+
 def build(name: str, config: ModelConfig, environ: Mapping[str, str]) -> BaseChatModel:
     try:
         from langchain_anthropic import ChatAnthropic
     except ImportError as e:
         raise missing_extra(PROVIDERS["anthropic"]) from e
-    return ChatAnthropic(model=name, api_key=api_key(config, environ), base_url=config.base_url,
+    return ChatAnthropic(model=name, api_key=api_key(config, environ), base_url=endpoint(name, config, environ),
                          temperature=config.temperature, max_tokens=config.max_tokens, timeout=config.timeout_s)

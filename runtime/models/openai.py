@@ -13,6 +13,14 @@ if TYPE_CHECKING:
     from tether.runtime.config import ModelConfig
 
 
+DEFAULT = "https://api.openai.com/v1"
+
+
+def endpoint(name: str, config: ModelConfig, environ: Mapping[str, str]) -> str:  # noqa: ARG001
+    """config's base_url, else OPENAI_API_BASE / OPENAI_BASE_URL (what LangChain and the openai client read)."""
+    return (config.base_url or environ.get("OPENAI_API_BASE") or environ.get("OPENAI_BASE_URL") or DEFAULT).rstrip("/")
+
+
 def build(name: str, config: ModelConfig, environ: Mapping[str, str]) -> BaseChatModel:
     try:
         from langchain_openai import ChatOpenAI
@@ -21,7 +29,7 @@ def build(name: str, config: ModelConfig, environ: Mapping[str, str]) -> BaseCha
     # Some servers (llama.cpp, older vLLM) ignore max_completion_tokens: send both.
     return ChatOpenAI(
         model=name,
-        base_url=config.base_url,
+        base_url=endpoint(name, config, environ),  # explicit: the endpoint the run records is the one used
         api_key=api_key(config, environ) or "not-needed",
         temperature=config.temperature,
         max_completion_tokens=config.max_tokens,

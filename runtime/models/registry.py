@@ -2,11 +2,16 @@
 
 Parts: `Provider` (name, module, the extra it needs, a line of help),
 `PROVIDERS` (the mapping every list of providers is generated from: `--model`
-help, docs/config.md), `spec_help()`, `build_chat_model(config)` and
-`model_for_run(config, meta)`. A provider module exposes
-`build(name, config, environ) -> BaseChatModel` and is imported only when
-chosen; the model must support tool calling (`bind_tools`): the planner,
-actor, replanner and summarizer all answer through tools. A provider of the person's own is named by a dotted path:
+help, docs/config.md), `spec_help()`, `build_chat_model(config)`,
+`endpoint_of(config)` (where a spec's conversation goes: the base URL the
+provider is built with, from config or the provider's own environment
+variable, or its public default) and `model_for_run(config, meta)`, which
+builds a run's model only when it would talk to the endpoint the run
+recorded. A provider module exposes `build(name, config, environ) ->
+BaseChatModel` and `endpoint(name, config, environ) -> str`, and is imported
+only when chosen; the model must support tool calling (`bind_tools`): the
+planner, actor, replanner and summarizer all answer through tools. A
+provider of the person's own is named by a dotted path:
 `--model mypkg.chat:build:NAME` calls `mypkg.chat.build(NAME, config, environ)`.
 """
 
@@ -102,6 +107,49 @@ def build_chat_model(config: ModelConfig, environ: Mapping[str, str] | None = No
     return build(name, config, dict(os.environ if environ is None else environ))
 
 
-def model_for_run(config: TetherConfig, meta: Mapping[str, Any]) -> BaseChatModel:
-    """The chat model a run was started with (its recorded spec), built from today's settings."""
-    return build_chat_model(config.model.model_copy(update={"spec": meta["model_spec"]}))
+def endpoint_of(config: ModelConfig, environ: Mapping[str, str] | None = None) -> str:
+    """Where `config.spec`'s conversation goes (the provider's base URL, or the scenario file); "" when unknown."""
+    if not config.spec:
+        return ""
+    provider_name, _, name = config.spec.partition(":")
+    provider = PROVIDERS.get(provider_name)
+    env = dict(os.environ if environ is None else environ)
+    if provider is None:  # a provider of the person's own: only what config says
+        return config.base_url or ""
+    try:
+        module = importlib.import_module(provider.module)
+    except ImportError as e:
+        raise missing_extra(provider) from e
+    return str(module.endpoint(name, config, env))
+
+
+def model_for_run(config: TetherConfig, meta: Mapping[str, Any], environ: Mapping[str, str] | None = None
+                  ) -> BaseChatModel:
+    """The chat model a run was started with (its recorded spec and endpoint), built from today's settings.
+
+    Raises:
+        ConfigError: today's config or environment would send the run's conversation to another endpoint than
+            the one it recorded (both named), or the run recorded none; `--model` chooses the model again.
+    """
+    model_config = config.model.model_copy(update={"spec": meta["model_spec"]})
+    check_endpoint(model_config, meta, environ)
+    return build_chat_model(model_config, environ)
+
+
+def check_endpoint(config: ModelConfig, meta: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> None:
+    """Refuse, naming both, when the run's recorded endpoint is not where its model would talk now."""
+    spec, run_id = meta["model_spec"], meta.get("run_id", "?")
+    now = endpoint_of(config.model_copy(update={"spec": spec}), environ)
+    recorded = meta.get("model_endpoint")
+    if recorded is None and spec.partition(":")[0] == "scripted":
+        return  # a scenario file sends nothing anywhere
+    if recorded is None:
+        msg = (f"run {run_id} does not record where its model ({spec}) was served (made by an older Tether); "
+               f"today it would go to {now or 'an endpoint Tether cannot tell'}; pass --model {spec} to continue "
+               "with that, or another --model")
+        raise ConfigError(msg)
+    if now != recorded:
+        msg = (f"run {run_id} talked to {spec} at {recorded or 'an endpoint its provider chose'}, but this config "
+               f"and environment point it at {now or 'an endpoint its provider chooses'}; set [model] base_url (or the "
+               f"provider's variable) back to {recorded or 'what it was'}, or pass --model to choose the model again")
+        raise ConfigError(msg)

@@ -32,7 +32,11 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from tether.common.errors import ConfigError, TetherError
 from tether.common.files import read_text
+from tether.common.yamlsafe import YamlLimitError
+from tether.common.yamlsafe import load as load_yaml
 
+MAX_SCENARIO_BYTES = 4 << 20
+"""A scenario file larger than this is refused (with the limits of common.yamlsafe on depth and aliases)."""
 RECALLED = "{{recalled_lessons}}"
 """Placeholder for the ids of the lessons the prompt recalled (memory lists them as `- [id] ...`)."""
 _RECALLED_LINE = re.compile(r"^- \[([^\]\s]+)\] ", re.MULTILINE)
@@ -65,13 +69,25 @@ class ScriptedToolCall(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+class ScriptedInvalidCall(BaseModel):
+    """A tool call whose arguments a real client could not parse (as LangChain reports it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    args: str = ""
+    """The raw argument text the model sent."""
+    error: str = "invalid JSON"
+
+
 class ScriptedResponse(BaseModel):
-    """One answer: plain text, tool calls, or both."""
+    """One answer: plain text, tool calls, or both (and, to test the runtime, malformed calls)."""
 
     model_config = ConfigDict(extra="forbid")
 
     text: str = ""
     tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
+    invalid_tool_calls: list[ScriptedInvalidCall] = Field(default_factory=list)
 
 
 Queue = list[ScriptedResponse]
@@ -107,9 +123,13 @@ class Script(BaseModel):
     @classmethod
     def from_file(cls, path: Path) -> Script:
         """Read and validate a script; ConfigError names the file and the problem."""
-        text = read_text(path, ConfigError, "pass an existing UTF-8 YAML scenario (docs/scripted-model.md)")
+        text = read_text(path, ConfigError, "pass an existing UTF-8 YAML scenario (docs/scripted-model.md)",
+                         max_bytes=MAX_SCENARIO_BYTES)
         try:
-            data = yaml.safe_load(text) or {}
+            data = load_yaml(text) or {}
+        except YamlLimitError as e:
+            msg = f"scripted model: {path} is refused: {e}; simplify the scenario (no deep nesting, no alias bombs)"
+            raise ConfigError(msg) from e
         except yaml.YAMLError as e:
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             msg = f"scripted model: {path} is not valid YAML ({first}); fix the file"
@@ -204,6 +224,8 @@ class ScriptedChatModel(BaseChatModel):
         message = AIMessage(
             content=_fill(response.text, recalled),
             tool_calls=calls,
+            invalid_tool_calls=[{"name": b.name, "args": b.args, "id": f"bad_{site}_{i}", "error": b.error,
+                                 "type": "invalid_tool_call"} for i, b in enumerate(response.invalid_tool_calls)],
             usage_metadata={
                 "input_tokens": in_tokens,
                 "output_tokens": out_tokens,
@@ -211,6 +233,11 @@ class ScriptedChatModel(BaseChatModel):
             },
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def endpoint(name: str, config: Any, environ: Any) -> str:  # noqa: ARG001
+    """The scenario file, as a file: URL (nothing leaves the machine)."""
+    return "file:" + str(Path(name).expanduser().resolve())
 
 
 def build(name: str, config: Any, environ: Any) -> ScriptedChatModel:  # noqa: ARG001

@@ -67,7 +67,8 @@ class RunParts:
 def gate_settings(config: TetherConfig, meta: dict[str, Any]) -> GateSettings:
     """What the gate judges by: the person's checks and budgets from config, the run's own `--verify`."""
     return GateSettings(workspace_mount=config.sandbox.workspace_mount, verify_timeout_s=config.run.verify_timeout_s,
-                        budgets=config.run, guardian=config.guardian, person_checks=list(meta.get("verify") or []))
+                        budgets=config.run, guardian=config.guardian, person_checks=list(meta.get("verify") or []),
+                        host_code=config.run.host_code)
 
 
 @contextmanager
@@ -103,7 +104,7 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
         context = RunContext(
             run_id=run_id, model=model, sandbox=sandbox, journal=journal, gate=gate, budgets=config.run,
             guardian=config.guardian, approvals=hooks, approval=meta.get("approval", "refuse"), watch=watch,
-            workspace_mount=config.sandbox.workspace_mount,
+            workspace_mount=config.sandbox.workspace_mount, max_answer_bytes=config.model.max_answer_bytes,
         )
         yield RunParts(context=context, graph=build_graph(JournalFirstSaver(conn, journal)), conn=conn)
     finally:

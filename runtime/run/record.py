@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tether.common.events import CommandProposed, Event, ExecFinished, VerdictRecorded
+from tether.common.events import ApprovalRecorded, CommandProposed, Event, ExecFinished, VerdictRecorded
 from tether.runtime.hooks.base import RunRecord
 from tether.runtime.run.totals import model_calls
 
@@ -52,3 +52,18 @@ def record_from(
         awaiting=awaiting, shadow=bool(meta.get("shadow")),
         cost={"model_calls": model_calls(values), "tokens": int(values.get("tokens") or 0)},
     )
+
+
+def explain_refusals(record: RunRecord, events: list[Event]) -> RunRecord:
+    """A run that did not succeed says which asks were refused because nobody was there, and how to answer them."""
+    if record.status in ("success", "interrupted"):
+        return record
+    refused = {e.cmd_id for e in events if isinstance(e, ApprovalRecorded) and e.by == "no-person" and not e.approved}
+    if not refused:
+        return record
+    commands = [e.command for e in events if isinstance(e, CommandProposed) and e.cmd_id in refused]
+    shown = "; ".join(f"`{c[:80]}`" for c in commands[:3]) + (f" and {len(commands) - 3} more" if commands[3:] else "")
+    why = (f"{len(commands)} command(s) the guardian asked about were refused because nobody was at a terminal to "
+           f"answer ({shown}); rerun with --yes to approve such asks, or --ask-later to pause for "
+           "`tether approve`/`tether deny`")
+    return record.model_copy(update={"reason": f"{why}. {record.reason}" if record.reason else why})

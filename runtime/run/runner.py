@@ -35,7 +35,7 @@ from tether.gate.judge import ensure_snapshot
 from tether.graphs.context import ApprovalMode
 from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import NoHooks, RunHooks, RunRecord
-from tether.runtime.models.registry import model_for_run
+from tether.runtime.models.registry import endpoint_of, model_for_run
 from tether.runtime.run.checkpoints import connect, quarantine, saved_values
 from tether.runtime.run.ending import changes_summary, record_end
 from tether.runtime.run.files import load_meta as _load_meta
@@ -58,10 +58,12 @@ from tether.runtime.run.phases import (
     prepare,
     why,
 )
-from tether.runtime.run.record import record_from
+from tether.runtime.run.record import explain_refusals, record_from
+from tether.runtime.run.settle import apply, load_host_code, settle
 from tether.runtime.run.totals import TOTALS_KEY, totals_from_events
 from tether.runtime.workspace.lock import WorkspaceLock
 from tether.runtime.workspace.shadow import check_shadow_home
+from tether.sandbox.errors import EngineLostError
 
 OnEvent = Callable[[Event], None]
 AskPerson = Callable[[dict[str, Any]], bool | None]
@@ -84,6 +86,8 @@ class RunOptions(BaseModel):
     """False for `--no-memory` baselines; kept so a resumed run stays without memory."""
     verify: list[str] = []
     """The person's checks (`--verify` and `[run] verify`); the gate re-runs them and they decide R07/R08."""
+    started_at: float | None = None
+    """When the person started waiting (the `tether run` process's start); default: now."""
 
 
 def new_run_id() -> str:
@@ -136,8 +140,11 @@ def _start(config: TetherConfig, options: RunOptions, run_id: str, workspace: Pa
            hooks: RunHooks, model: Any, sandbox_factory: SandboxFactory, ask_person: AskPerson | None,
            on_event: OnEvent | None) -> RunRecord:
     run_dir = config.runs_dir / run_id
-    meta = {**options.model_dump(mode="json"), "run_id": run_id, "workspace": str(workspace), "status": "running",
-            "phase": "preparing", "memory_context": "", "lesson_ids": [], "started_at": time.time()}
+    endpoint = endpoint_of(config.model.model_copy(update={"spec": options.model_spec}))
+    began = options.started_at or time.time()
+    meta = {**options.model_dump(mode="json", exclude={"started_at"}), "run_id": run_id, "workspace": str(workspace),
+            "status": "running", "phase": "preparing", "memory_context": "", "lesson_ids": [], "started_at": began,
+            "attempt_started_at": began, "model_endpoint": endpoint}
     try:
         run_dir.mkdir(parents=True)
     except OSError as e:
@@ -190,15 +197,26 @@ def resume_run(
     ask_person: AskPerson | None = None,
     on_event: OnEvent | None = None,
     from_journal: bool = False,
+    model_spec: str | None = None,
+    started_at: float | None = None,
 ) -> RunRecord:
     """Continue a run from its last checkpoint; `approved` answers the ask it paused on.
 
-    A run whose graph already ended is not run again: its result is reported,
-    and only an after-run phase cut short is completed (each effect at most once).
+    The run talks to the model (provider and endpoint) it recorded; `model_spec`
+    chooses another, recorded from then on. A run whose graph already ended is
+    not run again: its result is reported, and only an after-run phase cut
+    short is completed (each effect at most once).
+
+    Raises:
+        ConfigError: the config or environment points the recorded model at another endpoint (both named).
     """
     hooks = hooks or NoHooks()
     meta, values = check_resumable(config, run_id, approved)
     run_dir = _run_dir(config.runs_dir, run_id)
+    if model_spec is not None:
+        meta = {**meta, "model_spec": model_spec,
+                "model_endpoint": endpoint_of(config.model.model_copy(update={"spec": model_spec}))}
+        _save_meta(run_dir, meta)
     journal = Journal(run_dir / "journal.jsonl")
     journal.listeners.extend([on_event] if on_event else [])
     if values and values.get("status"):
@@ -209,7 +227,7 @@ def resume_run(
     try:
         record = _resume(config, meta, values, run_dir, journal, approved=approved, approval=approval, hooks=hooks,
                          model=model, sandbox_factory=sandbox_factory, ask_person=ask_person,
-                         from_journal=from_journal)
+                         from_journal=from_journal, started_at=started_at)
         return record
     finally:
         lock.release(paused=record is not None and record.awaiting is not None)
@@ -217,13 +235,17 @@ def resume_run(
 
 def _resume(config: TetherConfig, meta: dict[str, Any], values: dict[str, Any] | None, run_dir: Path,
             journal: Journal, *, approved: bool | None, approval: ApprovalMode | None, hooks: RunHooks, model: Any,
-            sandbox_factory: SandboxFactory, ask_person: AskPerson | None, from_journal: bool) -> RunRecord:
+            sandbox_factory: SandboxFactory, ask_person: AskPerson | None, from_journal: bool,
+            started_at: float | None = None) -> RunRecord:
     run_id = meta["run_id"]
     if values is None and _progressed(journal) and not from_journal:
         msg = (f"run {run_id} has no checkpoint (the checkpoint database was reset or moved aside) but its journal "
                f"shows work; restart it from the journal with `tether resume {run_id} --from-journal` "
                "(journaled commands are reused, not run again)")
         raise NoCheckpointError(msg)
+    if model is None:
+        model = model_for_run(config, meta)  # before anything is journaled: refuses another endpoint
+    meta["attempt_started_at"] = started_at or time.time()
     if approval is not None:
         meta["approval"] = approval
     if meta.get("phase") == "preparing":
@@ -299,7 +321,10 @@ def _report_finished(
 ) -> RunRecord:
     """The result of a run whose graph ended; completes only what its after-run phase left undone."""
     run_dir = _run_dir(config.runs_dir, meta["run_id"])
-    record = record_from(meta, values, journal.events, run_dir, None)
+    record = apply(record_from(meta, values, journal.events, run_dir, None), load_host_code(run_dir))
+    record = explain_refusals(record, journal.events)
+    if meta.get("status") == "needs-review" and record.status == "success":  # host_code.json lost: never upgrade
+        record = record.model_copy(update={"status": "needs-review", "reason": str(meta.get("reason") or "")})
     record = record.model_copy(update={"changes": changes_summary(run_dir)})
     if meta.get("status") != record.status:
         _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": None})
@@ -349,11 +374,15 @@ def _drive(
             status, reason = _outcome(stopped)(stopped, config, run_id)  # type: ignore[misc]
             record = record_from(meta, values, journal.events, run_dir, None).model_copy(
                 update={"status": status, "reason": reason})
-        if record is not None:  # totals: what `tether runs` lists without reading the journal
+        if record is not None:  # the sandbox is gone: check what the run left; totals: what `tether runs` lists
+            record = explain_refusals(settle(config, meta, run_dir, record), journal.events)
             totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost,
                                         lesson_ids=meta.get("lesson_ids"))
+            now = time.time()
+            attempts = [*meta.get("attempts", []), [meta.get("attempt_started_at") or totals["started_at"], now]]
+            wait = sum(b - a for a, b in attempts if isinstance(a, int | float) and isinstance(b, int | float))
             _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting,
-                                 TOTALS_KEY: {**totals, "ended_at": time.time()}})
+                                 "attempts": attempts, TOTALS_KEY: {**totals, "ended_at": now, "wait_s": wait}})
     assert record is not None
     record = record_end(config, meta, record, notices)
     end(journal, record)
@@ -411,6 +440,10 @@ def _state_file(e: BaseException, config: TetherConfig, run_id: str) -> tuple[st
     return "interrupted", f"stopped: {e}"  # a full disk or a read-only home: resumable once fixed
 
 
+def _engine_lost(e: BaseException, config: TetherConfig, run_id: str) -> tuple[str, str]:  # noqa: ARG001
+    return "interrupted", f"stopped: {e}; then continue with `tether resume {run_id}`"
+
+
 def _error(e: BaseException, config: TetherConfig, run_id: str) -> tuple[str, str]:  # noqa: ARG001
     return "failed", f"stopped: {e}"
 
@@ -424,6 +457,7 @@ OUTCOMES: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], Out
     ((KeyboardInterrupt, SystemExit), _signal),
     (sqlite3.DatabaseError, _corrupt_db),
     (StateFileError, _state_file),
+    (EngineLostError, _engine_lost),
     (TetherError, _error),
     (Exception, _crash),  # resumable from the last checkpoint, never left "running"
 )

@@ -15,6 +15,35 @@ from tether.common.events import Event, GateRecorded, RunEnded, RunStarted, Step
 TOTALS_KEY = "totals"
 
 
+_STARTED: list[float] = []
+
+
+def mark_process_start() -> None:
+    """Called by the console entry point: the person's wait began when the process did, before any import."""
+    _STARTED[:] = [_from_proc()]
+
+
+def process_started_at() -> float:
+    """When the person started waiting: the `tether` process's start (epoch seconds), else now (in-process use)."""
+    import time
+
+    return _STARTED[0] if _STARTED else time.time()
+
+
+def _from_proc() -> float:
+    import os
+    import time
+
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            ticks = int(fh.read().rsplit(b") ", 1)[1].split()[19])
+        with open("/proc/stat", "rb") as fh:
+            boot = next(int(line.split()[1]) for line in fh if line.startswith(b"btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return time.time()
+
+
 def model_calls(values: dict[str, Any]) -> int:
     """Planner attempts + actor turns + replan rounds + the summarizer, from the graph state."""
     steps = values.get("steps") or {}

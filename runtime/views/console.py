@@ -14,6 +14,7 @@ from rich.live import Live
 from rich.table import Table
 
 from tether.common.events import CommandProposed, Event, ExecFinished, StepChanged, VerdictRecorded
+from tether.common.hostexec_check import HOST_PREFIX
 from tether.runtime.hooks.base import RunRecord
 from tether.runtime.terminal import plain, safe
 
@@ -47,6 +48,7 @@ def to_json(record: RunRecord) -> dict[str, Any]:
         "gate_passed": (record.gate or {}).get("passed"),
         "awaiting": record.awaiting,
         "review": (record.gate or {}).get("review", []),
+        "host_code": record.host_code,
         "checks": (record.gate or {}).get("checks", []),
         "summary": (record.summary or {}).get("text"),
         "journal": str(record.journal_path),
@@ -114,6 +116,10 @@ def render_final(console: Console, record: RunRecord) -> None:
             )
         console.print(table)
         _render_review(console, record.gate)
+    for line in record.host_code:
+        if line.startswith(HOST_PREFIX) and line in (record.gate or {}).get("review", []):
+            continue  # the gate's review list above already said it
+        console.print(f"[bold yellow]host code:[/] {safe(line)}")
     _render_memory(console, record.memory)
     _render_changes(console, record)
     color = STYLE.get(record.status, "red")

@@ -3,7 +3,8 @@
 Sections: header (status, goal, cost, what to do next, warnings), the plan as
 an SVG DAG (runtime.views.dag_svg), the steps, a timeline of commands (verdict,
 approval, exit code; output in a collapsible <details>), the R01–R18 gate
-table, the model's summary, lessons used with a word diff of each revision,
+table, the workspace changes and their content diff (views.changes_html),
+the model's summary, lessons used with a word diff of each revision,
 the shadow audit. No script, no external asset; a Content-Security-Policy
 forbids any. Every text from the run passes `html_text()` (control
 characters made visible, then HTML-escaped with quotes), and no run text is
@@ -17,6 +18,8 @@ import re
 import time
 from typing import Any
 
+from tether.runtime.views.changes_html import CSS as CHANGES_CSS
+from tether.runtime.views.changes_html import changes_html
 from tether.runtime.views.dag_svg import FILL, dag_svg
 from tether.runtime.views.run_view import CommandView, RunView
 from tether.runtime.views.text import html_text as h
@@ -129,6 +132,9 @@ def _plan(v: RunView) -> str:
         f"<td>{h(s.description)}</td><td class=mono>{h(s.verify)}</td><td>{h(s.reason or s.summary)}</td></tr>"
         for s in v.steps)
     rejected = "".join(f'<div class="warn">plan rejected: {h(e)}</div>' for e in v.plan_rejections)
+    rejected += "".join(f'<details><summary>model answer not used ({h(a["site"])} {h(a.get("step") or "")}): '
+                        f'{h(a["problem"])}</summary><div><pre>{h(a.get("raw", ""))}</pre></div></details>'
+                        for a in v.answers)
     return (f'<h2>Plan</h2><div class="svgbox">{dag_svg(v.steps)}</div><p class="legend">{legend}</p>{rejected}'
             "<table><tr><th>step</th><th>status</th><th>depends on</th><th>history</th><th>description</th>"
             f"<th>verify</th><th>reason / summary</th></tr>{rows}</table>")
@@ -170,7 +176,8 @@ def _gate(v: RunView) -> str:
         f"<td>{h(r.get('evidence', ''))}</td></tr>"
         for r in v.gate.get("results", [])
     )
-    review = "".join(f'<div class="warn">needs review: {h(item)}</div>' for item in v.gate.get("review") or [])
+    review = "".join(f'<div class="warn">needs review: {h(item)}</div>' for item in v.gate.get("review") or []
+                     if not str(item).startswith("code that runs on your machine: "))
     checks = "".join(
         f"<tr><td class=mono>{h(c.get('command', ''))}</td><td>{h(c.get('source', ''))}</td>"
         f"<td>{h(c.get('kind', ''))}</td>"
@@ -263,8 +270,8 @@ def render_html(v: RunView) -> str:
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>tether run {h(v.run_id)}</title><style>{CSS}</style></head><body><main>"
+        f"<title>tether run {h(v.run_id)}</title><style>{CSS}{CHANGES_CSS}</style></head><body><main>"
         f"{_header(v)}{_plan(v)}<h2>Commands "
-        f"({len(v.commands)})</h2>{timeline}{_gate(v)}{_summary(v)}{_lessons(v)}{_shadow(v.shadow_audit)}"
+        f"({len(v.commands)})</h2>{timeline}{_gate(v)}{changes_html(v.changes)}{_summary(v)}{_lessons(v)}{_shadow(v.shadow_audit)}"
         "</main></body></html>\n"
     )

@@ -38,6 +38,8 @@ class RunLine(BaseModel):
     reason: str = ""
     started_at: float | None = None
     duration_s: float | None = None
+    """The person's whole wait: from each `tether run`/`resume` process's start to the end of that attempt, added up
+    (a pause waiting for `tether approve` is not counted); older runs: first event to last."""
     steps_done: int | None = None
     steps_total: int | None = None
     gate: dict[str, int] | None = None
@@ -93,13 +95,15 @@ def run_line(folder: Path) -> RunLine:
             small = False
         totals = totals_from_events(read_events(journal), lesson_ids=meta.get("lesson_ids")) if small else {}
     memory = read_json(folder / "memory.json") or {}
-    started = totals.get("started_at") or meta.get("started_at") or _started_from_id(folder.name)
+    started = meta.get("started_at") or totals.get("started_at") or _started_from_id(folder.name)
     ended = totals.get("ended_at")
     status = str(meta.get("status") or "running")
+    wait = totals.get("wait_s")
     return RunLine(
         run_id=str(meta.get("run_id") or folder.name), goal=str(meta.get("goal") or ""), status=status,
         reason=str(meta.get("reason") or ""), started_at=started,
-        duration_s=(ended - started) if started and ended and status != "running" else None,
+        duration_s=None if status == "running" else wait if isinstance(wait, int | float) else
+        (ended - started) if started and ended else None,
         steps_done=totals.get("steps_done"), steps_total=totals.get("steps_total"), gate=totals.get("gate"),
         gate_passed=totals.get("gate_passed"), lessons_used=len(meta.get("lesson_ids") or []),
         lessons_written=len(memory["lessons_written"]) if isinstance(memory.get("lessons_written"), list) else None,

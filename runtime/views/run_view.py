@@ -24,6 +24,7 @@ from tether.common.events import (
     ExecStarted,
     GateRecorded,
     LessonsUsed,
+    ModelAnswerRefused,
     PlanAccepted,
     PlanRejected,
     Replanned,
@@ -34,6 +35,7 @@ from tether.common.events import (
     VerdictRecorded,
 )
 from tether.runtime.run_ids import UnknownRunError, run_dir
+from tether.runtime.views.changes_view import ChangesView, load_changes
 from tether.runtime.views.run_list import read_json, run_line
 
 DIFF_BYTES = 200_000
@@ -96,6 +98,9 @@ class RunView(BaseModel):
     steps: list[StepView] = Field(default_factory=list)
     commands: list[CommandView] = Field(default_factory=list)
     plan_rejections: list[str] = Field(default_factory=list)
+    answers: list[dict[str, Any]] = Field(default_factory=list)
+    """Model answers refused or flagged (too large, nested too deep, malformed tool calls), each with its raw text
+    (bounded): site, step, turn, problem, size, raw."""
     replans: list[dict[str, Any]] = Field(default_factory=list)
     gate: dict[str, Any] | None = None
     summary: dict[str, Any] | None = None
@@ -107,6 +112,8 @@ class RunView(BaseModel):
     tests_diff: str = ""
     """The gate's diff of test files the run changed (`tests.diff`), capped; a reason to review."""
     shadow_audit: dict[str, Any] | None = None
+    changes: ChangesView | None = None
+    """What the run changed in the workspace, and what of it runs on the person's machine (None until it ends)."""
     next: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
@@ -255,8 +262,8 @@ def _next(view: RunView, awaiting: CommandView | None) -> list[str]:
     return [f"tether rollback {rid}"]
 
 
-def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
-    """The run's view; UnknownRunError when the folder does not exist."""
+def load_run(runs_dir: Path, run_id: str, memory_dir: Path, *, with_diff: bool = False) -> RunView:
+    """The run's view (with the content diff when asked); UnknownRunError when the folder does not exist."""
     folder = run_dir(runs_dir, run_id)
     if not folder.is_dir():
         msg = f"no run '{run_id}' under {runs_dir}; list runs with `tether runs`"
@@ -290,6 +297,8 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
             steps[c.step].commands.append(c.id)
     view.steps, view.commands = list(steps.values()), list(cmds.values())
     view.plan_rejections = [e.error for e in events if isinstance(e, PlanRejected)]
+    view.answers = [e.model_dump(include={"site", "step", "turn", "problem", "size", "raw"}) for e in events
+                    if isinstance(e, ModelAnswerRefused)]
     view.replans = [
         e.model_dump(include={"round", "accepted", "replace", "error"}) for e in events if isinstance(e, Replanned)
     ]
@@ -298,6 +307,7 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path) -> RunView:
                  "checks": gates[-1].checks} if gates else None
     summaries = [e for e in events if isinstance(e, SummaryWritten)]
     view.tests_diff = _tests_diff(folder / "tests.diff")
+    view.changes = load_changes(folder, with_diff)
     view.summary = summaries[-1].model_dump(exclude={"key", "kind", "ts"}) if summaries else None
     memory = read_json(folder / "memory.json") or {}
     view.lessons_written = [str(x) for x in memory.get("lessons_written") or []]

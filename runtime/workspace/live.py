@@ -28,7 +28,7 @@ import struct
 from pathlib import Path
 
 from tether.common.limits import WorkspaceLimits
-from tether.common.manifest import SKIP_DIRS, FileState, ManifestCache, Scan, state_of
+from tether.common.manifest import FileState, ManifestCache, Scan, left_out, state_of
 from tether.common.walk import DIR_FLAGS, Deadline, allocated, open_root, walk
 
 log = logging.getLogger(__name__)
@@ -216,7 +216,7 @@ class LiveTree:
 
 
 def _skipped(rel: str) -> bool:
-    return any(part in SKIP_DIRS for part in rel.split("/")[:-1])
+    return left_out(rel)
 
 
 def _dev_ino(st: os.stat_result) -> tuple[int, int]:

@@ -60,6 +60,11 @@ def _recompute(table: list[dict]) -> dict:
 def test_eval_runs_every_method_and_its_numbers_follow_from_the_table(tmp_path, tiny_image) -> None:
     code, report, err = _eval(tmp_path, tiny_image)
     assert code == 0, err
+    progress = [line for line in err.splitlines() if line.startswith("[") and "/" in line.split("]")[0]]
+    total = int(progress[0].split("/")[1].split("]")[0])
+    assert len(progress) == total and sum(f"[{total}/{total}]" in line for line in progress) == 1, progress
+    assert "so far" in progress[0] and "left" in "".join(progress[1:-1])
+    assert "beyond the noise band" in err and "beyond the noise band" in (tmp_path / "out" / "eval.md").read_text()
     table = {r["task"]: r for r in report["table"]}
     assert sorted(table) == ["csv-count", "greet-script", "json-version", "py-report", "sort-numbers"]  # test/ only
     assert "not present locally" in table["py-report"]["skipped"]

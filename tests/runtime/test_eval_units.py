@@ -97,3 +97,18 @@ def test_cells_run_in_memory_chain_order(tmp_path) -> None:
     assert test_cells["csv-count/memory-2"].memory_from == trained
     assert test_cells["csv-count/lessons-only-2"].memory_from == trained  # the same memory, read without sources
     assert sum(c.method == "no-memory" for c in phases[0]) == 15 and sum(c.method == "rerun" for c in phases[0]) == 15
+
+
+def test_the_verdict_sentence_says_whether_memory_helped_beyond_the_noise():
+    from tether.runtime.eval.stats import verdict
+
+    def summary(gain, reg, noise_gain, noise_reg, n=12):
+        rate = lambda v: {"value": v, "k": 0, "n": 0, "ci95": None}  # noqa: E731
+        return {"tasks_measured": n, "methods": {"memory": {"gain": rate(gain), "regression": rate(reg)}},
+                "noise_band": {"gain": noise_gain, "regression": noise_reg}}
+
+    assert verdict(summary(0.5, 0.0, 0.1, 0.05)).startswith("Memory helped beyond the noise band: Gain 50%")
+    assert verdict(summary(0.1, 0.3, 0.1, 0.05)).startswith("Memory hurt beyond the noise band")
+    assert verdict(summary(0.1, 0.05, 0.1, 0.05)).startswith("Memory did not help beyond the noise band")
+    assert "intervals are wide" in verdict(summary(0.5, 0.0, 0.1, 0.0, n=3))
+    assert verdict(summary(None, None, None, None, n=0)).startswith("No task was measured")

@@ -1,0 +1,49 @@
+"""A command that fills the process table (a fork bomb that detaches) is reported, and the sandbox recovers.
+
+Before: the bomb exited 0 and every later command failed with "fork:
+Resource temporarily unavailable" (the engine's exit 125 on Debian). Now the
+sandbox sees its pids cgroup full after the command, restarts itself (every
+process dies, /tmp is emptied, the workspace stays), says so in the
+command's output with exit 137, and later commands run normally; the
+container's own processes after the restart are not leftovers for R15.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.gate.collect import list_processes
+from tether.sandbox.processes import left_running
+
+pytestmark = pytest.mark.docker
+
+BOMB = "printf 'b(){ (b &); (b &); sleep 1000; }; b >/dev/null 2>&1 &\\n' > bomb.sh"
+
+
+@pytest.mark.parametrize("image", ["tiny", "debian"])
+def test_a_detached_fork_bomb_is_reported_and_the_sandbox_recovers(image, make_sandbox, tmp_path, request):
+    tag = request.getfixturevalue(f"{image}_image")
+    sb = make_sandbox(tmp_path, image=tag, pids_limit=64, default_timeout_s=20)
+    baseline = list_processes(sb)
+    assert sb.exec("echo kept > note.txt && echo tmp > /tmp/t").exit_code == 0
+    assert sb.exec(BOMB).exit_code == 0
+    bomb = sb.exec("sh bomb.sh; echo started")
+    assert bomb.exit_code == 137 and "filled the sandbox's process table (sandbox.pids_limit 64)" in bomb.output
+    for _ in range(3):
+        after = sb.exec("cat note.txt && ls /tmp")
+        assert after.exit_code == 0 and after.output.split() == ["kept"], after.output
+    now = list_processes(sb, baseline)  # settles: busybox `timeout` leaves a watchdog for up to a second
+    assert now is not None and left_running(now, baseline) == [], "the restarted container's own are not leftovers"
+
+
+def test_leftovers_that_fill_the_table_between_commands_are_freed_before_the_next(make_sandbox, tmp_path,
+                                                                                    tiny_image):
+    sb = make_sandbox(tmp_path, pids_limit=64, default_timeout_s=20)
+    slow = "printf 'sleep 2; b(){ (b &); (b &); sleep 1000; }; b\\n' > slow.sh && (sh slow.sh >/dev/null 2>&1 &)"
+    assert sb.exec(slow).exit_code == 0
+    import time
+
+    time.sleep(5)  # the bomb went off after the command ended
+    result = sb.exec("echo fine")
+    assert result.exit_code == 0 and result.output.endswith("fine\n"), result.output
+    assert "filled the sandbox's process table" in result.output
