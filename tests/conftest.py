@@ -5,10 +5,22 @@ by skipping them."""
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
 REQUIRE_DOCKER = os.environ.get("TETHER_REQUIRE_DOCKER") == "1"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session, exitstatus):
+    """Let pytest's own clean-up of old temp folders remove the trees past PATH_MAX that tests build.
+
+    It removes them with shutil.rmtree, which recurses once per level (RecursionError past ~1000 levels,
+    seen in CI when a later pytest process made the session's folder an old one). Python frames of a
+    3.11 recursion cost no C stack, so a higher limit is safe here.
+    """
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 100_000))
 
 
 def docker_unavailable(reason: str) -> None:
