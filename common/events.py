@@ -95,6 +95,8 @@ class ExecFinished(_Base):
     """Workspace changes seen before this command started that no command made."""
     secrets: list[str] = Field(default_factory=list)
     """Secret kinds seen in the whole output stream (before it was cut to head and tail)."""
+    unknown: bool = False
+    """Started before a kill and never finished: not run again on resume, its effect is unknown."""
 
 
 class StepChanged(_Base):

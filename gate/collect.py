@@ -154,8 +154,8 @@ def commands_from_journal(events: Sequence[Event]) -> list[CommandEvidence]:
         elif isinstance(e, ApprovalRecorded) and e.cmd_id in cmds:
             cmds[e.cmd_id]["approval"] = "approved" if e.approved else "refused"
         elif isinstance(e, ExecFinished) and e.cmd_id in cmds:
-            cmds[e.cmd_id].update(executed=True, exit_code=e.exit_code, output=e.output, changed=e.changed,
-                                  secrets=e.secrets)
+            cmds[e.cmd_id].update(executed=True, exit_code=e.exit_code, unknown=e.unknown, output=e.output,
+                                  changed=e.changed, secrets=e.secrets)
     return [CommandEvidence.model_validate(c) for c in cmds.values()]
 
 

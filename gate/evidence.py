@@ -66,6 +66,8 @@ class CommandEvidence(BaseModel):
     changed: list[str] = Field(default_factory=list)
     secrets: list[str] = Field(default_factory=list)
     """Secret kinds seen in the command's whole output stream, before it was cut to head and tail."""
+    unknown: bool = False
+    """Killed mid-way and not run again on resume: its exit code says nothing about the work."""
 
 
 class CheckRun(BaseModel):

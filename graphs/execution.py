@@ -285,11 +285,26 @@ def _observe(ctx: RunContext, c: Call) -> str:
     return f"exit code {result.exit_code}{note}\n{cap(result.output, ctx.output_cap)}"
 
 
+UNKNOWN_EXIT = 125
+UNKNOWN_RESULT = ("TETHER: this command was started before the run was interrupted and its result was lost. "
+                  "It was not run again, so its effect may or may not have happened: check the workspace "
+                  "before repeating it.")
+
+
 def _run_once(ctx: RunContext, c: Call) -> ExecFinished:
     """Execute a command at most once per journal: a journaled result is reused on resume."""
     done = ctx.journal.result(c["cmd_id"])
     if done is not None:
         return done
+    if ctx.journal.has(f"exec_start:{c['cmd_id']}"):
+        # Started before the run was killed, result lost: running it again could do its effect twice
+        # (an append, a payment, a migration). The model is told, and decides.
+        event = ExecFinished(
+            key=f"exec:{c['cmd_id']}", cmd_id=c["cmd_id"], exit_code=UNKNOWN_EXIT, output=UNKNOWN_RESULT,
+            duration_s=0.0, unknown=True,
+        )
+        ctx.journal.append(event)
+        return event
     ctx.journal.append(ExecStarted(key=f"exec_start:{c['cmd_id']}", cmd_id=c["cmd_id"]))
     before = ctx.watch.before() if ctx.watch else None
     stray = ctx.watch.stray(before) if ctx.watch else []

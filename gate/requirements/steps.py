@@ -33,7 +33,7 @@ def r03(ev: Evidence) -> Result:
     by_id = {c.id: c for c in ev.commands}
     bad = []
     for s in ev.steps:
-        ran = [by_id[i] for i in s.commands if i in by_id and by_id[i].executed]
+        ran = [by_id[i] for i in s.commands if i in by_id and by_id[i].executed and not by_id[i].unknown]
         if s.status == "done" and ran and ran[-1].exit_code != 0:
             bad.append(f"{s.id} (last: `{ran[-1].command}` exit {ran[-1].exit_code})")
     done = [s for s in ev.steps if s.status == "done"]

@@ -45,4 +45,31 @@ def test_resume_after_sigkill_does_not_repeat_a_finished_command(tether):
     assert (tether.workspace / "log.txt").read_text() == "once\n"
     results = [e.cmd_id for e in tether.journal(run_id) if isinstance(e, ExecFinished)]
     assert results.count("append/0/0") == 1
-    assert results.count("append/0/1") == 1  # the killed sleep ran again, once, to completion
+    assert results.count("append/0/1") == 1  # the killed sleep is not run again: its result is unknown
+    killed = next(e for e in tether.journal(run_id) if isinstance(e, ExecFinished) and e.cmd_id == "append/0/1")
+    assert killed.unknown and killed.exit_code == 125 and "not run again" in killed.output
+
+
+def test_a_command_killed_mid_way_is_not_run_again_on_resume(tether):
+    """At most once across a kill: the append inside the killed command must not happen twice."""
+    scenario = SCENARIO.parent / "append-in-a-killed-command.yaml"
+    cmd = [sys.executable, "-m", "tether", "run", "--model", f"scripted:{scenario}",
+           "--workspace", str(tether.workspace), "--home", str(tether.home), "--json"]
+    proc = subprocess.Popen(cmd, env={**os.environ, **tether.env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        runs = tether.home / "runs"
+        _wait_for(lambda: runs.is_dir() and any(runs.iterdir()))
+        run_id = next(runs.iterdir()).name
+        journal = runs / run_id / "journal.jsonl"
+        _wait_for(lambda: any(isinstance(e, ExecStarted) and e.cmd_id == "append/0/0" for e in read_events(journal)))
+        _wait_for(lambda: (tether.workspace / "log.txt").exists())
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert (tether.workspace / "log.txt").read_text() == "once\n"
+
+    code, out, err = tether.cli("resume", run_id)
+    assert (tether.workspace / "log.txt").read_text() == "once\n", "the killed append ran twice"
+    killed = [e for e in tether.journal(run_id) if isinstance(e, ExecFinished) and e.cmd_id == "append/0/0"]
+    assert len(killed) == 1 and killed[0].unknown and killed[0].exit_code == 125, killed
+    assert out is not None and out["status"] != "interrupted", err
