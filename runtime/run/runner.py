@@ -378,15 +378,23 @@ def _drive(
             record = explain_refusals(settle(config, meta, run_dir, record), journal.events)
             totals = totals_from_events(journal.events, steps=record.steps, cost=record.cost,
                                         lesson_ids=meta.get("lesson_ids"))
-            now = time.time()
-            attempts = [*meta.get("attempts", []), [meta.get("attempt_started_at") or totals["started_at"], now]]
-            wait = sum(b - a for a, b in attempts if isinstance(a, int | float) and isinstance(b, int | float))
-            _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting,
-                                 "attempts": attempts, TOTALS_KEY: {**totals, "ended_at": now, "wait_s": wait}})
+            meta = {**meta, "status": record.status, "reason": record.reason, "awaiting": record.awaiting,
+                    TOTALS_KEY: totals}
+            _save_waited(run_dir, meta)
     assert record is not None
     record = record_end(config, meta, record, notices)
     end(journal, record)
+    _save_waited(run_dir, meta)  # again: the wait ends when the run's end is journaled, not before
     return after_run(record, hooks, lambda: model)
+
+
+def _save_waited(run_dir: Path, meta: dict[str, Any]) -> None:
+    """Save the run's meta with this attempt's wait closed now: what `tether runs` lists as the person's wait."""
+    now = time.time()
+    totals = meta[TOTALS_KEY]
+    attempts = [*meta.get("attempts", []), [meta.get("attempt_started_at") or totals["started_at"], now]]
+    wait = sum(b - a for a, b in attempts if isinstance(a, int | float) and isinstance(b, int | float))
+    _save_meta(run_dir, {**meta, "attempts": attempts, TOTALS_KEY: {**totals, "ended_at": now, "wait_s": wait}})
 
 
 def _invoke(parts: RunParts, graph_input: Any, graph_config: Any, meta: dict[str, Any], journal: Journal,

@@ -10,9 +10,12 @@ container's own processes after the restart are not leftovers for R15.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tether.gate.collect import list_processes
+from tether.sandbox.pids import near_full, pid_count
 from tether.sandbox.processes import left_running
 
 pytestmark = pytest.mark.docker
@@ -41,9 +44,10 @@ def test_leftovers_that_fill_the_table_between_commands_are_freed_before_the_nex
     sb = make_sandbox(tmp_path, pids_limit=64, default_timeout_s=20)
     slow = "printf 'sleep 2; b(){ (b &); (b &); sleep 1000; }; b\\n' > slow.sh && (sh slow.sh >/dev/null 2>&1 &)"
     assert sb.exec(slow).exit_code == 0
-    import time
-
-    time.sleep(5)  # the bomb went off after the command ended
+    deadline = time.monotonic() + 120  # the bomb goes off after the command ended; on a busy machine it is slow
+    while not near_full(pid_count(sb._container, sb._pids_file) or 0, 64) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert near_full(pid_count(sb._container, sb._pids_file) or 0, 64), "the bomb never filled the table"
     result = sb.exec("echo fine")
     assert result.exit_code == 0 and result.output.endswith("fine\n"), result.output
     assert "filled the sandbox's process table" in result.output
