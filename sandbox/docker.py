@@ -39,7 +39,17 @@ from tether.sandbox.errors import EngineLostError, SandboxError
 from tether.sandbox.images import ensure_image
 from tether.sandbox.lending import LendingRecord, reclaim
 from tether.sandbox.output import OutputCap, copy_stream
-from tether.sandbox.pids import FORK_FAILED, PIDS_FREED, PIDS_FULL, near_full, pid_count, pids_file
+from tether.sandbox.pids import (
+    FORK_FAILED,
+    NOT_STARTED,
+    PIDS_FREED,
+    PIDS_FREED_AFTER,
+    PIDS_FULL,
+    fork_refusals,
+    near_full,
+    pid_count,
+    pids_file,
+)
 from tether.sandbox.processes import PROBE as PS_PROBE
 from tether.sandbox.processes import Proc, parse, probe_user, reap_argv
 from tether.sandbox.seccomp import security_opt
@@ -125,6 +135,7 @@ class DockerSandbox:
         """(pid, start) of the container's own processes after a restart (init, keep-alive), left out of
         `processes()`: the gate's baseline holds those of the first start, and these replaced them."""
         self._pids_file: Path | None = None
+        self._refusals: int | None = None
         self.stream_scanner: Callable[[], Any] | None = None
         """Makes, per exec, an object with `feed(bytes)` and `close() -> list[str]` that sees the whole output."""
         self.notices: list[str] = []
@@ -165,6 +176,7 @@ class DockerSandbox:
             self._container = self._client.containers.run(**self._create_args(name))
             self._probe()
             self._pids_file = pids_file(self._container)
+            self._refusals = fork_refusals(self._pids_file)
         except BaseException as e:  # Ctrl-C included: never leave a half-started container
             self._remove_by_name(name)
             self._container = None
@@ -275,12 +287,14 @@ class DockerSandbox:
             self._restart("processes filled its process table")
             if before is not None and before < self.config.pids_limit // 2:  # this command started them
                 exit_code, note = exit_code or 137, PIDS_FULL.format(limit=self.config.pids_limit)
-            elif exit_code in (1, 125, 126, 127) and FORK_FAILED in cap.text():  # it never started: run it again
+            elif exit_code in (1, 125, 126, 127) and (FORK_FAILED in cap.text()
+                                                       or (exit_code == 126 and cap.text().startswith(NOT_STARTED))):
+                # it never started: run it again
                 result = self.exec(command, timeout_s=timeout_s, cwd=cwd)
                 return result.model_copy(update={"output": PIDS_FREED.format(limit=self.config.pids_limit)
                                                  + result.output})
             else:
-                note = "\n" + PIDS_FREED.format(limit=self.config.pids_limit).strip()
+                note = PIDS_FREED_AFTER.format(limit=self.config.pids_limit)
         return ExecResult(
             command=command,
             exit_code=137 if exit_code is None else exit_code,
@@ -380,14 +394,16 @@ class DockerSandbox:
             except SandboxError as e:
                 log.warning("sandbox %s: its own processes could not be listed: %s", self._container.short_id, e)
         self._pids_file = pids_file(self._container)
+        self._refusals = fork_refusals(self._pids_file)
 
     def _full(self) -> bool:
-        """Whether the container's processes fill its pids limit, or past half of it keep multiplying (a bomb)."""
+        """Whether processes fill the pids limit, or past half of it keep multiplying or had forks refused (a bomb)."""
         limit = self.config.pids_limit
         count = pid_count(self._container, self._pids_file)
+        refusals, self._refusals = self._refusals, fork_refusals(self._pids_file)
         if count is None or count < limit // 2:
             return False
-        if near_full(count, limit):
+        if near_full(count, limit) or (self._refusals or 0) > (refusals or 0):
             return True
         time.sleep(RUNAWAY_WAIT_S)
         again = pid_count(self._container, self._pids_file)

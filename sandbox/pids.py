@@ -16,12 +16,16 @@ from pathlib import Path
 from typing import Any
 
 FORK_FAILED = "Resource temporarily unavailable"
+NOT_STARTED = "OCI runtime exec failed"  # the engine could not start the command's process at all
 PIDS_FULL = ("\n[TETHER: this command left processes that filled the sandbox's process table (sandbox.pids_limit "
              "{limit}); they were all killed and the sandbox restarted: its /tmp is empty, the workspace is kept; "
              "exit status set to 137]")
 PIDS_FREED = ("[TETHER: processes left running by earlier commands filled the sandbox's process table "
               "(sandbox.pids_limit {limit}); they were all killed and the sandbox restarted (/tmp emptied, workspace "
               "kept) before this command ran]\n")
+PIDS_FREED_AFTER = ("\n[TETHER: processes left running by earlier commands filled the sandbox's process table "
+                    "(sandbox.pids_limit {limit}); they were all killed and the sandbox restarted (/tmp emptied, "
+                    "workspace kept) after this command ran]")
 
 
 def near_full(count: int, limit: int) -> bool:
@@ -41,6 +45,23 @@ def pids_file(container: Any) -> Path | None:
                               (Path("/sys/fs/cgroup") / path.lstrip("/")) if num == "0" and not controllers else None):
                 if candidate is not None and (candidate / "pids.current").is_file():
                     return candidate / "pids.current"
+    return None
+
+
+def fork_refusals(path: Path | None) -> int | None:
+    """How often the kernel refused a fork in this cgroup for want of pids (`pids.events` "max"), or None.
+
+    A bomb that settles a few below the limit (its forks fail, some of it
+    exits, it forks again) never looks full by count; the kernel's own count
+    of refused forks says so without guessing.
+    """
+    if path is None:
+        return None
+    with contextlib.suppress(OSError, ValueError):
+        for line in (path.parent / "pids.events").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "max":
+                return int(value)
     return None
 
 
