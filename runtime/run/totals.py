@@ -37,10 +37,11 @@ def _from_proc() -> float:
     try:
         with open("/proc/self/stat", "rb") as fh:
             ticks = int(fh.read().rsplit(b") ", 1)[1].split()[19])
-        with open("/proc/stat", "rb") as fh:
-            boot = next(int(line.split()[1]) for line in fh if line.startswith(b"btime "))
-        return boot + ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, StopIteration):
+        # The start is in clock ticks since boot: its age by the boot clock, taken from now by the wall clock
+        # (/proc/stat's btime is whole seconds, and drifts from the wall clock: up to a second too early).
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+        return time.time() - max(0.0, age)
+    except (OSError, ValueError, IndexError):
         return time.time()
 
 
