@@ -30,7 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-Check = Literal["any", "git-config", "git-hook", "attributes", "package-json", "bytecode", "dotenv"]
+Check = Literal["any", "git-config", "git-hook", "git-ref", "attributes", "package-json", "bytecode", "dotenv",
+                "tool-plugins"]
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,12 @@ def _p(kind: str, pattern: str, runs: str, check: Check = "any") -> Place:
 
 _GITDIR = r"(?:^|/)\.git/(?:(?:modules|worktrees)/.+/)?"
 GIT_TAIL = re.compile(
-    r"^(?:(?:modules|worktrees)/.+/)?(?:config|config\.worktree|commondir|gitdir|info/attributes|"
-    r"hooks(?:/.*)?|rebase-merge/.*|rebase-apply/.*|sequencer/.*)$"
+    r"^(?:(?:modules|worktrees)/.+/)?(?:config|config\.worktree|commondir|gitdir|info/attributes|info/exclude|"
+    r"info/sparse-checkout|HEAD|packed-refs|refs/.*|hooks(?:/.*)?|rebase-merge/.*|rebase-apply/.*|sequencer/.*)$"
 )
 """Paths inside a `.git` folder (relative to it) that manifests keep: everything there that git runs or reads
-as config. The object store, refs, logs and the index are left out (data, and many files)."""
+as config, what hides files from `git status`, and the refs (a run's commit on a branch the person checks out
+later brings its files in unseen). The object store, logs and the index are left out (data, and many files)."""
 GIT_RUNS = "`git status`, `git add`, `git commit`, `git diff`, `git log` and others in this folder"
 EDITOR_RUNS = "opening the folder in an editor or IDE that trusts it"
 AGENT_RUNS = "starting a coding agent (Claude Code, Cursor, Gemini CLI, Codex, ...) in this folder"
@@ -79,6 +81,10 @@ PLACES: tuple[Place, ...] = (
     GIT_ATTRIBUTES,
     _p("git rebase plan", _GITDIR + r"(?:rebase-merge|rebase-apply|sequencer)/",
        "`git rebase --continue` (its `exec` lines)"),
+    _p("git ignore rules", _GITDIR + r"info/(?:exclude|sparse-checkout)$",
+       "`git status` and `git add` (the files it names are no longer shown to you)"),
+    _p("git branch or tag", _GITDIR + r"(?:refs/.+|packed-refs)$",
+       "`git checkout`, `git merge` or `git rebase` of it (the run's commits bring their files in)", "git-ref"),
     _p("git config", r"(?:^|/)\.gitmodules$|(?:^|/)\.lfsconfig$|^\.gitconfig$|^\.config/git/",
        "`git submodule`, `git lfs` and git itself", "git-config"),
     _p("git hook manager", r"(?:^|/)(?:\.husky|\.githooks)/|(?:^|/)\.pre-commit-config\.ya?ml$|"
@@ -86,6 +92,9 @@ PLACES: tuple[Place, ...] = (
        "`git commit` when a hook manager (pre-commit, husky, lefthook, lint-staged) is installed"),
     _p("python start-up hook", r"\.pth$|(?:^|/)(?:sitecustomize|usercustomize)\.py$",
        "starting Python (site runs `.pth` import lines and sitecustomize in its environment)"),
+    _p("python tool plugins", r"(?:^|/)(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|mypy\.ini|\.coveragerc|"
+       r"\.flake8)$", "`pytest`, `tox`, `mypy`, `coverage` or `flake8` here (the plugins it names load as code)",
+       "tool-plugins"),
     BYTECODE,
     PY_ENV,
     _p("python entry points", r"\.(?:egg|dist)-info/entry_points\.txt$|\.egg-link$|(?:^|/)\.eggs/",
@@ -96,29 +105,43 @@ PLACES: tuple[Place, ...] = (
        "`ipython` or `jupyter` started here (they load these), pyenv choosing the interpreter"),
     _p("debugger config", r"(?:^|/)\.gdbinit$|(?:^|/)\.lldbinit$", "`gdb`/`lldb` started here (when local init "
        "files are allowed)"),
-    _p("direnv", r"(?:^|/)\.envrc$|(?:^|/)\.direnv/bin/", "`cd` into the folder with direnv"),
-    _p("env file", r"(?:^|/)\.env$", "editors and tools that load `.env` into a program's environment (VS Code's "
-       "Python extension, direnv's `dotenv`)", "dotenv"),
+    _p("interpreter start-up file", r"(?:^|/)\.(?:pdbrc|irbrc|pryrc|Rprofile|octaverc|psqlrc|sqliterc)$",
+       "`pdb`, `irb`, `pry`, `R`, `octave`, `psql` or `sqlite3` started in this folder (they run it first)"),
+    _p("direnv", r"(?:^|/)\.envrc(?:\.[\w.-]+)?$|(?:^|/)\.direnv/bin/", "`cd` into the folder with direnv"),
+    _p("env file", r"(?:^|/)\.env(?:\.[\w.-]+)?$|(?:^|/)\.flaskenv$", "editors and tools that load `.env` files "
+       "into a program's environment (VS Code's Python extension, direnv's `dotenv`, flask), a shell that sources "
+       "it", "dotenv"),
+    _p("make file", r"(?:^|/)(?:GNUmakefile|makefile)$",
+       "`make` here (GNU make reads GNUmakefile, then makefile, before Makefile)"),
     _p("tool version manager", r"(?:^|/)\.?mise(?:\.[\w-]+)?\.toml$|(?:^|/)\.mise/|(?:^|/)\.rtx\.toml$|"
        r"(?:^|/)\.tool-versions$|(?:^|/)\.config/mise/",
        "`cd` into the folder with mise or asdf (their hooks, tasks and `path:` versions)"),
     _p("editor config", r"(?:^|/)(?:\.vscode|\.idea|\.fleet|\.zed|\.theia|\.devcontainer|\.nova)/|"
        r"\.code-workspace$|(?:^|/)\.devcontainer\.json$|(?:^|/)\.(?:nvim\.lua|nvimrc|exrc|lvimrc)$|"
-       r"(?:^|/)\.dir-locals(?:-2)?\.el$|\.sublime-project$", EDITOR_RUNS),
+       r"(?:^|/)\.dir-locals(?:-2)?\.el$|\.sublime-project$|(?:^|/)[._]g?vimrc$|(?:^|/)_exrc$", EDITOR_RUNS),
     _p("coding agent config", r"(?:^|/)(?:\.claude|\.cursor|\.gemini|\.codex|\.continue|\.windsurf|\.roo)/|"
-       r"(?:^|/)\.mcp\.json$|(?:^|/)\.aider\.conf\.ya?ml$|(?:^|/)\.cursorrules$", AGENT_RUNS),
+       r"(?:^|/)\.mcp\.json$|(?:^|/)\.aider\.conf\.ya?ml$|(?:^|/)\.cursorrules$|"
+       r"(?:^|/)(?:CLAUDE|AGENTS|GEMINI)(?:\.local)?\.md$|(?:^|/)\.(?:clinerules|windsurfrules)$|"
+       r"(?:^|/)\.github/(?:copilot-instructions\.md$|instructions/|prompts/)",
+       f"{AGENT_RUNS}: it reads these as instructions and settings"),
+    _p("JS tool config", r"(?:^|/)(?:[\w-]+\.config|\.(?:eslintrc|prettierrc|mocharc|babelrc|stylelintrc|swcrc|"
+       r"releaserc|lintstagedrc))\.(?:c|m)?(?:js|ts)$",
+       "running that tool here (eslint, prettier, jest, vitest, mocha, babel, webpack, vite, ...: the file is a "
+       "program it runs)"),
     _p("package manager config", r"(?:^|/)\.npmrc$|(?:^|/)\.yarnrc(?:\.ya?ml)?$|(?:^|/)\.yarn/(?:releases|plugins)/|"
        r"(?:^|/)\.?pnpmfile\.c?m?js$|(?:^|/)bunfig\.toml$|(?:^|/)\.bunfig\.toml$",
        "`npm`, `yarn`, `pnpm` or `bun` commands in this folder (scripts, yarnPath, hooks)"),
     _p("package install scripts", r"(?:^|/)package\.json$", "`npm install`/`yarn`/`pnpm install` (lifecycle scripts)",
        "package-json"),
     _p("build tool config", r"(?:^|/)\.cargo/config(?:\.toml)?$|(?:^|/)rust-toolchain(?:\.toml)?$|(?:^|/)\.mvn/|"
-       r"(?:^|/)gradle/wrapper/|(?:^|/)\.bazelrc$",
+       r"(?:^|/)gradle/wrapper/|(?:^|/)\.bazelrc$|(?:^|/)gradle\.properties$|(?:^|/)\.(?:jvmopts|sbtopts|sdkmanrc)$",
        "`cargo`, `rustup`, `./mvnw`, `./gradlew` or `bazel` in this folder (runners, wrappers, toolchains)"),
     _p("mercurial config", r"(?:^|/)\.hg/hgrc$|^\.hgrc$", "`hg` commands in this folder (its hooks)"),
     _p("shell start-up file", r"^\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|zprofile|"
        r"zlogin|inputrc|kshrc)$|^\.ssh/(?:config|rc|environment|authorized_keys2?)$|"
-       r"^\.config/(?:fish|autostart|systemd|environment\.d|nvim)/|^\.local/bin/",
+       r"^\.config/(?:fish|autostart|systemd|environment\.d|nvim|Code)/|^\.local/bin/|"
+       r"^\.(?:emacs|tmux\.conf|xprofile|xsessionrc|xinitrc|pam_environment|gemrc|curlrc|wgetrc)$|"
+       r"^\.(?:vim|emacs\.d|gnupg)/|^\.local/share/applications/",
        "a login, shell or desktop session with this folder as its home"),
 )
 """Every family of host-executable places (ordered: the first match names a path)."""
@@ -185,6 +208,9 @@ class Context:
     """Folders a git config names as `core.hooksPath`, relative to the workspace."""
     includes: frozenset[str] = frozenset()
     """Workspace files a git config includes (`include.path`): config themselves."""
+    links: frozenset[tuple[str, str]] = frozenset()
+    """(target, link) of the workspace's symlinks that point inside it: a file reached through a link at a place
+    (`.git/hooks -> ../tools/hooks`, `.envrc -> env/dev.envrc`) is that place."""
 
 
 def _under(rel: str, folder: str) -> str | None:
@@ -199,7 +225,31 @@ _ENV_RUNS = re.compile(r"^(?:bin|Scripts|conda-meta|etc/conda)/|^lib[^/]*/python
 
 
 def place_of(rel: str, ctx: Context = Context()) -> Place | None:
-    """The place `rel` is (the first family that matches), or None for an ordinary file."""
+    """The place `rel` is (the first family that matches, itself or through a link to it), or None."""
+    place = _place_of(rel, ctx)
+    if place is not None or not ctx.links:
+        return place
+    seen = {rel}
+    for _ in range(8):  # links to links, bounded
+        for target, link in ctx.links:
+            tail = "" if rel == target else _under(rel, target)
+            if tail is None:
+                continue
+            alias = f"{link}/{tail}" if tail else link
+            if alias in seen:
+                continue
+            seen.add(alias)
+            place = _place_of(alias, ctx)
+            if place is not None:
+                return place
+            rel = alias
+            break
+        else:
+            return None
+    return None
+
+
+def _place_of(rel: str, ctx: Context) -> Place | None:
     if rel in ctx.includes:
         return GIT_CONFIG
     for folder in ctx.hooks:

@@ -20,7 +20,9 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import re
 import stat as st_mod
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
@@ -52,6 +54,7 @@ from tether.common.walk import DIR_FLAGS, open_root, read_rel, shown
 READ_CAP = 1 << 20
 HOST_PREFIX = "code that runs on your machine: "
 MAX_FINDINGS = 500
+MAX_LINKS = 2000
 Status = Literal["left", "removed", "undone"]
 
 
@@ -121,15 +124,30 @@ class Tree:
 _CONFIG_NAMES = frozenset({"config", "config.worktree", ".gitmodules", ".lfsconfig", ".gitconfig"})
 
 
-def _context(paths: set[str], after: Tree, mount: str, host_root: str) -> Context:
-    """Bare repositories, environments, and the hooks folders and includes the git configs name."""
+def _links(states: Iterable[tuple[str, FileState]], mount: str, host_root: str) -> frozenset[tuple[str, str]]:
+    """(target, link) for each symlink that points inside the workspace (never at its root), at most MAX_LINKS."""
+    out: set[tuple[str, str]] = set()
+    for rel, state in states:
+        if state.link is None:
+            continue
+        for target in _inside(state.link, posixpath.dirname(rel), mount, host_root):
+            if target and target != rel:
+                out.add((target, rel))
+        if len(out) >= MAX_LINKS:
+            break
+    return frozenset(out)
+
+
+def _context(paths: set[str], after: Tree, mount: str, host_root: str,
+             links: frozenset[tuple[str, str]] = frozenset()) -> Context:
+    """Bare repositories, environments, links, and the hooks folders and includes the git configs name."""
     bare = git_dirs(paths)
     hooks: set[str] = set()
     includes: set[str] = set()
     for rel in paths:
         if rel.rpartition("/")[2] not in _CONFIG_NAMES and not rel.startswith(".config/git/"):
             continue  # cheap first: only files named like a git config can be one
-        place = place_of(rel, Context(bare=frozenset(bare)))
+        place = place_of(rel, Context(bare=frozenset(bare), links=links))
         if place is None or place.check != "git-config":
             continue
         try:
@@ -142,7 +160,7 @@ def _context(paths: set[str], after: Tree, mount: str, host_root: str) -> Contex
         for value in found_includes:
             includes.update(_inside(value, posixpath.dirname(rel), mount, host_root))
     return Context(bare=frozenset(bare), envs=frozenset(env_roots(paths)), hooks=frozenset(hooks),
-                   includes=frozenset(includes))
+                   includes=frozenset(includes), links=links)
 
 
 def _repo_root(config_rel: str) -> str:
@@ -206,10 +224,17 @@ def _scripts(data: bytes | None) -> dict[str, str] | None:
         doc = json.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except (ValueError, RecursionError):
         return None
-    scripts = doc.get("scripts") if isinstance(doc, dict) else None
-    if not isinstance(scripts, dict):
+    if not isinstance(doc, dict):
         return {}
-    return {k: str(v) for k, v in scripts.items() if k in LIFECYCLE}
+    scripts = doc.get("scripts")
+    out = {f"scripts.{k}": str(v) for k, v in (scripts.items() if isinstance(scripts, dict) else ())
+           if k in LIFECYCLE or (k.startswith(("pre", "post")) and k not in ("prettier", "preview", "postcss"))}
+    for field in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
+        deps = doc.get(field)
+        for name, spec in (deps.items() if isinstance(deps, dict) else ()):
+            if isinstance(spec, str) and _LOCAL_DEP.search(spec):
+                out[f"{field}.{name}"] = spec  # installing it runs that package's own install scripts
+    return out
 
 
 def _package_detail(before: bytes | None, after: bytes | None) -> str | None:
@@ -217,16 +242,21 @@ def _package_detail(before: bytes | None, after: bytes | None) -> str | None:
     if now is None:
         return "not readable as JSON"
     new = {k: v for k, v in now.items() if was.get(k) != v}
-    return "; ".join(f"scripts.{k} = {v[:120]!r}" for k, v in sorted(new.items())) if new else ""
+    return "; ".join(f"{k} = {v[:120]!r}" for k, v in sorted(new.items())[:6]) if new else ""
 
 
 def _env_vars(data: bytes | None) -> dict[str, str]:
-    """NAME -> value of the `NAME=value` lines (`export` allowed) that make programs run code."""
+    """NAME -> value of the `NAME=value` lines (`export` allowed) that make programs run code, or that run a
+    command themselves when a shell sources the file (`$(...)`, backquotes)."""
     out = {}
     for line in (data or b"").decode("utf-8", "replace").splitlines():
         name, eq, value = line.strip().removeprefix("export ").partition("=")
         name = name.strip()
-        if eq and (name in EXEC_VARIABLES or name.startswith(EXEC_PREFIXES)):
+        if not eq:
+            if _SUBSTITUTION.search(line):
+                out[line.strip()[:40]] = "(a command a shell runs when it sources the file)"
+            continue
+        if name in EXEC_VARIABLES or name.startswith(EXEC_PREFIXES) or _SUBSTITUTION.search(value):
             out[name] = value.strip()
     return out
 
@@ -250,9 +280,87 @@ def _detail(place: Place, rel: str, before: Tree, after: Tree) -> str | None:
         found = _attributes_detail(old, new)
     elif place.check == "dotenv":
         found = _dotenv_detail(old, new)
+    elif place.check == "tool-plugins":
+        found = _plugins_detail(old, new)
+    elif place.check == "git-ref":
+        found = _ref_detail(rel, old, new, after)
     else:
         found = _package_detail(old, new)
     return found or None
+
+
+def _plugins_detail(before: bytes | None, after: bytes | None) -> str:
+    """The lines a change adds to a tool's config that load plugins (pytest -p, plugins =, init-hook, ...)."""
+    was = set((before or b"").decode("utf-8", "replace").splitlines())
+    new = [line.strip() for line in (after or b"").decode("utf-8", "replace").splitlines()
+           if line not in was and _PLUGIN_LINE.search(line)]
+    return "; ".join(f"adds {line[:100]!r}" for line in new[:4])
+
+
+def _ref_detail(rel: str, before: bytes | None, after: bytes | None, tree: Tree) -> str:
+    """What a change to a ref moves, unless it is the branch checked out now (its commits are the run's work
+    on the files the diff shows)."""
+    gitdir = rel[: rel.rindex("/.git/") + 6] if "/.git/" in rel else rel[: rel.index(".git/") + 5]
+    head = (tree.read(gitdir + "HEAD", 4096) or b"").decode("utf-8", "replace").strip()
+    current = head.removeprefix("ref:").strip() if head.startswith("ref:") else ""
+    if rel.endswith("packed-refs"):
+        was, now = _packed(before), _packed(after)
+        moved = sorted(ref for ref, sha in now.items() if was.get(ref) != sha and ref != current)
+        return "; ".join(f"{ref} now at {now[ref][:12]}" for ref in moved[:6])
+    ref = rel[len(gitdir):]
+    if ref == current:
+        return ""
+    target = (after or b"").decode("utf-8", "replace").strip()
+    return f"{ref} now at {target[:40]}"
+
+
+def _packed(data: bytes | None) -> dict[str, str]:
+    out = {}
+    for line in (data or b"").decode("utf-8", "replace").splitlines():
+        sha, _, ref = line.partition(" ")
+        if ref and not line.startswith(("#", "^")):
+            out[ref.strip()] = sha
+    return out
+
+
+_LOCAL_DEP = re.compile(r"^(?:file:|link:|git\+|git:|github:|gitlab:|bitbucket:|https?:)|\.(?:tgz|tar\.gz)$")
+_SUBSTITUTION = re.compile(r"\$\(|`")
+_PLUGIN_LINE = re.compile(r"(?:^|[\s=\"'])-p\s*[\w.:-]+|^\s*(?:plugins|required_plugins|pytest_plugins|init-hook|"
+                          r"load-plugins|addopts\s*=.*-p)\b", re.IGNORECASE)
+SHADOW = Place("python import shadow", re.compile(r"$^"),
+               "`python` or `pytest` here: an import of that name loads this file instead of the module the "
+               "person has")
+_TOOL_MODULES = frozenset({"pytest", "_pytest", "pip", "setuptools", "pkg_resources", "wheel", "six",
+                           "typing_extensions", "requests", "urllib3", "yaml", "numpy", "pydantic", "attr", "attrs",
+                           "pluggy", "py", "coverage", "hypothesis", "mock", "nose", "tox", "virtualenv", "certifi",
+                           "idna"})
+_HONEST_NAMES = frozenset({"test", "__main__", "this", "antigravity"})
+"""Standard-library names that projects use for their own files and nothing imports by accident."""
+_EXT = re.compile(r"^(?P<name>[A-Za-z_]\w*)(?:\.[\w-]+)?\.(?:so|pyd)$")
+
+
+def shadows(rel: str, end: dict[str, FileState]) -> str:
+    """Why an added file takes an import name from something the person has ("" when it does not): a module,
+    package or extension module named like the standard library or a common tool, or one that wins over a
+    module of the same name beside it (Python tries a package, then extension modules, before `NAME.py`)."""
+    head, _, name = rel.rpartition("/")
+    folder = f"{head}/" if head else ""
+    if name == "__init__.py" and head:
+        module, kind, parent = head.rpartition("/")[2], "package", head.rpartition("/")[0]
+        beside = [f"{parent}/{module}.py" if parent else f"{module}.py"]
+    elif (ext := _EXT.match(name)) is not None:
+        module, kind = ext["name"], "extension module"
+        beside = [f"{folder}{module}.py", f"{folder}{module}/__init__.py"]
+    elif name.endswith(".py") and name[:-3].isidentifier():
+        module, kind, beside = name[:-3], "module", []
+    else:
+        return ""
+    if any(part in ("site-packages", "dist-packages", "__pycache__") for part in rel.split("/")):
+        return ""
+    if (module in sys.stdlib_module_names and module not in _HONEST_NAMES) or module in _TOOL_MODULES:
+        return f"a {kind} named like {module!r} from the standard library or an installed tool"
+    other = next((b for b in beside if b in end), None)
+    return f"a {kind} that Python imports instead of {shown(other)}" if other else ""
 
 
 BYTECODE = {"mismatch": "does not match its source", "sourceless": "has no source: Python imports it as is",
@@ -263,13 +371,18 @@ def host_exec_changes(start: dict[str, FileState], end: dict[str, FileState], be
                       mount: str = "", host_root: str = "") -> list[HostExecChange]:
     """Every added or modified place that now runs something on the host, sorted by path."""
     delta = diff(start, end)
-    ctx = _context(set(end) | set(start), after, mount, host_root)
+    links = _links([*end.items(), *start.items()], mount, host_root)
+    ctx = _context(set(end) | set(start), after, mount, host_root, links)
     found: list[HostExecChange] = []
     caches: list[tuple[str, Place, str]] = []
     for change, paths in (("added", delta.added), ("modified", delta.modified)):
         for rel in paths:
             place = place_of(rel, ctx)
             if place is None:
+                shadowed = shadows(rel, end) if change == "added" else None
+                if shadowed:
+                    found.append(HostExecChange(path=shown(rel), key=to_text(rel), change=change,
+                                                kind=SHADOW.kind, runs=SHADOW.runs, detail=shadowed))
                 continue
             if place.check == "bytecode":
                 caches.append((rel, place, change))

@@ -39,9 +39,10 @@ WRITE = static_rule(
     "write to a place that runs code on the person's machine later (git config or hooks, .gitattributes, .pth, "
     "bytecode, .envrc, editor tasks, agent config, package-manager config)",
     "cp tasks.json .vscode/tasks.json")
-_SKIPPED = frozenset({"package install scripts", "env file"})
-"""Judged by content only (the gate reads install scripts and the variables a `.env` sets): writing package.json or
-a `.env` of settings is ordinary work."""
+_SKIPPED = frozenset({"package install scripts", "env file", "python tool plugins", "JS tool config"})
+"""Judged by content only (the gate reads install scripts, the variables a `.env` sets, the plugins a tool's config
+names), or code a person reads as part of the project (a JS tool's config file): writing package.json, pyproject.toml,
+a `.env` of settings or `vite.config.ts` is ordinary work. The after-run check still lists them when they run code."""
 PLACE_PATHS = re.compile("|".join(f"(?:{p.pattern.pattern})" for p in PLACES if p.kind not in _SKIPPED))
 PATH_RULES.append((WRITE, "write", PLACE_PATHS))
 PATH_RULES.append((WRITE, "write", place_dirs()))

@@ -33,9 +33,21 @@ PLACES = {
     ".tool-versions": "tool version manager", ".hg/hgrc": "mercurial config", ".pylintrc": "linter plugin",
     "ipython_config.py": "python tool config", ".python-version": "python tool config", ".gdbinit": "debugger config",
     ".ssh/config": "shell start-up file", ".config/autostart/x.desktop": "shell start-up file",
+    # found by a blind red-team of the after-run guarantee
+    ".git/info/exclude": "git ignore rules", ".git/refs/heads/feature": "git branch or tag",
+    ".git/packed-refs": "git branch or tag", "GNUmakefile": "make file", "sub/makefile": "make file",
+    ".vimrc": "editor config", "_vimrc": "editor config", ".pdbrc": "interpreter start-up file",
+    ".irbrc": "interpreter start-up file", ".Rprofile": "interpreter start-up file", ".env.local": "env file",
+    ".flaskenv": "env file", ".envrc.local": "direnv", "eslint.config.js": "JS tool config",
+    ".mocharc.cjs": "JS tool config", "web/vite.config.ts": "JS tool config", "gradle.properties": "build tool config",
+    ".jvmopts": "build tool config", "CLAUDE.md": "coding agent config", "AGENTS.md": "coding agent config",
+    ".github/copilot-instructions.md": "coding agent config", ".clinerules": "coding agent config",
+    "pytest.ini": "python tool plugins", "pyproject.toml": "python tool plugins", ".vim/plugin/x.vim":
+    "shell start-up file", ".emacs.d/init.el": "shell start-up file", ".tmux.conf": "shell start-up file",
 }
-ORDINARY = ["src/main.py", "README.md", ".git/objects/ab/cdef", ".git/refs/heads/main", ".git/index", "docs/.bashrc",
-            "tests/test_x.py", ".github/workflows/ci.yml", "Makefile", "build/config"]
+ORDINARY = ["src/main.py", "README.md", ".git/objects/ab/cdef", ".git/index", "docs/.bashrc", "docs/.vim/x",
+            "tests/test_x.py", ".github/workflows/ci.yml", "Makefile", "build/config", "src/config.py",
+            "docs/CLAUDE.txt", ".env-notes.md"]
 
 
 @pytest.mark.parametrize(("rel", "kind"), sorted(PLACES.items()))
@@ -110,7 +122,7 @@ def test_manifest_keeps_what_git_runs_and_leaves_the_object_store_out(tmp_path):
         (git / rel).parent.mkdir(parents=True, exist_ok=True)
         (git / rel).write_text("x")
     assert sorted(manifest(tmp_path)) == [".git/config", ".git/hooks/pre-commit", ".git/info/attributes",
-                                          ".git/modules/lib/config"]
+                                          ".git/modules/lib/config", ".git/refs/heads/main"]
 
 
 def test_a_change_that_runs_nothing_new_is_not_a_finding(tmp_path):
@@ -126,3 +138,92 @@ def test_a_change_that_runs_nothing_new_is_not_a_finding(tmp_path):
     os.utime(after / "package.json", (1, 1))
     found = host_exec_changes(start, manifest(after), Tree(before), Tree(after))
     assert [(c.path, c.detail) for c in found] == [("package.json", "scripts.postinstall = 'sh x'")]
+
+
+def _trees(tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    before.mkdir()
+    after.mkdir()
+    return before, after
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def _found(before: Path, after: Path) -> dict[str, str]:
+    return {c.path: f"{c.kind}: {c.detail}" for c in host_exec_changes(manifest(before), manifest(after),
+                                                                        Tree(before), Tree(after))}
+
+
+def test_a_file_reached_through_a_link_at_a_place_is_that_place(tmp_path):
+    """`.git/hooks -> ../tools/hooks`, `.envrc -> env/dev.envrc`, `.git/config -> ../tools/repo.conf`: editing the
+    target is editing the place (the person's links, there before the run)."""
+    before, after = _trees(tmp_path)
+    person = {".git/HEAD": "ref: refs/heads/main\n", "tools/hooks/pre-commit": "#!/bin/sh\nexit 0\n",
+              "env/dev.envrc": "export A=1\n", "tools/repo.conf": "[core]\n\tbare = false\n",
+              "ide/vscode/settings.json": "{}"}
+    for root in (before, after):
+        _write(root, person)
+        (root / ".git" / "hooks").symlink_to("../tools/hooks")
+        (root / ".envrc").symlink_to("env/dev.envrc")
+        (root / ".git" / "config").symlink_to("../tools/repo.conf")
+        (root / ".vscode").symlink_to("ide/vscode")
+    _write(after, {"tools/hooks/pre-commit": "#!/bin/sh\ntouch /tmp/pwned\n", "env/dev.envrc": "touch /tmp/x\n",
+                   "tools/repo.conf": "[core]\n\tfsmonitor = ./w.sh\n", "ide/vscode/tasks.json": "{}"})
+    found = _found(before, after)
+    assert found["tools/hooks/pre-commit"].startswith("git hook")
+    assert found["env/dev.envrc"].startswith("direnv")
+    assert "core.fsmonitor" in found["tools/repo.conf"]
+    assert found["ide/vscode/tasks.json"].startswith("editor config")
+
+
+def test_a_link_out_of_the_workspace_or_at_its_root_makes_no_place(tmp_path):
+    before, after = _trees(tmp_path)
+    for root in (before, after):
+        (root / ".envrc").symlink_to("/etc/hostname")
+        (root / "all").symlink_to(".")
+    _write(after, {"notes.txt": "x"})
+    assert _found(before, after) == {}
+
+
+def test_modules_that_take_an_import_name_are_listed(tmp_path):
+    before, after = _trees(tmp_path)
+    _write(before, {"app.py": "X = 1\n", "lib/util.py": "", "test_app.py": ""})
+    _write(after, {"app.py": "X = 1\n", "lib/util.py": "", "test_app.py": "", "json.py": "import os\n",
+                   "pytest.py": "", "app/__init__.py": "", "lib/util.cpython-311-x86_64-linux-gnu.so": "\x7fELF",
+                   "argparse/__init__.py": "", "feature.py": "", "test.py": "", "pkg/helpers.py": ""})
+    found = _found(before, after)
+    assert set(found) == {"json.py", "pytest.py", "app/__init__.py", "lib/util.cpython-311-x86_64-linux-gnu.so",
+                          "argparse/__init__.py"}, found
+    assert "instead of app.py" in found["app/__init__.py"]
+
+
+def test_branches_tags_and_ignore_rules_other_than_the_checked_out_branch(tmp_path):
+    before, after = _trees(tmp_path)
+    base = {".git/HEAD": "ref: refs/heads/main\n", ".git/refs/heads/main": "a" * 40 + "\n",
+            ".git/packed-refs": f"{'c' * 40} refs/tags/v1\n"}
+    _write(before, base)
+    _write(after, {**base, ".git/refs/heads/main": "b" * 40 + "\n", ".git/refs/heads/feature": "d" * 40 + "\n",
+                   ".git/packed-refs": f"{'e' * 40} refs/tags/v1\n{'f' * 40} refs/heads/main\n",
+                   ".git/info/exclude": "GNUmakefile\n"})
+    found = _found(before, after)
+    assert set(found) == {".git/refs/heads/feature", ".git/packed-refs", ".git/info/exclude"}, found
+    assert "refs/tags/v1" in found[".git/packed-refs"] and "refs/heads/main" not in found[".git/packed-refs"]
+
+
+def test_content_judged_places_of_the_red_team(tmp_path):
+    before, after = _trees(tmp_path)
+    _write(before, {"package.json": '{"scripts": {"test": "pytest"}, "dependencies": {"a": "^1.0"}}',
+                    ".env": "A=1\n", "pytest.ini": "[pytest]\naddopts = -q\n", "setup.cfg": "[metadata]\nname=x\n"})
+    _write(after, {"package.json": '{"scripts": {"test": "pytest", "pretest": "sh x", "prettier": "prettier ."}, '
+                                   '"dependencies": {"a": "^1.0", "h": "file:vendor/h-1.0.0.tgz"}}',
+                   ".env": "A=1\nB=$(touch /tmp/m)\n", "pytest.ini": "[pytest]\naddopts = -q -p evil\n",
+                   "setup.cfg": "[metadata]\nname=y\n", ".env.example": "A=\n"})
+    found = _found(before, after)
+    assert set(found) == {"package.json", ".env", "pytest.ini"}, found
+    assert "scripts.pretest" in found["package.json"] and "dependencies.h" in found["package.json"]
+    assert "prettier" not in found["package.json"]
+    assert "B=" in found[".env"] or "sets B" in found[".env"]
