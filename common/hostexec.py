@@ -30,8 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-Check = Literal["any", "git-config", "git-hook", "git-ref", "attributes", "package-json", "bytecode", "dotenv",
-                "tool-plugins"]
+Check = Literal["any", "git-config", "git-hook", "git-ref", "git-ignore", "attributes", "package-json", "bytecode",
+                "dotenv", "tool-plugins"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ PLACES: tuple[Place, ...] = (
     _p("git rebase plan", _GITDIR + r"(?:rebase-merge|rebase-apply|sequencer)/",
        "`git rebase --continue` (its `exec` lines)"),
     _p("git ignore rules", _GITDIR + r"info/(?:exclude|sparse-checkout)$",
-       "`git status` and `git add` (the files it names are no longer shown to you)"),
+       "`git status` and `git add` (the files it names are no longer shown to you)", "git-ignore"),
     _p("git branch or tag", _GITDIR + r"(?:refs/.+|packed-refs)$",
        "`git checkout`, `git merge` or `git rebase` of it (the run's commits bring their files in)", "git-ref"),
     _p("git config", r"(?:^|/)\.gitmodules$|(?:^|/)\.lfsconfig$|^\.gitconfig$|^\.config/git/",

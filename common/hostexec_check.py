@@ -282,6 +282,11 @@ def _detail(place: Place, rel: str, before: Tree, after: Tree) -> str | None:
         found = _dotenv_detail(old, new)
     elif place.check == "tool-plugins":
         found = _plugins_detail(old, new)
+    elif place.check == "git-ignore":
+        was = set((old or b"").splitlines())
+        rules = [line.strip() for line in (new or b"").splitlines()
+                 if line.strip() and not line.lstrip().startswith(b"#") and line not in was]
+        found = "hides " + ", ".join(repr(r.decode("utf-8", "replace")[:60]) for r in rules[:6]) if rules else ""
     elif place.check == "git-ref":
         found = _ref_detail(rel, old, new, after)
     else:

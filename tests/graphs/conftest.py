@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,3 +49,14 @@ def tether(tiny_image: str, tmp_path: Path) -> Tether:
         "TETHER_SANDBOX__DEFAULT_TIMEOUT_S": "30",
     }
     return Tether(home=tmp_path / "home", workspace=workspace, env=env)
+
+
+@pytest.fixture
+def repo(tether: Tether) -> Path:
+    """The person's repository in the workspace: one committed file, `a.txt`."""
+    ws = tether.workspace
+    (ws / "a.txt").write_text("hi\n")
+    for args in (["init", "-q"], ["add", "a.txt"], ["commit", "-qm", "start"]):
+        subprocess.run(["git", "-c", "user.name=p", "-c", "user.email=p@x", *args], cwd=ws, capture_output=True,
+                       check=True, timeout=60)
+    return ws

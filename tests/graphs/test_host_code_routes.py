@@ -51,17 +51,6 @@ def git(ws: Path, *args: str, check: bool = False) -> subprocess.CompletedProces
                           text=True, check=check, timeout=60)
 
 
-@pytest.fixture
-def repo(tether):
-    """The person's repository: one committed file."""
-    ws = tether.workspace
-    (ws / "a.txt").write_text("hi\n")
-    git(ws, "init", "-q", check=True)
-    git(ws, "add", "a.txt", check=True)
-    git(ws, "commit", "-qm", "start", check=True)
-    return ws
-
-
 def planted(tether, tmp_path: Path, commands: list[str], *paths: str, image: str | None = None,
             extra: tuple[str, ...] = ()) -> dict:
     """Run the scenario; the run is needs-review and every path is listed by the record, show and the report."""
