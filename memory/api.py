@@ -25,7 +25,8 @@ log = logging.getLogger(__name__)
 def lesson_json(x: Lesson, listed: bool) -> dict[str, Any]:
     data = x.model_dump(mode="json", exclude={"history"})
     return data | {"kind": "lesson", "text": x.insight, "listed": listed,
-                   "confirmations": x.confirmations, "uses": x.uses,
+                   "confirmations": x.confirmations, "uses": x.uses, "pinned": x.pinned,
+                   "pending": len(x.pending),
                    "revisions": revisions_json(x),
                    "path": f"lessons/{x.id}.md"}
 

@@ -24,8 +24,10 @@ their files, so a hand-edited lessons/<id>.md shows in MEMORY.md too.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -43,9 +45,11 @@ from tether.memory.manifest import (
     line_digest,
     one_line,
     read_manifest,
+    render_manifest,
     rule_line,
 )
 from tether.memory.rule import Rule
+from tether.memory.text import normalize
 
 if TYPE_CHECKING:
     from tether.memory.store import MemoryStore
@@ -88,9 +92,11 @@ def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
     seen = (stamp(path), stamp(store.lines_path))
     if seen[0] is None or (seen == store.edits_checked and not refresh):
         return []
+    changed = _adopt_added(store, read_manifest(path))
     manifest, record = read_manifest(path), store.line_record()
+    for n, line, why in manifest.unreadable:
+        log.warning("MEMORY.md line %d is kept but not read (%s): %s", n, why, line)
     adopted: dict[str, str] = {}
-    changed = []
     for kind, listed in (("lessons", manifest.lessons), ("rules", manifest.rules)):
         for item_id, line in listed.items():
             key = f"{kind}/{item_id}"
@@ -108,6 +114,55 @@ def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
         write_record(store.lines_path, done, store.line_record() | {k: line_digest(v) for k, v in adopted.items()})
     store.edits_checked = (stamp(path), stamp(store.lines_path))
     return changed
+
+
+def person_lesson_id(insight: str) -> str:
+    """The id of a lesson a person wrote: `P-` and a digest of its text (the same line, the same lesson)."""
+    return "P-" + hashlib.sha256(normalize(insight).encode()).hexdigest()[:8]
+
+
+def person_lesson(text: str, now: datetime) -> Lesson:
+    """The lesson a line a person added under "Lessons" becomes: `Title: insight`, or all insight."""
+    title, insight = "", text
+    if ": " in text:
+        head, rest = text.split(": ", 1)
+        if rest.strip() and len(head) <= 80:
+            title, insight = head.strip(), rest.strip()
+    title = title or one_line(insight, 60)
+    return Lesson(id=person_lesson_id(insight), title=title, source_run="", source_outcome=None, author="person",
+                  created=now, insight=insight, applicability="")
+
+
+def _adopt_added(store: MemoryStore, manifest: Manifest) -> list[str]:
+    """Turn each line a person added under "Lessons" into a person lesson, and list it by its id in place."""
+    if not manifest.added:
+        return []
+    now, lines = store.clock(), {}
+    for _, text in manifest.added:
+        lesson = person_lesson(text, now)
+        try:
+            current = store.load_lesson(lesson.id)
+        except UnknownMemoryItemError:
+            current = None
+        except StateFileError as e:
+            log.warning("MEMORY.md line %r not read: %s", text, e)
+            continue
+        if current is not None:  # the same text again: list the lesson it already is (revived when retired)
+            lesson = current.model_copy(update={"status": "live"})
+        store.save_lesson(lesson)  # not yet listed: writes the file and the index only
+        lines[text] = lesson_line(lesson)
+        log.info("a line added to MEMORY.md became lesson %s", lesson.id)
+    fresh = read_manifest(store.manifest_path)
+    for n, text in fresh.added:
+        if text in lines:
+            fresh.raw[n] = lines[text]
+            fresh.lessons[lines[text].split("]", 1)[0].split("[", 1)[1]] = lines[text]
+    write_atomic(store.manifest_path, render_manifest(fresh))
+    done = read_manifest(store.manifest_path)
+    write_record(store.lines_path, done, store.line_record() | {
+        f"lessons/{i}": line_digest(line) for i, line in done.lessons.items() if line in lines.values()})
+    store.forget_manifest_cache()
+    return [line.split("]", 1)[0].split("[", 1)[1] for line in lines.values()]
 
 
 def _settle(store: MemoryStore, kind: Kind, item_id: str, line: str, recorded: str | None,

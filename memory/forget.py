@@ -63,7 +63,7 @@ def _unrevise(lesson: Lesson, run_id: str, now: datetime) -> Lesson:
             )
         )
         update |= {"insight": history[first].before, "applicability": history[first].before_applicability}
-        if any(h.reason == RETIRED for h in history[first:] if h.status == "accepted"):
+        if any(RETIRED in h.reason for h in history[first:] if h.status == "accepted"):
             update["status"] = "live"  # the retirement was undone with the revision that made it
     update |= {"history": kept, "revision_count": sum(h.status == "accepted" for h in kept)}
     return lesson.model_copy(update=update)

@@ -25,9 +25,34 @@ from tether.memory.lesson import Lesson
 from tether.memory.rule import Rule
 
 _LINE = re.compile(r"^\s*[-*]\s*\[(?P<id>[^\]]+)\]\((?P<kind>lessons|rules)/[^)]*\)")
-_OUTCOME = re.compile(r"\s*\((?:success|failure)\)\s*$")
+_BROKEN = re.compile(r"(?:lessons|rules)/[\w.-]*\.md|^\s*[-*]?\s*\[?(?:L|P|rule)-[0-9a-f]{6,}")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_OUTCOME = re.compile(r"\s*\((?:success|failure|person)\)\s*$")
 _CONFIDENCE = re.compile(r"\s*\(confidence [^)]*\)\s*$")
 HEADER = """# Memory
+
+One line per live lesson and rule; the agent is given only what is listed here.
+This file is yours: the store keeps every line it cannot read, and never
+rewrites your text.
+
+- Add a line under "Lessons" (`Title: insight`, or just the insight) to teach
+  the agent something: at the next run (or `tether memory` command) it becomes
+  a lesson written by a person, recalled and ranked like any other.
+- Delete a line to make the agent forget that item: it is never retrieved or
+  listed again (an empty list forgets all; a missing file lists every live item
+  anew).
+- Edit a line's text to change what the agent reads. A lesson line reads
+  `Title: insight (outcome)`, a rule line `rule (confidence)`. Your text
+  becomes the lesson's title and Insight (its Revision history records "edited
+  by a person in MEMORY.md") or the rule's text, and is indexed for search.
+  The outcome and confidence are not editable.
+- A lesson you wrote or edited is pinned: automatic revision only proposes
+  changes to it. `tether memory proposals` lists them; `tether memory accept`
+  or `reject` decides.
+
+`tether memory forget --run ID` removes a run and all that was learnt from it.
+"""
+OLD_HEADERS = ("""# Memory
 
 One line per live lesson and rule; the agent is given only what is listed here.
 
@@ -42,26 +67,61 @@ One line per live lesson and rule; the agent is given only what is listed here.
   automatic revision of the lesson may rewrite your text; its history keeps it.
 
 `tether memory forget --run ID` removes a run and all that was learnt from it.
-"""
+""",)
+"""Headers earlier versions wrote; the next write replaces one with HEADER (a person's own header is kept)."""
+SECTIONS = {"lessons": "## Lessons", "rules": "## Rules"}
 
 
 class Manifest(BaseModel):
-    """Items listed in MEMORY.md (id -> line), in file order."""
+    """Items listed in MEMORY.md (id -> line), in file order, and the file's own lines."""
 
     exists: bool = False
     lessons: dict[str, str] = Field(default_factory=dict)
     rules: dict[str, str] = Field(default_factory=dict)
+    raw: list[str] = Field(default_factory=list)
+    """Every line of the file as read: `render_manifest` keeps each line that is not an item's."""
+    added: list[tuple[int, str]] = Field(default_factory=list)
+    """(line number, text) of lines a person added under "Lessons": they become person lessons."""
+    unreadable: list[tuple[int, str, str]] = Field(default_factory=list)
+    """(line number, line, why) of lines kept in place but not read."""
+
+
+def _section(line: str) -> str | None:
+    title = line.strip().lstrip("#").strip().lower()
+    return title if title in SECTIONS else None
 
 
 def read_manifest(path: Path) -> Manifest:
     """Parse MEMORY.md; a missing file lists nothing (exists=False)."""
     if not path.is_file():
         return Manifest()
-    out = Manifest(exists=True)
-    for line in read_text(path).splitlines():
+    out = Manifest(exists=True, raw=read_text(path).splitlines())
+    section: str | None = None
+    comment = False
+    for n, line in enumerate(out.raw):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            section = _section(line) if stripped.startswith("## ") else section if stripped.startswith("###") \
+                else None
+            continue
+        if comment or stripped.startswith("<!--"):
+            comment = "-->" not in stripped
+            continue
         match = _LINE.match(line)
         if match:
             (out.lessons if match["kind"] == "lessons" else out.rules)[match["id"]] = line.strip()
+        elif not stripped or section is None:
+            continue
+        elif _BROKEN.search(line):
+            out.unreadable.append((n + 1, stripped, "it looks like an item's line but its link cannot be read; "
+                                                    "write it as `- [ID](lessons/ID.md) — text`"))
+        elif section == "rules":
+            out.unreadable.append((n + 1, stripped, "rules are learnt from repeated errors, not written here; "
+                                                    "put it under \"## Lessons\" to make it a lesson"))
+        else:
+            text = one_line(_OUTCOME.sub("", _BULLET.sub("", stripped, count=1)))
+            if text:
+                out.added.append((n, text))
     return out
 
 
@@ -74,7 +134,7 @@ def one_line(text: str, limit: int = 0) -> str:
 def lesson_line(x: Lesson, limit: bool = False) -> str:
     """The lesson's line; `limit` gives the cut form lines had before they became editable."""
     title, insight = one_line(x.title, 80 if limit else 0), one_line(x.insight, 160 if limit else 0)
-    return f"- [{x.id}](lessons/{x.id}.md) — {title}: {insight} ({x.source_outcome})"
+    return f"- [{x.id}](lessons/{x.id}.md) — {title}: {insight} ({x.source_outcome or 'person'})"
 
 
 def rule_line(r: Rule, limit: bool = False) -> str:
@@ -82,8 +142,55 @@ def rule_line(r: Rule, limit: bool = False) -> str:
 
 
 def render_manifest(m: Manifest) -> str:
-    lines = [HEADER, "## Lessons", "", *m.lessons.values(), "", "## Rules", "", *m.rules.values(), ""]
-    return "\n".join(lines)
+    """MEMORY.md for `m`: the file's own lines kept in place, items' lines refreshed, dropped or added.
+
+    An item line whose id `m` no longer lists is dropped; a listed item the
+    file lacks goes after the last item line of its section (a missing section
+    is added at the end). Every other line (a person's notes, unreadable lines,
+    a changed header) stays where it is.
+    """
+    if not m.raw:
+        lines = [HEADER, SECTIONS["lessons"], "", *m.lessons.values(), "", SECTIONS["rules"], "", *m.rules.values(), ""]
+        return "\n".join(lines)
+    out: list[str] = []
+    emitted: set[tuple[str, str]] = set()
+    heading: dict[str, int] = {}
+    last: dict[str, int] = {}
+    section: str | None = None
+    for line in m.raw:
+        if line.strip().startswith("## "):
+            section = _section(line)
+            if section is not None:
+                heading.setdefault(section, len(out))
+        match = _LINE.match(line)
+        if match is None:
+            out.append(line)
+            continue
+        kind, item_id = match["kind"], match["id"]
+        listed: dict[str, str] = getattr(m, kind)
+        if item_id in listed and (kind, item_id) not in emitted:
+            emitted.add((kind, item_id))
+            out.append(listed[item_id])
+            last[section or kind] = len(out) - 1
+    inserts: list[tuple[int, list[str]]] = []
+    for kind in ("lessons", "rules"):
+        new = [line for item_id, line in getattr(m, kind).items() if (kind, item_id) not in emitted]
+        if not new:
+            continue
+        if kind in last:
+            inserts.append((last[kind] + 1, new))
+        elif kind in heading:
+            at = heading[kind] + 1
+            inserts.append((at + 1, new) if at < len(out) and not out[at].strip() else (at, ["", *new]))
+        else:
+            inserts.append((len(out), ["", SECTIONS[kind], "", *new]))
+    for at, lines in sorted(inserts, key=lambda x: -x[0]):
+        out[at:at] = lines
+    text = "\n".join(out).rstrip("\n") + "\n"
+    for old in OLD_HEADERS:
+        if text.startswith(old):
+            text = HEADER + text[len(old):]
+    return text
 
 
 def line_digest(line: str) -> str:

@@ -144,7 +144,7 @@ class MemoryStore:
     # -- documents -------------------------------------------------------------
     @staticmethod
     def _lesson_doc(x: Lesson) -> IndexDoc:
-        return IndexDoc(kind="lesson", id=x.id, text=x.index_text(), source_runs=[x.source_run])
+        return IndexDoc(kind="lesson", id=x.id, text=x.index_text(), source_runs=[x.source_run] if x.source_run else [])
 
     @staticmethod
     def _rule_doc(r: Rule) -> IndexDoc:
@@ -278,6 +278,10 @@ class MemoryStore:
             return found
         return Manifest(lessons={x.id: lesson_line(x) for x in self.lessons() if x.status == "live"},
                         rules={r.id: rule_line(r) for r in self.rules() if r.status == "live"})
+
+    def forget_manifest_cache(self) -> None:
+        """Re-read MEMORY.md next time (after writing it outside `_relist`)."""
+        self._manifest_cache = None
 
     def relist(self, kind: Literal["lessons", "rules"], item_id: str, line: str) -> None:
         """Replace a listed item's line with `line`, whatever it says now."""

@@ -1,0 +1,165 @@
+"""MEMORY.md owned by the person: added lines become lessons, unreadable lines stay, edits are pinned."""
+
+from __future__ import annotations
+
+from memory_helpers import Clock, learn_desc, record
+
+from tether.memory.api import show_item
+from tether.memory.cycle import MemoryCycle
+from tether.memory.manifest import read_manifest
+from tether.memory.review import accept_proposal, list_proposals, reject_proposal
+
+ADDED = "Spreadsheets: Deduplicate records before merging spreadsheets."
+
+
+def add_lines(cycle: MemoryCycle, *lines: str, section: str = "## Rules") -> None:
+    """Type lines into MEMORY.md just above `section`, as a person in an editor would."""
+    path = cycle.store.manifest_path
+    text = path.read_text()
+    assert section in text
+    path.write_text(text.replace(section, "\n".join(lines) + "\n\n" + section, 1))
+
+
+def test_a_line_a_person_adds_becomes_a_lesson_that_is_recalled(cycle: MemoryCycle, scripted, clock: Clock) -> None:
+    learn_desc(cycle, scripted)
+    add_lines(cycle, f"- {ADDED}", "Always read the task's order words twice.")
+    recall = cycle.read("merge two spreadsheets")
+    [x] = recall.lessons
+    assert (x.title, x.insight, x.source_run, x.source_outcome) == (
+        "Spreadsheets", "Deduplicate records before merging spreadsheets.", "", None)
+    assert "Source: written by a person (no source run)" in recall.prompt()
+    lesson = cycle.store.load_lesson(x.id)
+    assert (lesson.author, lesson.pinned, lesson.created) == ("person", True, clock())
+    assert "written by a person in MEMORY.md" in cycle.store.lesson_path(x.id).read_text()
+    listed = read_manifest(cycle.store.manifest_path).lessons
+    assert listed[x.id] == f"- [{x.id}](lessons/{x.id}.md) — {ADDED} (person)"
+    assert len(listed) == 3  # the line without a bullet is a lesson too
+    assert cycle.read("order words").lessons[0].insight == "Always read the task's order words twice."
+
+    model = scripted(compile=["c"], lessons=[{"lessons": []}])  # a later run keeps both
+    cycle.after_run(record("run-2", "merge sheets"), model)
+    assert len(read_manifest(cycle.store.manifest_path).lessons) == 3
+    assert [h.run_id for h in cycle.store.load_lesson(x.id).history] == []
+
+
+def test_unreadable_and_free_text_lines_are_kept_in_place(cycle: MemoryCycle, scripted, caplog) -> None:
+    lesson_id = learn_desc(cycle, scripted)
+    path = cycle.store.manifest_path
+    broken = "- [L-12345678(lessons/L-12345678.md) — a link with a typo"
+    rule_note = "- never run rm -rf without asking"
+    text = path.read_text().replace("## Rules\n", f"{broken}\n\n## Rules\n\n{rule_note}\n")
+    path.write_text("My own note at the top.\n\n" + text)
+    with caplog.at_level("WARNING"):
+        cycle.read("sort numbers")
+    assert "kept but not read" in caplog.text and "L-12345678" in caplog.text
+    model = scripted(compile=["c"], lessons=[{"lessons": [{"title": "t", "insight": "Check the file encoding."}]}])
+    cycle.after_run(record("run-2", "sort numbers"), model)
+    after = path.read_text()
+    for line in (broken, rule_note, "My own note at the top."):
+        assert line in after
+    assert after.index(broken) < after.index("## Rules") < after.index(rule_note)
+    assert len(read_manifest(path).lessons) == 2 and lesson_id in read_manifest(path).lessons
+
+
+def test_deleting_a_person_lesson_line_forgets_it(cycle: MemoryCycle, scripted) -> None:
+    learn_desc(cycle, scripted)
+    add_lines(cycle, f"- {ADDED}")
+    [x] = cycle.read("merge spreadsheets").lessons
+    path = cycle.store.manifest_path
+    path.write_text("\n".join(ln for ln in path.read_text().splitlines() if x.id not in ln) + "\n")
+    assert cycle.read("merge spreadsheets").lessons == []
+
+
+OLD = "Put the largest numbers first when sorting numbers."
+NEW = "Put the largest numbers first when the task says descending."
+ASC_GOAL = "Sort the numbers in values.txt in ascending order"
+SOURCE_QUOTE = "sort -rn data.txt > out.txt"
+
+
+def edit_line(cycle: MemoryCycle, item_id: str, old: str, new: str) -> None:
+    path = cycle.store.manifest_path
+    lines = path.read_text().splitlines()
+    [n] = [i for i, line in enumerate(lines) if f"[{item_id}]" in line]
+    lines[n] = lines[n].replace(old, new)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def revise(cycle: MemoryCycle, scripted, lesson_id: str, answer: dict, run_id: str, outcome: str = "failure"):
+    model = scripted(compile=["c"], revise=[answer], lessons=[{"lessons": []}])
+    rec = record(run_id, ASC_GOAL, outcome, turns=[(f"Per {lesson_id}, largest first.", "sort -rn v.txt", 0, "")])
+    report = cycle.after_run(rec, model, cycle.read(ASC_GOAL))
+    [step] = [s for s in report.steps if s.step == "revise"]
+    return step
+
+
+def test_a_pinned_edit_survives_every_verdict_each_only_proposed(cycle: MemoryCycle, scripted, clock: Clock) -> None:
+    lesson_id = learn_desc(cycle, scripted)
+    edit_line(cycle, lesson_id, OLD, NEW)
+    clock.advance(hours=1)
+    assert cycle.read(ASC_GOAL).lessons[0].insight == NEW
+    assert cycle.store.load_lesson(lesson_id).pinned
+
+    narrower = "Put the largest numbers first when the task asks for descending order."
+    answers = [
+        ("run-c", "success", {"verdict": "confirmed", "evidence": [SOURCE_QUOTE], "lesson": "Sort numbers somehow."}),
+        ("run-t", "failure", {"verdict": "too_general", "evidence": [SOURCE_QUOTE], "lesson": narrower,
+                              "applicability": "numeric sorting tasks that ask for descending order"}),
+        ("run-o", "failure", {"verdict": "outdated", "evidence": [SOURCE_QUOTE], "lesson": ""}),
+    ]
+    for run_id, outcome, answer in answers:
+        clock.advance(hours=1)
+        step = revise(cycle, scripted, lesson_id, answer, run_id, outcome)
+        assert (step.status, step.verdict) == ("proposed", answer["verdict"]), step.detail
+        lesson = cycle.store.load_lesson(lesson_id)
+        assert (lesson.insight, lesson.status, lesson.confirmations) == (NEW, "live", 0)
+        assert read_manifest(cycle.store.manifest_path).lessons[lesson_id].endswith(f"{NEW} (success)")
+
+    lesson = cycle.store.load_lesson(lesson_id)
+    assert [(h.run_id, h.verdict, h.status) for h in lesson.history[1:]] == [
+        ("run-c", "confirmed", "proposed"), ("run-t", "too_general", "proposed"), ("run-o", "outdated", "proposed")]
+    assert lesson.history[2].proposed == narrower and lesson.history[1].proposed == ""
+    shown = show_item(cycle.store, lesson_id)
+    assert [h["status"] for h in shown["revisions"]][1:] == ["proposed"] * 3 and shown["pending"] == 3
+    assert [p["run_id"] for p in list_proposals(cycle.store)] == ["run-c", "run-t", "run-o"]
+
+    # The person decides: confirmed accepted (text kept, still pinned), too_general rejected, outdated accepted.
+    accept_proposal(cycle.store, lesson_id, "run-c", clock())
+    lesson = cycle.store.load_lesson(lesson_id)
+    assert (lesson.insight, lesson.confirmations, lesson.pinned) == (NEW, 1, True)
+    reject_proposal(cycle.store, lesson_id, "run-t", clock())
+    lesson = cycle.store.load_lesson(lesson_id)
+    assert lesson.insight == NEW and [h.status for h in lesson.history if h.run_id == "run-t"] == ["rejected"]
+    accept_proposal(cycle.store, lesson_id, None, clock())  # the newest pending: run-o
+    lesson = cycle.store.load_lesson(lesson_id)
+    assert lesson.status == "retired" and lesson.pending == []
+    assert lesson_id not in read_manifest(cycle.store.manifest_path).lessons
+
+
+def test_accepting_a_rewrite_unpins_and_confirmed_keeps_text(cycle: MemoryCycle, scripted, clock: Clock) -> None:
+    lesson_id = learn_desc(cycle, scripted)
+    step = revise(cycle, scripted, lesson_id, {"verdict": "confirmed", "evidence": [SOURCE_QUOTE],
+                                               "lesson": "Put the biggest numbers first."}, "run-1", "success")
+    assert step.status == "ok"
+    assert cycle.store.load_lesson(lesson_id).insight == OLD  # confirmed keeps the text (not pinned)
+    edit_line(cycle, lesson_id, OLD, NEW)
+    narrower = "Put the largest numbers first when the task asks for descending order."
+    revise(cycle, scripted, lesson_id, {"verdict": "too_general", "evidence": [SOURCE_QUOTE], "lesson": narrower,
+                                        "applicability": "numeric sorting tasks in descending order"}, "run-2")
+    accept_proposal(cycle.store, lesson_id, "run-2", clock())
+    lesson = cycle.store.load_lesson(lesson_id)
+    assert (lesson.insight, lesson.applicability, lesson.pinned) == (
+        narrower, "numeric sorting tasks in descending order", False)
+    step = revise(cycle, scripted, lesson_id, {"verdict": "outdated", "evidence": [SOURCE_QUOTE], "lesson": ""},
+                  "run-3")
+    assert step.status == "ok" and cycle.store.load_lesson(lesson_id).status == "retired"
+
+
+def test_a_person_lesson_is_revised_from_its_own_text(cycle: MemoryCycle, scripted, clock: Clock) -> None:
+    learn_desc(cycle, scripted)
+    add_lines(cycle, "- Ascending sorts: Use sort -n for ascending numeric order.")
+    [x] = [x for x in cycle.read(ASC_GOAL).lessons if x.source_run == ""]
+    step = revise(cycle, scripted, x.id, {"verdict": "too_general", "evidence": ["Use sort -n"],
+                                          "lesson": "Use sort -n for ascending numeric order of plain integers.",
+                                          "applicability": "ascending sorts of plain integers"}, "run-p")
+    assert step.status == "proposed", step.detail
+    assert cycle.store.load_lesson(x.id).insight == "Use sort -n for ascending numeric order."
