@@ -48,7 +48,7 @@ from tether.memory.manifest import (
     render_manifest,
     rule_line,
 )
-from tether.memory.rule import Rule
+from tether.memory.rule import Rule, current_confidence
 from tether.memory.text import normalize
 
 if TYPE_CHECKING:
@@ -116,6 +116,26 @@ def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
     return changed
 
 
+def refresh_confidences(store: MemoryStore) -> None:
+    """Rewrite each listed rule line whose confidence is not the value in force now (it fades with idle time)."""
+    listed = store.manifest().rules
+    if not listed:
+        return
+    record, now = store.line_record(), store.clock()
+    for rule_id, line in listed.items():
+        if record.get(f"rules/{rule_id}") != line_digest(line):
+            continue  # a person's pending edit, or not the store's line: left to apply_line_edits
+        try:
+            rule = store.load_rule(rule_id)
+        except (UnknownMemoryItemError, StateFileError):
+            continue
+        if rule.status != "live":
+            continue
+        fresh = rule_line(rule, confidence=current_confidence(rule, store.config, now))
+        if fresh != line:
+            store.relist("rules", rule_id, fresh)
+
+
 def person_lesson_id(insight: str) -> str:
     """The id of a lesson a person wrote: `P-` and a digest of its text (the same line, the same lesson)."""
     return "P-" + hashlib.sha256(normalize(insight).encode()).hexdigest()[:8]
@@ -169,7 +189,8 @@ def _settle(store: MemoryStore, kind: Kind, item_id: str, line: str, recorded: s
             listed_at: int, adopted: dict[str, str]) -> bool:
     """Apply, adopt or rewrite one line; True when the item's file changed."""
     item: Lesson | Rule = store.load_lesson(item_id) if kind == "lessons" else store.load_rule(item_id)
-    generated = lesson_line(item) if isinstance(item, Lesson) else rule_line(item)
+    generated = lesson_line(item) if isinstance(item, Lesson) else \
+        rule_line(item, confidence=current_confidence(item, store.config, store.clock()))
     file = store.lesson_path(item_id) if kind == "lessons" else store.rules_dir / f"{item_id}.md"
     file_wins = recorded is None and file.stat().st_mtime_ns > listed_at  # no record: the newer side wins
     if recorded == line_digest(line) or is_generated(line, item) or file_wins:

@@ -137,8 +137,10 @@ def lesson_line(x: Lesson, limit: bool = False) -> str:
     return f"- [{x.id}](lessons/{x.id}.md) — {title}: {insight} ({x.source_outcome or 'person'})"
 
 
-def rule_line(r: Rule, limit: bool = False) -> str:
-    return f"- [{r.id}](rules/{r.id}.md) — {one_line(r.text, 160 if limit else 0)} (confidence {r.confidence:.2f})"
+def rule_line(r: Rule, limit: bool = False, confidence: float | None = None) -> str:
+    """The rule's line, showing `confidence` (the value in force) or else the one saved in its file."""
+    value = r.confidence if confidence is None else confidence
+    return f"- [{r.id}](rules/{r.id}.md) — {one_line(r.text, 160 if limit else 0)} (confidence {value:.2f})"
 
 
 def render_manifest(m: Manifest) -> str:
@@ -202,7 +204,9 @@ def is_generated(line: str, item: Lesson | Rule) -> bool:
     """Whether `line` is the store's rendering of the item (current, or the older cut form)."""
     if isinstance(item, Lesson):
         return line.strip() in (lesson_line(item), lesson_line(item, limit=True))
-    return line.strip() in (rule_line(item), rule_line(item, limit=True))
+    # The confidence shown changes with time (the value in force): any number is the store's.
+    line = _CONFIDENCE.sub("", line.strip())
+    return line in (_CONFIDENCE.sub("", rule_line(item)), _CONFIDENCE.sub("", rule_line(item, limit=True)))
 
 
 def line_text(line: str) -> str:

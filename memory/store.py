@@ -25,13 +25,13 @@ from pydantic import ValidationError
 
 from tether.common.atomic import write_atomic
 from tether.memory.config import MemoryConfig
-from tether.memory.edits import apply_line_edits, line_digest, read_record, write_record
+from tether.memory.edits import apply_line_edits, line_digest, read_record, refresh_confidences, write_record
 from tether.memory.errors import IndexUnavailableError, MemoryStoreError, UnknownMemoryItemError
 from tether.memory.files import join_front_matter, read_front_matter, read_text
 from tether.memory.index import IndexDoc, IndexHit, Kind, LessonIndex, make_index
 from tether.memory.lesson import Lesson, lesson_from_markdown, lesson_to_markdown
 from tether.memory.manifest import Manifest, lesson_line, read_manifest, render_manifest, rule_line
-from tether.memory.rule import Rule, rule_from_markdown, rule_to_markdown
+from tether.memory.rule import Rule, current_confidence, rule_from_markdown, rule_to_markdown
 from tether.memory.run import RunMeta, RunRecord, Turn, render_trajectory, trajectory_jsonl
 
 log = logging.getLogger(__name__)
@@ -86,6 +86,7 @@ class MemoryStore:
                 if self._depth == 1:
                     self._open_index()
                     apply_line_edits(self, refresh=self.rebuilt)
+                    refresh_confidences(self)
                 yield self
                 if self._depth == 1:
                     # Only a session that ended cleanly records the index as current; after an
@@ -208,8 +209,8 @@ class MemoryStore:
             self.index.upsert([self._rule_doc(rule)])
         else:
             self.index.delete([("rule", rule.id)])
-        self._relist("rules", rule.id, rule_line(rule) if rule.status == "live" else None, new=new,
-                     force=applying_edit)
+        line = rule_line(rule, confidence=current_confidence(rule, self.config, self.clock()))
+        self._relist("rules", rule.id, line if rule.status == "live" else None, new=new, force=applying_edit)
 
     def delete_rule(self, rule_id: str) -> None:
         (self.rules_dir / f"{rule_id}.md").unlink(missing_ok=True)
@@ -277,7 +278,8 @@ class MemoryStore:
         if found.exists:
             return found
         return Manifest(lessons={x.id: lesson_line(x) for x in self.lessons() if x.status == "live"},
-                        rules={r.id: rule_line(r) for r in self.rules() if r.status == "live"})
+                        rules={r.id: rule_line(r, confidence=current_confidence(r, self.config, self.clock()))
+                               for r in self.rules() if r.status == "live"})
 
     def forget_manifest_cache(self) -> None:
         """Re-read MEMORY.md next time (after writing it outside `_relist`)."""

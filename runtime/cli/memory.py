@@ -137,7 +137,8 @@ def _show_lesson(x: dict[str, Any]) -> None:
 
 
 def _show_rule(r: dict[str, Any]) -> None:
-    out.print(plain(f"{r['id']} · {r['status']} · confidence {r['confidence']:.2f} (now {r['confidence_now']:.2f}) · "
+    out.print(plain(f"{r['id']} · {r['status']} · confidence {r['confidence_now']:.2f} in force "
+                    f"({r['confidence']:.2f} when last updated) · "
                     f"applied {len(r['applied'])}x · last tried {r.get('last_tried') or 'never'} · "
                     f"project {r.get('project') or 'unknown'}"), markup=False)
     out.print(plain(f"Rule: {r['text']}\nError ({r['tool']}): {r['error']}"), markup=False)
