@@ -74,6 +74,11 @@ class MemoryConfig(BaseModel):
     """Share of the top_k lesson slots kept for lessons from other projects (the rest go to the
     current project's lessons first); slots one side cannot fill go to the other."""
 
+    auto_commit: bool = False
+    """After each run, commit the memory folder's changes to git (`git init` first when it is in no
+    repository), the run id in the message; its `.gitignore` keeps everything derived out, so
+    only markdown is committed. `tether memory log` reads the history back."""
+
     @field_validator("index")
     @classmethod
     def _known_backend(cls, value: str) -> str:

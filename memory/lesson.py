@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tether.common.projectid import portable_project
 from tether.memory.errors import MemoryStoreError
 from tether.memory.files import join_front_matter, render_sections, sections, split_front_matter
 from tether.memory.run import Outcome
@@ -78,7 +79,7 @@ class Lesson(BaseModel):
     insight: str
     applicability: str = ""
     project: str = ""
-    """The project the source run worked on (git remote URL or workspace path); empty = unknown."""
+    """The project the source run worked on (git remote, or `local:<folder>-<digest>`); empty = unknown."""
     history: list[Revision] = Field(default_factory=list)
 
     @property
@@ -210,6 +211,7 @@ def lesson_from_markdown(text: str, where: Path | str = "<lesson>") -> Lesson:
     try:
         return Lesson.model_validate({
             **meta,
+            "project": portable_project(str(meta.get("project") or "")),
             "insight": parts.get("Insight", ""),
             "applicability": parts.get("Applicability", ""),
             "history": _parse_history(parts.get("Revision history", ""), where),

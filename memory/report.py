@@ -169,6 +169,8 @@ class CycleReport(BaseModel):
     rules_updated: list[str] = Field(default_factory=list)
     steps: list[StepResult] = Field(default_factory=list)
     calls: list[Call] = Field(default_factory=list)
+    commit: str = ""
+    """The git commit of this run's memory changes (memory.auto_commit), empty when none."""
 
     @property
     def tokens(self) -> int:

@@ -18,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tether.common.projectid import portable_project
 from tether.memory.config import MemoryConfig
 from tether.memory.errors import MemoryStoreError
 from tether.memory.files import join_front_matter, render_sections, sections, split_front_matter
@@ -80,7 +81,7 @@ class Rule(BaseModel):
     last_tried: datetime | None = None
     """When a run last carried the rule in its prompt (on trial or above the threshold)."""
     project: str = ""
-    """The project of the run that first hit the error (git remote URL or workspace path)."""
+    """The project of the run that first hit the error (git remote, or `local:<folder>-<digest>`)."""
     text: str
     error: str = ""
     """The normalised error text the signature hashes."""
@@ -153,7 +154,8 @@ def rule_from_markdown(text: str, where: Path | str = "<rule>") -> Rule:
     error = parts.get("Error", "")
     error = error.split(": ", 1)[1] if ": " in error else error
     try:
-        return Rule.model_validate({**meta, "text": parts.get("Rule", "").strip(), "error": error})
+        return Rule.model_validate({**meta, "project": portable_project(str(meta.get("project") or "")),
+                                    "text": parts.get("Rule", "").strip(), "error": error})
     except ValidationError as e:
         msg = f"{where}: not a valid rule ({e.errors()[0]['msg']}); fix or delete the file"
         raise MemoryStoreError(msg) from e

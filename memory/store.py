@@ -32,10 +32,19 @@ from tether.memory.index import IndexDoc, IndexHit, Kind, LessonIndex, make_inde
 from tether.memory.lesson import Lesson, lesson_from_markdown, lesson_to_markdown
 from tether.memory.manifest import Manifest, lesson_line, read_manifest, render_manifest, rule_line
 from tether.memory.rule import Rule, current_confidence, rule_from_markdown, rule_to_markdown
-from tether.memory.run import RunMeta, RunRecord, Turn, render_trajectory, trajectory_jsonl
+from tether.memory.run import RunMeta, RunRecord, Turn, parse_turns, render_trajectory, trajectory_jsonl
 
 log = logging.getLogger(__name__)
 STATE_VERSION = 1
+GITIGNORE = """# Written by tether: everything here but markdown is derived or local state.
+# The index is rebuilt from the markdown (`tether memory rebuild`); the raw turns
+# are read back from trajectory.md when trajectory.jsonl is missing.
+.index/
+.lock
+.memory-lines.json
+*.jsonl
+*.tmp
+"""
 
 
 class MemoryStore:
@@ -53,6 +62,7 @@ class MemoryStore:
             )
             raise MemoryStoreError(msg) from e
         self.config = config
+        self._write_gitignore()
         self.clock = clock or (lambda: datetime.now(UTC))
         """Dates a person's MEMORY.md edit in the lesson's history."""
         self.edits_checked: object = None
@@ -63,6 +73,16 @@ class MemoryStore:
         self._manifest_cache: tuple[tuple[int, int, int], Manifest] | None = None
         self.rebuilt = False
         """Whether the last session had to rebuild the index."""
+
+    def _write_gitignore(self) -> None:
+        """Ship a `.gitignore` for what is derived, so the folder can be a git repository of markdown."""
+        path = self.root / ".gitignore"
+        if path.exists():
+            return  # a person's own, or ours already
+        try:
+            write_atomic(path, GITIGNORE)
+        except OSError as e:
+            log.warning("cannot write %s: %s", path, e)
 
     lessons_dir = property(lambda self: self.root / "lessons")
     rules_dir = property(lambda self: self.root / "rules")
@@ -249,10 +269,11 @@ class MemoryStore:
         )
 
     def run_turns(self, run_id: str) -> list[Turn]:
-        """The raw turns of a stored run."""
+        """The raw turns of a stored run: trajectory.jsonl, else read back from trajectory.md (a git clone)."""
         path = self.run_dir(run_id) / "trajectory.jsonl"
         if not path.is_file():
-            return []
+            md = self.run_dir(run_id) / "trajectory.md"
+            return parse_turns(read_text(md)) if md.is_file() else []
         return [Turn.model_validate_json(line) for line in read_text(path).splitlines() if line.strip()]
 
     def delete_run(self, run_id: str) -> None:

@@ -1,5 +1,5 @@
 """CLI of memory: `tether memory list | show ID | search QUERY | rebuild | forget --run|--lesson|--rule ID |
-proposals | accept LESSON | reject LESSON`."""
+proposals | accept LESSON | reject LESSON | log`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from rich.table import Table
 
 from tether.memory.api import list_memory, rebuild_index, search_memory, show_item
 from tether.memory.forget import forget_lesson, forget_rule, forget_run
+from tether.memory.history import memory_log
 from tether.memory.review import accept_proposal, list_proposals, reject_proposal
 from tether.memory.store import MemoryStore
 from tether.runtime.cli.common import (
@@ -208,6 +209,31 @@ def forget_cmd(
                   f"{len(result['rules_changed'])} rule(s) updated")
     else:
         out.print(f"forgot {kind} {safe(item_id)}")
+
+
+@memory_app.command("log")
+def log_cmd(limit: Annotated[int, typer.Option(min=1, help="Entries at most, newest first.")] = 30,
+            home: HomeOption = None, json: JsonOption = False) -> None:
+    """History of lessons and rules: git commits when the memory folder is a repository, else their records."""
+    store = _store(home)
+    with errors_exit():
+        data = memory_log(store, limit)
+    if json:
+        print_json(data)
+        return
+    if not data["entries"]:
+        out.print(f"no history yet in {safe(data['root'])}")
+        return
+    if data["source"] == "git":
+        table = Table("when", "commit", "message", "lessons and rules", title=safe(f"git log of {data['root']}"))
+        for e in data["entries"]:
+            table.add_row(safe(e["at"][:19]), safe(e["commit"]), safe(e["event"]), safe(", ".join(e["items"])))
+    else:
+        table = Table("when", "item", "run", "what",
+                      title="lesson and rule records (the folder is not a git repository)")
+        for e in data["entries"]:
+            table.add_row(safe(e["at"][:19]), safe(e["item"]), safe(e["run_id"] or "-"), safe(e["event"]))
+    out.print(table)
 
 
 @memory_app.command("proposals")
