@@ -254,7 +254,8 @@ def proposals_cmd(home: HomeOption = None, json: JsonOption = False) -> None:
         table.add_row(safe(p["lesson"]), safe(p["run_id"]), safe(p["verdict"]), safe(p["action"]),
                       safe(p["insight"][:80]), safe(proposed[:120]))
     out.print(table)
-    out.print("accept: `tether memory accept LESSON [--run RUN]`; reject: `tether memory reject LESSON [--run RUN]`")
+    out.print(safe("accept: `tether memory accept LESSON [--run RUN]`; "
+                   "reject: `tether memory reject LESSON [--run RUN]`"))
 
 
 RunOption = Annotated[str | None, typer.Option("--run", help="The run whose proposal it is (default: the newest).")]
