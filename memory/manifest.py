@@ -96,13 +96,17 @@ def read_manifest(path: Path) -> Manifest:
     if not path.is_file():
         return Manifest()
     out = Manifest(exists=True, raw=read_text(path).splitlines())
-    section: str | None = None
+    # A MEMORY.md a person wrote from scratch, with neither section heading: its lines are lessons.
+    sectioned = any(_section(x) for x in out.raw if x.startswith("## "))
+    section: str | None = None if sectioned else "lessons"
     comment = False
     for n, line in enumerate(out.raw):
         stripped = line.strip()
         if stripped.startswith("#"):
-            section = _section(line) if stripped.startswith("## ") else section if stripped.startswith("###") \
-                else None
+            if sectioned and stripped.startswith("## "):
+                section = _section(line)
+            elif sectioned and not stripped.startswith("###"):
+                section = None  # a top heading ends the section; ### keeps it
             continue
         if comment or stripped.startswith("<!--"):
             comment = "-->" not in stripped

@@ -105,6 +105,7 @@ class MemoryStore:
             try:
                 if self._depth == 1:
                     self._open_index()
+                    self._ensure_manifest()
                     apply_line_edits(self, refresh=self.rebuilt)
                     refresh_confidences(self)
                 yield self
@@ -301,6 +302,16 @@ class MemoryStore:
         return Manifest(lessons={x.id: lesson_line(x) for x in self.lessons() if x.status == "live"},
                         rules={r.id: rule_line(r, confidence=current_confidence(r, self.config, self.clock()))
                                for r in self.rules() if r.status == "live"})
+
+    def _ensure_manifest(self) -> None:
+        """Write MEMORY.md when it is missing (listing every live item), so a person finds the page to edit."""
+        if self.manifest_path.exists():
+            return
+        m = self.manifest()
+        write_atomic(self.manifest_path, render_manifest(m))
+        write_record(self.lines_path, m, {f"{k}/{i}": line_digest(v) for k in ("lessons", "rules")
+                                          for i, v in getattr(m, k).items()})
+        self._manifest_cache = None
 
     def forget_manifest_cache(self) -> None:
         """Re-read MEMORY.md next time (after writing it outside `_relist`)."""

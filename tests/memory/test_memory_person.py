@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memory_helpers import Clock, learn_desc, record
 
-from tether.memory.api import show_item
+from tether.memory.api import list_memory, show_item
 from tether.memory.cycle import MemoryCycle
 from tether.memory.manifest import read_manifest
 from tether.memory.review import accept_proposal, list_proposals, reject_proposal
@@ -52,6 +52,8 @@ def test_unreadable_and_free_text_lines_are_kept_in_place(cycle: MemoryCycle, sc
     with caplog.at_level("WARNING"):
         cycle.read("sort numbers")
     assert "kept but not read" in caplog.text and "L-12345678" in caplog.text
+    assert [b["line"] for b in list_memory(cycle.store)["unreadable_lines"]] == [
+        n + 1 for n, line in enumerate(path.read_text().splitlines()) if line in (broken, rule_note)]
     model = scripted(compile=["c"], lessons=[{"lessons": [{"title": "t", "insight": "Check the file encoding."}]}])
     cycle.after_run(record("run-2", "sort numbers"), model)
     after = path.read_text()
@@ -163,3 +165,15 @@ def test_a_person_lesson_is_revised_from_its_own_text(cycle: MemoryCycle, script
                                           "applicability": "ascending sorts of plain integers"}, "run-p")
     assert step.status == "proposed", step.detail
     assert cycle.store.load_lesson(x.id).insight == "Use sort -n for ascending numeric order."
+
+
+def test_a_new_user_finds_memory_md_and_may_write_it_from_scratch(tmp_path, config, clock: Clock) -> None:
+    cycle = MemoryCycle(tmp_path / "memory", config, clock=clock)
+    cycle.read("anything")
+    path = cycle.store.manifest_path
+    assert "## Lessons" in path.read_text() and "Add a line" in path.read_text()  # the page to edit exists
+    path.write_text("# My notes\n\n- Use uv, not pip, to install packages.\n* Run the tests before committing.\n")
+    recall = cycle.read("install packages with pip")
+    assert [x.insight for x in recall.lessons] == ["Use uv, not pip, to install packages."]
+    text = path.read_text()
+    assert text.startswith("# My notes\n") and "(person)" in text and len(read_manifest(path).lessons) == 2
