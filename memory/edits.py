@@ -106,7 +106,10 @@ def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
                 if _settle(store, kind, item_id, line, record.get(key), seen[0][0], adopted):
                     changed.append(item_id)
             except UnknownMemoryItemError:
-                continue  # the file was deleted by hand; the line lists nothing
+                # the file was deleted by hand: the line lists nothing, and stays for the person to decide
+                log.warning("MEMORY.md line of %s is kept but not read (there is no %s/%s.md: restore the file "
+                            "or delete the line)", item_id, kind, item_id)
+                continue
             except StateFileError as e:
                 log.warning("MEMORY.md line of %s not applied: %s", item_id, e)
     if adopted:

@@ -35,9 +35,11 @@ One line per live lesson and rule; the agent is given only what is listed here.
 This file is yours: the store keeps every line it cannot read, and never
 rewrites your text.
 
-- Add a line under "Lessons" (`Title: insight`, or just the insight) to teach
-  the agent something: at the next run (or `tether memory` command) it becomes
-  a lesson written by a person, recalled and ranked like any other.
+- Add a line below "## Lessons" (`Title: insight`, or just the insight; at the
+  end of the file is fine) to teach the agent something: at the next run (or
+  `tether memory` command) it becomes a lesson written by a person, recalled
+  and ranked like any other. Rules are learnt from repeated errors, so a line
+  you add under "Rules" becomes a lesson too.
 - Delete a line to make the agent forget that item: it is never retrieved or
   listed again (an empty list forgets all; a missing file lists every live item
   anew).
@@ -81,7 +83,8 @@ class Manifest(BaseModel):
     raw: list[str] = Field(default_factory=list)
     """Every line of the file as read: `render_manifest` keeps each line that is not an item's."""
     added: list[tuple[int, str]] = Field(default_factory=list)
-    """(line number, text) of lines a person added under "Lessons": they become person lessons."""
+    """(line number, text) of lines a person added under "Lessons" or "Rules" (rules are learnt from
+    errors, so a line added there is a lesson too): they become person lessons, listed in place."""
     unreadable: list[tuple[int, str, str]] = Field(default_factory=list)
     """(line number, line, why) of lines kept in place but not read."""
 
@@ -119,9 +122,6 @@ def read_manifest(path: Path) -> Manifest:
         elif _BROKEN.search(line):
             out.unreadable.append((n + 1, stripped, "it looks like an item's line but its link cannot be read; "
                                                     "write it as `- [ID](lessons/ID.md) — text`"))
-        elif section == "rules":
-            out.unreadable.append((n + 1, stripped, "rules are learnt from repeated errors, not written here; "
-                                                    "put it under \"## Lessons\" to make it a lesson"))
         else:
             text = one_line(_OUTCOME.sub("", _BULLET.sub("", stripped, count=1)))
             if text:

@@ -83,8 +83,6 @@ def list_cmd(home: HomeOption = None, json: JsonOption = False) -> None:
     for m in data["runs"]:
         table.add_row(safe(m["run_id"]), "run", f"score {m['score']:+d}", safe(m["outcome"]), "", safe(m["goal"][:90]))
     out.print(table if table.row_count else f"memory at {safe(data['root'])} is empty")
-    for bad in data["unreadable_lines"]:
-        out.print(safe(f"MEMORY.md line {bad['line']} is kept but not read ({bad['why']}): {bad['text']}"))
 
 
 @memory_app.command("show")

@@ -46,21 +46,27 @@ def test_unreadable_and_free_text_lines_are_kept_in_place(cycle: MemoryCycle, sc
     lesson_id = learn_desc(cycle, scripted)
     path = cycle.store.manifest_path
     broken = "- [L-12345678(lessons/L-12345678.md) — a link with a typo"
-    rule_note = "- never run rm -rf without asking"
-    text = path.read_text().replace("## Rules\n", f"{broken}\n\n## Rules\n\n{rule_note}\n")
-    path.write_text("My own note at the top.\n\n" + text)
+    gone = "- [L-00000000](lessons/L-00000000.md) — Gone: a lesson whose file was deleted (success)"
+    text = path.read_text().replace("## Rules\n", f"{broken}\n{gone}\n\n## Rules\n")
+    path.write_text("My own note at the top.\n\n" + text + "- Never run rm -rf without asking.\n")
     with caplog.at_level("WARNING"):
-        cycle.read("sort numbers")
+        recall = cycle.read("rm -rf asking")
     assert "kept but not read" in caplog.text and "L-12345678" in caplog.text
     assert [b["line"] for b in list_memory(cycle.store)["unreadable_lines"]] == [
-        n + 1 for n, line in enumerate(path.read_text().splitlines()) if line in (broken, rule_note)]
+        n + 1 for n, line in enumerate(path.read_text().splitlines()) if line == broken]
+    # A line appended at the end (under "## Rules") is a lesson too: rules are learnt, not written.
+    assert [x.insight for x in recall.lessons] == ["Never run rm -rf without asking."]
     model = scripted(compile=["c"], lessons=[{"lessons": [{"title": "t", "insight": "Check the file encoding."}]}])
     cycle.after_run(record("run-2", "sort numbers"), model)
     after = path.read_text()
-    for line in (broken, rule_note, "My own note at the top."):
+    for line in (broken, gone, "My own note at the top."):
         assert line in after
-    assert after.index(broken) < after.index("## Rules") < after.index(rule_note)
-    assert len(read_manifest(path).lessons) == 2 and lesson_id in read_manifest(path).lessons
+    assert after.index(broken) < after.index("## Rules") < after.index("Never run rm -rf")
+    assert len(read_manifest(path).lessons) == 4 and lesson_id in read_manifest(path).lessons
+    (cycle.store.root / "lessons" / f"{lesson_id}.md").unlink()  # a file deleted by hand: its line stays
+    with caplog.at_level("WARNING"):
+        cycle.read("sort numbers")
+    assert f"there is no lessons/{lesson_id}.md" in caplog.text and f"[{lesson_id}]" in path.read_text()
 
 
 def test_deleting_a_person_lesson_line_forgets_it(cycle: MemoryCycle, scripted) -> None:
