@@ -12,7 +12,7 @@ from rich.table import Table
 
 from tether.memory.api import list_memory, rebuild_index, search_memory, show_item
 from tether.memory.forget import forget_lesson, forget_rule, forget_run
-from tether.memory.history import memory_log
+from tether.memory.history import is_repository, memory_log
 from tether.memory.review import accept_proposal, list_proposals, reject_proposal
 from tether.memory.store import MemoryStore
 from tether.runtime.cli.common import (
@@ -209,6 +209,9 @@ def forget_cmd(
                   f"{len(result['rules_changed'])} rule(s) updated")
     else:
         out.print(f"forgot {kind} {safe(item_id)}")
+    if not json and is_repository(store.root):
+        out.print("note: the memory folder is a git repository; commits made before still hold what was forgotten "
+                  "(forgetting never rewrites git history: see docs/memory.md)")
 
 
 @memory_app.command("log")

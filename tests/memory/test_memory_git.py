@@ -103,3 +103,22 @@ def test_a_store_keeps_a_person_s_own_gitignore(tmp_path: Path) -> None:
     (root / ".gitignore").write_text("mine\n")
     MemoryStore(root, MemoryConfig())
     assert (root / ".gitignore").read_text() == "mine\n"
+
+
+def test_forget_says_git_history_still_holds_it(tmp_path: Path, scripted, clock: Clock, monkeypatch) -> None:
+    import os
+
+    from typer.testing import CliRunner
+
+    from tether.runtime.cli.app import app
+    from tether.runtime.config import load_config
+
+    for name in [n for n in os.environ if n.startswith("TETHER_")]:
+        monkeypatch.delenv(name)
+    home = tmp_path / "home"
+    cfg = load_config(home, environ={})
+    cycle = MemoryCycle(cfg.memory_dir, cfg.memory.model_copy(update={"auto_commit": True}), clock=clock)
+    lesson_id = learn_desc(cycle, scripted)
+    result = CliRunner().invoke(app, ["memory", "forget", "--lesson", lesson_id, "--home", str(home)])
+    assert result.exit_code == 0 and "never rewrites git history" in result.stdout
+    assert lesson_id in git(cfg.memory_dir, "log", "-p", "--all")  # still there: forgetting cannot reach it

@@ -6,7 +6,7 @@ from memory_helpers import Clock, learn_desc, record
 
 from tether.memory.api import list_memory, show_item
 from tether.memory.cycle import MemoryCycle
-from tether.memory.manifest import read_manifest
+from tether.memory.manifest import HEADER, OLD_HEADERS, read_manifest, render_manifest
 from tether.memory.review import accept_proposal, list_proposals, reject_proposal
 
 ADDED = "Spreadsheets: Deduplicate records before merging spreadsheets."
@@ -183,3 +183,18 @@ def test_a_new_user_finds_memory_md_and_may_write_it_from_scratch(tmp_path, conf
     assert [x.insight for x in recall.lessons] == ["Use uv, not pip, to install packages."]
     text = path.read_text()
     assert text.startswith("# My notes\n") and "(person)" in text and len(read_manifest(path).lessons) == 2
+
+
+def test_render_keeps_the_person_s_lines_and_places_new_items_in_their_section(tmp_path) -> None:
+    path = tmp_path / "MEMORY.md"
+    item = "- [L-aaaaaaaa](lessons/L-aaaaaaaa.md) — T: insight (success)"
+    path.write_text(f"{OLD_HEADERS[0]}\n## Lessons\n\n{item}\nmy note\n\n## Rules\n\n<!-- a comment -->\n")
+    m = read_manifest(path)
+    assert m.added == [(len(OLD_HEADERS[0].splitlines()) + 4, "my note")]
+    m.lessons["L-bbbbbbbb"] = "- [L-bbbbbbbb](lessons/L-bbbbbbbb.md) — U: new (failure)"
+    m.rules["rule-1"] = "- [rule-1](rules/rule-1.md) — r (confidence 0.40)"
+    text = render_manifest(m)
+    assert text.startswith(HEADER)  # a header an earlier version wrote is replaced; a person's own is kept
+    body = text[len(HEADER):].splitlines()
+    assert body == ["", "## Lessons", "", item, m.lessons["L-bbbbbbbb"], "my note", "", "## Rules", "",
+                    m.rules["rule-1"], "<!-- a comment -->"]
