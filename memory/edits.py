@@ -157,10 +157,11 @@ def person_lesson(text: str, now: datetime) -> Lesson:
 
 
 def _adopt_added(store: MemoryStore, manifest: Manifest) -> list[str]:
-    """Turn each line a person added under "Lessons" into a person lesson, and list it by its id in place."""
+    """Turn each line a person added into a person lesson, and list it by its id where the line was."""
     if not manifest.added:
         return []
-    now, lines = store.clock(), {}
+    now = store.clock()
+    made: dict[str, Lesson] = {}  # the line's text -> the lesson it is
     for _, text in manifest.added:
         lesson = person_lesson(text, now)
         try:
@@ -172,20 +173,19 @@ def _adopt_added(store: MemoryStore, manifest: Manifest) -> list[str]:
             continue
         if current is not None:  # the same text again: list the lesson it already is (revived when retired)
             lesson = current.model_copy(update={"status": "live"})
-        store.save_lesson(lesson)  # not yet listed: writes the file and the index only
-        lines[text] = lesson_line(lesson)
+        store.save_lesson(lesson)  # not listed yet: writes the file and the index only
+        made[text] = lesson
         log.info("a line added to MEMORY.md became lesson %s", lesson.id)
-    fresh = read_manifest(store.manifest_path)
+    fresh = read_manifest(store.manifest_path)  # as saving left it
     for n, text in fresh.added:
-        if text in lines:
-            fresh.raw[n] = lines[text]
-            fresh.lessons[lines[text].split("]", 1)[0].split("[", 1)[1]] = lines[text]
+        if text in made:
+            fresh.raw[n] = fresh.lessons[made[text].id] = lesson_line(made[text])
     write_atomic(store.manifest_path, render_manifest(fresh))
     done = read_manifest(store.manifest_path)
     write_record(store.lines_path, done, store.line_record() | {
-        f"lessons/{i}": line_digest(line) for i, line in done.lessons.items() if line in lines.values()})
+        f"lessons/{x.id}": line_digest(done.lessons[x.id]) for x in made.values() if x.id in done.lessons})
     store.forget_manifest_cache()
-    return [line.split("]", 1)[0].split("[", 1)[1] for line in lines.values()]
+    return [x.id for x in made.values()]
 
 
 def _settle(store: MemoryStore, kind: Kind, item_id: str, line: str, recorded: str | None,

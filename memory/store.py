@@ -24,6 +24,7 @@ from filelock import FileLock
 from pydantic import ValidationError
 
 from tether.common.atomic import write_atomic
+from tether.common.errors import StateFileError
 from tether.memory.config import MemoryConfig
 from tether.memory.edits import apply_line_edits, line_digest, read_record, refresh_confidences, write_record
 from tether.memory.errors import IndexUnavailableError, MemoryStoreError, UnknownMemoryItemError
@@ -81,8 +82,8 @@ class MemoryStore:
             return  # a person's own, or ours already
         try:
             write_atomic(path, GITIGNORE)
-        except OSError as e:
-            log.warning("cannot write %s: %s", path, e)
+        except (OSError, StateFileError) as e:  # a read-only or full folder: the session says what is wrong
+            log.debug("no .gitignore written: %s", e)
 
     lessons_dir = property(lambda self: self.root / "lessons")
     rules_dir = property(lambda self: self.root / "rules")
@@ -308,9 +309,12 @@ class MemoryStore:
         if self.manifest_path.exists():
             return
         m = self.manifest()
-        write_atomic(self.manifest_path, render_manifest(m))
-        write_record(self.lines_path, m, {f"{k}/{i}": line_digest(v) for k in ("lessons", "rules")
-                                          for i, v in getattr(m, k).items()})
+        try:
+            write_atomic(self.manifest_path, render_manifest(m))
+            write_record(self.lines_path, m, {f"{k}/{i}": line_digest(v) for k in ("lessons", "rules")
+                                              for i, v in getattr(m, k).items()})
+        except StateFileError as e:  # a full disk: the next write that must happen says so
+            log.warning("MEMORY.md not written: %s", e)
         self._manifest_cache = None
 
     def forget_manifest_cache(self) -> None:
