@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -42,6 +43,7 @@ from tether.memory.manifest import (
     edited_rule,
     is_generated,
     lesson_line,
+    lesson_text,
     line_digest,
     one_line,
     read_manifest,
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 Kind = Literal["lessons", "rules"]
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+"""An id a person may give a lesson in MEMORY.md: it becomes a file name under lessons/, never a path."""
 
 
 def stamp(path: Path) -> tuple[int, int, int] | None:
@@ -106,7 +110,15 @@ def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
                 if _settle(store, kind, item_id, line, record.get(key), seen[0][0], adopted):
                     changed.append(item_id)
             except UnknownMemoryItemError:
-                # the file was deleted by hand: the line lists nothing, and stays for the person to decide
+                if kind == "lessons" and key not in record and SAFE_ID.match(item_id):
+                    # a person wrote a line in the item form, with an id of their own: a person lesson by that id
+                    text = lesson_text(line)
+                    if text:
+                        store.save_lesson(person_lesson(text, store.clock()).model_copy(update={"id": item_id}))
+                        log.info("a line added to MEMORY.md became lesson %s", item_id)
+                    changed.append(item_id)
+                    continue
+                # the store wrote this line, then the file was deleted by hand: the line stays for the person
                 log.warning("MEMORY.md line of %s is kept but not read (there is no %s/%s.md: restore the file "
                             "or delete the line)", item_id, kind, item_id)
                 continue

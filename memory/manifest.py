@@ -136,8 +136,14 @@ def one_line(text: str, limit: int = 0) -> str:
 
 
 def lesson_line(x: Lesson, limit: bool = False) -> str:
-    """The lesson's line; `limit` gives the cut form lines had before they became editable."""
+    """The lesson's line; `limit` gives the cut form lines had before they became editable.
+
+    A title that only repeats the insight's start (a person's line without `Title: `) is not shown.
+    """
     title, insight = one_line(x.title, 80 if limit else 0), one_line(x.insight, 160 if limit else 0)
+    full_title, full_insight = one_line(x.title), one_line(x.insight)
+    if full_title == full_insight or full_title.endswith("…") and full_insight.startswith(full_title[:-1]):
+        return f"- [{x.id}](lessons/{x.id}.md) — {insight} ({x.source_outcome or 'person'})"
     return f"- [{x.id}](lessons/{x.id}.md) — {title}: {insight} ({x.source_outcome or 'person'})"
 
 
@@ -218,6 +224,11 @@ def line_text(line: str) -> str:
     match = _LINE.match(line)
     rest = line[match.end():] if match else line
     return one_line(rest.strip().lstrip("—–-:").strip())
+
+
+def lesson_text(line: str) -> str:
+    """A lesson line's editable text without the outcome in brackets."""
+    return _OUTCOME.sub("", line_text(line)).strip()
 
 
 def edited_lesson(line: str, x: Lesson) -> tuple[str, str]:

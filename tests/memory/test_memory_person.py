@@ -59,9 +59,11 @@ def test_unreadable_and_free_text_lines_are_kept_in_place(cycle: MemoryCycle, sc
     model = scripted(compile=["c"], lessons=[{"lessons": [{"title": "t", "insight": "Check the file encoding."}]}])
     cycle.after_run(record("run-2", "sort numbers"), model)
     after = path.read_text()
-    for line in (broken, gone, "My own note at the top."):
-        assert line in after
+    for line in (broken, gone, "My own note at the top."):  # `gone` is a person's: now the lesson L-00000000
+        assert line.replace("(success)", "(person)") in after
     assert after.index(broken) < after.index("## Rules") < after.index("Never run rm -rf")
+    assert "— Never run rm -rf without asking. (person)" in after  # no title repeating the insight
+    assert cycle.store.load_lesson("L-00000000").author == "person"
     assert len(read_manifest(path).lessons) == 4 and lesson_id in read_manifest(path).lessons
     (cycle.store.root / "lessons" / f"{lesson_id}.md").unlink()  # a file deleted by hand: its line stays
     with caplog.at_level("WARNING"):
@@ -198,3 +200,16 @@ def test_render_keeps_the_person_s_lines_and_places_new_items_in_their_section(t
     body = text[len(HEADER):].splitlines()
     assert body == ["", "## Lessons", "", item, m.lessons["L-bbbbbbbb"], "my note", "", "## Rules", "",
                     m.rules["rule-1"], "<!-- a comment -->"]
+
+
+def test_a_line_written_in_the_item_form_with_a_new_id_becomes_that_lesson(cycle: MemoryCycle, scripted) -> None:
+    learn_desc(cycle, scripted)
+    add_lines(cycle, "- [L-mine](lessons/L-mine.md) — Encoding: Check the file encoding before parsing CSV.",
+              "- [../etc](lessons/x.md) — a path is never an id")
+    recall = cycle.read("parse the CSV file encoding")
+    [x] = [x for x in recall.lessons if x.id == "L-mine"]
+    assert (x.title, x.insight, x.source_run) == ("Encoding", "Check the file encoding before parsing CSV.", "")
+    assert cycle.store.load_lesson("L-mine").author == "person"
+    listed = read_manifest(cycle.store.manifest_path).lessons
+    assert listed["L-mine"].endswith("Check the file encoding before parsing CSV. (person)")
+    assert "../etc" in listed and not (cycle.store.root / "etc.md").exists()  # kept, not read
