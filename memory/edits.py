@@ -1,7 +1,15 @@
 """A person's edits of MEMORY.md lines, written back into the lesson and rule files.
 
-Parts: `apply_line_edits(store, refresh)`, run by `MemoryStore.session()`
-under the root lock, before the session reads or writes anything else.
+Parts: `apply_line_edits(store, refresh)` and `refresh_confidences(store)`,
+run by `MemoryStore.session()` under the root lock, before the session reads
+or writes anything else; `person_lesson` (what a line a person adds becomes).
+
+Lines a person adds (any line below "## Lessons" that is not an item's, or a
+line in the item form whose id has no file and was never written by the
+store) become person lessons (`author: person`, no source run, id `P-` and a
+digest of the text, or the id the line gives), listed in place. A line that
+cannot be read (a broken link, a line the store wrote whose file is gone) is
+kept and named in a warning; nothing a person wrote is deleted.
 
 The store records a digest of each line it writes (`.memory-lines.json`). A
 listed line whose digest differs was changed by a person:
