@@ -213,3 +213,14 @@ def test_a_line_written_in_the_item_form_with_a_new_id_becomes_that_lesson(cycle
     listed = read_manifest(cycle.store.manifest_path).lessons
     assert listed["L-mine"].endswith("Check the file encoding before parsing CSV. (person)")
     assert "../etc" in listed and not (cycle.store.root / "etc.md").exists()  # kept, not read
+
+
+def test_a_line_added_while_a_run_writes_is_kept_and_adopted_next(cycle: MemoryCycle, scripted) -> None:
+    lesson_id = learn_desc(cycle, scripted)
+    store = cycle.store
+    with store.session():  # a run holds the lock and rewrites a lesson while the person types a line
+        add_lines(cycle, f"- {ADDED}")
+        lesson = store.load_lesson(lesson_id)
+        store.save_lesson(lesson.model_copy(update={"insight": "Put the largest numbers first, checked."}))
+        assert f"- {ADDED}" in store.manifest_path.read_text()  # the store's write kept it
+    assert [x.source_run for x in cycle.read("merge spreadsheets").lessons] == [""]
