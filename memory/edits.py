@@ -32,7 +32,6 @@ their files, so a hand-edited lessons/<id>.md shows in MEMORY.md too.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -54,12 +53,12 @@ from tether.memory.manifest import (
     lesson_text,
     line_digest,
     one_line,
+    person_lesson_id,
     read_manifest,
-    render_manifest,
     rule_line,
+    split_person_line,
 )
 from tether.memory.rule import Rule, current_confidence
-from tether.memory.text import normalize
 
 if TYPE_CHECKING:
     from tether.memory.store import MemoryStore
@@ -112,6 +111,8 @@ def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
     for kind, listed in (("lessons", manifest.lessons), ("rules", manifest.rules)):
         for item_id, line in listed.items():
             key = f"{kind}/{item_id}"
+            if kind == "lessons" and item_id in manifest.person:
+                continue  # a person's own line: its lesson is kept by _adopt_added, the line never rewritten
             if record.get(key) == line_digest(line) and not refresh:
                 continue
             try:
@@ -159,31 +160,20 @@ def refresh_confidences(store: MemoryStore) -> None:
             store.relist("rules", rule_id, fresh)
 
 
-def person_lesson_id(insight: str) -> str:
-    """The id of a lesson a person wrote: `P-` and a digest of its text (the same line, the same lesson)."""
-    return "P-" + hashlib.sha256(normalize(insight).encode()).hexdigest()[:8]
-
-
 def person_lesson(text: str, now: datetime) -> Lesson:
-    """The lesson a line a person added under "Lessons" becomes: `Title: insight`, or all insight."""
-    title, insight = "", text
-    if ": " in text:
-        head, rest = text.split(": ", 1)
-        if rest.strip() and len(head) <= 80:
-            title, insight = head.strip(), rest.strip()
-    title = title or one_line(insight, 60)
-    return Lesson(id=person_lesson_id(insight), title=title, source_run="", source_outcome=None, author="person",
-                  created=now, insight=insight, applicability="")
+    """The lesson a line a person added becomes: `Title: insight`, or all insight (the title its start)."""
+    title, insight = split_person_line(text)
+    return Lesson(id=person_lesson_id(insight), title=title or one_line(insight, 60), source_run="",
+                  source_outcome=None, author="person", created=now, insight=insight, applicability="")
 
 
 def _adopt_added(store: MemoryStore, manifest: Manifest) -> list[str]:
-    """Turn each line a person added into a person lesson, and list it by its id where the line was."""
-    if not manifest.added:
-        return []
-    now = store.clock()
-    made: dict[str, Lesson] = {}  # the line's text -> the lesson it is
+    """Make sure each line a person added has its person lesson (written, indexed, live); the line stays as is."""
+    now, made = store.clock(), []
     for _, text in manifest.added:
         lesson = person_lesson(text, now)
+        if manifest.person.get(lesson.id) is None:
+            continue  # the same text twice: one lesson
         try:
             current = store.load_lesson(lesson.id)
         except UnknownMemoryItemError:
@@ -191,21 +181,14 @@ def _adopt_added(store: MemoryStore, manifest: Manifest) -> list[str]:
         except StateFileError as e:
             log.warning("MEMORY.md line %r not read: %s", text, e)
             continue
-        if current is not None:  # the same text again: list the lesson it already is (revived when retired)
+        if current is not None and current.status == "live":
+            continue
+        if current is not None:  # the same text added again after it was retired: revived
             lesson = current.model_copy(update={"status": "live"})
-        store.save_lesson(lesson)  # not listed yet: writes the file and the index only
-        made[text] = lesson
+        store.save_lesson(lesson)  # its own line lists it; MEMORY.md is not rewritten
+        made.append(lesson.id)
         log.info("a line added to MEMORY.md became lesson %s", lesson.id)
-    fresh = read_manifest(store.manifest_path)  # as saving left it
-    for n, text in fresh.added:
-        if text in made:
-            fresh.raw[n] = fresh.lessons[made[text].id] = lesson_line(made[text])
-    write_atomic(store.manifest_path, render_manifest(fresh))
-    done = read_manifest(store.manifest_path)
-    write_record(store.lines_path, done, store.line_record() | {
-        f"lessons/{x.id}": line_digest(done.lessons[x.id]) for x in made.values() if x.id in done.lessons})
-    store.forget_manifest_cache()
-    return [x.id for x in made.values()]
+    return made
 
 
 def _settle(store: MemoryStore, kind: Kind, item_id: str, line: str, recorded: str | None,

@@ -3,13 +3,16 @@
 Parts: `Manifest` (listed lessons and rules, id -> line, in order),
 `read_manifest`, `render_manifest`, `lesson_line`, `rule_line`, and what
 reading a person's edit needs: `line_text`, `line_digest`, `is_generated`,
-`edited_lesson`, `edited_rule`.
+`edited_lesson`, `lesson_text`, `edited_rule`, `split_person_line`, `person_lesson_id`.
 
 A line is `- [ID](lessons/ID.md) — Title: insight (outcome)` or
 `- [ID](rules/ID.md) — rule text (confidence 0.40)`. Membership is what
 counts: an item whose line is deleted is never retrieved again, and the store
 never lists it again. A line whose text a person changed is written back into
-the item's file on the next store session (`memory.edits`).
+the item's file on the next store session (`memory.edits`). Any other line
+below "## Lessons" is a person's lesson (`split_person_line`,
+`person_lesson_id`), listed by that very line, which is never rewritten;
+`render_manifest` keeps every line it does not own where it is.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pydantic import BaseModel, Field
 from tether.memory.files import read_text
 from tether.memory.lesson import Lesson
 from tether.memory.rule import Rule
+from tether.memory.text import normalize
 
 _LINE = re.compile(r"^\s*[-*]\s*\[(?P<id>[^\]]+)\]\((?P<kind>lessons|rules)/[^)]*\)")
 _BROKEN = re.compile(r"(?:lessons|rules)/[\w.-]*\.md|^\s*[-*]?\s*\[?(?:L|P|rule)-[0-9a-f]{6,}")
@@ -38,8 +42,8 @@ rewrites your text.
 - Add a line below "## Lessons" (`Title: insight`, or just the insight; at the
   end of the file is fine) to teach the agent something: at the next run (or
   `tether memory` command) it becomes a lesson written by a person, recalled
-  and ranked like any other. Rules are learnt from repeated errors, so a line
-  you add under "Rules" becomes a lesson too.
+  and ranked like any other; your line stays as you typed it. Rules are
+  learnt from repeated errors, so a line you add under "Rules" is a lesson too.
 - Delete a line to make the agent forget that item: it is never retrieved or
   listed again (an empty list forgets all; a missing file lists every live item
   anew).
@@ -84,7 +88,9 @@ class Manifest(BaseModel):
     """Every line of the file as read: `render_manifest` keeps each line that is not an item's."""
     added: list[tuple[int, str]] = Field(default_factory=list)
     """(line number, text) of lines a person added under "Lessons" or "Rules" (rules are learnt from
-    errors, so a line added there is a lesson too): they become person lessons, listed in place."""
+    errors, so a line added there is a lesson too): each is a person lesson, its line kept verbatim."""
+    person: dict[str, int] = Field(default_factory=dict)
+    """Person lesson id -> the line number of the line that lists it (`lessons` maps the id to that line)."""
     unreadable: list[tuple[int, str, str]] = Field(default_factory=list)
     """(line number, line, why) of lines kept in place but not read."""
 
@@ -123,10 +129,28 @@ def read_manifest(path: Path) -> Manifest:
             out.unreadable.append((n + 1, stripped, "it looks like an item's line but its link cannot be read; "
                                                     "write it as `- [ID](lessons/ID.md) — text`"))
         else:
-            text = one_line(_OUTCOME.sub("", _BULLET.sub("", stripped, count=1)))
+            text = one_line(_BULLET.sub("", stripped, count=1))
             if text:
                 out.added.append((n, text))
+                pid = person_lesson_id(split_person_line(text)[1])
+                if pid not in out.lessons:
+                    out.person[pid] = n
+                    out.lessons[pid] = stripped
     return out
+
+
+def split_person_line(text: str) -> tuple[str, str]:
+    """(title, insight) of a line a person added: `Title: insight` (a title up to 80 characters), or all insight."""
+    if ": " in text:
+        head, rest = text.split(": ", 1)
+        if rest.strip() and len(head) <= 80:
+            return head.strip(), rest.strip()
+    return "", text.strip()
+
+
+def person_lesson_id(insight: str) -> str:
+    """The id of a lesson a person wrote: `P-` and a digest of its text (the same line, the same lesson)."""
+    return "P-" + hashlib.sha256(normalize(insight).encode()).hexdigest()[:8]
 
 
 def one_line(text: str, limit: int = 0) -> str:
@@ -169,12 +193,19 @@ def render_manifest(m: Manifest) -> str:
     heading: dict[str, int] = {}
     last: dict[str, int] = {}
     section: str | None = None
-    for line in m.raw:
+    person = {n: pid for pid, n in m.person.items()}
+    for n, line in enumerate(m.raw):
         if line.strip().startswith("## "):
             section = _section(line)
             if section is not None:
                 heading.setdefault(section, len(out))
         match = _LINE.match(line)
+        if n in person:  # a person's line: kept verbatim while its lesson is listed, dropped once forgotten
+            if person[n] in m.lessons and ("lessons", person[n]) not in emitted:
+                emitted.add(("lessons", person[n]))
+                out.append(m.lessons[person[n]])
+                last[section or "lessons"] = len(out) - 1
+            continue
         if match is None:
             out.append(line)
             continue

@@ -21,6 +21,7 @@ from typing import Any
 
 from tether.memory.errors import UnknownMemoryItemError
 from tether.memory.lesson import Lesson, Revision
+from tether.memory.manifest import lesson_line
 from tether.memory.revise import apply_verdict
 from tether.memory.store import MemoryStore
 
@@ -70,6 +71,9 @@ def accept_proposal(store: MemoryStore, lesson_id: str, run_id: str | None, now:
         update["history"] = [e for e in lesson.history if e is not h] + [revision]
         saved = lesson.model_copy(update=update)
         store.save_lesson(saved)
+        if saved.status == "live" and saved.insight != lesson.insight and lesson.id in store.manifest().person:
+            # the person accepted new text: their line now shows it, in the item form
+            store.relist("lessons", lesson.id, lesson_line(saved))
     return done | {"status": saved.status, "insight": saved.insight, "pinned": saved.pinned,
                    "pending": len(saved.pending)}
 

@@ -334,6 +334,8 @@ class MemoryStore:
         listed = getattr(m, kind)
         key, current = f"{kind}/{item_id}", listed.get(item_id)
         record = self.line_record() if existed else {}
+        if line is not None and not force and kind == "lessons" and item_id in m.person:
+            return  # a line a person wrote lists this lesson: it is never rewritten
         if line is None:
             listed.pop(item_id, None)
         elif current is not None and not force and record.get(key, line_digest(current)) != line_digest(current):

@@ -32,8 +32,9 @@ def test_a_line_a_person_adds_becomes_a_lesson_that_is_recalled(cycle: MemoryCyc
     assert (lesson.author, lesson.pinned, lesson.created) == ("person", True, clock())
     assert "written by a person in MEMORY.md" in cycle.store.lesson_path(x.id).read_text()
     listed = read_manifest(cycle.store.manifest_path).lessons
-    assert listed[x.id] == f"- [{x.id}](lessons/{x.id}.md) — {ADDED} (person)"
+    assert listed[x.id] == f"- {ADDED}"  # the person's line lists the lesson, kept as they wrote it
     assert len(listed) == 3  # the line without a bullet is a lesson too
+    assert "\nAlways read the task's order words twice.\n" in cycle.store.manifest_path.read_text()
     assert cycle.read("order words").lessons[0].insight == "Always read the task's order words twice."
 
     model = scripted(compile=["c"], lessons=[{"lessons": []}])  # a later run keeps both
@@ -62,7 +63,7 @@ def test_unreadable_and_free_text_lines_are_kept_in_place(cycle: MemoryCycle, sc
     for line in (broken, gone, "My own note at the top."):  # `gone` is a person's: now the lesson L-00000000
         assert line.replace("(success)", "(person)") in after
     assert after.index(broken) < after.index("## Rules") < after.index("Never run rm -rf")
-    assert "— Never run rm -rf without asking. (person)" in after  # no title repeating the insight
+    assert after.endswith("\n- Never run rm -rf without asking.\n")  # verbatim, where it was typed
     assert cycle.store.load_lesson("L-00000000").author == "person"
     assert len(read_manifest(path).lessons) == 4 and lesson_id in read_manifest(path).lessons
     (cycle.store.root / "lessons" / f"{lesson_id}.md").unlink()  # a file deleted by hand: its line stays
@@ -76,7 +77,7 @@ def test_deleting_a_person_lesson_line_forgets_it(cycle: MemoryCycle, scripted) 
     add_lines(cycle, f"- {ADDED}")
     [x] = cycle.read("merge spreadsheets").lessons
     path = cycle.store.manifest_path
-    path.write_text("\n".join(ln for ln in path.read_text().splitlines() if x.id not in ln) + "\n")
+    path.write_text("\n".join(ln for ln in path.read_text().splitlines() if ADDED not in ln) + "\n")
     assert cycle.read("merge spreadsheets").lessons == []
 
 
@@ -173,6 +174,12 @@ def test_a_person_lesson_is_revised_from_its_own_text(cycle: MemoryCycle, script
                                           "applicability": "ascending sorts of plain integers"}, "run-p")
     assert step.status == "proposed", step.detail
     assert cycle.store.load_lesson(x.id).insight == "Use sort -n for ascending numeric order."
+    assert "- Ascending sorts: Use sort -n for ascending numeric order.\n" in cycle.store.manifest_path.read_text()
+    accept_proposal(cycle.store, x.id, "run-p", clock())  # accepted: the person's line shows the new text
+    line = read_manifest(cycle.store.manifest_path).lessons[x.id]
+    assert line == f"- [{x.id}](lessons/{x.id}.md) — Ascending sorts: Use sort -n for ascending numeric order of " \
+                   "plain integers. (person)"
+    assert [y.id for y in cycle.read("ascending plain integers").lessons if y.id == x.id] == [x.id]
 
 
 def test_a_new_user_finds_memory_md_and_may_write_it_from_scratch(tmp_path, config, clock: Clock) -> None:
@@ -184,7 +191,8 @@ def test_a_new_user_finds_memory_md_and_may_write_it_from_scratch(tmp_path, conf
     recall = cycle.read("install packages with pip")
     assert [x.insight for x in recall.lessons] == ["Use uv, not pip, to install packages."]
     text = path.read_text()
-    assert text.startswith("# My notes\n") and "(person)" in text and len(read_manifest(path).lessons) == 2
+    assert text == "# My notes\n\n- Use uv, not pip, to install packages.\n* Run the tests before committing.\n"
+    assert len(read_manifest(path).lessons) == 2
 
 
 def test_render_keeps_the_person_s_lines_and_places_new_items_in_their_section(tmp_path) -> None:
@@ -198,7 +206,7 @@ def test_render_keeps_the_person_s_lines_and_places_new_items_in_their_section(t
     text = render_manifest(m)
     assert text.startswith(HEADER)  # a header an earlier version wrote is replaced; a person's own is kept
     body = text[len(HEADER):].splitlines()
-    assert body == ["", "## Lessons", "", item, m.lessons["L-bbbbbbbb"], "my note", "", "## Rules", "",
+    assert body == ["", "## Lessons", "", item, "my note", m.lessons["L-bbbbbbbb"], "", "## Rules", "",
                     m.rules["rule-1"], "<!-- a comment -->"]
 
 
