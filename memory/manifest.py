@@ -108,7 +108,7 @@ def read_manifest(path: Path) -> Manifest:
     # A MEMORY.md a person wrote from scratch, with neither section heading: its lines are lessons.
     sectioned = any(_section(x) for x in out.raw if x.startswith("## "))
     section: str | None = None if sectioned else "lessons"
-    comment = False
+    comment = fenced = False
     for n, line in enumerate(out.raw):
         stripped = line.strip()
         if stripped.startswith("#"):
@@ -120,11 +120,17 @@ def read_manifest(path: Path) -> Manifest:
         if comment or stripped.startswith("<!--"):
             comment = "-->" not in stripped
             continue
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        if fenced or stripped.startswith(("```", "~~~", "|", ">")):
+            continue  # a code block, table or quote of the person's: kept as it is, not read
         match = _LINE.match(line)
         if match:
             (out.lessons if match["kind"] == "lessons" else out.rules)[match["id"]] = line.strip()
         elif not stripped or section is None:
             continue
+        elif not any(c.isalpha() for c in stripped):
+            out.unreadable.append((n + 1, stripped, "it has no words to make a lesson of"))
         elif _BROKEN.search(line):
             out.unreadable.append((n + 1, stripped, "it looks like an item's line but its link cannot be read; "
                                                     "write it as `- [ID](lessons/ID.md) — text`"))

@@ -48,13 +48,14 @@ def test_unreadable_and_free_text_lines_are_kept_in_place(cycle: MemoryCycle, sc
     path = cycle.store.manifest_path
     broken = "- [L-12345678(lessons/L-12345678.md) — a link with a typo"
     gone = "- [L-00000000](lessons/L-00000000.md) — Gone: a lesson whose file was deleted (success)"
-    text = path.read_text().replace("## Rules\n", f"{broken}\n{gone}\n\n## Rules\n")
+    block = "```\nsort -rn x\n```\n| a | b |\n> a quote\n???"
+    text = path.read_text().replace("## Rules\n", f"{broken}\n{gone}\n{block}\n\n## Rules\n")
     path.write_text("My own note at the top.\n\n" + text + "- Never run rm -rf without asking.\n")
     with caplog.at_level("WARNING"):
         recall = cycle.read("rm -rf asking")
     assert "kept but not read" in caplog.text and "L-12345678" in caplog.text
     assert [b["line"] for b in list_memory(cycle.store)["unreadable_lines"]] == [
-        n + 1 for n, line in enumerate(path.read_text().splitlines()) if line == broken]
+        n + 1 for n, line in enumerate(path.read_text().splitlines()) if line in (broken, "???")]
     # A line appended at the end (under "## Rules") is a lesson too: rules are learnt, not written.
     assert [x.insight for x in recall.lessons] == ["Never run rm -rf without asking."]
     model = scripted(compile=["c"], lessons=[{"lessons": [{"title": "t", "insight": "Check the file encoding."}]}])
@@ -62,6 +63,7 @@ def test_unreadable_and_free_text_lines_are_kept_in_place(cycle: MemoryCycle, sc
     after = path.read_text()
     for line in (broken, gone, "My own note at the top."):  # `gone` is a person's: now the lesson L-00000000
         assert line.replace("(success)", "(person)") in after
+    assert block in after and "no words to make a lesson of" in caplog.text
     assert after.index(broken) < after.index("## Rules") < after.index("Never run rm -rf")
     assert after.endswith("\n- Never run rm -rf without asking.\n")  # verbatim, where it was typed
     assert cycle.store.load_lesson("L-00000000").author == "person"
