@@ -15,6 +15,7 @@ from tether.memory.config import MemoryConfig
 from tether.memory.errors import MemoryStoreError, UnknownMemoryItemError
 from tether.memory.index import Kind
 from tether.memory.lesson import Lesson
+from tether.memory.manifest import read_manifest
 from tether.memory.rule import Rule, current_confidence
 from tether.memory.run import RunMeta
 from tether.memory.store import MemoryStore
@@ -25,7 +26,8 @@ log = logging.getLogger(__name__)
 def lesson_json(x: Lesson, listed: bool) -> dict[str, Any]:
     data = x.model_dump(mode="json", exclude={"history"})
     return data | {"kind": "lesson", "text": x.insight, "listed": listed,
-                   "confirmations": x.confirmations, "uses": x.uses,
+                   "confirmations": x.confirmations, "uses": x.uses, "pinned": x.pinned,
+                   "pending": len(x.pending),
                    "revisions": revisions_json(x),
                    "path": f"lessons/{x.id}.md"}
 
@@ -55,8 +57,10 @@ def list_memory(store: MemoryStore) -> dict[str, Any]:
     """Every lesson, rule and run; `listed` says whether MEMORY.md still lists it."""
     with store.session():  # writes a person's pending MEMORY.md edits into the files first
         manifest = store.manifest()
+    unreadable = read_manifest(store.manifest_path).unreadable
     return {
         "root": str(store.root),
+        "unreadable_lines": [{"line": n, "text": text, "why": why} for n, text, why in unreadable],
         "lessons": [lesson_json(x, x.id in manifest.lessons) for x in store.lessons()],
         "rules": [rule_json(r, r.id in manifest.rules, store.config, store.clock()) for r in store.rules()],
         "runs": [run_json(m) for m in store.runs()],

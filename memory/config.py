@@ -64,13 +64,20 @@ class MemoryConfig(BaseModel):
     every sub-threshold rule gets its turn even when the same goal repeats."""
     rule_half_life_days: float | None = Field(default=30.0, gt=0)
     """Days without use (no run it applied to, no recurrence of its error) after which a rule's
-    confidence halves; it retires once below `rule_retire_below`. None: rules never fade."""
+    margin above `rule_inject_threshold` halves (an earned place in prompts is never lost by
+    idling), or, for a rule below the threshold, its whole confidence halves; it retires once
+    below `rule_retire_below`. None: rules never fade."""
     confirm_boost: float = Field(default=0.1, ge=0)
     """Each accepted `confirmed` verdict (since the text last changed) multiplies a lesson's
     retrieval score by 1 + confirm_boost, counting at most 5 confirmations."""
     recall_global_share: float = Field(default=0.4, ge=0, le=1)
     """Share of the top_k lesson slots kept for lessons from other projects (the rest go to the
     current project's lessons first); slots one side cannot fill go to the other."""
+
+    auto_commit: bool = False
+    """After each run, commit the memory folder's changes to git (`git init` first when it is in no
+    repository), the run id in the message; its `.gitignore` keeps everything derived out, so
+    only markdown is committed. `tether memory log` reads the history back."""
 
     @field_validator("index")
     @classmethod

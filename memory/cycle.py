@@ -18,8 +18,10 @@ from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 
+from tether.common.projectid import portable_project
 from tether.memory.config import MemoryConfig
 from tether.memory.errors import MemoryStoreError, UnknownMemoryItemError
+from tether.memory.history import commit_memory
 from tether.memory.index import LessonIndex
 from tether.memory.ranking import boosted_score, prefer_project
 from tether.memory.report import CycleReport, Recall, RecalledLesson, RecalledRun, StepResult
@@ -56,7 +58,7 @@ class MemoryCycle:
         runs are listed and the prompt carries neither source links nor
         descent rules.
         """
-        store, cfg = self.store, self.config
+        store, cfg, project = self.store, self.config, portable_project(project)
         with store.session():
             ranked = []
             for hit in store.search(goal, "lesson", cfg.top_k * 4):
@@ -94,7 +96,8 @@ class MemoryCycle:
         store, recall = self.store, recall or Recall(goal=record.goal)
         now = self.clock()
         finished = record.finished or now
-        record = record.model_copy(update={"finished": finished, "project": record.project or recall.project})
+        project = portable_project(record.project or recall.project)  # memory files name no absolute path
+        record = record.model_copy(update={"finished": finished, "project": project})
         used, unused = used_lessons(record, recall)
         report = CycleReport(run_id=record.run_id, used_lessons=used, unused_lessons=unused)
         meta = RunMeta(run_id=record.run_id, goal=record.goal, outcome=record.outcome, score=record.score,
@@ -127,6 +130,11 @@ class MemoryCycle:
         report.new_lessons, report.steps, report.calls = written, report.steps + steps, report.calls + calls
 
         self._rules(record, recall, finished, report, model)
+        if self.config.auto_commit:
+            with store.session():  # under the lock: no other run is halfway through a write
+                message = (f"memory: run {record.run_id} ({record.outcome}): {len(report.new_lessons)} new lesson(s), "
+                           f"{len(used)} revised, {len(report.rules_created)} new rule(s)")
+                report.commit = commit_memory(store.root, message) or ""
         return report
 
     def _rules(self, record: RunRecord, recall: Recall, finished: datetime, report: CycleReport,

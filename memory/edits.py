@@ -1,7 +1,15 @@
 """A person's edits of MEMORY.md lines, written back into the lesson and rule files.
 
-Parts: `apply_line_edits(store, refresh)`, run by `MemoryStore.session()`
-under the root lock, before the session reads or writes anything else.
+Parts: `apply_line_edits(store, refresh)` and `refresh_confidences(store)`,
+run by `MemoryStore.session()` under the root lock, before the session reads
+or writes anything else; `person_lesson` (what a line a person adds becomes).
+
+Lines a person adds (any line below "## Lessons" that is not an item's, or a
+line in the item form whose id has no file and was never written by the
+store) become person lessons (`author: person`, no source run, id `P-` and a
+digest of the text, or the id the line gives), listed in place. A line that
+cannot be read (a broken link, a line the store wrote whose file is gone) is
+kept and named in a warning; nothing a person wrote is deleted.
 
 The store records a digest of each line it writes (`.memory-lines.json`). A
 listed line whose digest differs was changed by a person:
@@ -26,6 +34,8 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -40,18 +50,23 @@ from tether.memory.manifest import (
     edited_rule,
     is_generated,
     lesson_line,
+    lesson_text,
     line_digest,
     one_line,
+    person_lesson_id,
     read_manifest,
     rule_line,
+    split_person_line,
 )
-from tether.memory.rule import Rule
+from tether.memory.rule import Rule, current_confidence
 
 if TYPE_CHECKING:
     from tether.memory.store import MemoryStore
 
 log = logging.getLogger(__name__)
 Kind = Literal["lessons", "rules"]
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+"""An id a person may give a lesson in MEMORY.md: it becomes a file name under lessons/, never a path."""
 
 
 def stamp(path: Path) -> tuple[int, int, int] | None:
@@ -88,19 +103,34 @@ def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
     seen = (stamp(path), stamp(store.lines_path))
     if seen[0] is None or (seen == store.edits_checked and not refresh):
         return []
+    changed = _adopt_added(store, read_manifest(path))
     manifest, record = read_manifest(path), store.line_record()
+    for n, line, why in manifest.unreadable:
+        log.warning("MEMORY.md line %d is kept but not read (%s): %s", n, why, line)
     adopted: dict[str, str] = {}
-    changed = []
     for kind, listed in (("lessons", manifest.lessons), ("rules", manifest.rules)):
         for item_id, line in listed.items():
             key = f"{kind}/{item_id}"
+            if kind == "lessons" and item_id in manifest.person:
+                continue  # a person's own line: its lesson is kept by _adopt_added, the line never rewritten
             if record.get(key) == line_digest(line) and not refresh:
                 continue
             try:
                 if _settle(store, kind, item_id, line, record.get(key), seen[0][0], adopted):
                     changed.append(item_id)
             except UnknownMemoryItemError:
-                continue  # the file was deleted by hand; the line lists nothing
+                if kind == "lessons" and key not in record and SAFE_ID.match(item_id):
+                    # a person wrote a line in the item form, with an id of their own: a person lesson by that id
+                    text = lesson_text(line)
+                    if text:
+                        store.save_lesson(person_lesson(text, store.clock()).model_copy(update={"id": item_id}))
+                        log.info("a line added to MEMORY.md became lesson %s", item_id)
+                    changed.append(item_id)
+                    continue
+                # the store wrote this line, then the file was deleted by hand: the line stays for the person
+                log.warning("MEMORY.md line of %s is kept but not read (there is no %s/%s.md: restore the file "
+                            "or delete the line)", item_id, kind, item_id)
+                continue
             except StateFileError as e:
                 log.warning("MEMORY.md line of %s not applied: %s", item_id, e)
     if adopted:
@@ -110,11 +140,63 @@ def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
     return changed
 
 
+def refresh_confidences(store: MemoryStore) -> None:
+    """Rewrite each listed rule line whose confidence is not the value in force now (it fades with idle time)."""
+    listed = store.manifest().rules
+    if not listed:
+        return
+    record, now = store.line_record(), store.clock()
+    for rule_id, line in listed.items():
+        if record.get(f"rules/{rule_id}") != line_digest(line):
+            continue  # a person's pending edit, or not the store's line: left to apply_line_edits
+        try:
+            rule = store.load_rule(rule_id)
+        except (UnknownMemoryItemError, StateFileError):
+            continue
+        if rule.status != "live":
+            continue
+        fresh = rule_line(rule, confidence=current_confidence(rule, store.config, now))
+        if fresh != line:
+            store.relist("rules", rule_id, fresh)
+
+
+def person_lesson(text: str, now: datetime) -> Lesson:
+    """The lesson a line a person added becomes: `Title: insight`, or all insight (the title its start)."""
+    title, insight = split_person_line(text)
+    return Lesson(id=person_lesson_id(insight), title=title or one_line(insight, 60), source_run="",
+                  source_outcome=None, author="person", created=now, insight=insight, applicability="")
+
+
+def _adopt_added(store: MemoryStore, manifest: Manifest) -> list[str]:
+    """Make sure each line a person added has its person lesson (written, indexed, live); the line stays as is."""
+    now, made = store.clock(), []
+    for _, text in manifest.added:
+        lesson = person_lesson(text, now)
+        if manifest.person.get(lesson.id) is None:
+            continue  # the same text twice: one lesson
+        try:
+            current = store.load_lesson(lesson.id)
+        except UnknownMemoryItemError:
+            current = None
+        except StateFileError as e:
+            log.warning("MEMORY.md line %r not read: %s", text, e)
+            continue
+        if current is not None and current.status == "live":
+            continue
+        if current is not None:  # the same text added again after it was retired: revived
+            lesson = current.model_copy(update={"status": "live"})
+        store.save_lesson(lesson)  # its own line lists it; MEMORY.md is not rewritten
+        made.append(lesson.id)
+        log.info("a line added to MEMORY.md became lesson %s", lesson.id)
+    return made
+
+
 def _settle(store: MemoryStore, kind: Kind, item_id: str, line: str, recorded: str | None,
             listed_at: int, adopted: dict[str, str]) -> bool:
     """Apply, adopt or rewrite one line; True when the item's file changed."""
     item: Lesson | Rule = store.load_lesson(item_id) if kind == "lessons" else store.load_rule(item_id)
-    generated = lesson_line(item) if isinstance(item, Lesson) else rule_line(item)
+    generated = lesson_line(item) if isinstance(item, Lesson) else \
+        rule_line(item, confidence=current_confidence(item, store.config, store.clock()))
     file = store.lesson_path(item_id) if kind == "lessons" else store.rules_dir / f"{item_id}.md"
     file_wins = recorded is None and file.stat().st_mtime_ns > listed_at  # no record: the newer side wins
     if recorded == line_digest(line) or is_generated(line, item) or file_wins:

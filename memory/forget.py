@@ -15,6 +15,10 @@ rule's sources and applications (a rule left without sources is deleted,
 others have their confidence recomputed). Any remaining mention of the run id
 (for instance a later run that read its files) is redacted, and the index is
 rebuilt so that no deleted payload lingers in the engine's files.
+
+Forgetting reaches the files of the memory folder and its index only: git
+history (commits made before, by `memory.auto_commit` or a person), clones,
+backups and the model provider's logs still hold what they held.
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ def _unrevise(lesson: Lesson, run_id: str, now: datetime) -> Lesson:
             )
         )
         update |= {"insight": history[first].before, "applicability": history[first].before_applicability}
-        if any(h.reason == RETIRED for h in history[first:] if h.status == "accepted"):
+        if any(RETIRED in h.reason for h in history[first:] if h.status == "accepted"):
             update["status"] = "live"  # the retirement was undone with the revision that made it
     update |= {"history": kept, "revision_count": sum(h.status == "accepted" for h in kept)}
     return lesson.model_copy(update=update)

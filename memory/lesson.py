@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tether.common.projectid import portable_project
 from tether.memory.errors import MemoryStoreError
 from tether.memory.files import join_front_matter, render_sections, sections, split_front_matter
 from tether.memory.run import Outcome
@@ -42,7 +43,8 @@ class Revision(BaseModel):
     """The run whose outcome tested the lesson (empty for a forget note or a person's edit)."""
     verdict: Verdict | Literal["edited"] | None = None
     """None when the model's answer could not be read; "edited" for a person's edit."""
-    status: Literal["accepted", "rejected", "reverted"]
+    status: Literal["accepted", "rejected", "reverted", "proposed"]
+    """`proposed`: the lesson is pinned (a person's text), so the verdict waits for `tether memory accept`."""
     evidence: list[str] = Field(default_factory=list)
     """Quotes from the SOURCE run the model gave for the verdict."""
     reason: str = ""
@@ -52,6 +54,8 @@ class Revision(BaseModel):
     before_applicability: str = ""
     proposed: str = ""
     """The rewritten insight the model proposed."""
+    proposed_applicability: str = ""
+    """The applicability a pending proposal would set."""
 
 
 class Lesson(BaseModel):
@@ -62,7 +66,11 @@ class Lesson(BaseModel):
     id: str
     title: str
     source_run: str
-    source_outcome: Outcome
+    """The run that taught it; empty for a lesson a person wrote."""
+    source_outcome: Outcome | None = None
+    """None for a lesson a person wrote."""
+    author: Literal["agent", "person"] = "agent"
+    """`person`: added as a line of MEMORY.md; it has no source run, and is pinned."""
     source_goal: str = ""
     status: LessonStatus = "live"
     created: datetime
@@ -71,7 +79,7 @@ class Lesson(BaseModel):
     insight: str
     applicability: str = ""
     project: str = ""
-    """The project the source run worked on (git remote URL or workspace path); empty = unknown."""
+    """The project the source run worked on (git remote, or `local:<folder>-<digest>`); empty = unknown."""
     history: list[Revision] = Field(default_factory=list)
 
     @property
@@ -91,6 +99,26 @@ class Lesson(BaseModel):
         return count
 
     @property
+    def pinned(self) -> bool:
+        """Whether the text is a person's: written by one, or last changed by a person's edit.
+
+        Automatic revision only proposes changes to a pinned lesson (see `memory.revise`);
+        accepting a proposal that rewrites the text makes the text the model's again.
+        """
+        pinned = self.author == "person"
+        for h in self.history:
+            if h.status == "accepted" and h.verdict == EDITED:
+                pinned = True
+            elif h.status == "accepted" and h.verdict in ("too_general", "outdated"):
+                pinned = False
+        return pinned
+
+    @property
+    def pending(self) -> list[Revision]:
+        """Proposals waiting for a person's decision, oldest first."""
+        return [h for h in self.history if h.status == "proposed"]
+
+    @property
     def uses(self) -> int:
         """Runs that relied on the lesson (every revise call, accepted or rejected)."""
         return len({h.run_id for h in self.history if h.run_id})
@@ -104,7 +132,8 @@ class Lesson(BaseModel):
         return f"{self.title}\n{self.insight}\n{self.applicability}\n{self.source_goal}"
 
 
-_FIELDS = ("verdict", "status", "evidence", "reason", "before", "before_applicability", "proposed")
+_FIELDS = ("verdict", "status", "evidence", "reason", "before", "before_applicability", "proposed",
+           "proposed_applicability")
 
 
 def _history_md(history: list[Revision]) -> str:
@@ -115,7 +144,7 @@ def _history_md(history: list[Revision]) -> str:
         lines.append(f"- {r.at.isoformat()} · {run} · {verdict} · {r.status}")
         for quote in r.evidence:
             lines.append(f"  - evidence: {json.dumps(quote, ensure_ascii=False)}")
-        for key in ("reason", "before", "before_applicability", "proposed"):
+        for key in ("reason", "before", "before_applicability", "proposed", "proposed_applicability"):
             value = getattr(r, key)
             if value:
                 lines.append(f"  - {key}: {json.dumps(value, ensure_ascii=False)}")
@@ -157,6 +186,8 @@ def lesson_to_markdown(lesson: Lesson) -> str:
     meta = lesson.model_dump(mode="json", exclude={"insight", "applicability", "history"})
     compilation, trajectory = lesson.links()
     episode = (
+        f"written by a person in MEMORY.md on {lesson.created.date().isoformat()}; no source run"
+    ) if not lesson.source_run else (
         f"{lesson.source_run} ({lesson.source_outcome})\n"
         f"- Task: {lesson.source_goal.splitlines()[0] if lesson.source_goal else ''}\n"
         f"- Compilation: [{compilation}]({compilation}) (in the sandbox: "
@@ -180,6 +211,7 @@ def lesson_from_markdown(text: str, where: Path | str = "<lesson>") -> Lesson:
     try:
         return Lesson.model_validate({
             **meta,
+            "project": portable_project(str(meta.get("project") or "")),
             "insight": parts.get("Insight", ""),
             "applicability": parts.get("Applicability", ""),
             "history": _parse_history(parts.get("Revision history", ""), where),

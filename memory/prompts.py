@@ -43,24 +43,43 @@ def compile_prompt(record: RunRecord) -> tuple[str, str]:
 
 def revise_prompt(lesson: Lesson, source_goal: str, source_outcome: str, source_turns: list[Turn],
                   record: RunRecord) -> tuple[str, str]:
+    """The revise call; a lesson a person wrote has no source run: its own text is the only source of facts."""
+    if lesson.source_run:
+        origin = f"learnt from a {lesson.source_outcome} run"
+        source = (f"SOURCE RUN (the only source of facts)\nTask: {source_goal}\nOutcome: {source_outcome}\n"
+                  f"{_turns(source_turns)}\n")
+    else:
+        origin = "written by a person"
+        source = ("SOURCE (the only source of facts): no run; a person wrote the lesson, so its own text above is "
+                  "the source. Quote it as evidence.\n\n")
     system = (
         "You revise one lesson of an agent's memory (ReHarness backward pass).\n"
         "1. Compare the lesson with the CURRENT run's outcome: did it help, harm, or not matter?\n"
         "2. If it harmed or barely helped, find what the lesson lacked: evidence from the SOURCE run, an "
         "over-bold generalisation, missing conditions of applicability.\n"
-        "3. Rewrite it (1-3 sentences) so that an agent following it would not have failed the CURRENT run.\n"
+        "3. Pick ONE verdict. Each one acts on the lesson:\n"
+        '- "confirmed": the lesson held. Its text is KEPT as it is (leave "lesson" empty; any text is '
+        "ignored) and it gains a confirmation, which ranks it higher in recall.\n"
+        '- "too_general": right in its source but stated too broadly. Rewrite it in "lesson" (1-3 sentences) '
+        'so that an agent following it would not have failed the CURRENT run, and give a NARROWER "applicability": '
+        "keep every word of the current applicability and add the condition that restricts it (e.g. "
+        '"numeric sorting tasks" -> "numeric sorting tasks that ask for descending order"). An applicability '
+        "that drops a word of the current one, or adds none, is rejected.\n"
+        '- "outdated": wrong now. Put the corrected lesson in "lesson" to replace the text, or leave "lesson" '
+        "empty to RETIRE the lesson: it is never recalled again.\n"
         "HARD RULE: the CURRENT run is only a test. Every new claim (file, command, number, identifier) must "
-        "come from the SOURCE run; quote the source lines you rely on, verbatim. Where data is missing, say "
-        "\"hypothesis, unconfirmed\". Claims not found in the source run are rejected automatically.\n"
+        "come from the SOURCE run; quote the source lines you rely on, verbatim, in \"evidence\" (needed for "
+        "every verdict that changes the text). Where the source run lacks the data for a sentence you write, end "
+        "that sentence with \"(hypothesis, unconfirmed)\". Claims not found in the source run, and unmarked "
+        "sentences the source run does not support, are rejected automatically.\n"
         'Answer with one JSON object: {"verdict": "confirmed" | "too_general" | "outdated", '
-        '"evidence": ["verbatim quote from the SOURCE run", ...], "lesson": "rewritten lesson", '
+        '"evidence": ["verbatim quote from the SOURCE run", ...], "lesson": "rewritten lesson, or empty", '
         '"applicability": "when it applies"}'
     )
     user = (
-        f"LESSON {lesson.id} (learnt from a {lesson.source_outcome} run):\n{lesson.insight}\n"
+        f"LESSON {lesson.id} ({origin}):\n{lesson.insight}\n"
         f"Applicability: {lesson.applicability or '(not stated)'}\n\n"
-        f"SOURCE RUN (the only source of facts)\nTask: {source_goal}\nOutcome: {source_outcome}\n"
-        f"{_turns(source_turns)}\n"
+        f"{source}"
         f"CURRENT RUN (a test, not a source of facts)\n{_current(record)}\n{_turns(record.turns)}"
     )
     return system, user

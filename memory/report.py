@@ -36,7 +36,8 @@ class RecalledLesson(BaseModel):
     insight: str
     applicability: str
     source_run: str
-    source_outcome: Outcome
+    """Empty for a lesson a person wrote."""
+    source_outcome: Outcome | None = None
     score: float = 0.0
     project: str = ""
     confirmations: int = 0
@@ -109,6 +110,8 @@ class Recall(BaseModel):
             return text if len(text) <= item_chars else text[: item_chars - 1] + "…"
 
         def source(x: RecalledLesson) -> str:
+            if not x.source_run:
+                return "\n  Source: written by a person (no source run)" if self.sources else ""
             return f"\n  Source: {MOUNT}/runs/{x.source_run}/ ({x.source_outcome}; compilation.md, trajectory.md)" \
                 if self.sources else ""
 
@@ -147,7 +150,8 @@ class StepResult(BaseModel):
     step: Literal["trajectory", "compile", "revise", "counterfactual", "lessons", "rule", "credit"]
     target: str = ""
     """The lesson, rule or run it concerned."""
-    status: Literal["ok", "rejected", "skipped", "error"]
+    status: Literal["ok", "rejected", "skipped", "error", "proposed"]
+    """`proposed`: an accepted verdict on a pinned lesson, waiting for `tether memory accept`."""
     detail: str = ""
     verdict: Verdict | None = None
 
@@ -165,6 +169,8 @@ class CycleReport(BaseModel):
     rules_updated: list[str] = Field(default_factory=list)
     steps: list[StepResult] = Field(default_factory=list)
     calls: list[Call] = Field(default_factory=list)
+    commit: str = ""
+    """The git commit of this run's memory changes (memory.auto_commit), empty when none."""
 
     @property
     def tokens(self) -> int:

@@ -45,15 +45,37 @@ def revised_by(lesson: Lesson, run_id: str) -> bool:
     return any(h.run_id == run_id for h in lesson.history)
 
 
+PINNED = "proposed: the lesson's text is a person's (pinned); `tether memory accept` applies it"
+
+
+def apply_verdict(lesson: Lesson, revision: Revision, new_text: str, applicability: str,
+                  retire: bool) -> dict[str, object]:
+    """The update an accepted verdict makes to the lesson (fills the revision's `before`).
+
+    `confirmed` keeps the text and adds a confirmation (ranking uses the
+    count); `too_general` rewrites the text with the narrower applicability it
+    must state; `outdated` with new text supersedes the old text (kept in the
+    entry's `before`; confirmations restart), and with no text retires the
+    lesson (never recalled again).
+    """
+    revision.before, revision.before_applicability = lesson.insight, lesson.applicability
+    update: dict[str, object] = {"revised": revision.at, "revision_count": lesson.revision_count + 1}
+    if revision.verdict != "confirmed" and new_text.strip():
+        update |= {"insight": new_text.strip(), "applicability": applicability.strip() or lesson.applicability}
+        if revision.verdict == "outdated":
+            revision.reason = "; ".join(p for p in (revision.reason, SUPERSEDED) if p)
+    if retire:
+        update["status"] = "retired"
+        revision.reason = "; ".join(p for p in (revision.reason, RETIRED) if p)
+    return update
+
+
 def _apply(store: MemoryStore, lesson_id: str, revision: Revision, new_text: str, applicability: str,
            retire: bool) -> None:
     """Write the verdict into the lesson as it is NOW on disk (another run may have revised it).
 
-    What an accepted verdict does: `confirmed` keeps the text and adds a
-    confirmation (ranking uses the count); `too_general` rewrites the text with
-    the narrower applicability it must state; `outdated` with new text
-    supersedes the old text (kept in the entry's `before`; confirmations
-    restart), and with no text retires the lesson (never recalled again).
+    An accepted verdict on a pinned lesson (a person's text) is only proposed:
+    recorded in the history with the text it would set, applied by `memory.review`.
     """
     with store.session():
         try:
@@ -63,16 +85,12 @@ def _apply(store: MemoryStore, lesson_id: str, revision: Revision, new_text: str
         if revised_by(lesson, revision.run_id):
             return  # this run's verdict is already in (a resumed after-run phase)
         update: dict[str, object] = {}
-        if revision.status == "accepted":
-            revision.before, revision.before_applicability = lesson.insight, lesson.applicability
-            update |= {"revised": revision.at, "revision_count": lesson.revision_count + 1}
-            if new_text.strip():
-                update |= {"insight": new_text.strip(), "applicability": applicability.strip() or lesson.applicability}
-                if revision.verdict == "outdated":
-                    revision.reason = SUPERSEDED
-            if retire:
-                update["status"] = "retired"
-                revision.reason = RETIRED
+        if revision.status == "accepted" and lesson.pinned:
+            revision.status, revision.reason = "proposed", PINNED
+            revision.proposed = new_text.strip() if revision.verdict != "confirmed" else ""
+            revision.proposed_applicability = applicability.strip() if revision.proposed else ""
+        elif revision.status == "accepted":
+            update = apply_verdict(lesson, revision, new_text, applicability, retire)
         update["history"] = [*lesson.history, revision]
         store.save_lesson(lesson.model_copy(update=update))
 
@@ -82,15 +100,16 @@ def revise_lesson(store: MemoryStore, model: BaseChatModel, lesson_id: str, reco
     """Revise one used lesson; every outcome, rejections included, lands in its history."""
     try:
         lesson: Lesson = store.load_lesson(lesson_id)
-        source = store.load_run(lesson.source_run)
+        source = store.load_run(lesson.source_run) if lesson.source_run else None
     except UnknownMemoryItemError as e:
         return StepResult(step="revise", target=lesson_id, status="skipped", detail=str(e)), []
     if revised_by(lesson, record.run_id):
         return StepResult(
             step="revise", target=lesson_id, status="skipped", detail=f"already revised by run {record.run_id}"
         ), []
-    turns = store.run_turns(source.run_id)
-    system, user = revise_prompt(lesson, source.goal, source.outcome, turns, record)
+    turns = store.run_turns(source.run_id) if source else []
+    system, user = revise_prompt(lesson, source.goal if source else "", source.outcome if source else "", turns,
+                                 record)
     try:
         answer, call = ask(model, "revise", system, user, key=lesson_id)
     except TetherError as e:
@@ -100,7 +119,9 @@ def revise_lesson(store: MemoryStore, model: BaseChatModel, lesson_id: str, reco
     if proposal is None:
         problems, verdict, evidence, proposed = [unreadable], None, [], ""
     else:
-        source_text = trajectory_text(source.goal, source.outcome, turns)
+        # A person's lesson has no source run: its own text is the only source of facts.
+        source_text = trajectory_text(source.goal, source.outcome, turns) if source else \
+            f"{lesson.title}\n{lesson.insight}\n{lesson.applicability}"
         problems = check_revision(proposal, lesson.insight, lesson.applicability, source_text)
         verdict, evidence, proposed = proposal.verdict, proposal.evidence, proposal.lesson
     if not problems and proposal is not None and record.outcome == "failure" and proposal.verdict != "confirmed" \
@@ -118,10 +139,12 @@ def revise_lesson(store: MemoryStore, model: BaseChatModel, lesson_id: str, reco
         except TetherError as e:
             problems.append(f"counterfactual check failed: {e}")
     status = "rejected" if problems else "accepted"
+    if verdict == "confirmed" and not problems:
+        proposed = ""  # confirmed keeps the text, whatever the answer's "lesson" says
     revision = Revision(at=now, run_id=record.run_id, verdict=verdict, status=status, evidence=evidence,
                         reason="; ".join(problems), proposed=proposed if problems else "")
     retire = proposal is not None and proposal.verdict == "outdated" and not proposal.lesson.strip()
     _apply(store, lesson_id, revision, proposed if not problems else "",
            proposal.applicability if proposal and not problems else "", retire and not problems)
-    return StepResult(step="revise", target=lesson_id, status="ok" if not problems else "rejected",
-                      detail=revision.reason, verdict=verdict), calls
+    result = "rejected" if problems else "proposed" if revision.status == "proposed" else "ok"
+    return StepResult(step="revise", target=lesson_id, status=result, detail=revision.reason, verdict=verdict), calls

@@ -4,7 +4,8 @@ Parts: `normalize_error`, `error_signature` (SHA256 of tool + normalised
 error), `Rule`, `fold_confidence` (confidence as a pure function of the runs
 a rule applied to, so forgetting a run can recompute it), `rule_to_markdown`,
 `rule_from_markdown`, `current_confidence` (the earned confidence faded by
-idle time: halved per `rule_half_life_days` since the rule's last use).
+idle time since the rule's last use: above the injection threshold only the
+margin halves per `rule_half_life_days`, below it the whole value).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tether.common.projectid import portable_project
 from tether.memory.config import MemoryConfig
 from tether.memory.errors import MemoryStoreError
 from tether.memory.files import join_front_matter, render_sections, sections, split_front_matter
@@ -79,7 +81,7 @@ class Rule(BaseModel):
     last_tried: datetime | None = None
     """When a run last carried the rule in its prompt (on trial or above the threshold)."""
     project: str = ""
-    """The project of the run that first hit the error (git remote URL or workspace path)."""
+    """The project of the run that first hit the error (git remote, or `local:<folder>-<digest>`)."""
     text: str
     error: str = ""
     """The normalised error text the signature hashes."""
@@ -107,13 +109,25 @@ def last_use(rule: Rule) -> datetime:
 
 
 def current_confidence(rule: Rule, config: MemoryConfig, now: datetime | None) -> float:
-    """Earned confidence, halved per `rule_half_life_days` of idle time since the last use."""
+    """The confidence in force: the earned one, faded by idle time since the last use.
+
+    Idleness is no evidence against a rule, only failures are. So for a rule
+    that earned the injection threshold or more, only the margin above the
+    threshold halves per `rule_half_life_days`: it ranks below fresher rules
+    but never leaves prompts by idling (0.65 is 0.636 after 14 idle days,
+    0.6125 after 60). A rule below the threshold, which never earned its place,
+    halves as a whole and retires below `rule_retire_below`.
+    """
     value = fold_confidence(rule.applied, config)
     half_life = config.rule_half_life_days
     if now is None or not half_life:
         return value
     idle_days = max(0.0, (now - last_use(rule)).total_seconds() / 86400)
-    return round(value * 0.5 ** (idle_days / half_life), 4)
+    fade = 0.5 ** (idle_days / half_life)
+    floor = config.rule_inject_threshold
+    if value >= floor:
+        return max(floor, round(floor + (value - floor) * fade, 4))
+    return round(value * fade, 4)
 
 
 def refresh(rule: Rule, config: MemoryConfig, now: datetime | None = None) -> Rule:
@@ -140,7 +154,8 @@ def rule_from_markdown(text: str, where: Path | str = "<rule>") -> Rule:
     error = parts.get("Error", "")
     error = error.split(": ", 1)[1] if ": " in error else error
     try:
-        return Rule.model_validate({**meta, "text": parts.get("Rule", "").strip(), "error": error})
+        return Rule.model_validate({**meta, "project": portable_project(str(meta.get("project") or "")),
+                                    "text": parts.get("Rule", "").strip(), "error": error})
     except ValidationError as e:
         msg = f"{where}: not a valid rule ({e.errors()[0]['msg']}); fix or delete the file"
         raise MemoryStoreError(msg) from e

@@ -99,7 +99,7 @@ def credit(store: MemoryStore, record: RunRecord, injected: list[RecalledRule]) 
         if rule.tool not in used_tools or any(a.run == record.run_id for a in rule.applied):
             continue
         outcome = "failure" if record.outcome == "failure" or rule.signature in seen else "success"
-        before = rule.confidence
+        before = current_confidence(rule, store.config, finished)
         applied = Application(run=record.run_id, outcome=outcome, at=finished)
         rule = refresh(rule.model_copy(update={"applied": [*rule.applied, applied]}), store.config, finished)
         store.save_rule(rule)

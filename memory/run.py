@@ -3,12 +3,14 @@
 Parts: `Turn`, `FailedCommand`, `GateSummary`, `RunRecord` (the memory-side
 input the runner builds from its journal), `RunMeta` (a stored run's front
 matter), `render_trajectory` (runs/<id>/trajectory.md), `trajectory_text`
-(the plain text the source-only check searches), `program_of`.
+(the plain text the source-only check searches), `parse_turns` (trajectory.md
+back to turns), `program_of`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from datetime import datetime
 from typing import Literal
@@ -153,6 +155,44 @@ def render_turns(turns: list[Turn]) -> str:
             lines += ["Output:", fence, t.output.rstrip("\n"), fence]
         chunks.append("\n".join(lines))
     return "\n\n".join(chunks) + "\n"
+
+
+def parse_turns(trajectory_md: str) -> list[Turn]:
+    """The turns of a trajectory.md, read back from `render_turns`'s form (where trajectory.jsonl is gone)."""
+    body = trajectory_md.split("\n## Turns\n", 1)
+    if len(body) < 2:
+        return []
+    turns: list[dict[str, object]] = []
+    lines = body[1].splitlines()
+    i, field = 0, ""
+    while i < len(lines):
+        line = lines[i]
+        head = re.match(r"^### Turn \d+(?: \(step (.*)\))?$", line)
+        if head:
+            turns.append({"step": head.group(1) or "", "reasoning": ""})
+            field = ""
+        elif not turns:
+            pass
+        elif line.startswith("Reasoning: "):
+            turns[-1]["reasoning"], field = line[len("Reasoning: "):], "reasoning"
+        elif line in ("Command:", "Output:") and i + 1 < len(lines):
+            fence, chunk = lines[i + 1], []
+            i += 2
+            while i < len(lines) and lines[i] != fence.rstrip("sh"):
+                chunk.append(lines[i])
+                i += 1
+            turns[-1]["command" if line == "Command:" else "output"] = "\n".join(chunk)
+            field = ""
+        elif line.startswith("Exit code: "):
+            turns[-1]["exit_code"], field = int(line[len("Exit code: "):]), ""
+        elif field == "reasoning":
+            turns[-1]["reasoning"] = f"{turns[-1]['reasoning']}\n{line}"
+        i += 1
+    out = []
+    for t in turns:
+        t["reasoning"] = str(t["reasoning"]).rstrip("\n")
+        out.append(Turn.model_validate(t))
+    return out
 
 
 def render_trajectory(meta: RunMeta, record: RunRecord) -> str:

@@ -24,18 +24,28 @@ from filelock import FileLock
 from pydantic import ValidationError
 
 from tether.common.atomic import write_atomic
+from tether.common.errors import StateFileError
 from tether.memory.config import MemoryConfig
-from tether.memory.edits import apply_line_edits, line_digest, read_record, write_record
+from tether.memory.edits import apply_line_edits, line_digest, read_record, refresh_confidences, write_record
 from tether.memory.errors import IndexUnavailableError, MemoryStoreError, UnknownMemoryItemError
 from tether.memory.files import join_front_matter, read_front_matter, read_text
 from tether.memory.index import IndexDoc, IndexHit, Kind, LessonIndex, make_index
 from tether.memory.lesson import Lesson, lesson_from_markdown, lesson_to_markdown
 from tether.memory.manifest import Manifest, lesson_line, read_manifest, render_manifest, rule_line
-from tether.memory.rule import Rule, rule_from_markdown, rule_to_markdown
-from tether.memory.run import RunMeta, RunRecord, Turn, render_trajectory, trajectory_jsonl
+from tether.memory.rule import Rule, current_confidence, rule_from_markdown, rule_to_markdown
+from tether.memory.run import RunMeta, RunRecord, Turn, parse_turns, render_trajectory, trajectory_jsonl
 
 log = logging.getLogger(__name__)
 STATE_VERSION = 1
+GITIGNORE = """# Written by tether: everything here but markdown is derived or local state.
+# The index is rebuilt from the markdown (`tether memory rebuild`); the raw turns
+# are read back from trajectory.md when trajectory.jsonl is missing.
+.index/
+.lock
+.memory-lines.json
+*.jsonl
+*.tmp
+"""
 
 
 class MemoryStore:
@@ -53,6 +63,7 @@ class MemoryStore:
             )
             raise MemoryStoreError(msg) from e
         self.config = config
+        self._write_gitignore()
         self.clock = clock or (lambda: datetime.now(UTC))
         """Dates a person's MEMORY.md edit in the lesson's history."""
         self.edits_checked: object = None
@@ -63,6 +74,16 @@ class MemoryStore:
         self._manifest_cache: tuple[tuple[int, int, int], Manifest] | None = None
         self.rebuilt = False
         """Whether the last session had to rebuild the index."""
+
+    def _write_gitignore(self) -> None:
+        """Ship a `.gitignore` for what is derived, so the folder can be a git repository of markdown."""
+        path = self.root / ".gitignore"
+        if path.exists():
+            return  # a person's own, or ours already
+        try:
+            write_atomic(path, GITIGNORE)
+        except (OSError, StateFileError) as e:  # a read-only or full folder: the session says what is wrong
+            log.debug("no .gitignore written: %s", e)
 
     lessons_dir = property(lambda self: self.root / "lessons")
     rules_dir = property(lambda self: self.root / "rules")
@@ -85,7 +106,9 @@ class MemoryStore:
             try:
                 if self._depth == 1:
                     self._open_index()
+                    self._ensure_manifest()
                     apply_line_edits(self, refresh=self.rebuilt)
+                    refresh_confidences(self)
                 yield self
                 if self._depth == 1:
                     # Only a session that ended cleanly records the index as current; after an
@@ -144,7 +167,7 @@ class MemoryStore:
     # -- documents -------------------------------------------------------------
     @staticmethod
     def _lesson_doc(x: Lesson) -> IndexDoc:
-        return IndexDoc(kind="lesson", id=x.id, text=x.index_text(), source_runs=[x.source_run])
+        return IndexDoc(kind="lesson", id=x.id, text=x.index_text(), source_runs=[x.source_run] if x.source_run else [])
 
     @staticmethod
     def _rule_doc(r: Rule) -> IndexDoc:
@@ -208,8 +231,8 @@ class MemoryStore:
             self.index.upsert([self._rule_doc(rule)])
         else:
             self.index.delete([("rule", rule.id)])
-        self._relist("rules", rule.id, rule_line(rule) if rule.status == "live" else None, new=new,
-                     force=applying_edit)
+        line = rule_line(rule, confidence=current_confidence(rule, self.config, self.clock()))
+        self._relist("rules", rule.id, line if rule.status == "live" else None, new=new, force=applying_edit)
 
     def delete_rule(self, rule_id: str) -> None:
         (self.rules_dir / f"{rule_id}.md").unlink(missing_ok=True)
@@ -248,10 +271,11 @@ class MemoryStore:
         )
 
     def run_turns(self, run_id: str) -> list[Turn]:
-        """The raw turns of a stored run."""
+        """The raw turns of a stored run: trajectory.jsonl, else read back from trajectory.md (a git clone)."""
         path = self.run_dir(run_id) / "trajectory.jsonl"
         if not path.is_file():
-            return []
+            md = self.run_dir(run_id) / "trajectory.md"
+            return parse_turns(read_text(md)) if md.is_file() else []
         return [Turn.model_validate_json(line) for line in read_text(path).splitlines() if line.strip()]
 
     def delete_run(self, run_id: str) -> None:
@@ -277,7 +301,25 @@ class MemoryStore:
         if found.exists:
             return found
         return Manifest(lessons={x.id: lesson_line(x) for x in self.lessons() if x.status == "live"},
-                        rules={r.id: rule_line(r) for r in self.rules() if r.status == "live"})
+                        rules={r.id: rule_line(r, confidence=current_confidence(r, self.config, self.clock()))
+                               for r in self.rules() if r.status == "live"})
+
+    def _ensure_manifest(self) -> None:
+        """Write MEMORY.md when it is missing (listing every live item), so a person finds the page to edit."""
+        if self.manifest_path.exists():
+            return
+        m = self.manifest()
+        try:
+            write_atomic(self.manifest_path, render_manifest(m))
+            write_record(self.lines_path, m, {f"{k}/{i}": line_digest(v) for k in ("lessons", "rules")
+                                              for i, v in getattr(m, k).items()})
+        except StateFileError as e:  # a full disk: the next write that must happen says so
+            log.warning("MEMORY.md not written: %s", e)
+        self._manifest_cache = None
+
+    def forget_manifest_cache(self) -> None:
+        """Re-read MEMORY.md next time (after writing it outside `_relist`)."""
+        self._manifest_cache = None
 
     def relist(self, kind: Literal["lessons", "rules"], item_id: str, line: str) -> None:
         """Replace a listed item's line with `line`, whatever it says now."""
@@ -292,6 +334,8 @@ class MemoryStore:
         listed = getattr(m, kind)
         key, current = f"{kind}/{item_id}", listed.get(item_id)
         record = self.line_record() if existed else {}
+        if line is not None and not force and kind == "lessons" and item_id in m.person:
+            return  # a line a person wrote lists this lesson: it is never rewritten
         if line is None:
             listed.pop(item_id, None)
         elif current is not None and not force and record.get(key, line_digest(current)) != line_digest(current):

@@ -2,7 +2,8 @@
 
 Parts: `project_of(workspace)`: the workspace's git remote (origin first),
 normalised so the https and ssh forms of one repository agree and without
-credentials, e.g. `github.com/owner/repo`; else `path:/abs/workspace`.
+credentials, e.g. `github.com/owner/repo`; else `local:<folder>-<digest>`
+(common.projectid: no absolute path goes into memory files).
 
 The workspace is the model's: `.git/config` is read by file descriptor,
 never through a symlink, only when it is a regular file, at most 64 KiB;
@@ -16,6 +17,8 @@ import os
 import re
 import stat
 from pathlib import Path
+
+from tether.common.projectid import local_project
 
 MAX_CONFIG_BYTES = 64 * 1024
 MAX_PROJECT_CHARS = 300
@@ -66,5 +69,5 @@ def _remote(text: str) -> str:
 
 
 def project_of(workspace: Path) -> str:
-    """The project identity of a workspace: its git remote, else `path:` and its resolved path."""
-    return _remote(_read_git_config(workspace)) or f"path:{workspace.resolve()}"[:MAX_PROJECT_CHARS]
+    """The project identity of a workspace: its git remote, else `local:` and its folder's name and digest."""
+    return _remote(_read_git_config(workspace)) or local_project(str(workspace.resolve()))[:MAX_PROJECT_CHARS]

@@ -1,4 +1,5 @@
-"""CLI of memory: `tether memory list | show ID | search QUERY | rebuild | forget --run|--lesson|--rule ID`."""
+"""CLI of memory: `tether memory list | show ID | search QUERY | rebuild | forget --run|--lesson|--rule ID |
+proposals | accept LESSON | reject LESSON | log`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from rich.table import Table
 
 from tether.memory.api import list_memory, rebuild_index, search_memory, show_item
 from tether.memory.forget import forget_lesson, forget_rule, forget_run
+from tether.memory.history import is_repository, memory_log
+from tether.memory.review import accept_proposal, list_proposals, reject_proposal
 from tether.memory.store import MemoryStore
 from tether.runtime.cli.common import (
     HomeOption,
@@ -65,7 +68,8 @@ def list_cmd(home: HomeOption = None, json: JsonOption = False) -> None:
     table = Table("id", "kind", "status", "outcome / conf.", "confirmed / last tried", "text")
     for x in data["lessons"]:
         status = x["status"] if x["listed"] else "unlisted"
-        table.add_row(safe(x["id"]), "lesson", safe(status), safe(x["source_outcome"]), f"{x['confirmations']}x",
+        table.add_row(safe(x["id"]), "lesson", safe(status), safe(x["source_outcome"] or "person"),
+                      f"{x['confirmations']}x" + (f", {x['pending']} proposed" if x.get("pending") else ""),
                       safe(x["text"][:90]))
     for r in data["rules"]:
         table.add_row(
@@ -104,8 +108,10 @@ def show_cmd(item_id: Annotated[str, typer.Argument(
 def _show_lesson(x: dict[str, Any]) -> None:
     out.print(
         plain(
-            f"{x['id']} · {x['status']} · from run {x['source_run']} ({x['source_outcome']}) · "
-            f"project {x.get('project') or 'unknown'} · confirmed {x['confirmations']}x · used {x['uses']}x"
+            f"{x['id']} · {x['status']} · "
+            + (f"from run {x['source_run']} ({x['source_outcome']})" if x["source_run"] else "written by a person")
+            + (" · pinned (automatic revision only proposes)" if x.get("pinned") else "")
+            + f" · project {x.get('project') or 'unknown'} · confirmed {x['confirmations']}x · used {x['uses']}x"
         ),
         markup=False,
     )
@@ -113,8 +119,13 @@ def _show_lesson(x: dict[str, Any]) -> None:
     table = Table("when", "run", "verdict", "status", "change / reason", title="Revision history")
     for h in x["revisions"]:
         change = f"{h['before']!r} -> {h['after']!r}" if "after" in h and h.get("before") else ""
-        if "after" in h and h.get("verdict") == "outdated" and h.get("reason", "").startswith("retired"):
+        if "after" in h and h.get("verdict") == "outdated" and "retired:" in h.get("reason", ""):
             change = f"retired {h['before']!r}"
+        if h["status"] == "proposed":
+            change = ("proposes to keep the text" if h.get("verdict") == "confirmed"
+                      else f"proposes {h['proposed']!r}" if h.get("proposed") else "proposes to retire it")
+            if h.get("proposed_applicability"):
+                change += f" (applies: {h['proposed_applicability']!r})"
         detail = "; ".join(p for p in (change, h.get("reason", "")) if p)
         table.add_row(
             safe(h["at"][:19]),
@@ -127,7 +138,8 @@ def _show_lesson(x: dict[str, Any]) -> None:
 
 
 def _show_rule(r: dict[str, Any]) -> None:
-    out.print(plain(f"{r['id']} · {r['status']} · confidence {r['confidence']:.2f} (now {r['confidence_now']:.2f}) · "
+    out.print(plain(f"{r['id']} · {r['status']} · confidence {r['confidence_now']:.2f} in force "
+                    f"({r['confidence']:.2f} when last updated) · "
                     f"applied {len(r['applied'])}x · last tried {r.get('last_tried') or 'never'} · "
                     f"project {r.get('project') or 'unknown'}"), markup=False)
     out.print(plain(f"Rule: {r['text']}\nError ({r['tool']}): {r['error']}"), markup=False)
@@ -197,6 +209,90 @@ def forget_cmd(
                   f"{len(result['rules_changed'])} rule(s) updated")
     else:
         out.print(f"forgot {kind} {safe(item_id)}")
+    if not json and is_repository(store.root):
+        out.print("note: the memory folder is a git repository; commits made before still hold what was forgotten "
+                  "(forgetting never rewrites git history: see docs/memory.md)")
+
+
+@memory_app.command("log")
+def log_cmd(limit: Annotated[int, typer.Option(min=1, help="Entries at most, newest first.")] = 30,
+            home: HomeOption = None, json: JsonOption = False) -> None:
+    """History of lessons and rules: git commits when the memory folder is a repository, else their records."""
+    store = _store(home)
+    with errors_exit():
+        data = memory_log(store, limit)
+    if json:
+        print_json(data)
+        return
+    if not data["entries"]:
+        out.print(f"no history yet in {safe(data['root'])}")
+        return
+    if data["source"] == "git":
+        table = Table("when", "commit", "message", "lessons and rules", title=safe(f"git log of {data['root']}"))
+        for e in data["entries"]:
+            table.add_row(safe(e["at"][:19]), safe(e["commit"]), safe(e["event"]), safe(", ".join(e["items"])))
+    else:
+        table = Table("when", "item", "run", "what",
+                      title="lesson and rule records (the folder is not a git repository)")
+        for e in data["entries"]:
+            table.add_row(safe(e["at"][:19]), safe(e["item"]), safe(e["run_id"] or "-"), safe(e["event"]))
+    out.print(table)
+
+
+@memory_app.command("proposals")
+def proposals_cmd(home: HomeOption = None, json: JsonOption = False) -> None:
+    """What automatic revision proposed for pinned lessons (a person's text), waiting for accept or reject."""
+    store = _store(home)
+    with errors_exit():
+        found = list_proposals(store)
+    if json:
+        print_json({"proposals": found})
+        return
+    if not found:
+        out.print("no pending proposals")
+        return
+    table = Table("lesson", "run", "verdict", "would", "now", "proposed")
+    for p in found:
+        proposed = p["proposed"] + (f" (applies: {p['proposed_applicability']})" if p["proposed_applicability"] else "")
+        table.add_row(safe(p["lesson"]), safe(p["run_id"]), safe(p["verdict"]), safe(p["action"]),
+                      safe(p["insight"][:80]), safe(proposed[:120]))
+    out.print(table)
+    out.print(safe("accept: `tether memory accept LESSON [--run RUN]`; "
+                   "reject: `tether memory reject LESSON [--run RUN]`"))
+
+
+RunOption = Annotated[str | None, typer.Option("--run", help="The run whose proposal it is (default: the newest).")]
+
+
+@memory_app.command("accept")
+def accept_cmd(lesson: Annotated[str, typer.Argument(help="Lesson id (`tether memory proposals` lists them).")],
+               run: RunOption = None, home: HomeOption = None, json: JsonOption = False) -> None:
+    """Apply a proposal of automatic revision to a pinned lesson."""
+    store = _store(home)
+    with errors_exit():
+        result = accept_proposal(store, lesson, run, datetime.now(UTC))
+    if json:
+        print_json(result)
+        return
+    p = result["accepted"]
+    out.print(safe(f"accepted {p['verdict']} from run {p['run_id']} on {lesson}: {p['action']}; "
+                   f"now {result['status']}" + ("" if result["pinned"] else ", no longer pinned")
+                   + (f"; {result['pending']} more pending" if result["pending"] else "")))
+
+
+@memory_app.command("reject")
+def reject_cmd(lesson: Annotated[str, typer.Argument(help="Lesson id (`tether memory proposals` lists them).")],
+               run: RunOption = None, home: HomeOption = None, json: JsonOption = False) -> None:
+    """Decline a proposal of automatic revision; the lesson keeps its text."""
+    store = _store(home)
+    with errors_exit():
+        result = reject_proposal(store, lesson, run, datetime.now(UTC))
+    if json:
+        print_json(result)
+        return
+    p = result["rejected"]
+    out.print(safe(f"rejected {p['verdict']} from run {p['run_id']} on {lesson}; the text is unchanged"
+                   + (f"; {result['pending']} more pending" if result["pending"] else "")))
 
 
 def register(app: typer.Typer) -> None:

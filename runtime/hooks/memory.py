@@ -120,5 +120,7 @@ class MemoryHooks(NoHooks):
                 "memory_calls": len(report.calls),
                 "memory_tokens": report.tokens,
             }
+            if report.commit:
+                out["memory_commit"] = report.commit
         write_atomic(record.run_dir / REPORT_FILE, json.dumps(out, indent=2))
         return out

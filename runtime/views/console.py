@@ -161,7 +161,10 @@ def _render_memory(console: Console, memory: dict[str, Any]) -> None:
     if memory.get("memory_error"):
         console.print(f"[yellow]memory:[/] cycle failed: {safe(memory['memory_error'])}")
         return
-    revised = ", ".join(safe(f"{r['id']} {r['verdict'] or r['status']}") for r in memory.get("lessons_revised", []))
+    revised = ", ".join(
+        safe(f"{r['id']} {r['verdict'] or r['status']}" + (" (proposed: `tether memory proposals`)"
+                                                          if r.get("status") == "proposed" else ""))
+        for r in memory.get("lessons_revised", []))
     console.print(
         f"[bold]memory:[/] relied on {len(memory.get('lessons_used', []))} lesson(s)"
         + (f", revised {revised}" if revised else "")

@@ -239,6 +239,8 @@ def _lessons(meta: dict[str, Any], events: list[Event], memory_dir: Path, run_id
             later = [x for x in lesson.history[i + 1:] if x.status == "accepted"]
             text_after = later[0].before if later else lesson.insight  # the insight right after this entry
             before, after = (h.before, text_after) if h.status == "accepted" else (text_after, h.proposed)
+            if h.status == "proposed" and not h.proposed:  # a kept text (confirmed) or a proposed retirement
+                after = text_after if h.verdict == "confirmed" else ""
             entry["revisions"].append({"verdict": h.verdict, "status": h.status, "reason": h.reason,
                                        "evidence": h.evidence, "before": before, "after": after})
         out.append(entry)

@@ -279,7 +279,7 @@ def test_show_and_report_give_each_lesson_revision_as_a_before_after_diff(tether
     script["responses"]["revise"] = [json.dumps({
         "verdict": "too_general", "evidence": ["bash test_greet.sh", "PASS"],
         "lesson": "After writing greet.sh and test_greet.sh, run bash test_greet.sh last; it prints PASS.",
-        "applicability": "greet.sh with test_greet.sh in the same workspace"})]
+        "applicability": "shell scripts with a test script in the same workspace: greet.sh with test_greet.sh"})]
     narrowed = tmp_path / "narrowed.yaml"
     narrowed.write_text(yaml.safe_dump(script), encoding="utf-8")
     tether.workspace = tether.workspace.parent / "ws2"

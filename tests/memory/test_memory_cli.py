@@ -101,3 +101,51 @@ def test_show_displays_the_history_and_forget_takes_one_lesson(home, scripted) -
     assert json.loads(out)["lessons"] == []
     code, _, err = tether(home, "forget", "--rule", "rule-nope")
     assert code == 2 and "no rule 'rule-nope'" in err
+
+
+def test_a_person_reviews_proposals_for_a_pinned_lesson(home, scripted) -> None:
+    home, lesson_id = home
+    cfg = load_config(home, environ={})
+    manifest = cfg.memory_dir / "MEMORY.md"
+    text = manifest.read_text()
+    manifest.write_text(text.replace("when sorting numbers.", "when the task says descending [really].")
+                        .replace("## Rules", "- Check the [input] encoding before sorting numbers.\n\n## Rules"))
+    code, out, err = tether(home, "list", "--json")
+    assert code == 0, err
+    lessons = {x["id"]: x for x in json.loads(out)["lessons"]}
+    [person] = [x for x in lessons.values() if x["author"] == "person"]
+    assert person["text"] == "Check the [input] encoding before sorting numbers." and person["pinned"]
+    assert lessons[lesson_id]["pinned"]  # edited in MEMORY.md
+    code, out, _ = tether(home, "proposals")
+    assert code == 0 and "no pending proposals" in out
+
+    cycle = MemoryCycle(cfg.memory_dir, cfg.memory, clock=Clock())
+    goal = "Sort the numbers in values.txt in ascending order"
+    for run_id, answer in (("run-a", {"verdict": "outdated", "evidence": ["sort -rn data.txt > out.txt"],
+                                      "lesson": ""}),
+                           ("run-b", {"verdict": "confirmed", "evidence": [], "lesson": ""})):
+        rec = record(run_id, goal, "failure", turns=[(f"Per {lesson_id}.", "sort -rn v.txt", 0, "")])
+        cycle.after_run(rec, scripted(compile=["c"], revise=[answer], lessons=[{"lessons": []}]), cycle.read(goal))
+    code, out, _ = tether(home, "proposals", "--json")
+    assert [(p["run_id"], p["action"]) for p in json.loads(out)["proposals"]] == [
+        ("run-a", "retire the lesson"), ("run-b", "keep the text (one more confirmation)")]
+    code, out, _ = tether(home, "proposals")
+    assert code == 0 and "retire" in out and "accept LESSON [--run RUN]" in out
+    code, out, _ = tether(home, "show", lesson_id)
+    assert code == 0 and "pinned" in out and "[really]" in out and "proposes to retire" in out
+    code, out, _ = tether(home, "reject", lesson_id, "--run", "run-a")
+    assert code == 0 and "rejected outdated from run run-a" in out and "1 more pending" in out
+    code, out, _ = tether(home, "accept", lesson_id)
+    assert code == 0 and "accepted confirmed from run run-b" in out
+    code, _, err = tether(home, "accept", lesson_id)
+    assert code != 0 and "no pending proposal" in err
+    data = json.loads(tether(home, "show", lesson_id, "--json")[1])
+    assert (data["status"], data["confirmations"], data["pending"]) == ("live", 1, 0)
+    assert "[really]" in data["insight"]
+
+    code, out, _ = tether(home, "log", "--json")
+    log = json.loads(out)
+    assert code == 0 and log["source"] == "histories"
+    assert any(e["item"] == person["id"] and e["event"] == "written by a person" for e in log["entries"])
+    code, out, _ = tether(home, "log")
+    assert code == 0 and "not a git repository" in out

@@ -11,6 +11,7 @@ from tether.memory.config import MemoryConfig
 from tether.memory.cycle import MemoryCycle
 from tether.memory.lesson import PERSON_EDIT
 from tether.memory.manifest import lesson_line, read_manifest, rule_line
+from tether.memory.review import accept_proposal
 
 OLD = "Put the largest numbers first when sorting numbers."
 NEW = "Deduplicate records before merging spreadsheets."
@@ -126,12 +127,15 @@ def test_a_later_automatic_write_never_discards_an_unapplied_edit(cycle: MemoryC
     lesson = store.load_lesson(lesson_id)
     assert lesson.applicability == "numeric sorts, checked" and lesson.history[-1].before == OLD
 
-    # A later automatic revision replaces the person's text, and its history keeps it.
+    # A later automatic revision only proposes (the edit pinned the lesson); accepting it applies it.
     narrow = {"verdict": "too_general", "evidence": ["sort -rn data.txt > out.txt"],
-              "lesson": "Put the largest numbers first only for descending order.", "applicability": "descending sorts"}
+              "lesson": "Put the largest numbers first only for descending order.",
+              "applicability": "numeric sorts, checked, in descending order"}
     run = record("run-asc", "Merge spreadsheets in order", "failure",
                  turns=[(f"Per {lesson_id}.", "sort -rn values.txt", 0, "")])
     cycle.after_run(run, scripted(compile=["c"], revise=[narrow], lessons=[{"lessons": []}]), cycle.read(run.goal))
+    assert store.load_lesson(lesson_id).insight == NEW
+    accept_proposal(store, lesson_id, "run-asc", clock())
     lesson = store.load_lesson(lesson_id)
     assert lesson.insight == narrow["lesson"]
     assert [(h.verdict, h.before) for h in lesson.history] == [("edited", OLD), ("too_general", NEW)]

@@ -13,7 +13,8 @@ from tether.memory.forget import forget_run
 
 ERR = "ModuleNotFoundError: No module named 'yaml'"
 NARROW = {"verdict": "too_general", "evidence": ["sort -rn data.txt > out.txt"],
-          "lesson": "Put the largest numbers first only for descending order.", "applicability": "descending sorts"}
+          "lesson": "Put the largest numbers first only for descending order.",
+          "applicability": "numeric sorting tasks in descending order"}
 
 
 def grep(root, needle: str) -> str:

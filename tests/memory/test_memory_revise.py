@@ -12,7 +12,7 @@ NARROWED = {
     "evidence": ["Sort the numbers in data.txt in descending order", "sort -rn data.txt > out.txt"],
     "lesson": "Put the largest numbers first only when the task asks for descending order; "
               "hypothesis, unconfirmed for other orders.",
-    "applicability": "numeric sorts that ask for descending order",
+    "applicability": "numeric sorting tasks that ask for descending order",
 }
 
 
@@ -31,7 +31,7 @@ def test_the_sources_example_ends_too_general_with_narrowed_applicability(cycle:
     assert report.used_lessons == [lesson_id]
     lesson = cycle.store.load_lesson(lesson_id)
     assert lesson.insight == NARROWED["lesson"]
-    assert lesson.applicability == "numeric sorts that ask for descending order"
+    assert lesson.applicability == "numeric sorting tasks that ask for descending order"
     assert lesson.revision_count == 1
     [entry] = lesson.history
     assert (entry.verdict, entry.status, entry.run_id) == ("too_general", "accepted", "run-asc")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from memory_helpers import learn_desc, record
+from datetime import timedelta
 
+from memory_helpers import T0, learn_desc, record
+
+from tether.memory.api import show_item
 from tether.memory.config import MemoryConfig
 from tether.memory.cycle import MemoryCycle
 from tether.memory.forget import forget_lesson, forget_rule
-from tether.memory.rule import current_confidence
+from tether.memory.rule import Application, current_confidence, refresh
 from tether.memory.rules import trial_draw
 
 GOAL = "Render the config template with python"
@@ -97,3 +100,27 @@ def test_forget_one_lesson_and_one_rule(cycle: MemoryCycle, scripted) -> None:
     # One more occurrence does not bring it back from the stripped runs: it needs two fresh ones.
     report = cycle.after_run(failing("run-3"), scripted(compile=["c"], lessons=[{"lessons": []}]))
     assert report.rules_created == []
+
+
+def test_a_rule_with_a_good_record_stays_in_prompts_while_idle(tmp_path, scripted, clock) -> None:
+    cfg = MemoryConfig(rule_trial_rate=0.0)  # the default half-life (30 days) and threshold (0.60)
+    cycle = MemoryCycle(tmp_path / "m", cfg, clock=clock)
+    rule_id = learn_rule(cycle, scripted)
+    store = cycle.store
+    outcomes = ["success"] * 10 + ["failure"]  # 0.40 + 10 x 0.03 - 0.05 = 0.65
+    with store.session():
+        rule = store.load_rule(rule_id)
+        applied = [Application(run=f"r{n}", outcome=o, at=clock()) for n, o in enumerate(outcomes)]
+        store.save_rule(refresh(rule.model_copy(update={"applied": applied}), cfg, clock()))
+    assert current_confidence(store.load_rule(rule_id), cfg, clock()) == 0.65
+    for days, in_force in ((14, 0.6362), (60, 0.6125), (365, 0.6)):
+        clock.now = T0 + timedelta(days=days)
+        [recalled] = cycle.read(GOAL, f"run-{days}").rules
+        assert (recalled.id, recalled.trial, recalled.confidence) == (rule_id, False, in_force)
+        # MEMORY.md, `memory list` and `memory show` show the value in force, not the one saved
+        assert f"(confidence {in_force:.2f})" in store.manifest_path.read_text()
+        assert show_item(store, rule_id)["confidence_now"] == in_force
+    assert store.load_rule(rule_id).confidence == 0.65  # the file keeps what it earned
+    # Below the threshold the whole value fades: a new rule (0.40) retires after one half-life idle.
+    assert current_confidence(store.load_rule(rule_id).model_copy(update={"applied": []}), cfg,
+                              clock.now) < cfg.rule_retire_below

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from memory_helpers import learn_desc, record
+from memory_helpers import T0, learn_desc, record
 
 from tether.memory.config import MemoryConfig
 from tether.memory.cycle import MemoryCycle
 from tether.memory.forget import forget_run
-from tether.memory.lesson import RETIRED, SUPERSEDED
+from tether.memory.grounding import narrows
+from tether.memory.lesson import RETIRED, SUPERSEDED, Lesson
+from tether.memory.prompts import revise_prompt
 
 ASC_GOAL = "Sort the numbers in values.txt in ascending order"
 SOURCE_QUOTE = "sort -rn data.txt > out.txt"
@@ -77,12 +79,12 @@ def test_too_general_must_narrow_the_applicability(cycle: MemoryCycle, scripted)
             "verdict": "too_general",
             "evidence": [SOURCE_QUOTE],
             "lesson": narrower,
-            "applicability": "numeric sorts that ask for descending order",
+            "applicability": "numeric sorting tasks that ask for descending order",
         },
         "run-asc-2",
     )
     lesson = cycle.store.load_lesson(lesson_id)
-    assert (lesson.insight, lesson.applicability) == (narrower, "numeric sorts that ask for descending order")
+    assert (lesson.insight, lesson.applicability) == (narrower, "numeric sorting tasks that ask for descending order")
     assert lesson.history[-1].before_applicability == "numeric sorting tasks"
 
 
@@ -126,3 +128,41 @@ def test_descent_rules_say_check_before_the_first_action(cycle: MemoryCycle, scr
     assert "again" in prompt and "whenever an action fails" in prompt
     bare = cycle.read(ASC_GOAL, sources=False).prompt()  # the lessons-only control: no sources, no descent
     assert "Put the largest numbers first" in bare and "/memory" not in bare and "first action" not in bare
+
+
+def test_the_revise_prompt_says_what_each_verdict_does() -> None:
+    lesson = Lesson(id="L-1", title="t", source_run="r", source_outcome="success", created=T0,
+                    insight="Put the largest numbers first.", applicability="numeric sorting tasks")
+    system, _ = revise_prompt(lesson, "goal", "success", [], record("run-x", ASC_GOAL))
+    for words in ("text is KEPT", "RETIRE the lesson", "NARROWER", "keep every word of the current applicability",
+                  '"(hypothesis, unconfirmed)"'):
+        assert words in system
+
+
+def test_too_general_must_restrict_the_old_applicability(cycle: MemoryCycle, scripted) -> None:
+    lesson_id = learn_desc(cycle, scripted)
+    narrower = "Put the largest numbers first when the task asks for descending order."
+    answer = {"verdict": "too_general", "evidence": [SOURCE_QUOTE], "lesson": narrower,
+              "applicability": "descending sorts"}  # different, but not a restriction: "numeric" and "tasks" dropped
+    report = revise(cycle, scripted, lesson_id, answer)
+    [step] = [s for s in report.steps if s.step == "revise"]
+    assert step.status == "rejected" and "it drops numeric, task" in step.detail, step.detail
+    assert narrows("numeric sorting tasks in descending order", "numeric sorting tasks") == (True, [])
+    assert narrows("anything at all", "")[0] and not narrows("numeric sorting tasks", "numeric sorting tasks")[0]
+
+
+def test_a_sentence_the_source_lacks_must_be_marked_hypothesis(cycle: MemoryCycle, scripted) -> None:
+    lesson_id = learn_desc(cycle, scripted)
+    guess = "Spreadsheet merges behave likewise whenever columns carry currency totals."
+    answer = {"verdict": "outdated", "evidence": [SOURCE_QUOTE],
+              "lesson": f"Put the largest numbers first only for descending order. {guess}"}
+    report = revise(cycle, scripted, lesson_id, answer, "run-guess")
+    [step] = [s for s in report.steps if s.step == "revise"]
+    assert step.status == "rejected" and "not marked 'hypothesis, unconfirmed'" in step.detail, step.detail
+    assert cycle.store.load_lesson(lesson_id).insight == "Put the largest numbers first when sorting numbers."
+    marked = answer | {"lesson": f"Put the largest numbers first only for descending order. {guess[:-1]} "
+                                 "(hypothesis, unconfirmed)."}
+    report = revise(cycle, scripted, lesson_id, marked, "run-marked")
+    [step] = [s for s in report.steps if s.step == "revise"]
+    assert step.status == "ok", step.detail
+    assert "(hypothesis, unconfirmed)" in cycle.store.load_lesson(lesson_id).insight
