@@ -88,11 +88,11 @@ def main() -> None:
                 sys.exit(code)
         __getattr__("app")()
     except Exception as e:  # the last resort: never a traceback on the person's terminal
-        sys.exit(_unforeseen(e))
+        sys.exit(_unforeseen(e, 2 if args[:1] == ["guard"] else 70))  # the guard fails closed: 2 is deny
 
 
-def _unforeseen(e: BaseException) -> int:
-    """Print one line naming the error and where its traceback is (TETHER_DEBUG=1 prints it); exit 70."""
+def _unforeseen(e: BaseException, code: int = 70) -> int:
+    """Print one line naming the error and where its traceback is (TETHER_DEBUG=1 prints it); the exit code."""
     import os
     import tempfile
     import time
@@ -114,7 +114,7 @@ def _unforeseen(e: BaseException) -> int:
     sys.stderr.write(plain(f"error: {type(e).__name__}: {first} (an error Tether did not expect; "
                            + (f"the details are in {where}; " if where else "")
                            + "rerun with TETHER_DEBUG=1 to see them)") + "\n")
-    return 70
+    return code
 
 
 if __name__ == "__main__":
