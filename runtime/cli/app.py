@@ -86,9 +86,15 @@ def main() -> None:
             code = guard_fast.main(args[1:])
             if code is not None:
                 sys.exit(code)
+        if args[:1] == ["hook"]:
+            from tether.runtime.cli import hook_fast
+
+            code = hook_fast.main(args[1:])
+            if code is not None:
+                sys.exit(code)
         __getattr__("app")()
     except Exception as e:  # the last resort: never a traceback on the person's terminal
-        sys.exit(_unforeseen(e, 2 if args[:1] == ["guard"] else 70))  # the guard fails closed: 2 is deny
+        sys.exit(_unforeseen(e, 2 if args[:1] in (["guard"], ["hook"]) else 70))  # guard and hook fail closed
 
 
 def _unforeseen(e: BaseException, code: int = 70) -> int:
