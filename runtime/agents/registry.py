@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import importlib
-from typing import cast
 
-from tether.runtime.agents.base import Adapter
+TYPE_CHECKING = False  # not typing's: the hook's client path imports this module and typing costs more than it
+if TYPE_CHECKING:
+    from tether.runtime.agents.base import Adapter
 
 MODULES: dict[str, str] = {
     "claude-code": "tether.runtime.agents.claude_code",
@@ -21,4 +22,5 @@ def get(name: str) -> Adapter:
     if name not in MODULES:
         msg = f"no hook adapter for agent {name!r}; known agents: {', '.join(NAMES)}"
         raise KeyError(msg)
-    return cast(Adapter, importlib.import_module(MODULES[name]))
+    module: Adapter = importlib.import_module(MODULES[name])  # type: ignore[assignment]
+    return module

@@ -66,10 +66,19 @@ def __getattr__(name: str) -> Any:
 
 def main() -> None:
     """Console-script entry point: any error Tether did not foresee is one line, its traceback kept in a file."""
+    args = sys.argv[1:]
+    if args[:1] == ["hook"] and len(args) == 2:  # the per-call hook path: before anything else is imported
+        try:
+            from tether.runtime.cli import hook_fast
+
+            code = hook_fast.main(args[1:])
+        except Exception as e:  # fail closed: 2 blocks in every supported agent
+            sys.exit(_unforeseen(e, 2))
+        if code is not None:
+            sys.exit(code)
     from tether.runtime.terminal import install_log_filter
 
     install_log_filter()
-    args = sys.argv[1:]
     if args[:1] in (["--version"], ["-V"]):
         from tether import __version__
 
@@ -84,12 +93,6 @@ def main() -> None:
             from tether.runtime.cli import guard_fast
 
             code = guard_fast.main(args[1:])
-            if code is not None:
-                sys.exit(code)
-        if args[:1] == ["hook"]:
-            from tether.runtime.cli import hook_fast
-
-            code = hook_fast.main(args[1:])
             if code is not None:
                 sys.exit(code)
         __getattr__("app")()

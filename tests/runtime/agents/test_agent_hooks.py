@@ -100,8 +100,8 @@ def test_the_hook_process_answers_the_same(agent: str) -> None:
     make, expected = EXPECTED[agent]
     for command, want in zip((ALLOW, ASK, DENY), expected, strict=True):
         r = subprocess.run([sys.executable, "-m", "tether", "hook", agent], input=json.dumps(make(command)),
-                           capture_output=True, text=True, cwd=ROOT, env=dict(os.environ, HOME=str(HOME)),
-                           check=False)
+                           capture_output=True, text=True, cwd=ROOT, check=False,
+                           env=dict(os.environ, HOME=str(HOME), TETHER_HOOK_SERVER="0"))
         assert (r.returncode, r.stdout, r.stderr) == want
 
 
