@@ -37,6 +37,15 @@ POST_EVENTS = frozenset({"PostToolUse", "PostToolUseFailure"})
 SHELL_TOOLS = frozenset({"Bash"})
 WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 MATCHER = "Bash|Write|Edit|MultiEdit|NotebookEdit"
+SETTINGS = {"user": ".claude/settings.json", "project": ".claude/settings.json",
+            "local": ".claude/settings.local.json"}
+"""Scope -> the settings file (user: under the person's home; project, local: under the project folder)."""
+TEMPLATE = "{}\n"
+
+
+def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
+    """(event, matcher group) pairs `tether hook install` adds under `hooks`."""
+    return [(EVENT, {"matcher": MATCHER, "hooks": [{"type": "command", "command": command}]})]
 
 
 def tool_call(payload: dict[str, Any], event: str, shell: frozenset[str], writes: dict[str, str]) -> Call | None:
@@ -75,3 +84,15 @@ def answer(judged: Judged, calls: list[Call]) -> Answer:
 def fail(reason: str) -> Answer:
     """Any error blocks: exit 2, one line on stderr (Claude sees it)."""
     return Answer(2, "", f"Tether's hook blocked this call: {reason}\n")
+
+
+def sample(command: str, cwd: str) -> dict[str, Any]:
+    """A PreToolUse payload for a Bash command (the documented shape; `tether hook doctor` sends it)."""
+    return {"session_id": "tether-doctor", "transcript_path": "", "cwd": cwd, "permission_mode": "default",
+            "hook_event_name": EVENT, "tool_name": "Bash", "tool_input": {"command": command},
+            "tool_use_id": "tether-doctor"}
+
+
+def blocked(code: int, stdout: str) -> bool:
+    """Whether Claude Code reads this answer as a block (exit 2, or a JSON deny at exit 0)."""
+    return code == 2 or (code == 0 and '"permissionDecision": "deny"' in stdout)

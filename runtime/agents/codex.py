@@ -26,6 +26,13 @@ DOCS = "https://developers.openai.com/codex/hooks"
 EVENT = "PreToolUse"
 POST_EVENTS = frozenset({"PostToolUse"})
 MATCHER = "Bash|apply_patch"
+SETTINGS = {"user": ".codex/hooks.json", "project": ".codex/hooks.json"}
+TEMPLATE = "{}\n"
+
+
+def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
+    """(event, matcher group) pairs `tether hook install` adds under `hooks` of hooks.json."""
+    return [(EVENT, {"matcher": MATCHER, "hooks": [{"type": "command", "command": command}]})]
 _PATCH_PATH = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$", re.MULTILINE)
 
 
@@ -60,3 +67,15 @@ def answer(judged: Judged, calls: list[Call]) -> Answer:
 def fail(reason: str) -> Answer:
     """Any error blocks: exit 2, one line on stderr."""
     return Answer(2, "", f"Tether's hook blocked this call: {reason}\n")
+
+
+def sample(command: str, cwd: str) -> dict[str, Any]:
+    """A PreToolUse payload for a shell command (the documented shape; `tether hook doctor` sends it)."""
+    return {"session_id": "tether-doctor", "turn_id": "tether-doctor", "transcript_path": None, "cwd": cwd,
+            "hook_event_name": EVENT, "model": "", "permission_mode": "default", "tool_name": "Bash",
+            "tool_input": {"command": command}, "tool_use_id": "tether-doctor"}
+
+
+def blocked(code: int, stdout: str) -> bool:
+    """Whether Codex reads this answer as a block."""
+    return code == 2 or (code == 0 and '"permissionDecision": "deny"' in stdout)

@@ -24,6 +24,13 @@ DOCS = "https://cursor.com/docs/agent/hooks"
 EVENT = "beforeShellExecution"
 POST_EVENTS = frozenset({"afterShellExecution"})
 MATCHER = ""
+SETTINGS = {"user": ".cursor/hooks.json", "project": ".cursor/hooks.json"}
+TEMPLATE = '{\n  "version": 1\n}\n'
+
+
+def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
+    """(event, hook) pairs `tether hook install` adds under `hooks` of hooks.json."""
+    return [(EVENT, {"command": command})]
 
 
 def parse(payload: dict[str, Any]) -> Call:
@@ -56,3 +63,20 @@ def fail(reason: str) -> Answer:
     """Any error blocks: permission deny, and exit 2."""
     line = f"Tether's hook blocked this call: {reason}"
     return Answer(2, _reply("deny", line), line + "\n")
+
+
+def sample(command: str, cwd: str) -> dict[str, Any]:
+    """A beforeShellExecution payload (the documented shape; `tether hook doctor` sends it)."""
+    return {"hook_event_name": EVENT, "conversation_id": "tether-doctor", "generation_id": "tether-doctor",
+            "workspace_roots": [cwd], "command": command, "cwd": cwd}
+
+
+def blocked(code: int, stdout: str) -> bool:
+    """Whether Cursor reads this answer as a block (permission deny, or exit 2)."""
+    if code == 2:
+        return True
+    try:
+        body = json.loads(stdout) if stdout.strip() else {}
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get("permission") == "deny"

@@ -36,6 +36,14 @@ EVENT = "BeforeTool"
 POST_EVENTS = frozenset({"AfterTool"})
 MATCHER = "run_shell_command|write_file|replace"
 WRITE_TOOLS = {"write_file": "file_path", "replace": "file_path"}
+SETTINGS = {"user": ".gemini/settings.json", "project": ".gemini/settings.json"}
+TEMPLATE = "{}\n"
+
+
+def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
+    """(event, hook definition) pairs `tether hook install` adds under `hooks` of settings.json."""
+    return [(EVENT, {"matcher": MATCHER, "hooks": [{"name": "tether", "type": "command", "command": command,
+                                                    "description": "Tether's guardian judges the call"}]})]
 
 
 def parse(payload: dict[str, Any]) -> Call | None:
@@ -71,3 +79,21 @@ def answer(judged: Judged, calls: list[Call]) -> Answer:
 def fail(reason: str) -> Answer:
     """Any error blocks: exit 2, one line on stderr (sent to the agent)."""
     return Answer(2, "", f"Tether's hook blocked this call: {reason}\n")
+
+
+def sample(command: str, cwd: str) -> dict[str, Any]:
+    """A BeforeTool payload for a shell command (the documented shape; `tether hook doctor` sends it)."""
+    return {"session_id": "tether-doctor", "transcript_path": "", "cwd": cwd, "hook_event_name": EVENT,
+            "timestamp": "1970-01-01T00:00:00.000Z", "tool_name": "run_shell_command",
+            "tool_input": {"command": command}}
+
+
+def blocked(code: int, stdout: str) -> bool:
+    """Whether Gemini CLI reads this answer as a block (exit 2, or decision deny/block)."""
+    if code == 2:
+        return True
+    try:
+        body = json.loads(stdout) if code == 0 and stdout.strip() else {}
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get("decision") in ("deny", "block")
