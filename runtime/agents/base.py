@@ -71,6 +71,8 @@ class Judged:
     rules: list[str] = field(default_factory=list)
     reason: str = ""
     kinds: list[str] = field(default_factory=list)
+    auto: bool = False
+    """An ask the trust ledger approved (every kind promoted): the agent's explicit allow."""
 
 
 class Adapter(Protocol):
@@ -135,6 +137,8 @@ def write_line(path: str) -> str:
 def message(judged: Judged, call: Call | None = None) -> str:
     """The reason an agent shows its model: decision, rules, why, and a safer way where one is known."""
     what = "this write" if call is not None and call.kind == "write" else "this command"
+    if judged.auto:
+        return f"Tether's trust ledger auto-approved {what} (promoted: {', '.join(judged.kinds)}): {judged.reason}"
     head = {"deny": f"Tether's guardian blocked {what}",
             "ask": f"Tether's guardian wants the person to approve {what}",
             "allow": f"Tether's guardian allows {what}"}[judged.decision]

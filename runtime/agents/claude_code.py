@@ -8,7 +8,9 @@ the normal permission flow go on (allow); `hookSpecificOutput` with
 `permissionDecision: "ask"` and a `permissionDecisionReason` (exit 0) makes
 Claude Code ask the person; exit 2 blocks the call and feeds stderr to Claude
 as the reason (deny, and every error). Exit 1 would be a non-blocking error:
-the call would run, so the hook never exits 1.
+the call would run, so the hook never exits 1. An ask the trust ledger has
+learned to approve is `permissionDecision: "allow"`; `PostToolUse` (the call
+ran) teaches the ledger that the person approved an ask.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ POST_EVENTS = frozenset({"PostToolUse", "PostToolUseFailure"})
 SHELL_TOOLS = frozenset({"Bash"})
 WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 MATCHER = "Bash|Write|Edit|MultiEdit|NotebookEdit"
+CAN_ASK = True
 SETTINGS = {"user": ".claude/settings.json", "project": ".claude/settings.json",
             "local": ".claude/settings.local.json"}
 """Scope -> the settings file (user: under the person's home; project, local: under the project folder)."""
@@ -45,7 +48,8 @@ TEMPLATE = "{}\n"
 
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     """(event, matcher group) pairs `tether hook install` adds under `hooks`."""
-    return [(EVENT, {"matcher": MATCHER, "hooks": [{"type": "command", "command": command}]})]
+    group = {"matcher": MATCHER, "hooks": [{"type": "command", "command": command}]}
+    return [(EVENT, group), ("PostToolUse", group)]
 
 
 def tool_call(payload: dict[str, Any], event: str, shell: frozenset[str], writes: dict[str, str]) -> Call | None:
@@ -71,11 +75,11 @@ def parse(payload: dict[str, Any]) -> Call | None:
 
 def answer(judged: Judged, calls: list[Call]) -> Answer:
     """allow: exit 0, silent; ask: permissionDecision "ask"; deny: exit 2, the reason on stderr."""
-    if judged.decision == "allow":
+    if judged.decision == "allow" and not judged.auto:
         return Answer(0)
     reason = message(judged, calls[0] if calls else None)
-    if judged.decision == "ask":
-        out = {"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": "ask",
+    if judged.decision in ("ask", "allow"):  # allow here: an ask the trust ledger approved
+        out = {"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": judged.decision,
                                       "permissionDecisionReason": reason}}
         return Answer(0, json.dumps(out) + "\n")
     return Answer(2, "", reason + "\n")

@@ -26,6 +26,7 @@ DOCS = "https://developers.openai.com/codex/hooks"
 EVENT = "PreToolUse"
 POST_EVENTS = frozenset({"PostToolUse"})
 MATCHER = "Bash|apply_patch"
+CAN_ASK = False
 SETTINGS = {"user": ".codex/hooks.json", "project": ".codex/hooks.json"}
 TEMPLATE = "{}\n"
 

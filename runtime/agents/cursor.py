@@ -24,13 +24,14 @@ DOCS = "https://cursor.com/docs/agent/hooks"
 EVENT = "beforeShellExecution"
 POST_EVENTS = frozenset({"afterShellExecution"})
 MATCHER = ""
+CAN_ASK = True
 SETTINGS = {"user": ".cursor/hooks.json", "project": ".cursor/hooks.json"}
 TEMPLATE = '{\n  "version": 1\n}\n'
 
 
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     """(event, hook) pairs `tether hook install` adds under `hooks` of hooks.json."""
-    return [(EVENT, {"command": command})]
+    return [(EVENT, {"command": command}), ("afterShellExecution", {"command": command})]
 
 
 def parse(payload: dict[str, Any]) -> Call:
@@ -55,7 +56,7 @@ def _reply(permission: str, reason: str) -> str:
 
 def answer(judged: Judged, calls: list[Call]) -> Answer:
     """The verdict as `permission`, with the reason for the person and the model."""
-    reason = "" if judged.decision == "allow" else message(judged, calls[0] if calls else None)
+    reason = "" if judged.decision == "allow" and not judged.auto else message(judged, calls[0] if calls else None)
     return Answer(0, _reply(judged.decision, reason))
 
 

@@ -36,14 +36,16 @@ EVENT = "BeforeTool"
 POST_EVENTS = frozenset({"AfterTool"})
 MATCHER = "run_shell_command|write_file|replace"
 WRITE_TOOLS = {"write_file": "file_path", "replace": "file_path"}
+CAN_ASK = True
 SETTINGS = {"user": ".gemini/settings.json", "project": ".gemini/settings.json"}
 TEMPLATE = "{}\n"
 
 
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     """(event, hook definition) pairs `tether hook install` adds under `hooks` of settings.json."""
-    return [(EVENT, {"matcher": MATCHER, "hooks": [{"name": "tether", "type": "command", "command": command,
-                                                    "description": "Tether's guardian judges the call"}]})]
+    group = {"matcher": MATCHER, "hooks": [{"name": "tether", "type": "command", "command": command,
+                                            "description": "Tether's guardian judges the call"}]}
+    return [(EVENT, group), ("AfterTool", group)]
 
 
 def parse(payload: dict[str, Any]) -> Call | None:
@@ -68,11 +70,11 @@ def parse(payload: dict[str, Any]) -> Call | None:
 
 def answer(judged: Judged, calls: list[Call]) -> Answer:
     """allow: `{}`; ask: decision "ask" with the reason; deny: exit 2, the reason on stderr."""
-    if judged.decision == "allow":
+    if judged.decision == "allow" and not judged.auto:
         return Answer(0, "{}\n")
     reason = message(judged, calls[0] if calls else None)
-    if judged.decision == "ask":
-        return Answer(0, json.dumps({"decision": "ask", "reason": reason}) + "\n")
+    if judged.decision in ("ask", "allow"):  # allow here: an ask the trust ledger approved
+        return Answer(0, json.dumps({"decision": judged.decision, "reason": reason}) + "\n")
     return Answer(2, "", reason + "\n")
 
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tether.runtime.agents import registry
+from tether.runtime.agents import learn, registry
 from tether.runtime.agents.base import Answer, Call, Judged, PayloadError
 
 MAX_PAYLOAD = 1 << 20
@@ -59,8 +59,38 @@ def _payload(data: bytes) -> dict[str, Any]:
     return payload
 
 
-def handle(agent: str, data: bytes, user_home: Path) -> tuple[Answer, dict[str, Any]]:
-    """Answer one hook call of `agent` in its protocol's terms, and the record of it."""
+def _call_id(payload: dict[str, Any]) -> str:
+    for key in ("tool_use_id", "generation_id"):
+        if isinstance(payload.get(key), str):
+            return payload[key]
+    return ""
+
+
+def _learn_post(adapter: Any, agent: str, payload: dict[str, Any], home: Path) -> int:
+    parsed = adapter.parse({**payload, "hook_event_name": adapter.EVENT})
+    calls = [] if parsed is None else parsed if isinstance(parsed, list) else [parsed]
+    return sum(learn.resolve_post(home, agent, c, _call_id(payload)) for c in calls)
+
+
+def _learn_pre(adapter: Any, agent: str, payload: dict[str, Any], calls: list[Call], judged: Judged,
+               home: Path) -> None:
+    """Resolve this session's earlier asks; turn a promoted ask into allow; remember a new ask."""
+    session = calls[0].session if calls else ""
+    learn.resolve_pre(home, agent, session, _call_id(payload))
+    if judged.decision != "ask":
+        return
+    if learn.promoted(home, judged.kinds):
+        judged.decision, judged.auto = "allow", True
+    elif adapter.CAN_ASK:
+        learn.add_ask(home, agent, calls, _call_id(payload), judged.kinds)
+
+
+def handle(agent: str, data: bytes, user_home: Path, tether_home: Path | None = None) -> tuple[Answer, dict[str, Any]]:
+    """Answer one hook call of `agent` in its protocol's terms, and the record of it.
+
+    With `tether_home`, the call also teaches and consults the trust ledger (`learn`); a failure there is
+    recorded and leaves the guardian's decision as it was (learning never loosens a verdict by failing).
+    """
     record: dict[str, Any] = {"ts": round(time.time(), 3), "agent": agent}
     adapter = registry.get(agent)
     try:
@@ -69,17 +99,31 @@ def handle(agent: str, data: bytes, user_home: Path) -> tuple[Answer, dict[str, 
         record |= {"event": event if isinstance(event, str) else None,
                    "tool": payload.get("tool_name") if isinstance(payload.get("tool_name"), str) else None}
         if event in adapter.POST_EVENTS:  # type: ignore[attr-defined]
+            if tether_home is not None:
+                try:
+                    record["approved"] = _learn_post(adapter, agent, payload, tether_home)
+                except Exception as e:  # learning is best effort; the answer to a post event blocks nothing
+                    record["learn_error"] = f"{type(e).__name__}: {e}"[:300]
             answer = adapter.answer(Judged("allow"), [])
             record |= {"decision": None, "exit": answer.code}
             return answer, record
         parsed = adapter.parse(payload)
         calls = [] if parsed is None else parsed if isinstance(parsed, list) else [parsed]
         judged = judge_calls(calls, user_home)
+        if tether_home is not None and calls:
+            try:
+                _learn_pre(adapter, agent, payload, calls, judged, tether_home)
+            except Exception as e:  # the guardian's verdict stands (an ask stays an ask)
+                judged.decision = "ask" if judged.auto else judged.decision
+                judged.auto = False
+                record["learn_error"] = f"{type(e).__name__}: {e}"[:300]
         answer = adapter.answer(judged, calls)
         if calls:
             record |= {"command": calls[0].command if len(calls) == 1 else [c.command for c in calls],
                        "kind": calls[0].kind, "cwd": str(calls[0].cwd), "session": calls[0].session}
         record |= {"decision": judged.decision, "rules": judged.rules, "kinds": judged.kinds, "exit": answer.code}
+        if judged.auto:
+            record["auto"] = True
         return answer, record
     except PayloadError as e:
         answer = adapter.fail(str(e))

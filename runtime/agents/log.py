@@ -18,20 +18,24 @@ NAME = "hook-log.jsonl"
 OLD = "hook-log.1.jsonl"
 
 
-def path(home: Path) -> Path:
+def path(home: Path, name: str = NAME) -> Path:
     """The current log file of a Tether home."""
-    return home / NAME
+    return home / name
 
 
-def append(home: Path, record: dict[str, Any], max_bytes: int = MAX_BYTES) -> None:
+def _old(name: str) -> str:
+    return name.removesuffix(".jsonl") + ".1.jsonl"
+
+
+def append(home: Path, record: dict[str, Any], max_bytes: int = MAX_BYTES, name: str = NAME) -> None:
     """Add one record (one line, O_APPEND); rotate once past `max_bytes`. Errors are dropped."""
     line = json.dumps(record, default=str, ensure_ascii=True) + "\n"
-    target = path(home)
+    target = path(home, name)
     try:
         home.mkdir(parents=True, exist_ok=True)
         try:
             if target.stat().st_size + len(line) > max_bytes:
-                os.replace(target, home / OLD)
+                os.replace(target, home / _old(name))
         except FileNotFoundError:
             pass
         fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -43,10 +47,10 @@ def append(home: Path, record: dict[str, Any], max_bytes: int = MAX_BYTES) -> No
         return
 
 
-def read(home: Path, limit: int = 50) -> list[dict[str, Any]]:
+def read(home: Path, limit: int = 50, name: str = NAME) -> list[dict[str, Any]]:
     """The newest `limit` records, oldest first (lines that are not JSON objects are skipped)."""
     rows: list[dict[str, Any]] = []
-    for p in (home / OLD, path(home)):
+    for p in (home / _old(name), path(home, name)):
         try:
             lines = p.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:

@@ -133,6 +133,19 @@ def log(agent: Annotated[str | None, typer.Option("--agent", help="Only this age
                   f"{text or r.get('error') or r.get('event') or ''}", markup=False)
 
 
+@hook_app.command("rollback")
+def rollback(kind: Annotated[str, typer.Argument(help="Action kind, e.g. git-history:git.")],
+             agent: Annotated[str, typer.Option("--agent", help="The agent whose action was undone.")] = "an agent",
+             home: HomeOption = None) -> None:
+    """You undid what an agent did under KIND: count a rollback in the trust ledger (it demotes the kind)."""
+    from tether.runtime.agents import learn
+
+    cfg = config(home)
+    with errors_exit():
+        learn.rollback(cfg.home, kind, agent)
+    err.print(f"{safe(kind)}: rollback counted; it is asked again until it earns promotion anew")
+
+
 @hook_app.command("serve")
 def serve() -> None:
     """Keep the guardian loaded for the hook (started by the hook itself; exits when idle)."""

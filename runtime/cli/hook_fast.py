@@ -55,9 +55,10 @@ def main(argv: list[str]) -> int | None:
     from tether.runtime.agents.hook import handle
     from tether.runtime.agents.log import append
 
-    answer, record = handle(argv[0], data, Path(user_home))
+    home = Path(client.tether_home())
+    answer, record = handle(argv[0], data, Path(user_home), home)
     code = _write(answer.code, answer.stdout, answer.stderr)
-    append(Path(client.tether_home()), record)
+    append(home, record)
     if client.enabled():
         client.start_server()
     return code

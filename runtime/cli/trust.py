@@ -41,38 +41,54 @@ def _pct(rate: float | None) -> str:
     return "-" if rate is None else f"{rate:.0%}"
 
 
-def _kind_json(ledger: TrustLedger, kind: str) -> dict[str, Any]:
+def _taught(cfg: TetherConfig) -> dict[str, dict[str, list[int]]]:
+    from tether.runtime.agents.learn import taught
+
+    return taught(cfg.home)
+
+
+def _taught_text(by: dict[str, list[int]]) -> str:
+    return ", ".join(f"{agent} {yes}/{yes + no}" for agent, (yes, no) in sorted(by.items())) or "-"
+
+
+def _kind_json(ledger: TrustLedger, kind: str, taught: dict[str, dict[str, list[int]]] | None = None) -> dict[str, Any]:
     rec = ledger.data.kinds[kind]
+    by = (taught or {}).get(kind, {})
     return rec.model_dump(mode="json") | {
         "rate": rec.rate, "streak_rate": rec.streak_rate,
-        "never_promoted": never_promoted(kind), "auto_approved": ledger.is_promoted(kind)}
+        "never_promoted": never_promoted(kind), "auto_approved": ledger.is_promoted(kind),
+        "taught_by": {agent: {"approvals": yes, "refusals": no} for agent, (yes, no) in sorted(by.items())}}
 
 
 @trust_app.command("list")
 def list_kinds(home: HomeOption = None, json: JsonOption = False) -> None:
-    """Every action kind on record: approvals, refusals, rate, rollbacks, promotion."""
-    ledger = _ledger(config(home))
+    """Every action kind on record: approvals, refusals, rate, rollbacks, promotion, which agents taught it."""
+    cfg = config(home)
+    ledger = _ledger(cfg)
+    taught = _taught(cfg)
     kinds = sorted(ledger.data.kinds)
     if json:
-        print_json({"ledger": str(ledger.path), "kinds": {k: _kind_json(ledger, k) for k in kinds}})
+        print_json({"ledger": str(ledger.path), "kinds": {k: _kind_json(ledger, k, taught) for k in kinds}})
         return
-    table = Table("kind", "approved", "refused", "rate", "rollbacks", "auto", "last seen")
+    table = Table("kind", "approved", "refused", "rate", "rollbacks", "auto", "last seen", "taught by (agent yes/all)")
     table.columns[0].no_wrap = True
     for kind in kinds:
         rec = ledger.data.kinds[kind]
         status = "never" if never_promoted(kind) else "yes" if ledger.is_promoted(kind) else "no"
         table.add_row(safe(kind), str(rec.approvals), str(rec.refusals), _pct(rec.rate), str(rec.rollbacks),
-                      status, rec.last_seen.strftime("%m-%d %H:%M") if rec.last_seen else "-")
+                      status, rec.last_seen.strftime("%m-%d %H:%M") if rec.last_seen else "-",
+                      safe(_taught_text(taught.get(kind, {}))))
     out.print(table if kinds else f"no kinds on record yet in {safe(ledger.path)}")
 
 
 @trust_app.command("show")
 def show(kind: KindArg, home: HomeOption = None, json: JsonOption = False) -> None:
     """One kind's counters and its change log."""
-    ledger = _ledger(config(home))
+    cfg = config(home)
+    ledger = _ledger(cfg)
     if kind not in ledger.data.kinds:
         fail(f"unknown action kind {kind!r}; see `tether trust list` for the kinds on record")
-    data = _kind_json(ledger, kind)
+    data = _kind_json(ledger, kind, _taught(cfg))
     changes = [c.model_dump(mode="json", exclude_none=True) for c in ledger.data.changes if c.kind == kind]
     if json:
         print_json({"kind": kind, **data, "changes": changes})

@@ -55,7 +55,7 @@ def test_round_trip_is_byte_identical(agent: str, shape: str, tmp_path: Path) ->
     change = settings.install(agent, path, home, "tether hook " + agent)
     text = path.read_text()
     data = json.loads(text)
-    assert settings.installed_commands(agent, data) == ["tether hook " + agent]
+    assert set(settings.installed_commands(agent, data)) == {"tether hook " + agent}
     if original is not None:
         before = json.loads(original)
         for key, value in before.items():
@@ -88,7 +88,7 @@ def test_a_reformatted_file_still_loses_only_the_hook(tmp_path: Path) -> None:
     settings.install("claude-code", path, tmp_path / "th", "tether hook claude-code")
     path.write_text(json.dumps(json.loads(path.read_text()), indent=4) + "\n")  # the person reformatted it
     settings.uninstall("claude-code", path, tmp_path / "th")
-    assert json.loads(path.read_text()) == {"model": "opus", "hooks": {"PreToolUse": []}}
+    assert json.loads(path.read_text()) == {"model": "opus", "hooks": {"PreToolUse": [], "PostToolUse": []}}
 
 
 @pytest.mark.parametrize("text", ["{not json", "[1]", '{"hooks": []}'])
