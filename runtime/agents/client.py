@@ -71,7 +71,8 @@ def _recv_line(conn: socket.socket) -> bytes:
     return buf.split(b"\n", 1)[0]
 
 
-def ask(agent: str, data: bytes, user_home: str, folder: str | None = None) -> tuple[int, str, str] | None:
+def ask(agent: str, data: bytes, user_home: str, folder: str | None = None,
+        shadow: bool = False) -> tuple[int, str, str] | None:
     """The server's answer to one payload, or None (no server, stale, or a reply that is not an answer)."""
     folder = folder or state_dir()
     sock_path = os.path.join(folder, "sock")
@@ -81,7 +82,8 @@ def ask(agent: str, data: bytes, user_home: str, folder: str | None = None) -> t
     conn.settimeout(TIMEOUT_S)
     try:
         conn.connect(sock_path)
-        head = json.dumps({"v": 1, "agent": agent, "home": user_home, "size": len(data)}).encode()
+        head = json.dumps({"v": 1, "agent": agent, "home": user_home, "size": len(data),
+                           "shadow": shadow}).encode()
         conn.sendall(head + b"\n" + data)
         reply = json.loads(_recv_line(conn) or b"null")
     except (OSError, ValueError):

@@ -73,20 +73,30 @@ def _learn_post(adapter: Any, agent: str, payload: dict[str, Any], home: Path) -
 
 
 def _learn_pre(adapter: Any, agent: str, payload: dict[str, Any], calls: list[Call], judged: Judged,
-               home: Path) -> None:
-    """Resolve this session's earlier asks; turn a promoted ask into allow; remember a new ask."""
+               home: Path, shadow: bool = False) -> None:
+    """Resolve this session's earlier asks; turn a promoted ask into allow; remember a new ask (or, in shadow
+    mode, every call with what would have been done)."""
     session = calls[0].session if calls else ""
     learn.resolve_pre(home, agent, session, _call_id(payload))
+    auto = judged.decision == "ask" and learn.promoted(home, judged.kinds)
+    if shadow:
+        effective = "allow" if auto else judged.decision
+        learn.add_shadow(home, agent, calls, _call_id(payload), judged.decision, effective, judged.kinds)
+        return
     if judged.decision != "ask":
         return
-    if learn.promoted(home, judged.kinds):
+    if auto:
         judged.decision, judged.auto = "allow", True
     elif adapter.CAN_ASK:
         learn.add_ask(home, agent, calls, _call_id(payload), judged.kinds)
 
 
-def handle(agent: str, data: bytes, user_home: Path, tether_home: Path | None = None) -> tuple[Answer, dict[str, Any]]:
+def handle(agent: str, data: bytes, user_home: Path, tether_home: Path | None = None,
+           shadow: bool = False) -> tuple[Answer, dict[str, Any]]:
     """Answer one hook call of `agent` in its protocol's terms, and the record of it.
+
+    `shadow`: judge and record what would have been done (see `learn`), but answer the agent's quiet allow,
+    blocking nothing; only a payload that cannot be read still blocks.
 
     With `tether_home`, the call also teaches and consults the trust ledger (`learn`); a failure there is
     recorded and leaves the guardian's decision as it was (learning never loosens a verdict by failing).
@@ -112,12 +122,14 @@ def handle(agent: str, data: bytes, user_home: Path, tether_home: Path | None = 
         judged = judge_calls(calls, user_home)
         if tether_home is not None and calls:
             try:
-                _learn_pre(adapter, agent, payload, calls, judged, tether_home)
+                _learn_pre(adapter, agent, payload, calls, judged, tether_home, shadow)
             except Exception as e:  # the guardian's verdict stands (an ask stays an ask)
                 judged.decision = "ask" if judged.auto else judged.decision
                 judged.auto = False
                 record["learn_error"] = f"{type(e).__name__}: {e}"[:300]
-        answer = adapter.answer(judged, calls)
+        answer = adapter.answer(Judged("allow") if shadow else judged, calls)
+        if shadow:
+            record["shadow"] = True
         if calls:
             record |= {"command": calls[0].command if len(calls) == 1 else [c.command for c in calls],
                        "kind": calls[0].kind, "cwd": str(calls[0].cwd), "session": calls[0].session}

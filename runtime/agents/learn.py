@@ -19,8 +19,14 @@ promote. A promoted ask is answered as the agent's explicit allow. Who taught
 what is kept in `hook-teaching.jsonl` (agent, kind, approved) for
 `tether trust list`. Codex cannot ask from a hook, so it teaches nothing.
 
-Parts: `pending_asks`, `add_ask`, `resolve_pre`, `resolve_post`, `rollback`,
-`promoted`, `taught`.
+In shadow mode (`tether hook install --shadow`) the hook blocks nothing and
+every call is remembered with what the guardian and the ledger would have
+done; its resolution (ran or refused) goes to `hook-shadow.jsonl` for
+`tether audit --agents` instead of the ledger (an agent's own allowlist may
+have let it run without asking the person).
+
+Parts: `pending_asks`, `add_ask`, `add_shadow`, `resolve_pre`, `resolve_post`,
+`rollback`, `promoted`, `taught`.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from tether.runtime.agents.base import Call
 
 PENDING = "hook-pending.json"
 TEACHING = "hook-teaching.jsonl"
+SHADOW = "hook-shadow.jsonl"
 REFUSAL_GAP_S = 1.0
 MAX_PENDING = 200
 MAX_AGE_S = 86400.0
@@ -88,6 +95,28 @@ def add_ask(home: Path, agent: str, calls: list[Call], call_id: str, kinds: list
             data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time()})
 
 
+def add_shadow(home: Path, agent: str, calls: list[Call], call_id: str, decision: str, effective: str,
+               kinds: list[str]) -> None:
+    """Shadow mode: remember every call and what the guardian and the ledger would have done with it."""
+    with _locked(home) as data:
+        for call in calls:
+            data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time(),
+                                                     "shadow": {"decision": decision, "effective": effective}})
+
+
+def _settle(home: Path, agent: str, entry: dict[str, Any], ran: bool) -> None:
+    """One resolved entry: a shadow record for the audit, or an answer that teaches the ledger."""
+    shadow = entry.get("shadow")
+    if isinstance(shadow, dict):
+        from tether.runtime.agents.log import append
+
+        append(home, {"at": round(time.time(), 3), "agent": agent, "kinds": list(entry.get("kinds") or []),
+                      "decision": shadow.get("decision"), "effective": shadow.get("effective"),
+                      "outcome": "ran" if ran else "refused"}, name=SHADOW)
+        return
+    _teach(home, agent, list(entry.get("kinds") or []), approved=ran)
+
+
 def _teach(home: Path, agent: str, kinds: list[str], approved: bool) -> None:
     from tether.runtime.agents.log import append
 
@@ -113,7 +142,7 @@ def resolve_pre(home: Path, agent: str, session: str, call_id: str) -> int:
                 keep.append(a)
         data["asks"] = keep
     for a in refused:
-        _teach(home, agent, list(a.get("kinds") or []), approved=False)
+        _settle(home, agent, a, ran=False)
     return len(refused)
 
 
@@ -130,7 +159,7 @@ def resolve_post(home: Path, agent: str, call: Call, call_id: str) -> int:
             (approved if match and not approved else keep).append(a)
         data["asks"] = keep
     for a in approved:
-        _teach(home, agent, list(a.get("kinds") or []), approved=True)
+        _settle(home, agent, a, ran=True)
     return len(approved)
 
 

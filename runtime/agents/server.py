@@ -86,7 +86,7 @@ def _answer(conn: socket.socket, stamp: tuple[tuple[str, int, int], ...], home: 
     if not isinstance(agent, str) or not isinstance(user_home, str) or not user_home.startswith("/"):
         msg = "bad request header"
         raise ValueError(msg)
-    answer, record = handle(agent, body, Path(user_home), home)
+    answer, record = handle(agent, body, Path(user_home), home, shadow=head.get("shadow") is True)
     conn.sendall(json.dumps({"code": answer.code, "stdout": answer.stdout, "stderr": answer.stderr}).encode()
                  + b"\n")
     log_append(home, record)

@@ -68,7 +68,7 @@ def __getattr__(name: str) -> Any:
 def main() -> None:
     """Console-script entry point: any error Tether did not foresee is one line, its traceback kept in a file."""
     args = sys.argv[1:]
-    if args[:1] == ["hook"] and len(args) == 2:  # the per-call hook path: before anything else is imported
+    if args[:1] == ["hook"] and len(args) in (2, 3):  # the per-call hook path: before anything else is imported
         try:
             from tether.runtime.cli import hook_fast
 

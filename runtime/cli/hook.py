@@ -60,10 +60,14 @@ def _show(change: settings.Change, json_out: bool) -> None:
 def install(agent: AgentArg, scope: ScopeOption = "user", project: ProjectOption = None,
             user_home: UserHomeOption = None, dry_run: DryRunOption = False,
             command: Annotated[str | None, typer.Option("--command", help="Command line the agent runs.")] = None,
+            shadow: Annotated[bool, typer.Option(
+                "--shadow", help="Block nothing; record what would have been done (tether audit --agents).")] = False,
             home: HomeOption = None, json_out: JsonOption = False) -> None:
     """Add the hook to the agent's settings file, leaving the rest of the file as it is (backup first)."""
     cfg = config(home)
     path = _path(_agent(agent), scope, project, user_home)
+    if shadow:
+        command = (command or settings.default_command(agent)) + " --shadow"
     with errors_exit():
         _show(settings.install(agent, path, cfg.home, command, dry_run), json_out)
 
@@ -91,7 +95,8 @@ def status(agent: Annotated[str | None, typer.Argument(help="One agent (default:
         print_json({"hooks": rows})
         return
     for r in rows:
-        mark = "installed" if r["installed"] else ("error" if r.get("error") else "-")
+        shadow = any(c.endswith("--shadow") for c in r.get("commands") or [])
+        mark = ("shadow" if shadow else "installed") if r["installed"] else ("error" if r.get("error") else "-")
         out.print(f"{safe(r['agent']):<12} {r['scope']:<8} {mark:<10} {safe(r['path'])}", markup=False)
 
 
@@ -153,8 +158,9 @@ def serve() -> None:
 
 
 def _agent_command(name: str) -> None:
-    def run() -> None:
-        raise typer.Exit(hook_fast.main([name]) or 0)
+    def run(shadow: Annotated[bool, typer.Option("--shadow", help="Block nothing; record for the audit.")] = False,
+            ) -> None:
+        raise typer.Exit(hook_fast.main([name, "--shadow"] if shadow else [name]) or 0)
 
     run.__doc__ = f"The {name} hook: read its payload on stdin, answer in its protocol (docs/hooks.md)."
     hook_app.command(name)(run)

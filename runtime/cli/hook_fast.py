@@ -31,7 +31,7 @@ def _write(code: int, out: str, err: str) -> int:
 
 
 def main(argv: list[str]) -> int | None:
-    """Run `tether hook AGENT` (or `tether hook serve`); None to let typer do the rest."""
+    """Run `tether hook AGENT [--shadow]` (or `tether hook serve`); None to let typer do the rest."""
     from tether.runtime.agents import client
     from tether.runtime.agents.registry import NAMES
 
@@ -39,7 +39,8 @@ def main(argv: list[str]) -> int | None:
         from tether.runtime.agents.server import serve
 
         return serve()
-    if len(argv) != 1 or argv[0] not in NAMES:
+    shadow = argv[1:] == ["--shadow"]
+    if not (len(argv) == 1 or shadow) or argv[0] not in NAMES:
         return None
     try:
         data = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
@@ -47,7 +48,7 @@ def main(argv: list[str]) -> int | None:
         return _write(2, "", f"Tether's hook blocked this call: cannot read the payload: {e}\n")
     user_home = os.path.expanduser("~")
     if client.enabled():
-        got = client.ask(argv[0], data, user_home)
+        got = client.ask(argv[0], data, user_home, shadow=shadow)
         if got is not None:
             return _write(*got)
     from pathlib import Path
@@ -56,7 +57,7 @@ def main(argv: list[str]) -> int | None:
     from tether.runtime.agents.log import append
 
     home = Path(client.tether_home())
-    answer, record = handle(argv[0], data, Path(user_home), home)
+    answer, record = handle(argv[0], data, Path(user_home), home, shadow)
     code = _write(answer.code, answer.stdout, answer.stderr)
     append(home, record)
     if client.enabled():

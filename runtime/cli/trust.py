@@ -14,7 +14,6 @@ from tether.common.snapshot import gc_snapshots
 from tether.runtime.cli.common import (
     HomeOption,
     JsonOption,
-    RunArg,
     config,
     errors_exit,
     fail,
@@ -135,9 +134,18 @@ def snapshot_gc(
         out.print(f"removed {len(pruned)} snapshot(s), kept the newest {n}")
 
 
-def audit(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) -> None:
-    """Shadow report of a run: would-be denies, asks, auto-approvals and agreement per kind."""
+def audit(run_id: Annotated[str | None, typer.Argument(
+              help="Run id (whole, a unique prefix, or `last`); leave out with --agents.")] = None,
+          agents: Annotated[bool, typer.Option(
+              "--agents", help="Shadow audit of other agents' hooks (tether hook install --shadow).")] = False,
+          home: HomeOption = None, json: JsonOption = False) -> None:
+    """Shadow report of a run (or, with --agents, of other agents): would-be denies, asks, agreement per kind."""
     cfg = config(home)
+    if agents:
+        _agents_audit(cfg, json)
+        return
+    if run_id is None:
+        fail("give a run id (or `last`), or --agents for the shadow audit of other agents' hooks")
     run_id = resolve_run(cfg, run_id)
     with errors_exit():
         report = audit_run(cfg.runs_dir, run_id)
@@ -145,6 +153,27 @@ def audit(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) -> 
         print_json(report.as_json())
         return
     _print_report(report)
+
+
+def _agents_audit(cfg: TetherConfig, json: bool) -> None:
+    from tether.runtime.agents.audit import audit_agents
+
+    found = audit_agents(cfg.home)
+    if json:
+        print_json({"agents": {a: {k: row.as_json() for k, row in sorted(kinds.items())}
+                               for a, kinds in sorted(found.items())}})
+        return
+    if not found:
+        out.print("no shadow records yet; install a hook with `tether hook install AGENT --shadow`")
+        return
+    table = Table("agent", "kind", "calls", "allow", "ask", "deny", "auto", "ran", "refused", "agreement",
+                  "asks run")
+    for agent, kinds in sorted(found.items()):
+        for kind, r in sorted(kinds.items()):
+            table.add_row(safe(agent), safe(kind), str(r.calls), str(r.would_allow), str(r.would_ask),
+                          str(r.would_deny), str(r.would_auto), str(r.ran), str(r.refused), _pct(r.agreement),
+                          f"{r.asks_ran}/{r.would_ask}")
+    out.print(table)
 
 
 def _print_report(report: AuditReport) -> None:

@@ -119,3 +119,38 @@ def test_a_broken_ledger_keeps_the_ask(tmp_path: Path) -> None:
     (home / "trust.toml").write_text("not [valid toml")
     code, out, _ = call("claude-code", pre(PUSH, 1), home)
     assert code == 0 and decision(out) == "ask"
+
+
+def test_shadow_blocks_nothing_and_the_audit_counts_agreement(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "th"
+    monkeypatch.setattr(learn, "REFUSAL_GAP_S", 0.0)
+
+    def shadow(payload: dict[str, Any]) -> tuple[int, str, str]:
+        answer, record = handle("claude-code", json.dumps(payload).encode(), HOME, home, shadow=True)
+        assert record.get("shadow") or payload["hook_event_name"] == "PostToolUse"
+        return answer.code, answer.stdout, answer.stderr
+
+    assert shadow(pre('bash -c "rm -rf /"', 1)) == (0, "", "")  # would deny; blocked nothing
+    assert shadow(pre(PUSH, 2)) == (0, "", "")  # would ask: the refusal resolves it (next call, no post)
+    assert shadow(pre("ls", 3)) == (0, "", "")  # would allow ...
+    assert shadow(post("ls", 3)) == (0, "", "")  # ... and ran
+    assert shadow(pre("git status", 4)) == (0, "", "")
+    assert learn.taught(home) == {}  # shadow calls teach the ledger nothing
+    r = CliRunner().invoke(app, ["audit", "--agents", "--home", str(home), "--json"])
+    rows = json.loads(r.stdout)["agents"]["claude-code"]
+    assert rows["filesystem-destruction:rm"]["would_deny"] == 1 and rows["filesystem-destruction:rm"]["agreement"] == 1
+    assert rows[KIND]["would_ask"] == 1 and rows[KIND]["asks_ran"] == 0
+    assert rows["-"]["would_allow"] == 1 and rows["-"]["agreement"] == 1.0
+    assert CliRunner().invoke(app, ["audit", "--agents", "--home", str(home)]).exit_code == 0
+    assert CliRunner().invoke(app, ["audit", "--home", str(home)]).exit_code == 2
+
+
+def test_install_shadow_writes_the_shadow_command(tmp_path: Path) -> None:
+    r = CliRunner().invoke(app, ["hook", "install", "codex", "--shadow", "--user-home", str(tmp_path / "u"),
+                                 "--home", str(tmp_path / "th")])
+    assert r.exit_code == 0, r.output
+    text = (tmp_path / "u" / ".codex" / "hooks.json").read_text()
+    assert "hook codex --shadow" in text
+    r = CliRunner().invoke(app, ["hook", "status", "codex", "--user-home", str(tmp_path / "u")])
+    assert "shadow" in r.stdout
