@@ -96,12 +96,12 @@ def test_allow_ask_deny_answers_are_exact(agent: str) -> None:
 
 
 @pytest.mark.parametrize("agent", list(EXPECTED))
-def test_the_hook_process_answers_the_same(agent: str) -> None:
+def test_the_hook_process_answers_the_same(agent: str, tmp_path: Path) -> None:
     make, expected = EXPECTED[agent]
+    env = dict(os.environ, HOME=str(HOME), TETHER_HOOK_SERVER="0", TETHER_HOME=str(tmp_path / "th"))
     for command, want in zip((ALLOW, ASK, DENY), expected, strict=True):
         r = subprocess.run([sys.executable, "-m", "tether", "hook", agent], input=json.dumps(make(command)),
-                           capture_output=True, text=True, cwd=ROOT, check=False,
-                           env=dict(os.environ, HOME=str(HOME), TETHER_HOOK_SERVER="0"))
+                           capture_output=True, text=True, cwd=ROOT, check=False, env=env)
         assert (r.returncode, r.stdout, r.stderr) == want
 
 

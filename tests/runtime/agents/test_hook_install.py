@@ -103,6 +103,7 @@ def test_a_file_tether_cannot_read_is_left_alone(text: str, tmp_path: Path) -> N
 @pytest.mark.parametrize("agent", NAMES)
 def test_doctor_proves_the_installed_hook_blocks(agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TETHER_HOOK_SERVER", "0")
+    monkeypatch.setenv("TETHER_HOME", str(tmp_path / "th"))
     path = tmp_path / "settings.json"
     assert not doctor(agent, path, tmp_path)["ok"]
     settings.install(agent, path, tmp_path / "th", f"{sys.executable} -m tether hook {agent}")
