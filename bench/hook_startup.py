@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -81,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         stop = ("import sys; from pathlib import Path; from tether.runtime.agents.server import stop; "
                 "stop(Path(sys.argv[1]))")
         subprocess.run([py, "-c", stop, home], env=env, check=False)
+        shutil.rmtree(home, ignore_errors=True)
     ratio = statistics.median(warm) / statistics.median(base)
     print(f"python: {py}  runs: {args.n} each, interleaved  hook: {Path(hook[0]).name} {' '.join(hook[1:])}")
     print(f"python3 -c pass                median {statistics.median(base):7.1f} ms   p90 {_p90(base):7.1f} ms")
