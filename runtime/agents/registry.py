@@ -13,6 +13,7 @@ MODULES: dict[str, str] = {
     "codex": "tether.runtime.agents.codex",
     "gemini": "tether.runtime.agents.gemini",
     "cursor": "tether.runtime.agents.cursor",
+    "opencode": "tether.runtime.agents.opencode",
 }
 NAMES: tuple[str, ...] = tuple(MODULES)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import shlex
 import sys
 import time
@@ -142,11 +143,32 @@ def _write(path: Path, text: str) -> None:
     write_atomic(path, text, mode=mode)
 
 
+def _file_hook(agent: str) -> bool:
+    return bool(getattr(registry.get(agent), "FILE_HOOK", False))
+
+
+def _install_file(agent: str, path: Path, command: str, dry_run: bool) -> Change:
+    """An agent whose hook is a file of its own (OpenCode's plugin): write it; never over another file."""
+    before = _read(path)
+    text = registry.get(agent).plugin(command)  # type: ignore[attr-defined]
+    if before is not None:
+        if f"tether hook {agent}" in before or before == text:
+            return Change(agent, path, "already-installed", before, before, dry_run=dry_run)
+        msg = f"{path} exists and is not Tether's plugin; move it aside first"
+        raise ConfigError(msg)
+    change = Change(agent, path, "installed", None, text, dry_run=dry_run)
+    if not dry_run:
+        write_atomic(path, text, mode=0o644)
+    return change
+
+
 def install(agent: str, path: Path, tether_home: Path, command: str | None = None,
             dry_run: bool = False) -> Change:
     """Add the hook entries of `agent` to the settings file at `path` (created when missing)."""
     adapter = registry.get(agent)
     command = command or default_command(agent)
+    if _file_hook(agent):
+        return _install_file(agent, path, command, dry_run)
     before = _read(path)
     text = before if before is not None else adapter.TEMPLATE  # type: ignore[attr-defined]
     _scan(path, text)
@@ -214,6 +236,14 @@ def _remove_structural(agent: str, data: dict[str, Any]) -> dict[str, Any]:
 def uninstall(agent: str, path: Path, tether_home: Path, dry_run: bool = False) -> Change:
     """Remove the hook entries of `agent` from the settings file at `path`."""
     before = _read(path)
+    if _file_hook(agent):
+        if before is None or f"hook {agent}" not in before:
+            return Change(agent, path, "not-installed", before, before, dry_run=dry_run)
+        change = Change(agent, path, "uninstalled", before, None, dry_run=dry_run)
+        if not dry_run:
+            change.backup = _backup(tether_home, agent, path, before)
+            path.unlink()
+        return change
     if before is not None:
         _scan(path, before)
     if before is None or not installed_commands(agent, json.loads(before)):
@@ -245,6 +275,15 @@ def uninstall(agent: str, path: Path, tether_home: Path, dry_run: bool = False) 
 
 def status(agent: str, path: Path) -> dict[str, Any]:
     """Whether `path` holds the hook of `agent`, and with which commands."""
+    if _file_hook(agent):
+        try:
+            text = _read(path)
+        except ConfigError as e:
+            return {"agent": agent, "path": str(path), "exists": path.exists(), "installed": False, "error": str(e)}
+        found = re.search(r"^const COMMAND = (.*);$", text or "", re.MULTILINE)
+        commands = [json.loads(found.group(1))] if found and _ours(agent, json.loads(found.group(1))) else []
+        return {"agent": agent, "path": str(path), "exists": text is not None, "installed": bool(commands),
+                "commands": commands}
     try:
         text = _read(path)
         data = json.loads(text) if text is not None else None

@@ -12,6 +12,8 @@ Payload shapes are copied from each agent's hook documentation:
   `decision` "ask" per google-gemini/gemini-cli packages/core/src/hooks/types.ts `HookDecision`).
 - Cursor: https://cursor.com/docs/agent/hooks (beforeShellExecution: hook_event_name, conversation_id,
   generation_id, workspace_roots, command, cwd; answer {permission, user_message, agent_message}).
+- OpenCode: https://opencode.ai/docs/plugins/ (`tool.execute.before(input, output)`: input.tool, input.sessionID,
+  input.callID, output.args; throwing blocks). Tether's plugin forwards those fields; see runtime/agents/opencode.py.
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ def cursor(command: str, cwd: str = WS) -> dict[str, Any]:
             "workspace_roots": [WS], "command": command, "cwd": cwd}
 
 
+def opencode(command: str, tool: str = "bash", **args: Any) -> dict[str, Any]:
+    return {"hook_event_name": "tool.execute.before", "tool": tool, "sessionID": "ses_1", "callID": "call_1",
+            "args": {"command": command, "description": "run it"} if tool == "bash" else args, "directory": WS}
+
+
 def ask_json(reason: str) -> str:
     return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
                                               "permissionDecisionReason": reason}}) + "\n"
@@ -73,6 +80,7 @@ def cursor_json(permission: str, reason: str = "") -> str:
 
 
 CODEX_ASK = ASK_WHY + ". Codex hooks cannot ask the person, so it is blocked: ask the user to run it themselves"
+OPENCODE_ASK = ASK_WHY + ". OpenCode plugins cannot ask the person, so it is blocked: ask the user to run it themselves"
 EXPECTED = {
     "claude-code": (claude, [(0, "", ""), (0, ask_json(ASK_WHY), ""), (2, "", DENY_WHY + "\n")]),
     "codex": (codex, [(0, "", ""), (2, "", CODEX_ASK + "\n"), (2, "", DENY_WHY + "\n")]),
@@ -80,6 +88,8 @@ EXPECTED = {
                         (2, "", DENY_WHY + "\n")]),
     "cursor": (cursor, [(0, cursor_json("allow"), ""), (0, cursor_json("ask", ASK_WHY), ""),
                         (0, cursor_json("deny", DENY_WHY), "")]),
+    "opencode": (opencode, [(0, '{"decision": "allow"}\n', ""), (2, "", OPENCODE_ASK + "\n"),
+                            (2, "", DENY_WHY + "\n")]),
 }
 
 
@@ -148,6 +158,8 @@ def test_other_tools_pass_and_post_events_answer_nothing() -> None:
     ("claude-code", claude("", tool="Write", file_path="/home/p/proj/.git/hooks/pre-commit", content="x"), 0),
     ("gemini", gemini("", tool="write_file", file_path="src/a.py", content="x"), 0),
     ("gemini", gemini("", tool="replace", file_path="/etc/passwd", old_string="a", new_string="b"), 2),
+    ("opencode", opencode("", tool="write", filePath="src/a.py", content="x"), 0),
+    ("opencode", opencode("", tool="edit", filePath="/home/p/.bashrc", oldString="a", newString="b"), 2),
 ])
 def test_file_writes_get_the_same_path_rules(agent: str, payload: dict[str, Any], code: int) -> None:
     got, out, err = run(agent, payload)
@@ -196,7 +208,7 @@ def test_held_out_commands_get_tether_guards_verdicts(tmp_path: Path) -> None:
     guard = [json.loads(x)["decision"] for x in r.stdout.splitlines()]
     for agent, (make, _) in EXPECTED.items():
         got = [decision_of(agent, *run(agent, make(c))[:2]) for c in commands]
-        if agent == "codex":  # Codex cannot ask: an ask blocks, and says so
+        if agent in ("codex", "opencode"):  # they cannot ask: an ask blocks, and says so
             assert got == ["allow" if d == "allow" else "deny" for d in guard]
         else:
             assert got == guard, agent

@@ -10,6 +10,8 @@ command}]}` in .gemini/settings.json (https://geminicli.com/docs/hooks/reference
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from typer.testing import CliRunner
 
 from tether.runtime.agents import settings
 from tether.runtime.agents.doctor import doctor
-from tether.runtime.agents.registry import NAMES
+from tether.runtime.agents.registry import NAMES as ALL_NAMES
 from tether.runtime.cli.app import app
 
 ORIGINALS = {
@@ -29,6 +31,7 @@ ORIGINALS = {
     "compact": '{"a":1,"hooks":{}}',
     "tabs": '{\n\t"x": [1, 2],\n\t"hooks": {\n\t}\n}\n',
 }
+NAMES = [n for n in ALL_NAMES if n != "opencode"]  # OpenCode's hook is a plugin file (tested below)
 EVENTS = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool", "cursor": "beforeShellExecution"}
 
 
@@ -100,7 +103,7 @@ def test_a_file_tether_cannot_read_is_left_alone(text: str, tmp_path: Path) -> N
     assert path.read_text() == text
 
 
-@pytest.mark.parametrize("agent", NAMES)
+@pytest.mark.parametrize("agent", ALL_NAMES)
 def test_doctor_proves_the_installed_hook_blocks(agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TETHER_HOOK_SERVER", "0")
     monkeypatch.setenv("TETHER_HOME", str(tmp_path / "th"))
@@ -109,7 +112,7 @@ def test_doctor_proves_the_installed_hook_blocks(agent: str, tmp_path: Path, mon
     settings.install(agent, path, tmp_path / "th", f"{sys.executable} -m tether hook {agent}")
     report = doctor(agent, path, tmp_path)
     assert report["ok"], report
-    broken = tmp_path / "broken.json"
+    broken = tmp_path / ("broken.js" if agent == "opencode" else "broken.json")
     settings.install(agent, broken, tmp_path / "th", f"true tether hook {agent}")
     assert not doctor(agent, broken, tmp_path)["ok"]
 
@@ -128,3 +131,41 @@ def test_the_cli_installs_into_the_agents_file(tmp_path: Path) -> None:
     assert not (user / ".gemini" / "settings.json").exists()
     assert runner.invoke(app, ["hook", "install", "nope", *args]).exit_code == 2
     assert runner.invoke(app, ["hook", "install", "cursor", "--scope", "local", *args]).exit_code == 2
+
+
+def test_opencode_plugin_is_a_file_of_its_own(tmp_path: Path) -> None:
+    path = tmp_path / ".opencode" / "plugin" / "tether-guard.js"
+    home = tmp_path / "th"
+    assert settings.install("opencode", path, home, "tether hook opencode", dry_run=True).action == "installed"
+    assert not path.exists()
+    assert settings.install("opencode", path, home, "tether hook opencode").action == "installed"
+    assert settings.status("opencode", path)["commands"] == ["tether hook opencode"]
+    assert settings.install("opencode", path, home, "tether hook opencode").action == "already-installed"
+    assert settings.uninstall("opencode", path, home).action == "uninstalled" and not path.exists()
+    path.write_text("export const Mine = async () => ({})\n")
+    with pytest.raises(settings.ConfigError):
+        settings.install("opencode", path, home, "tether hook opencode")
+    assert settings.uninstall("opencode", path, home).action == "not-installed" and path.exists()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node runs the OpenCode plugin")
+def test_opencode_plugin_blocks_and_passes_under_node(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TETHER_HOOK_SERVER", "0")
+    monkeypatch.setenv("TETHER_HOME", str(tmp_path / "th"))
+    plugin = tmp_path / "tether-guard.mjs"  # OpenCode loads it as ESM; node needs the .mjs name to
+    settings.install("opencode", plugin, tmp_path / "th", f"{sys.executable} -m tether hook opencode")
+    script = tmp_path / "drive.mjs"
+    script.write_text(
+        "import { TetherGuard } from './tether-guard.mjs';\n"
+        "const hooks = await TetherGuard({ directory: process.argv[2] });\n"
+        "const out = [];\n"
+        "for (const command of ['ls -la', 'bash -c \"rm -rf /\"']) {\n"
+        "  try { await hooks['tool.execute.before']({ tool: 'bash', sessionID: 's', callID: 'c' },"
+        " { args: { command } }); out.push('allow'); }\n"
+        "  catch (e) { out.push('blocked: ' + e.message); }\n"
+        "}\n"
+        "console.log(JSON.stringify(out));\n")
+    r = subprocess.run(["node", str(script), "/home/p/proj"], capture_output=True, text=True, timeout=120,
+                       check=False, cwd=tmp_path)
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got[0] == "allow" and got[1].startswith("blocked: Tether's guardian blocked this command: FS-001"), r
