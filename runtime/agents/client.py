@@ -105,6 +105,6 @@ def start_server() -> None:
     try:
         subprocess.Popen([sys.executable, "-m", "tether", "hook", "serve"], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                         close_fds=True)
+                         close_fds=True, cwd="/")  # not the agent's project: it may go away
     except OSError:
         return
