@@ -24,6 +24,7 @@ from pathlib import Path
 from tether.runtime.agents import client
 from tether.runtime.agents.hook import MAX_PAYLOAD, handle
 from tether.runtime.agents.log import append as log_append
+from tether.runtime.agents.registry import NAMES
 
 IDLE_S = 900.0
 _HEAD_MAX = 4096
@@ -83,7 +84,7 @@ def _answer(conn: socket.socket, stamp: tuple[tuple[str, int, int], ...], home: 
         conn.sendall(b'{"stale": true}\n')
         return False
     agent, user_home = head.get("agent"), head.get("home")
-    if not isinstance(agent, str) or not isinstance(user_home, str) or not user_home.startswith("/"):
+    if agent not in NAMES or not isinstance(user_home, str) or not user_home.startswith("/"):
         msg = "bad request header"
         raise ValueError(msg)
     answer, record = handle(agent, body, Path(user_home), home, shadow=head.get("shadow") is True)

@@ -50,6 +50,8 @@ def test_the_server_answers_what_the_process_would(served: Path) -> None:
             want, _ = handle(agent, data, Path("/home/p"))
             assert client.ask(agent, data, "/home/p", folder) == (want.code, want.stdout, want.stderr)
     assert client.ask("claude-code", b"not json", "/home/p", folder)[0] == 2  # type: ignore[index]
+    assert client.ask("no-such-agent", payload("ls"), "/home/p", folder) is None  # refused; the server lives on
+    assert client.ask("claude-code", payload("ls"), "/home/p", folder) == (0, "", "")
     assert "PreToolUse" in (served / "hook-log.jsonl").read_text()
 
 
