@@ -154,3 +154,13 @@ def test_install_shadow_writes_the_shadow_command(tmp_path: Path) -> None:
     assert "hook codex --shadow" in text
     r = CliRunner().invoke(app, ["hook", "status", "codex", "--user-home", str(tmp_path / "u")])
     assert "shadow" in r.stdout
+
+
+def test_a_persons_revoke_demotes_a_kind_the_hooks_promoted(tmp_path: Path) -> None:
+    home = tmp_path / "th"
+    for n in range(5):
+        call("claude-code", pre(PUSH, n), home)
+        call("claude-code", post(PUSH, n), home)
+    assert decision(call("claude-code", pre(PUSH, 50), home)[1]) == "allow"
+    assert CliRunner().invoke(app, ["trust", "revoke", KIND, "--home", str(home)]).exit_code == 0
+    assert decision(call("claude-code", pre(PUSH, 51), home)[1]) == "ask"
