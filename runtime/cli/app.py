@@ -9,7 +9,10 @@ first use (`runtime.cli.app.app`, or `main` for every other command).
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: `tether hook AGENT` imports this module on every agent call
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def build_app() -> Any:

@@ -98,3 +98,15 @@ def test_no_server_means_in_process_and_the_bounds_agree(tmp_path: Path) -> None
     assert r.returncode == 2 and b"FS-001" in r.stderr
     assert not (tmp_path / "th" / "hookd").exists()  # no server started when it is off
     assert json.loads((tmp_path / "th" / "hook-log.jsonl").read_text())["decision"] == "deny"
+
+
+def test_the_client_path_imports_neither_the_guardian_nor_pydantic(served: Path) -> None:
+    code = ("import sys; sys.argv = ['tether', 'hook', 'claude-code']\n"
+            "from tether.runtime.cli import app as cli\n"
+            "try:\n    cli.main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'typer', 'rich', 'typing')"
+            " or m.startswith(('tether.guardian', 'tether.runtime.trust', 'tether.runtime.config')))\n"
+            "sys.stderr.write(repr((code, heavy)))")
+    r = subprocess.run([sys.executable, "-c", code], input=payload("ls"), capture_output=True, cwd=ROOT, timeout=60,
+                       env=dict(os.environ, TETHER_HOME=str(served)), check=False)
+    assert r.stderr.decode().strip().splitlines()[-1] == "(0, [])", r.stderr
