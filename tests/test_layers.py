@@ -4,7 +4,8 @@ runtime composes graphs, which call the gate, guardian, sandbox and memory;
 the gate uses guardian and sandbox; guardian, sandbox and memory never import
 each other nor anything above them; common imports no layer at all. Inside
 runtime, features are folders: only cli imports views and eval, nothing but
-cli imports cli, and the run hooks never import the run loop that calls them.
+cli imports cli, the run hooks never import the run loop that calls them, and
+the agent adapters (the guardian as other agents' hook) stand beside trust.
 Every import names the one namespace (`tether.runtime...`, never `runtime...`).
 A lazy import inside a function counts the same as one at the top.
 """
@@ -29,13 +30,14 @@ FORBIDDEN: dict[str, frozenset[str]] = {
 }
 INSIDE_RUNTIME: dict[str, frozenset[str]] = {
     # feature folder -> runtime features it must not import
-    "run": frozenset({"cli", "views", "eval"}),
-    "hooks": frozenset({"cli", "views", "eval", "run"}),
-    "trust": frozenset({"cli", "views", "eval", "run", "hooks"}),
-    "workspace": frozenset({"cli", "views", "eval", "run", "hooks", "trust"}),
-    "models": frozenset({"cli", "views", "eval", "run", "hooks", "trust", "workspace"}),
-    "views": frozenset({"cli", "eval"}),
-    "eval": frozenset({"cli", "views"}),
+    "run": frozenset({"cli", "views", "eval", "agents"}),
+    "hooks": frozenset({"cli", "views", "eval", "run", "agents"}),
+    "trust": frozenset({"cli", "views", "eval", "run", "hooks", "agents"}),
+    "agents": frozenset({"cli", "views", "eval", "run", "hooks", "workspace", "models"}),
+    "workspace": frozenset({"cli", "views", "eval", "run", "hooks", "trust", "agents"}),
+    "models": frozenset({"cli", "views", "eval", "run", "hooks", "trust", "workspace", "agents"}),
+    "views": frozenset({"cli", "eval", "agents"}),
+    "eval": frozenset({"cli", "views", "agents"}),
     "cli": frozenset(),
 }
 """Modules at runtime/'s own top (config, terminal, project) are leaves: they import no feature."""

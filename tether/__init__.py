@@ -11,9 +11,10 @@ Public API for other tools:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # not typing's: `tether hook AGENT` imports this package on every call, typing costs more
 if TYPE_CHECKING:
+    from typing import Any
+
     from tether.guardian.verdict import Verdict
 
 

@@ -9,7 +9,10 @@ first use (`runtime.cli.app.app`, or `main` for every other command).
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: `tether hook AGENT` imports this module on every agent call
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def build_app() -> Any:
@@ -18,6 +21,7 @@ def build_app() -> Any:
 
     from tether.runtime.cli import eval as cli_eval
     from tether.runtime.cli import guard as cli_guard
+    from tether.runtime.cli import hook as cli_hook
     from tether.runtime.cli import memory as cli_memory
     from tether.runtime.cli import run as cli_run
     from tether.runtime.cli import runs as cli_runs
@@ -50,7 +54,7 @@ def build_app() -> Any:
         Shell completion: `tether --install-completion` (bash, zsh, fish, PowerShell).
         """
 
-    for module in (cli_run, cli_runs, cli_guard, cli_sandbox, cli_memory, cli_trust, cli_undo, cli_eval):
+    for module in (cli_run, cli_runs, cli_guard, cli_hook, cli_sandbox, cli_memory, cli_trust, cli_undo, cli_eval):
         module.register(app)
     return app
 
@@ -66,10 +70,19 @@ def __getattr__(name: str) -> Any:
 
 def main() -> None:
     """Console-script entry point: any error Tether did not foresee is one line, its traceback kept in a file."""
+    args = sys.argv[1:]
+    if args[:1] == ["hook"] and len(args) in (2, 3):  # the per-call hook path: before anything else is imported
+        try:
+            from tether.runtime.cli import hook_fast
+
+            code = hook_fast.main(args[1:])
+        except Exception as e:  # fail closed: 2 blocks in every supported agent
+            sys.exit(_unforeseen(e, 2))
+        if code is not None:
+            sys.exit(code)
     from tether.runtime.terminal import install_log_filter
 
     install_log_filter()
-    args = sys.argv[1:]
     if args[:1] in (["--version"], ["-V"]):
         from tether import __version__
 
@@ -88,11 +101,11 @@ def main() -> None:
                 sys.exit(code)
         __getattr__("app")()
     except Exception as e:  # the last resort: never a traceback on the person's terminal
-        sys.exit(_unforeseen(e))
+        sys.exit(_unforeseen(e, 2 if args[:1] in (["guard"], ["hook"]) else 70))  # guard and hook fail closed
 
 
-def _unforeseen(e: BaseException) -> int:
-    """Print one line naming the error and where its traceback is (TETHER_DEBUG=1 prints it); exit 70."""
+def _unforeseen(e: BaseException, code: int = 70) -> int:
+    """Print one line naming the error and where its traceback is (TETHER_DEBUG=1 prints it); the exit code."""
     import os
     import tempfile
     import time
@@ -114,7 +127,7 @@ def _unforeseen(e: BaseException) -> int:
     sys.stderr.write(plain(f"error: {type(e).__name__}: {first} (an error Tether did not expect; "
                            + (f"the details are in {where}; " if where else "")
                            + "rerun with TETHER_DEBUG=1 to see them)") + "\n")
-    return 70
+    return code
 
 
 if __name__ == "__main__":

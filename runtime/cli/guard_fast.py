@@ -2,14 +2,26 @@
 
 Agents run `tether guard -- CMD` before every command, so its start-up time is
 paid each time. `main` reads the common forms of the command line itself
-(`--json`, `--workspace P`, `--cwd P`, `--home P`, `--batch FILE`, `--`,
-also `--opt=value`) and imports only the guardian; anything else (`--help`,
-an unknown option) returns None and the typer app handles it, with the same
-behaviour and exit codes. `runtime.cli.guard` (the typer command) uses the
-same functions, so both paths print the same thing.
+(`--json`, `--workspace P`, `--cwd P`, `--user-home P`, `--home P`,
+`--batch FILE`, `--`, also `--opt=value`) and imports only the guardian;
+anything else (`--help`, an unknown option) returns None and the typer app
+handles it, with the same behaviour and exit codes. `runtime.cli.guard` (the
+typer command) uses the same functions, so both paths print the same thing.
 
-Exit codes: 0 allow, 1 ask, 2 deny; with --batch, 0 unless the input cannot
-be read (then one line on stderr and 2).
+The command: one word after `--` is the command line as written
+(`tether guard -- "rm -rf build && make"`); several words are an argv and are
+quoted back into one line with `shlex.join` (`tether guard -- bash -c "rm -rf /"`
+judges `bash -c 'rm -rf /'`, never `bash -c rm -rf /`).
+
+`--user-home` is the person's home folder (what `~` and `$HOME` stand for);
+`--home` is Tether's home, as in every other command (the guard itself keeps
+nothing there).
+
+Exit codes (the contract): 0 allow, 1 ask, 2 deny; 2 also for every error
+(no command, an unreadable batch, an error inside Tether): the guard fails
+closed. With --batch, 0 unless the input cannot be read (then one line on
+stderr and 2). An agent whose hook protocol blocks only on one code (Claude
+Code: 2) should run `tether hook AGENT` instead (docs/hooks.md).
 """
 
 from __future__ import annotations
@@ -24,7 +36,7 @@ from tether.runtime.terminal import plain
 
 EXIT = {"allow": 0, "ask": 1, "deny": 2}
 _ANSI = {"allow": "32", "ask": "33", "deny": "1;31", "error": "1;31"}
-_VALUED = ("--workspace", "--cwd", "--home", "--batch")
+_VALUED = ("--workspace", "--cwd", "--home", "--user-home", "--batch")
 
 
 def _colour(stream: Any, word: str, style: str) -> str:
@@ -40,8 +52,17 @@ def error(message: str) -> int:
     return 2
 
 
+def command_text(words: list[str]) -> str:
+    """One word is the command line as written; several are an argv, quoted with `shlex.join`."""
+    if len(words) == 1:
+        return words[0]
+    import shlex
+
+    return shlex.join(words)
+
+
 def context(workspace: Path | None, cwd: Path | None, home: Path | None):  # type: ignore[no-untyped-def]
-    """Where the command runs (plain data: no pydantic on this path)."""
+    """Where the command runs (plain data: no pydantic on this path); `home` is the person's home."""
     from tether.guardian.decision import Where
 
     ws = (workspace or Path.cwd()).absolute()
@@ -61,7 +82,7 @@ def judge(words: list[str], json_out: bool, workspace: Path | None, cwd: Path | 
     """Judge one command, print the verdict; the exit code."""
     from tether.guardian.judge import judge as check
 
-    text = words[0] if len(words) == 1 else " ".join(words)
+    text = command_text(words)
     v = check(text, context(workspace, cwd, home))
     if json_out:
         _json({"command": text, "decision": v.decision, "rules": v.rules, "reason": v.reason,
@@ -122,7 +143,7 @@ def main(argv: list[str]) -> int | None:
         i += 1
     paths = {k: Path(v) for k, v in opts.items()}
     if "--batch" in paths:
-        return batch(paths["--batch"], paths.get("--workspace"), paths.get("--home"))
+        return batch(paths["--batch"], paths.get("--workspace"), paths.get("--user-home"))
     if not words:
         return error("give a command after --, or --batch FILE")
-    return judge(words, json_out, paths.get("--workspace"), paths.get("--cwd"), paths.get("--home"))
+    return judge(words, json_out, paths.get("--workspace"), paths.get("--cwd"), paths.get("--user-home"))

@@ -14,7 +14,6 @@ from tether.common.snapshot import gc_snapshots
 from tether.runtime.cli.common import (
     HomeOption,
     JsonOption,
-    RunArg,
     config,
     errors_exit,
     fail,
@@ -41,38 +40,54 @@ def _pct(rate: float | None) -> str:
     return "-" if rate is None else f"{rate:.0%}"
 
 
-def _kind_json(ledger: TrustLedger, kind: str) -> dict[str, Any]:
+def _taught(cfg: TetherConfig) -> dict[str, dict[str, list[int]]]:
+    from tether.runtime.agents.learn import taught
+
+    return taught(cfg.home)
+
+
+def _taught_text(by: dict[str, list[int]]) -> str:
+    return ", ".join(f"{agent} {yes}/{yes + no}" for agent, (yes, no) in sorted(by.items())) or "-"
+
+
+def _kind_json(ledger: TrustLedger, kind: str, taught: dict[str, dict[str, list[int]]] | None = None) -> dict[str, Any]:
     rec = ledger.data.kinds[kind]
+    by = (taught or {}).get(kind, {})
     return rec.model_dump(mode="json") | {
         "rate": rec.rate, "streak_rate": rec.streak_rate,
-        "never_promoted": never_promoted(kind), "auto_approved": ledger.is_promoted(kind)}
+        "never_promoted": never_promoted(kind), "auto_approved": ledger.is_promoted(kind),
+        "taught_by": {agent: {"approvals": yes, "refusals": no} for agent, (yes, no) in sorted(by.items())}}
 
 
 @trust_app.command("list")
 def list_kinds(home: HomeOption = None, json: JsonOption = False) -> None:
-    """Every action kind on record: approvals, refusals, rate, rollbacks, promotion."""
-    ledger = _ledger(config(home))
+    """Every action kind on record: approvals, refusals, rate, rollbacks, promotion, which agents taught it."""
+    cfg = config(home)
+    ledger = _ledger(cfg)
+    taught = _taught(cfg)
     kinds = sorted(ledger.data.kinds)
     if json:
-        print_json({"ledger": str(ledger.path), "kinds": {k: _kind_json(ledger, k) for k in kinds}})
+        print_json({"ledger": str(ledger.path), "kinds": {k: _kind_json(ledger, k, taught) for k in kinds}})
         return
-    table = Table("kind", "approved", "refused", "rate", "rollbacks", "auto", "last seen")
+    table = Table("kind", "approved", "refused", "rate", "rollbacks", "auto", "last seen", "taught by (agent yes/all)")
     table.columns[0].no_wrap = True
     for kind in kinds:
         rec = ledger.data.kinds[kind]
         status = "never" if never_promoted(kind) else "yes" if ledger.is_promoted(kind) else "no"
         table.add_row(safe(kind), str(rec.approvals), str(rec.refusals), _pct(rec.rate), str(rec.rollbacks),
-                      status, rec.last_seen.strftime("%m-%d %H:%M") if rec.last_seen else "-")
+                      status, rec.last_seen.strftime("%m-%d %H:%M") if rec.last_seen else "-",
+                      safe(_taught_text(taught.get(kind, {}))))
     out.print(table if kinds else f"no kinds on record yet in {safe(ledger.path)}")
 
 
 @trust_app.command("show")
 def show(kind: KindArg, home: HomeOption = None, json: JsonOption = False) -> None:
     """One kind's counters and its change log."""
-    ledger = _ledger(config(home))
+    cfg = config(home)
+    ledger = _ledger(cfg)
     if kind not in ledger.data.kinds:
         fail(f"unknown action kind {kind!r}; see `tether trust list` for the kinds on record")
-    data = _kind_json(ledger, kind)
+    data = _kind_json(ledger, kind, _taught(cfg))
     changes = [c.model_dump(mode="json", exclude_none=True) for c in ledger.data.changes if c.kind == kind]
     if json:
         print_json({"kind": kind, **data, "changes": changes})
@@ -119,9 +134,18 @@ def snapshot_gc(
         out.print(f"removed {len(pruned)} snapshot(s), kept the newest {n}")
 
 
-def audit(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) -> None:
-    """Shadow report of a run: would-be denies, asks, auto-approvals and agreement per kind."""
+def audit(run_id: Annotated[str | None, typer.Argument(
+              help="Run id (whole, a unique prefix, or `last`); leave out with --agents.")] = None,
+          agents: Annotated[bool, typer.Option(
+              "--agents", help="Shadow audit of other agents' hooks (tether hook install --shadow).")] = False,
+          home: HomeOption = None, json: JsonOption = False) -> None:
+    """Shadow report of a run (or, with --agents, of other agents): would-be denies, asks, agreement per kind."""
     cfg = config(home)
+    if agents:
+        _agents_audit(cfg, json)
+        return
+    if run_id is None:
+        fail("give a run id (or `last`), or --agents for the shadow audit of other agents' hooks")
     run_id = resolve_run(cfg, run_id)
     with errors_exit():
         report = audit_run(cfg.runs_dir, run_id)
@@ -129,6 +153,27 @@ def audit(run_id: RunArg, home: HomeOption = None, json: JsonOption = False) -> 
         print_json(report.as_json())
         return
     _print_report(report)
+
+
+def _agents_audit(cfg: TetherConfig, json: bool) -> None:
+    from tether.runtime.agents.audit import audit_agents
+
+    found = audit_agents(cfg.home)
+    if json:
+        print_json({"agents": {a: {k: row.as_json() for k, row in sorted(kinds.items())}
+                               for a, kinds in sorted(found.items())}})
+        return
+    if not found:
+        out.print("no shadow records yet; install a hook with `tether hook install AGENT --shadow`")
+        return
+    table = Table("agent", "kind", "calls", "allow", "ask", "deny", "auto", "ran", "refused", "agreement",
+                  "asks run")
+    for agent, kinds in sorted(found.items()):
+        for kind, r in sorted(kinds.items()):
+            table.add_row(safe(agent), safe(kind), str(r.calls), str(r.would_allow), str(r.would_ask),
+                          str(r.would_deny), str(r.would_auto), str(r.ran), str(r.refused), _pct(r.agreement),
+                          f"{r.asks_ran}/{r.would_ask}")
+    out.print(table)
 
 
 def _print_report(report: AuditReport) -> None:

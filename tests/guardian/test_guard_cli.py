@@ -98,3 +98,47 @@ def test_hook_path_imports_no_heavy_module() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                        check=False)
     assert r.stdout.strip().splitlines()[-1] == "0 []", r.stdout + r.stderr
+
+
+def test_argv_after_dashes_is_quoted_not_joined() -> None:
+    # `bash -c "rm -rf /"` arrives as three words; joined unquoted it would read `bash -c rm -rf /` (allow)
+    r = runner.invoke(app, ["guard", "--json", "--workspace", "/home/t/ws/p", "--", "bash", "-c", "rm -rf /"])
+    obj = json.loads(r.stdout.strip().splitlines()[-1])
+    assert obj["command"] == "bash -c 'rm -rf /'" and obj["decision"] == "deny" and r.exit_code == 2
+    r = _tether("guard", "--json", "--workspace", "/home/t/ws/p", "--", "bash", "-c", "rm -rf /")
+    assert r.returncode == 2 and json.loads(r.stdout)["command"] == "bash -c 'rm -rf /'"
+    one = _tether("guard", "--json", "--workspace", "/home/t/ws/p", "--", "ls -la && git status")
+    assert one.returncode == 0 and json.loads(one.stdout)["command"] == "ls -la && git status"
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_user_home_is_the_persons_home_and_home_is_tethers(fast: bool, tmp_path: Path) -> None:
+    def run(*args: str) -> tuple[int, dict[str, object]]:
+        argv = ["guard", "--json", "--workspace", "/home/p/proj", *args, "--", "rm -rf ~/proj/build"]
+        if fast:
+            r = _tether(*argv)
+            return r.returncode, json.loads(r.stdout)
+        t = runner.invoke(app, argv)
+        return t.exit_code, json.loads(t.stdout.strip().splitlines()[-1])
+
+    assert run("--user-home", "/home/p")[0] == 0
+    code, obj = run("--user-home", "/home/q")
+    assert code == 1 and obj["rules"] == ["CONF-001"]
+    code, _ = run("--home", str(tmp_path / "tether-home"), "--user-home", "/home/p")  # Tether's home: no effect on ~
+    assert code == 0
+
+
+def test_python_api_is_stable_and_agrees_with_the_cli() -> None:
+    import inspect
+
+    import tether
+
+    params = list(inspect.signature(tether.guard).parameters)
+    assert params[:2] == ["command", "cwd"]
+    for command in ("ls -la", "git reset --hard", 'bash -c "rm -rf /"'):
+        v = tether.guard(command, "/home/t/ws/p", home="/home/tether")
+        r = _tether("guard", "--json", "--workspace", "/home/t/ws/p", "--", command)
+        assert v.decision == json.loads(r.stdout)["decision"] and r.returncode == EXIT_CODES[v.decision]
+
+
+EXIT_CODES = {"allow": 0, "ask": 1, "deny": 2}

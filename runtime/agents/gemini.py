@@ -1,0 +1,101 @@
+"""Gemini CLI: the BeforeTool hook (https://geminicli.com/docs/hooks/reference).
+
+Payload on stdin: `session_id`, `transcript_path`, `cwd`,
+`hook_event_name: "BeforeTool"`, `timestamp`, `tool_name`, `tool_input`
+(`run_shell_command`: `command`, optional `dir_path` (older: `directory`)
+relative to the project; `write_file` and `replace`: `file_path`),
+`mcp_context`. Answers: stdout must be one JSON object and nothing else;
+`{}` (exit 0) lets the call go on; `{"decision": "ask", "reason": ...}` makes
+Gemini CLI ask the person (`DefaultHookOutput.isAskDecision`,
+google-gemini/gemini-cli packages/core/src/hooks/types.ts); exit 2 blocks the
+tool and sends stderr to the agent as the reason (deny, and every error).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tether.runtime.agents.base import (
+    Answer,
+    Call,
+    Judged,
+    PayloadError,
+    folder,
+    message,
+    obj,
+    string,
+    text,
+    write_line,
+)
+
+NAME = "gemini"
+TITLE = "Gemini CLI"
+DOCS = "https://geminicli.com/docs/hooks/reference"
+EVENT = "BeforeTool"
+POST_EVENTS = frozenset({"AfterTool"})
+MATCHER = "run_shell_command|write_file|replace"
+WRITE_TOOLS = {"write_file": "file_path", "replace": "file_path"}
+CAN_ASK = True
+SETTINGS = {"user": ".gemini/settings.json", "project": ".gemini/settings.json"}
+TEMPLATE = "{}\n"
+
+
+def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
+    """(event, hook definition) pairs `tether hook install` adds under `hooks` of settings.json."""
+    group = {"matcher": MATCHER, "hooks": [{"name": "tether", "type": "command", "command": command,
+                                            "description": "Tether's guardian judges the call"}]}
+    return [(EVENT, group), ("AfterTool", group)]
+
+
+def parse(payload: dict[str, Any]) -> Call | None:
+    """The shell command (run in `dir_path` under the project) or file write; None for any other tool."""
+    if text(payload, "hook_event_name") != EVENT:
+        msg = f"expected hook_event_name {EVENT!r}, got {payload.get('hook_event_name')!r}"
+        raise PayloadError(msg)
+    tool = text(payload, "tool_name")
+    cwd = folder(text(payload, "cwd"))
+    session = string(payload, "session_id")
+    if tool == "run_shell_command":
+        args = obj(payload, "tool_input")
+        sub = string(args, "dir_path") or string(args, "directory")
+        where = cwd / sub if sub else cwd
+        return Call(text(args, "command"), where, cwd, tool, "shell", session)
+    if tool in WRITE_TOOLS:
+        path = text(obj(payload, "tool_input"), WRITE_TOOLS[tool])
+        full = path if path.startswith("/") else str(cwd / path)
+        return Call(write_line(full), cwd, cwd, tool, "write", session, (full,))
+    return None
+
+
+def answer(judged: Judged, calls: list[Call]) -> Answer:
+    """allow: `{}`; ask: decision "ask" with the reason; deny: exit 2, the reason on stderr."""
+    if judged.decision == "allow" and not judged.auto:
+        return Answer(0, "{}\n")
+    reason = message(judged, calls[0] if calls else None)
+    if judged.decision in ("ask", "allow"):  # allow here: an ask the trust ledger approved
+        return Answer(0, json.dumps({"decision": judged.decision, "reason": reason}) + "\n")
+    return Answer(2, "", reason + "\n")
+
+
+def fail(reason: str) -> Answer:
+    """Any error blocks: exit 2, one line on stderr (sent to the agent)."""
+    return Answer(2, "", f"Tether's hook blocked this call: {reason}\n")
+
+
+def sample(command: str, cwd: str) -> dict[str, Any]:
+    """A BeforeTool payload for a shell command (the documented shape; `tether hook doctor` sends it)."""
+    return {"session_id": "tether-doctor", "transcript_path": "", "cwd": cwd, "hook_event_name": EVENT,
+            "timestamp": "1970-01-01T00:00:00.000Z", "tool_name": "run_shell_command",
+            "tool_input": {"command": command}}
+
+
+def blocked(code: int, stdout: str) -> bool:
+    """Whether Gemini CLI reads this answer as a block (exit 2, or decision deny/block)."""
+    if code == 2:
+        return True
+    try:
+        body = json.loads(stdout) if code == 0 and stdout.strip() else {}
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get("decision") in ("deny", "block")

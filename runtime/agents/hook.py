@@ -1,0 +1,148 @@
+"""One hook call: the agent's payload (bytes from stdin) -> the guardian's verdict -> the agent's answer.
+
+Parts:
+    MAX_PAYLOAD: the most bytes read from stdin (more is a block).
+    handle: payload -> (Answer, record). Fails closed: a payload over the
+        bound, bytes that are not UTF-8 JSON, a field missing or of the wrong
+        type, an exception anywhere: the adapter's blocking answer with a
+        one-line reason. A post-tool event (the agent reporting a call that
+        ran) answers nothing and only shows up in the record.
+    judge_calls: the strictest verdict over the calls of one payload.
+The record (agent, event, tool, command, cwd, decision, rules, exit code) is
+what `log.append` writes for `tether hook log`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from tether.runtime.agents import learn, registry
+from tether.runtime.agents.base import Answer, Call, Judged, PayloadError
+
+MAX_PAYLOAD = 1 << 20
+
+
+def judge_calls(calls: list[Call], user_home: Path) -> Judged:
+    """Judge every call with the guardian (fail closed); the strictest decision, all rules and reasons."""
+    from tether.guardian.decision import SEVERITY, Where
+    from tether.guardian.judge import judge
+
+    out = Judged("allow")
+    reasons: list[str] = []
+    for call in calls:
+        r = judge(call.command, Where(workspace=call.workspace, cwd=call.cwd, home=user_home))
+        if SEVERITY[r.decision] > SEVERITY[out.decision]:
+            out.decision = r.decision
+        out.rules += [h.id for h in r.hits if h.id not in out.rules]
+        out.kinds += [h.kind for h in r.hits if h.decision != "allow" and h.kind not in out.kinds]
+        if r.decision != "allow":
+            reasons.append(r.reason)
+    out.reason = "; ".join(dict.fromkeys(reasons)) if reasons else "no risk pattern matched"
+    return out
+
+
+def _payload(data: bytes) -> dict[str, Any]:
+    if len(data) > MAX_PAYLOAD:
+        msg = f"payload over {MAX_PAYLOAD} bytes"
+        raise PayloadError(msg)
+    try:
+        payload = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        msg = f"payload is not UTF-8 JSON: {e}"
+        raise PayloadError(msg) from e
+    if not isinstance(payload, dict):
+        msg = f"payload is a JSON {type(payload).__name__}, not an object"
+        raise PayloadError(msg)
+    return payload
+
+
+def _call_id(payload: dict[str, Any]) -> str:
+    for key in ("tool_use_id", "generation_id"):
+        if isinstance(payload.get(key), str):
+            return payload[key]
+    return ""
+
+
+def _learn_post(adapter: Any, agent: str, payload: dict[str, Any], home: Path) -> int:
+    parsed = adapter.parse({**payload, "hook_event_name": adapter.EVENT})
+    calls = [] if parsed is None else parsed if isinstance(parsed, list) else [parsed]
+    return sum(learn.resolve_post(home, agent, c, _call_id(payload)) for c in calls)
+
+
+def _learn_pre(adapter: Any, agent: str, payload: dict[str, Any], calls: list[Call], judged: Judged,
+               home: Path, shadow: bool = False) -> None:
+    """Resolve this session's earlier asks; turn a promoted ask into allow; remember a new ask (or, in shadow
+    mode, every call with what would have been done)."""
+    session = calls[0].session if calls else ""
+    learn.resolve_pre(home, agent, session, _call_id(payload))
+    auto = judged.decision == "ask" and learn.promoted(home, judged.kinds)
+    if shadow:
+        effective = "allow" if auto else judged.decision
+        learn.add_shadow(home, agent, calls, _call_id(payload), judged.decision, effective, judged.kinds)
+        return
+    if judged.decision != "ask":
+        return
+    if auto:
+        judged.decision, judged.auto = "allow", True
+    elif adapter.CAN_ASK:
+        learn.add_ask(home, agent, calls, _call_id(payload), judged.kinds)
+
+
+def handle(agent: str, data: bytes, user_home: Path, tether_home: Path | None = None,
+           shadow: bool = False) -> tuple[Answer, dict[str, Any]]:
+    """Answer one hook call of `agent` in its protocol's terms, and the record of it.
+
+    `shadow`: judge and record what would have been done (see `learn`), but answer the agent's quiet allow,
+    blocking nothing; only a payload that cannot be read still blocks.
+
+    With `tether_home`, the call also teaches and consults the trust ledger (`learn`); a failure there is
+    recorded and leaves the guardian's decision as it was (learning never loosens a verdict by failing).
+    """
+    record: dict[str, Any] = {"ts": round(time.time(), 3), "agent": agent}
+    adapter = registry.get(agent)
+    try:
+        payload = _payload(data)
+        event = payload.get("hook_event_name")
+        record |= {"event": event if isinstance(event, str) else None,
+                   "tool": payload.get("tool_name") if isinstance(payload.get("tool_name"), str) else None}
+        if event in adapter.POST_EVENTS:  # type: ignore[attr-defined]
+            if tether_home is not None:
+                try:
+                    record["approved"] = _learn_post(adapter, agent, payload, tether_home)
+                except Exception as e:  # learning is best effort; the answer to a post event blocks nothing
+                    record["learn_error"] = f"{type(e).__name__}: {e}"[:300]
+            answer = adapter.answer(Judged("allow"), [])
+            record |= {"decision": None, "exit": answer.code}
+            return answer, record
+        parsed = adapter.parse(payload)
+        calls = [] if parsed is None else parsed if isinstance(parsed, list) else [parsed]
+        judged = judge_calls(calls, user_home)
+        if tether_home is not None and calls:
+            try:
+                _learn_pre(adapter, agent, payload, calls, judged, tether_home, shadow)
+            except Exception as e:  # the guardian's verdict stands (an ask stays an ask)
+                judged.decision = "ask" if judged.auto else judged.decision
+                judged.auto = False
+                record["learn_error"] = f"{type(e).__name__}: {e}"[:300]
+        answer = adapter.answer(Judged("allow") if shadow else judged, calls)
+        if shadow:
+            record["shadow"] = True
+        if calls:
+            record |= {"command": calls[0].command if len(calls) == 1 else [c.command for c in calls],
+                       "kind": calls[0].kind, "cwd": str(calls[0].cwd), "session": calls[0].session}
+        record |= {"decision": judged.decision, "rules": judged.rules, "kinds": judged.kinds, "exit": answer.code}
+        if judged.auto:
+            record["auto"] = True
+        return answer, record
+    except PayloadError as e:
+        answer = adapter.fail(str(e))
+        record |= {"decision": "deny", "error": str(e)[:300], "exit": answer.code}
+        return answer, record
+    except Exception as e:  # fail closed: any error inside the hook blocks the call
+        cause = f"internal error {type(e).__name__}: {e}"[:300]
+        answer = adapter.fail(cause)
+        record |= {"decision": "deny", "error": cause, "exit": answer.code}
+        return answer, record

@@ -1,0 +1,198 @@
+"""Learned trust across agents: each ask the person answers in the agent teaches the trust ledger.
+
+The hook cannot see the person's answer directly. It keeps the asks it made
+in `hook-pending.json` (Tether's home, under a lock) and resolves them:
+
+- **approved** when the agent's post-tool event (Claude Code `PostToolUse`,
+  Gemini CLI `AfterTool`, Cursor `afterShellExecution`) reports the same call
+  (same session, same command, and the same call id where the agent sends one):
+  the call ran, so the person let it;
+- **refused** when the next pre-tool payload of the same session arrives at
+  least `REFUSAL_GAP_S` later and the call never ran (the person said no and
+  the model moved on; calls issued together in one turn are seconds apart
+  less, so they do not refuse each other).
+
+Each answer is recorded in the trust ledger (`runtime.trust.ledger`, source
+"person"), so the seed's rule applies unchanged: 5 approvals at >= 90 %
+promote a kind, a rollback or a revoke demotes it, destructive kinds never
+promote. A promoted ask is answered as the agent's explicit allow. Who taught
+what is kept in `hook-teaching.jsonl` (agent, kind, approved) for
+`tether trust list`. Codex cannot ask from a hook, so it teaches nothing.
+
+In shadow mode (`tether hook install --shadow`) the hook blocks nothing and
+every call is remembered with what the guardian and the ledger would have
+done; its resolution (ran or refused) goes to `hook-shadow.jsonl` for
+`tether audit --agents` instead of the ledger (an agent's own allowlist may
+have let it run without asking the person).
+
+Parts: `pending_asks`, `add_ask`, `add_shadow`, `resolve_pre`, `resolve_post`,
+`rollback`, `promoted`, `taught`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from tether.runtime.agents.base import Call
+
+PENDING = "hook-pending.json"
+TEACHING = "hook-teaching.jsonl"
+SHADOW = "hook-shadow.jsonl"
+REFUSAL_GAP_S = 1.0
+MAX_PENDING = 200
+MAX_AGE_S = 86400.0
+
+
+@contextlib.contextmanager
+def _locked(home: Path) -> Iterator[dict[str, Any]]:
+    """The pending asks, read and written back under an exclusive lock."""
+    home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(home / (PENDING + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            data = json.loads((home / PENDING).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        if not isinstance(data, dict) or not isinstance(data.get("asks"), list):
+            data = {"asks": []}
+        before = json.dumps(data, sort_keys=True)
+        yield data
+        now = time.time()
+        data["asks"] = [a for a in data["asks"] if isinstance(a, dict) and now - a.get("at", 0) < MAX_AGE_S]
+        data["asks"] = data["asks"][-MAX_PENDING:]
+        if json.dumps(data, sort_keys=True) != before:
+            tmp = home / (PENDING + ".tmp")
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            os.replace(tmp, home / PENDING)
+    finally:
+        os.close(fd)
+
+
+def _key(agent: str, call: Call) -> dict[str, Any]:
+    return {"agent": agent, "session": call.session, "command": call.command}
+
+
+def pending_asks(home: Path) -> list[dict[str, Any]]:
+    """The asks not yet resolved (for tests and `tether hook status`)."""
+    with _locked(home) as data:
+        return list(data["asks"])
+
+
+def add_ask(home: Path, agent: str, calls: list[Call], call_id: str, kinds: list[str]) -> None:
+    """Remember an ask the hook made, to learn the person's answer later."""
+    if not kinds:
+        return
+    with _locked(home) as data:
+        for call in calls:
+            data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time()})
+
+
+def add_shadow(home: Path, agent: str, calls: list[Call], call_id: str, decision: str, effective: str,
+               kinds: list[str]) -> None:
+    """Shadow mode: remember every call and what the guardian and the ledger would have done with it."""
+    with _locked(home) as data:
+        for call in calls:
+            data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time(),
+                                                     "shadow": {"decision": decision, "effective": effective}})
+
+
+def _settle(home: Path, agent: str, entry: dict[str, Any], ran: bool) -> None:
+    """One resolved entry: a shadow record for the audit, or an answer that teaches the ledger."""
+    shadow = entry.get("shadow")
+    if isinstance(shadow, dict):
+        from tether.runtime.agents.log import append
+
+        append(home, {"at": round(time.time(), 3), "agent": agent, "kinds": list(entry.get("kinds") or []),
+                      "decision": shadow.get("decision"), "effective": shadow.get("effective"),
+                      "outcome": "ran" if ran else "refused"}, name=SHADOW)
+        return
+    _teach(home, agent, list(entry.get("kinds") or []), approved=ran)
+
+
+def _teach(home: Path, agent: str, kinds: list[str], approved: bool) -> None:
+    from tether.runtime.agents.log import append
+
+    for kind in kinds:
+        _ledger(home).record(kind, approved, source="person")
+        line = {"at": round(time.time(), 3), "agent": agent, "kind": kind, "approved": approved}
+        append(home, line, name=TEACHING)
+
+
+def resolve_pre(home: Path, agent: str, session: str, call_id: str) -> int:
+    """A new pre-tool payload: earlier asks of this session that never ran were refused; how many."""
+    if not (home / PENDING).exists():
+        return 0
+    now, refused = time.time(), []
+    with _locked(home) as data:
+        keep = []
+        for a in data["asks"]:
+            same = a.get("agent") == agent and a.get("session") == session
+            this_call = bool(call_id) and a.get("id") == call_id
+            if same and not this_call and now - a.get("at", now) >= REFUSAL_GAP_S:
+                refused.append(a)
+            else:
+                keep.append(a)
+        data["asks"] = keep
+    for a in refused:
+        _settle(home, agent, a, ran=False)
+    return len(refused)
+
+
+def resolve_post(home: Path, agent: str, call: Call, call_id: str) -> int:
+    """A post-tool event: the asks it matches ran, so the person approved them; how many."""
+    if not (home / PENDING).exists():
+        return 0
+    key, approved = _key(agent, call), []
+    with _locked(home) as data:
+        keep = []
+        for a in data["asks"]:
+            match = all(a.get(k) == v for k, v in key.items()) and (not call_id or not a.get("id")
+                                                                   or a.get("id") == call_id)
+            (approved if match and not approved else keep).append(a)
+        data["asks"] = keep
+    for a in approved:
+        _settle(home, agent, a, ran=True)
+    return len(approved)
+
+
+def _ledger(home: Path):  # type: ignore[no-untyped-def]
+    """The trust ledger of this Tether home, with the person's trust settings (never a project's tether.toml)."""
+    from tether.runtime.config import load_config
+    from tether.runtime.trust.ledger import TrustLedger
+
+    cfg = load_config(home, cwd=home)
+    return TrustLedger.load_or_closed(cfg.ledger_path, cfg.trust, runs_dir=cfg.runs_dir)
+
+
+def rollback(home: Path, kind: str, agent: str) -> None:
+    """The person undid what an agent did under `kind`: count a rollback, which demotes it."""
+    _ledger(home).demote(kind, f"rolled back by a person after {agent}")
+
+
+def promoted(home: Path, kinds: list[str]) -> bool:
+    """Whether every asking kind is promoted (then the ask becomes the agent's allow)."""
+    if not kinds:
+        return False
+    ledger = _ledger(home)
+    return all(ledger.is_promoted(k) for k in kinds)
+
+
+def taught(home: Path) -> dict[str, dict[str, list[int]]]:
+    """kind -> agent -> [approvals, refusals] the hooks recorded."""
+    from tether.runtime.agents.log import read
+
+    out: dict[str, dict[str, list[int]]] = {}
+    for row in read(home, 0, name=TEACHING):
+        kind, agent = row.get("kind"), row.get("agent")
+        if isinstance(kind, str) and isinstance(agent, str):
+            counts = out.setdefault(kind, {}).setdefault(agent, [0, 0])
+            counts[0 if row.get("approved") else 1] += 1
+    return out

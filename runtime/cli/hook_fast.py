@@ -1,0 +1,65 @@
+"""`tether hook AGENT` without typer or rich: the per-command hook path of other agents.
+
+The agent starts it once per tool call with its payload on stdin; `main`
+reads at most `MAX_PAYLOAD + 1` bytes and asks the warm server
+(`runtime.agents.client`; it keeps the guardian loaded, so this process
+imports only `socket` and `json`). When no server answers, it judges the
+payload itself with `runtime.agents.hook`, logs the verdict and starts a
+server for the next call. Either way the answer is the same: the agent's
+own terms, written to stdout/stderr, and its exit code. `tether hook serve`
+runs the server. Anything else (`--help`, `install`, ...) returns None and
+the typer app handles it. An error before an answer exists exits 2 with one
+line on stderr, which every supported agent reads as a block.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+MAX_PAYLOAD = 1 << 20  # the same bound as runtime.agents.hook.MAX_PAYLOAD (a test keeps them equal)
+
+
+def _write(code: int, out: str, err: str) -> int:
+    if out:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    if err:
+        sys.stderr.write(err)
+        sys.stderr.flush()
+    return code
+
+
+def main(argv: list[str]) -> int | None:
+    """Run `tether hook AGENT [--shadow]` (or `tether hook serve`); None to let typer do the rest."""
+    from tether.runtime.agents import client
+    from tether.runtime.agents.registry import NAMES
+
+    if argv == ["serve"]:
+        from tether.runtime.agents.server import serve
+
+        return serve()
+    shadow = argv[1:] == ["--shadow"]
+    if not (len(argv) == 1 or shadow) or argv[0] not in NAMES:
+        return None
+    try:
+        data = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
+    except OSError as e:
+        return _write(2, "", f"Tether's hook blocked this call: cannot read the payload: {e}\n")
+    user_home = os.path.expanduser("~")
+    if client.enabled():
+        got = client.ask(argv[0], data, user_home, shadow=shadow)
+        if got is not None:
+            return _write(*got)
+    from pathlib import Path
+
+    from tether.runtime.agents.hook import handle
+    from tether.runtime.agents.log import append
+
+    home = Path(client.tether_home())
+    answer, record = handle(argv[0], data, Path(user_home), home, shadow)
+    code = _write(answer.code, answer.stdout, answer.stderr)
+    append(home, record)
+    if client.enabled():
+        client.start_server()
+    return code
