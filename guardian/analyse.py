@@ -21,7 +21,7 @@ from tether.guardian.decode import static_output
 from tether.guardian.interp import DOWNLOADERS, payloads
 from tether.guardian.operands import glob_targets, path_operands
 from tether.guardian.parse import DepthError, Simple, parse_line
-from tether.guardian.paths import Verb, judge_write, normalise, resolve
+from tether.guardian.paths import Verb, harmless_unknown, judge_write, normalise, resolve
 from tether.guardian.rules import RULES, Inv, get, load, rules_for
 from tether.guardian.rules_paths import path_hits
 from tether.guardian.unwrap import unwrap
@@ -152,7 +152,7 @@ class Analyser:
             if r.op.startswith("<<") and r.op != "<<<" or r.target.isdigit():
                 continue
             if r.writes:
-                self._target(r.target, "write", prog0, s.cwd)
+                self._target(r.target, "append" if r.op in (">>", "&>>") else "write", prog0, s.cwd)
                 self._remember(r.target, s, prog0)
             t = resolve(r.target, s.cwd, self.home)
             if not t.unknown:
@@ -211,6 +211,8 @@ class Analyser:
 
     def _target(self, raw: str, verb: Verb, prog: str, cwd: str) -> None:
         t = resolve(raw, cwd, self.home)
+        if t.unknown and harmless_unknown(raw, verb, cwd, self.home, self.ws):
+            return
         for rid in judge_write(t, verb, self.ws, self.config.min_write_depth):
             self._hit(rid, prog, raw.replace(UNKNOWN, "$?") if t.unknown else t.path)
         if not t.unknown:

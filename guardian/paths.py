@@ -21,12 +21,20 @@ from typing import Literal
 
 from tether.guardian.words import UNKNOWN
 
-Verb = Literal["delete", "rdelete", "write", "move", "chmod", "truncate"]
+Verb = Literal["delete", "rdelete", "write", "create", "append", "move", "chmod", "truncate"]
+"""`create` (mkdir, touch) and `append` (`>>`, `tee -a`) destroy nothing already there:
+they are `write` everywhere except on an unresolvable target (`harmless_unknown`)."""
 SCRATCH = ("/tmp", "/var/tmp")
 SYSTEM = ("/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", "/libx32",
           "/var", "/sys", "/proc", "/root", "/srv", "/opt", "/snap")
 HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 _GLOB = frozenset("*?[")
+NOT_WORKSPACES = frozenset({"/", "/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32",
+                            "/lib64", "/libx32", "/var", "/sys", "/proc", "/dev", "/run"})
+"""Workspaces whose inside is never exempt from the depth rule (a system folder is no project)."""
+_ROOT_SAFE: frozenset[str] = frozenset({"write", "create", "append", "delete"})
+"""Verbs that do not wipe the folder they name: `cp x .`, `mkdir -p .`, a filtered
+`find . -name '*.pyc' -delete` (rm and rmdir refuse a folder without -r)."""
 _ALL = re.compile(r"[*?.]|\[[^\]]*\]")
 """What a glob component that matches every entry is made of (`*`, `.*`, `?*`, `[!.]*`)."""
 
@@ -96,6 +104,40 @@ def is_scratch(t: Target) -> bool:
     return False
 
 
+def _fixed_prefix(raw: str, cwd: str, home: str) -> str | None:
+    """Where an unresolvable target certainly lies: the folder written before its first
+    unknown part (`build/$x` -> cwd/build), or None when nothing before it is fixed."""
+    head = raw.split(UNKNOWN, 1)[0]
+    if "/" not in head:
+        return None
+    return normalise(head.rsplit("/", 1)[0] or "/", cwd, home)
+
+
+def harmless_unknown(raw: str, verb: Verb, cwd: str, home: str, workspace: str) -> bool:
+    """An unresolvable target of a verb that destroys nothing (mkdir -p, touch, an append)
+    whose fixed part, if any, stays inside the workspace or scratch space (`$dir`,
+    `"$out/log"`, `build/$name`); never for delete, move, chmod, truncate or overwrite."""
+    if verb not in ("create", "append") or ".." in raw.split("/"):
+        return False
+    head = raw.split(UNKNOWN, 1)[0]
+    if head.startswith("~"):
+        return False
+    prefix = _fixed_prefix(raw, cwd, home)
+    if prefix is None:
+        return True
+    if UNKNOWN in prefix:
+        return False
+    return is_scratch(Target(prefix + "/x")) or _strictly_inside(Target(prefix + "/x"), workspace)
+
+
+def _strictly_inside(t: Target, workspace: str) -> bool:
+    """Inside the workspace and not the workspace itself (nor a glob over all of it)."""
+    ws = workspace.rstrip("/") or "/"
+    if t.path.startswith(ws + "/"):
+        return True
+    return t.path == ws and t.glob and t.inside
+
+
 def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[str]:
     """Rule ids of the path policy that `verb` on `t` triggers (empty: fine).
 
@@ -103,6 +145,11 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[s
     shallow path; FS-003 recursive delete of the whole workspace; FS-004 delete
     of an unknown path; CONF-002 write to an unknown path; SYS-001 write into
     a system directory; CONF-001 write outside workspace and scratch.
+
+    The workspace is judged before the depth: strictly inside it (`/app/build`,
+    `/app/*.egg-info`) nothing applies, whatever its depth. The workspace itself
+    (`.`, `/app/*`) keeps the depth rule for what wipes it (recursive delete,
+    move, chmod, truncate); `cp x .` or a filtered `find . -delete` is fine.
     """
     if t.unknown:
         return ["FS-004"] if verb in ("delete", "rdelete") else ["CONF-002"]
@@ -110,6 +157,12 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[s
         return []
     if is_scratch(t):
         return []
+    ws = workspace.rstrip("/") or "/"
+    if ws not in NOT_WORKSPACES and under(t.path, ws):
+        if _strictly_inside(t, ws):
+            return []
+        if verb in _ROOT_SAFE:
+            return []
     eff = depth(t.path) + (1 if t.glob and (t.inside or t.path in ("/tmp", "/var/tmp")) else 0)
     if eff < min_depth:
         shallow = ["FS-001"] if verb == "rdelete" else ["FS-002"]

@@ -218,6 +218,24 @@ def _plain(verb: Verb):  # type: ignore[no-untyped-def]
     return fn
 
 
+def _touch(inv: Inv) -> list[tuple[str, Verb]]:
+    """touch creates or stamps; `-r FILE`/`-d DATE`/`-t STAMP` take a value."""
+    out, skip = [], False
+    for a in inv.args:
+        if skip:
+            skip = False
+        elif a in ("-r", "-d", "-t", "--reference", "--date"):
+            skip = True
+        elif not a.startswith("-") or a == "-":
+            out.append((a, "create"))
+    return out
+
+
+def _tee(inv: Inv) -> list[tuple[str, Verb]]:
+    verb: Verb = "append" if inv.has("a", "--append") else "write"
+    return [(p, verb) for p in inv.positional]
+
+
 def _download(inv: Inv) -> list[tuple[str, Verb]]:
     opts = ("-o", "--output") if inv.prog == "curl" else ("-O", "--output-document", "-P",
                                                           "--directory-prefix")
@@ -234,8 +252,8 @@ _TABLE = {
     "rm": _rm, "unlink": _plain("delete"), "rmdir": _plain("delete"), "shred": _plain("delete"),
     "mv": lambda inv: [(p, "move") for p in inv.positional] if len(inv.positional) >= 2 else [],
     "cp": lambda inv: _last_is_dest(inv, "write"), "install": lambda inv: _last_is_dest(inv, "write"),
-    "ln": lambda inv: _last_is_dest(inv, "write"), "truncate": _truncate, "touch": _plain("write"),
-    "mkdir": _plain("write"), "tee": _plain("write"), "dd": _dd, "sed": _sed, "find": _find,
+    "ln": lambda inv: _last_is_dest(inv, "write"), "truncate": _truncate, "touch": _touch,
+    "mkdir": _plain("create"), "tee": _tee, "dd": _dd, "sed": _sed, "find": _find,
     "perl": _perl, "srm": _plain("delete"), "wipe": _plain("delete"), "curl": _download,
     "wget": _download, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk,
     "ssh-keygen": _keygen, "sort": _valued(("-o", "--output")),

@@ -1,0 +1,106 @@
+"""Workspaces less than three levels deep (`/app`, `/workspace`, `/testbed`, `/src`).
+
+The workspace is judged before the minimum write depth: strictly inside it the
+depth rule does not apply; the workspace itself, anything above it and every
+escape keep it (issue 19, item 5).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.guardian.guard_helpers import judge
+
+SHALLOW = ["/app", "/workspace", "/testbed", "/src"]
+
+ORDINARY = [
+    "echo x > reproduce.py",
+    "rm -rf build",
+    "rm -rf build dist *.egg-info",
+    "find . -name '*.pyc' -delete",
+    "find . -name __pycache__ -type d -prune -exec rm -rf {} +",
+    "mv a.py b.py",
+    "cp /tmp/patch.diff .",
+    "sed -i 's/foo/bar/' src/mod.py",
+    "touch tests/__init__.py",
+    "mkdir -p tests/fixtures && echo '{}' > tests/fixtures/a.json",
+    "cat >> setup.cfg <<'EOF'\n[flake8]\nmax-line-length = 100\nEOF",
+    "rm -f reproduce.py test_issue.py",
+    "chmod +x scripts/run.sh",
+    "truncate -s 0 logs/out.log",
+    "tee -a notes.txt < /dev/null",
+]
+
+
+@pytest.mark.parametrize("ws", SHALLOW)
+@pytest.mark.parametrize("cmd", ORDINARY)
+def test_ordinary_work_inside_a_shallow_workspace_is_allowed(ws: str, cmd: str) -> None:
+    v = judge(cmd, workspace=ws)
+    assert v.decision == "allow", (ws, cmd, v.reason)
+
+
+@pytest.mark.parametrize("ws", SHALLOW)
+def test_absolute_paths_strictly_inside_are_allowed(ws: str) -> None:
+    assert judge(f"rm -rf {ws}/build", workspace=ws).decision == "allow"
+    assert judge(f"echo x > {ws}/out.txt", workspace=ws).decision == "allow"
+    assert judge(f"rm -rf {ws}/*.egg-info", workspace=ws).decision == "allow"
+
+
+WIPES = [
+    "rm -rf .", "rm -rf ./", "rm -rf *", "rm -rf ./*", "rm -rf .[!.]*", "rm -rf ..", "rm -rf ../",
+    "rm -rf ../*", "find . -delete", "find / -delete", "find .. -name '*.py' -delete",
+    "chmod -R 777 /", "chmod -R 777 .", "chown -R nobody .", "mv . /tmp/old",
+    "rm -rf /", "rm -rf ~", "rm -rf ../other", "rm -rf build/../..", "rm -rf ./../etc",
+    "echo x > /etc/passwd", "echo x > ../x", "cp x ../../etc/cron.d/x", "rm -rf /etc",
+    "echo 'alias ls=rm' >> ~/.bashrc", "mv build /usr/lib/x",
+]
+
+
+@pytest.mark.parametrize("ws", SHALLOW)
+@pytest.mark.parametrize("cmd", WIPES)
+def test_the_workspace_itself_and_escapes_stay_refused(ws: str, cmd: str) -> None:
+    v = judge(cmd, workspace=ws)
+    assert v.decision != "allow", (ws, cmd)
+
+
+@pytest.mark.parametrize("ws", SHALLOW)
+def test_wiping_the_workspace_by_name_is_denied_as_before(ws: str) -> None:
+    for cmd in (f"rm -rf {ws}", f"rm -rf {ws}/", f"rm -rf {ws}/*", f"mv {ws} /tmp/x",
+                f"cd / && rm -rf {ws.lstrip('/')}"):
+        v = judge(cmd, workspace=ws)
+        assert v.decision == "deny" and {"FS-001", "FS-002"} & set(v.rules), cmd
+
+
+def test_a_system_folder_as_workspace_gets_no_exemption() -> None:
+    for ws in ("/", "/etc", "/usr", "/var"):
+        assert judge(f"rm -rf {ws.rstrip('/')}/lib", workspace=ws).decision == "deny", ws
+
+
+def test_deep_workspace_keeps_its_old_verdicts() -> None:
+    assert judge("rm -rf .").rules == ["FS-003"]
+    assert judge("rm -rf *").decision == "ask"
+    assert judge("rm -rf build").decision == "allow"
+    assert judge("chmod -R 755 .").decision == "allow"
+
+
+@pytest.mark.parametrize("ws", [*SHALLOW, "/home/tether/project"])
+@pytest.mark.parametrize("cmd", [
+    'mkdir -p "$dir"', 'mkdir -p "$OUT/logs"', "touch $marker", 'echo "x=1" >> $GITHUB_OUTPUT',
+    'echo done >> "$LOG"', 'ls | tee -a "$report"', 'mkdir -p "build/$name"',
+    'mkdir -p "$(pwd)/build"', 'echo x >> "$TMPDIR/$f"',
+])
+def test_unresolved_target_of_a_harmless_operation_is_allowed(ws: str, cmd: str) -> None:
+    v = judge(cmd, workspace=ws)
+    assert v.decision == "allow", (ws, cmd, v.reason)
+
+
+@pytest.mark.parametrize("ws", [*SHALLOW, "/home/tether/project"])
+@pytest.mark.parametrize("cmd", [
+    'rm -rf "$dir"', 'rm -f $f', 'mv a "$dest"', 'chmod -R 777 "$d"', 'dd if=/dev/zero of=$dev',
+    'truncate -s 0 "$f"', 'echo x > "$out"', 'cp a "$dest"', 'tee "$f" < a', 'echo x >> ~/$f',
+    'mkdir -p /etc/$x', 'mkdir -p "$d/../x"', 'echo x >> "../$f"', 'touch "/usr/lib/$x"',
+    'echo x >> "$HOME/$f"',
+])
+def test_unresolved_target_of_anything_else_still_asks(ws: str, cmd: str) -> None:
+    v = judge(cmd, workspace=ws)
+    assert v.decision != "allow", (ws, cmd)
