@@ -100,7 +100,34 @@ def _clean(inv: Inv) -> bool:
     if sub != "clean":
         return False
     short, long = _flags(args)
-    return "f" in short or "--force" in long
+    if not ("f" in short or "--force" in long):
+        return False
+    if sum(a.count("f") for a in args if a.startswith("-") and not a.startswith("--")) > 1:
+        return True  # -ff also removes nested repositories
+    return not (_clean_limited(args) or "e" in short or "--exclude" in long)
+
+
+def _clean_limited(args: list[str]) -> bool:
+    """Every pathspec names a folder or file below the current one (`build/`, `docs/_build`),
+    never `.`, a glob, a parent, an absolute or an unknown path."""
+    paths, i = [], 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-e", "--exclude"):
+            i += 2
+            continue
+        if a == "--":
+            paths += args[i + 1 :]
+            break
+        if not a.startswith("-"):
+            paths.append(a)
+        i += 1
+    for p in paths:
+        parts = [c for c in p.split("/") if c not in ("", ".")]
+        if (not parts or p.startswith(("/", "~", ":")) or ".." in parts
+                or any(c in p for c in "*?[\\\x00")):
+            return False
+    return bool(paths)
 
 
 @rule("GIT-004", "git-history", "ask", "git", "force-deletes a branch",

@@ -104,3 +104,18 @@ def test_unresolved_target_of_a_harmless_operation_is_allowed(ws: str, cmd: str)
 def test_unresolved_target_of_anything_else_still_asks(ws: str, cmd: str) -> None:
     v = judge(cmd, workspace=ws)
     assert v.decision != "allow", (ws, cmd)
+
+
+@pytest.mark.parametrize("ws", SHALLOW)
+@pytest.mark.parametrize(("cmd", "decision"), [
+    ("git clean -fd build/", "allow"), ("git clean -fdx -e .venv", "allow"),
+    ("git clean -fd -- docs/_build tests/tmp", "allow"), ("git clean -fd", "ask"),
+    ("git clean -fdx", "ask"), ("git clean -fd .", "ask"), ("git clean -fd ..", "ask"),
+    ("git clean -fd '*'", "ask"), ("git clean -ffdx build", "ask"), ("git clean -fd :/", "ask"),
+    ("git clean -fd $d", "ask"),
+    ("pip install --group docs", "allow"), ("pip install --group=test -e .", "allow"),
+    ("pip install --group docs requests", "ask"), ("poetry remove --lock requests", "allow"),
+    ("poetry remove requests", "ask"),
+])
+def test_git_clean_of_named_folders_and_manifest_installs(ws: str, cmd: str, decision: str) -> None:
+    assert judge(cmd, workspace=ws).decision == decision, cmd
