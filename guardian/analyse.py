@@ -19,7 +19,7 @@ from tether.guardian.bashlex_load import bashlex
 from tether.guardian.decision import Hit, Limits, Result, Where, strictest
 from tether.guardian.decode import static_output
 from tether.guardian.interp import DOWNLOADERS, payloads
-from tether.guardian.operands import glob_targets, path_operands
+from tether.guardian.operands import find_matches, glob_targets, path_operands
 from tether.guardian.parse import DepthError, Simple, parse_line
 from tether.guardian.paths import Verb, harmless_unknown, judge_write, normalise, resolve
 from tether.guardian.rules import RULES, Inv, get, load, rules_for
@@ -164,7 +164,7 @@ class Analyser:
         if s.in_function and s.argv[0] == s.in_function:
             self._hit("RES-001")
         for argv in self._names(s.argv):
-            for inner, sudo, via in unwrap(argv, lambda s=s: self._stdin(s)):
+            for inner, sudo, via in unwrap(argv, lambda s=s: self._items(s)):
                 if not inner:
                     continue
                 if UNKNOWN in inner[0]:
@@ -175,6 +175,24 @@ class Analyser:
             joined = " ".join(s.argv).replace(UNKNOWN, "$?")
             if joined not in self.decoded:
                 self.decoded.append(joined)
+
+    def _items(self, s: Simple) -> str | None:
+        """What xargs/parallel read: the known stdin, or for `find ROOT EXPR | xargs CMD`
+        the paths find prints, read like `find ROOT EXPR -exec CMD {} +` (`operands.find_matches`)."""
+        data = self._stdin(s)
+        if data is not None or len(s.upstream) != 1:
+            return data
+        up = s.upstream[0].argv
+        if not up or up[0].rsplit("/", 1)[-1] != "find" or any(
+                a in ("-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls",
+                      "-printf", "-L", "-follow") or UNKNOWN in a for a in up):
+            return None
+        roots = []
+        for a in up[1:]:
+            if a.startswith("-") or a in ("(", "!"):
+                break
+            roots.append(a)
+        return "\n".join(find_matches(up[1:], roots or ["."]))
 
     def _stdin(self, s: Simple) -> str | None:
         if s.stdin is not None:

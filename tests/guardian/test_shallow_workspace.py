@@ -119,3 +119,15 @@ def test_unresolved_target_of_anything_else_still_asks(ws: str, cmd: str) -> Non
 ])
 def test_git_clean_of_named_folders_and_manifest_installs(ws: str, cmd: str, decision: str) -> None:
     assert judge(cmd, workspace=ws).decision == decision, cmd
+
+
+@pytest.mark.parametrize("ws", [*SHALLOW, "/home/tether/project"])
+@pytest.mark.parametrize(("cmd", "allowed"), [
+    ("find . -name '*.pyc' | xargs rm -f", True), ("find . -name '*.pyc' -print0 | xargs -0 rm -rf", True),
+    ("find . -name '*.rej' -o -name '*.orig' | xargs rm -f", True),
+    ("find . | xargs rm -rf", False), ("find / -name '*.pyc' | xargs rm -f", False),
+    ("find .. -name x | xargs rm -rf", False), ("find ~ -name .bashrc | xargs rm", False),
+    ("find . -name x -printf '/%p\\n' | xargs rm -rf", False), ("ls | xargs rm -rf", False),
+])
+def test_xargs_fed_by_find_is_judged_like_find_exec(ws: str, cmd: str, allowed: bool) -> None:
+    assert (judge(cmd, workspace=ws).decision == "allow") is allowed, cmd
