@@ -24,8 +24,16 @@ from tether.guardian.parse import DepthError, Simple, parse_line
 from tether.guardian.paths import Verb, harmless_unknown, judge_write, normalise, resolve
 from tether.guardian.rules import RULES, Inv, get, load, rules_for
 from tether.guardian.rules_paths import path_hits
-from tether.guardian.unwrap import unwrap
+from tether.guardian.unwrap import fed_command, unwrap
 from tether.guardian.words import UNKNOWN
+
+_PATH_TAKERS = frozenset({
+    "echo", "rm", "rmdir", "unlink", "chmod", "chown", "chgrp", "touch", "sed", "grep", "egrep", "fgrep",
+    "rg", "cat", "head", "tail", "wc", "ls", "stat", "du", "file", "mv", "cp", "ln", "dos2unix", "md5sum",
+    "sha1sum", "sha256sum", "gzip", "gunzip", "xz", "bzip2", "tar", "zip", "black", "ruff",
+    "isort", "flake8", "pylint", "mypy", "clang-format", "prettier", "shellcheck", "basename",
+    "dirname", "readlink", "realpath", "sort", "uniq", "diff", "cmp", "truncate", "shred"})
+"""Programs that take the paths xargs feeds them as data (`find .. | xargs rm`), never as a program."""
 
 
 class BudgetError(TimeoutError):
@@ -182,6 +190,9 @@ class Analyser:
         data = self._stdin(s)
         if data is not None or len(s.upstream) != 1:
             return data
+        fed = fed_command(s.argv)
+        if (fed[0].rsplit("/", 1)[-1] if fed else "echo") not in _PATH_TAKERS:
+            return None  # the items may become a program name (`xargs command`, `xargs -I{} sh {}`)
         up = s.upstream[0].argv
         if not up or up[0].rsplit("/", 1)[-1] != "find" or any(
                 a in ("-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls",
