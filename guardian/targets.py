@@ -187,12 +187,30 @@ def _editor(inv: Inv) -> list[tuple[str, Verb]]:
             and " " not in p]
 
 
+_SED_VALUED = frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"})
+
+
 def _sed(inv: Inv) -> list[tuple[str, Verb]]:
-    if not any(a.startswith("-i") or a.startswith("--in-place") for a in inv.args):
+    """`sed -i`: the files it edits; `-e SCRIPT`/`-f FILE` values are not among them."""
+    if not any(a.startswith(("-i", "--in-place")) or (a.startswith("-") and not a.startswith("--")
+                                                        and "i" in a[1:].split("e")[0].split("f")[0])
+               for a in inv.args):
         return []
-    pos = inv.positional
-    scripted = any(a in ("-e", "-f", "--expression", "--file") for a in inv.args)
-    return [(p, "write") for p in (pos if scripted else pos[1:])]
+    files, scripted, skip, rest = [], False, False, False
+    for a in inv.args:
+        if skip:
+            skip = False
+        elif rest or not a.startswith("-") or a == "-":
+            files.append(a)
+        elif a == "--":
+            rest = True
+        elif a in _SED_VALUED:
+            skip, scripted = True, scripted or a in ("-e", "-f", "--expression", "--file")
+        elif a.startswith(("--expression=", "--file=")):
+            scripted = True
+        elif not a.startswith("--") and a[-1] in "ef" and a[1:-1].isalpha():
+            skip, scripted = True, True  # -ne SCRIPT, -Ee SCRIPT, -nf FILE
+    return [(p, "write") for p in (files if scripted else files[1:])]
 
 
 def _dd(inv: Inv) -> list[tuple[str, Verb]]:
