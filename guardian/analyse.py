@@ -161,7 +161,7 @@ class Analyser:
                 continue
             if r.writes:
                 self._target(r.target, "append" if r.op in (">>", "&>>") else "write", prog0, s.cwd)
-                self._remember(r.target, s, prog0)
+                self._remember(r.target, s, prog0, r.op in (">>", "&>>"))
             t = resolve(r.target, s.cwd, self.home)
             if not t.unknown:
                 for rule in path_hits(t.path, "read"):
@@ -227,7 +227,7 @@ class Analyser:
                   p not in known]
         return [[k, *argv[1:]] for k in known[:8]] or [argv]
 
-    def _remember(self, raw: str, s: Simple, prog: str) -> None:
+    def _remember(self, raw: str, s: Simple, prog: str, append: bool = False) -> None:
         t = resolve(raw, s.cwd, self.home)
         if t.unknown:
             return
@@ -235,6 +235,10 @@ class Analyser:
             self.files[t.path] = None
         else:
             out = static_output([s]) if prog in ("echo", "printf", "cat") else None
+            if out is not None and append and t.path not in self.files and t.path.endswith(".py"):
+                from tether.guardian.code_python import python_fragment
+
+                out = python_fragment(out)  # appended to a file already there: a fragment of it
             if out is not None or t.path not in self.files:
                 self.files[t.path] = out if out is not None else ""
 
