@@ -142,7 +142,7 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[s
     """Rule ids of the path policy that `verb` on `t` triggers (empty: fine).
 
     FS-001 recursive delete of a shallow path; FS-002 any other write to a
-    shallow path; FS-003 recursive delete of the whole workspace; FS-004 delete
+    shallow path; FS-003 recursive delete (or move) of the whole workspace; FS-004 delete
     of an unknown path; CONF-002 write to an unknown path; SYS-001 write into
     a system directory; CONF-001 write outside workspace and scratch.
 
@@ -161,15 +161,16 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[s
     if ws not in NOT_WORKSPACES and under(t.path, ws):
         if _strictly_inside(t, ws):
             return []
-        if verb in _ROOT_SAFE:
-            return []
+        if verb in _ROOT_SAFE or (verb == "move" and t.glob):
+            return []  # `mv * sub/` moves entries; where they land is judged as its own target
     eff = depth(t.path) + (1 if t.glob and (t.inside or t.path in ("/tmp", "/var/tmp")) else 0)
     if eff < min_depth:
         shallow = ["FS-001"] if verb == "rdelete" else ["FS-002"]
         return shallow + (["SYS-001"] if any(under(t.path, s) for s in SYSTEM) else [])
     if under(t.path, workspace):
-        if verb == "rdelete" and t.path.rstrip("/") == workspace.rstrip("/") and not t.inside:
-            return ["FS-003"]
+        if (verb == "rdelete" or (verb == "move" and not t.glob)) and not t.inside \
+                and t.path.rstrip("/") == workspace.rstrip("/"):
+            return ["FS-003"]  # the whole workspace deleted, or moved away
         return []
     if t.path.startswith("/dev/"):
         return []  # device writes are judged by the DISK- rules

@@ -45,6 +45,15 @@ def _last_is_dest(inv: Inv, verb: Verb) -> list[tuple[str, Verb]]:
     return [(pos[-1], verb)] if len(pos) >= 2 else []
 
 
+def _mv(inv: Inv) -> list[tuple[str, Verb]]:
+    """mv: every source is moved away; the destination (`-t DIR` or the last operand) is written."""
+    pos = inv.positional
+    dest = _last_is_dest(inv, "write")
+    if any(a in ("-t", "--target-directory") or a.startswith("--target-directory=") for a in inv.args):
+        return [(p, "move") for p in pos if (p, "write") not in dest] + dest
+    return [(p, "move") for p in pos[:-1]] + dest if len(pos) >= 2 else []
+
+
 def _chmod(inv: Inv) -> list[tuple[str, Verb]]:
     pos = inv.positional
     if inv.prog == "chattr":
@@ -268,7 +277,7 @@ def _download(inv: Inv) -> list[tuple[str, Verb]]:
 
 _TABLE = {
     "rm": _rm, "unlink": _plain("delete"), "rmdir": _plain("delete"), "shred": _plain("delete"),
-    "mv": lambda inv: [(p, "move") for p in inv.positional] if len(inv.positional) >= 2 else [],
+    "mv": _mv,
     "cp": lambda inv: _last_is_dest(inv, "write"), "install": lambda inv: _last_is_dest(inv, "write"),
     "ln": lambda inv: _last_is_dest(inv, "write"), "truncate": _truncate, "touch": _touch,
     "mkdir": _plain("create"), "tee": _tee, "dd": _dd, "sed": _sed, "find": _find,

@@ -15,11 +15,7 @@ A line bash itself rejects stays GUARD-FAIL (deny): bash would not run it.
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
-import shutil
-import subprocess
 
 from tether.guardian.bashlex_load import bashlex
 
@@ -34,6 +30,10 @@ _SUBST = re.compile(r"\$\(([^()]*)\)|`([^`]*)`")
 
 def bash_accepts(text: str) -> bool:
     """`bash -n` (parse only, no startup files, empty environment) accepts `text` silently."""
+    import os
+    import shutil
+    import subprocess  # only on this rare path: the hook's start-up does not pay for it
+
     bash = shutil.which("bash") or ("/bin/bash" if os.path.exists("/bin/bash") else None)
     if bash is None or "\x00" in text or len(text) > 100_000:
         return False
@@ -49,6 +49,8 @@ def parts(text: str) -> list[str]:
     """Pieces of the text worth reading on their own: every line and list item, every
     run of words between `; & | ( )` (and its tail from each program name the rules
     know: `b) rm -rf /` -> `rm -rf /`), and every `$(..)` or backtick body."""
+    import shlex
+
     from tether.guardian import program_pass
     from tether.guardian.rules import has_rules
 

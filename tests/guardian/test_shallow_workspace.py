@@ -131,3 +131,11 @@ def test_git_clean_of_named_folders_and_manifest_installs(ws: str, cmd: str, dec
 ])
 def test_xargs_fed_by_find_is_judged_like_find_exec(ws: str, cmd: str, allowed: bool) -> None:
     assert (judge(cmd, workspace=ws).decision == "allow") is allowed, cmd
+
+
+@pytest.mark.parametrize("ws", [*SHALLOW, "/home/tether/project"])
+def test_mv_into_the_workspace_root_is_a_write_not_a_move_of_it(ws: str) -> None:
+    for cmd in ("mv /tmp/x.py .", "mv a.py b.py ./", "mv -t . /tmp/a /tmp/b"):
+        assert judge(cmd, workspace=ws).decision == "allow", (ws, cmd)
+    for cmd in ("mv . /tmp/x", "mv build /", "mv -t /etc a", "mv /etc/passwd ./p"):
+        assert judge(cmd, workspace=ws).decision != "allow", (ws, cmd)
