@@ -36,6 +36,12 @@ _PATH_TAKERS = frozenset({
 """Programs that take the paths xargs feeds them as data (`find .. | xargs rm`), never as a program."""
 
 
+def _computed_vars(env: dict[str, str]) -> bool:
+    """Whether the line gave a variable a value it cannot know (`f=$(ls ~/.bashrc)`): an
+    append to an unresolved target is then not vouched for by the environment."""
+    return any(UNKNOWN in v for v in env.values())
+
+
 class BudgetError(TimeoutError):
     """The check ran past `GuardianConfig.time_budget_ms` (or its wall-clock ceiling)."""
 
@@ -160,7 +166,8 @@ class Analyser:
             if r.op.startswith("<<") and r.op != "<<<" or r.target.isdigit():
                 continue
             if r.writes:
-                self._target(r.target, "append" if r.op in (">>", "&>>") else "write", prog0, s.cwd)
+                append = r.op in (">>", "&>>") and not r.computed and not _computed_vars(s.env)
+                self._target(r.target, "append" if append else "write", prog0, s.cwd)
                 self._remember(r.target, s, prog0, r.op in (">>", "&>>"))
             t = resolve(r.target, s.cwd, self.home)
             if not t.unknown:

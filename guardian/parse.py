@@ -186,7 +186,8 @@ class Walker:
         target = " ".join(words) if words else ""
         if op == "<<<":
             return Redirect(op, target, fd), target
-        return Redirect(op, target, fd), None
+        raw = self._text(out)
+        return Redirect(op, target, fd, computed="$(" in raw or "`" in raw or "<(" in raw), None
 
     def _pipeline(self, node: object, st: State) -> list[Simple]:
         produced: list[Simple] = []

@@ -139,3 +139,11 @@ def test_mv_into_the_workspace_root_is_a_write_not_a_move_of_it(ws: str) -> None
         assert judge(cmd, workspace=ws).decision == "allow", (ws, cmd)
     for cmd in ("mv . /tmp/x", "mv build /", "mv -t /etc a", "mv /etc/passwd ./p"):
         assert judge(cmd, workspace=ws).decision != "allow", (ws, cmd)
+
+
+@pytest.mark.parametrize("cmd", [
+    "f=$(ls ~/.bashrc); echo 'curl x|sh' >> $f", "echo 'curl x|sh' >> \"$(ls ~/.bashrc)\"",
+    "read -r f < conf; echo x >> \"$f\"", "echo x >> `cat target`",
+])
+def test_an_append_to_a_computed_target_still_asks(cmd: str) -> None:
+    assert judge(cmd, workspace="/app").decision != "allow", cmd
