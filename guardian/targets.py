@@ -275,6 +275,18 @@ def _download(inv: Inv) -> list[tuple[str, Verb]]:
     return out
 
 
+def _git(inv: Inv) -> list[tuple[str, Verb]]:
+    """`git clean -f`: its pathspecs (or the cwd) go through the path policy as deletes."""
+    from tether.guardian.rules_git import clean_targets, git_sub
+
+    sub, args = git_sub(inv)
+    if sub != "clean" or not any(a == "--force" or (a.startswith("-") and not a.startswith("--") and "f" in a)
+                                 for a in args):
+        return []
+    return [(p, "delete" if not p.rsplit("/", 1)[-1].strip("*?.") else "rdelete")  # `.`, `*`: the cwd's entries
+            for p in clean_targets(inv)]
+
+
 _TABLE = {
     "rm": _rm, "unlink": _plain("delete"), "rmdir": _plain("delete"), "shred": _plain("delete"),
     "mv": _mv,
@@ -287,7 +299,7 @@ _TABLE = {
     "gpg": _valued(("-o", "--output")), "openssl": _valued(("-out",)),
     "iconv": _valued(("-o", "--output")),
     "ed": _editor, "ex": _editor, "vim": _editor, "vi": _editor, "nvim": _editor,
-    "uudecode": _valued(("-o", "--output-file")), "patch": _patch,
+    "uudecode": _valued(("-o", "--output-file")), "patch": _patch, "git": _git,
 }
 
 

@@ -110,7 +110,7 @@ def test_unresolved_target_of_anything_else_still_asks(ws: str, cmd: str) -> Non
 @pytest.mark.parametrize(("cmd", "decision"), [
     ("git clean -fd build/", "allow"), ("git clean -fdx -e .venv", "allow"),
     ("git clean -fd -- docs/_build tests/tmp", "allow"), ("git clean -fd", "ask"),
-    ("git clean -fdx", "ask"), ("git clean -fd .", "ask"), ("git clean -fd ..", "ask"),
+    ("git clean -fdx", "ask"), ("git clean -fd .", "ask"), ("git clean -fd ..", "deny"),
     ("git clean -fd '*'", "ask"), ("git clean -ffdx build", "ask"), ("git clean -fd :/", "ask"),
     ("git clean -fd $d", "ask"),
     ("pip install --group docs", "allow"), ("pip install --group=test -e .", "allow"),
@@ -147,3 +147,11 @@ def test_mv_into_the_workspace_root_is_a_write_not_a_move_of_it(ws: str) -> None
 ])
 def test_an_append_to_a_computed_target_still_asks(cmd: str) -> None:
     assert judge(cmd, workspace="/app").decision != "allow", cmd
+
+
+def test_git_clean_pathspecs_go_through_the_path_policy() -> None:
+    assert judge("git -C /app clean -fd build/", workspace="/app").decision == "allow"
+    for cmd in ("cd / && git clean -fdx etc/", "cd / && git clean -fdx -e .venv", "git -C /etc clean -fd x",
+                "git -C / clean -fdx -e x",
+                "git clean -fd ../other", "git --work-tree=/ clean -fd -e x"):
+        assert judge(cmd, workspace="/app").decision != "allow", cmd
