@@ -53,7 +53,7 @@ def cut(text: str) -> tuple[str, list[Body]] | None:
             out.append(text[i : i + 2])
             i += 2
             continue
-        if text.startswith(("((", "$(("), i):
+        if text.startswith(("((", "$((", "$["), i):
             return None  # arithmetic: `<<` may be a shift
             if c == '"':
                 stack.pop()
