@@ -19,7 +19,7 @@ from tether.guardian.bashlex_load import bashlex
 from tether.guardian.decision import Hit, Limits, Result, Where, strictest
 from tether.guardian.decode import static_output
 from tether.guardian.interp import DOWNLOADERS, payloads
-from tether.guardian.operands import find_matches, glob_targets, path_operands
+from tether.guardian.operands import glob_targets, listed_paths, path_operands
 from tether.guardian.parse import DepthError, Simple, parse_line
 from tether.guardian.paths import Verb, harmless_unknown, judge_write, normalise, resolve
 from tether.guardian.rules import RULES, Inv, get, load, rules_for
@@ -192,25 +192,16 @@ class Analyser:
                 self.decoded.append(joined)
 
     def _items(self, s: Simple) -> str | None:
-        """What xargs/parallel read: the known stdin, or for `find ROOT EXPR | xargs CMD`
-        the paths find prints, read like `find ROOT EXPR -exec CMD {} +` (`operands.find_matches`)."""
+        """What xargs/parallel read: the known stdin, or the paths a lister upstream prints
+        (`operands.listed_paths`: find, grep -l, git ls-files, through line filters), when
+        the command they are fed to takes paths as data."""
         data = self._stdin(s)
         if data is not None or len(s.upstream) != 1:
             return data
         fed = fed_command(s.argv)
         if (fed[0].rsplit("/", 1)[-1] if fed else "echo") not in _PATH_TAKERS:
             return None  # the items may become a program name (`xargs command`, `xargs -I{} sh {}`)
-        up = s.upstream[0].argv
-        if not up or up[0].rsplit("/", 1)[-1] != "find" or any(
-                a in ("-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls",
-                      "-printf", "-L", "-follow") or UNKNOWN in a for a in up):
-            return None
-        roots = []
-        for a in up[1:]:
-            if a.startswith("-") or a in ("(", "!"):
-                break
-            roots.append(a)
-        return "\n".join(find_matches(up[1:], roots or ["."]))
+        return listed_paths(s.upstream[0])
 
     def _stdin(self, s: Simple) -> str | None:
         if s.stdin is not None:

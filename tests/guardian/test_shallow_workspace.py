@@ -155,3 +155,17 @@ def test_git_clean_pathspecs_go_through_the_path_policy() -> None:
                 "git -C / clean -fdx -e x",
                 "git clean -fd ../other", "git --work-tree=/ clean -fd -e x"):
         assert judge(cmd, workspace="/app").decision != "allow", cmd
+
+
+@pytest.mark.parametrize(("cmd", "allowed"), [
+    ("grep -rln 'six.moves' --include=*.py . | xargs sed -i 's/six//'", True),
+    ("grep -l foo a.py b.py | xargs rm -f", True), ("git ls-files '*.py' | xargs black", True),
+    ("git diff --name-only | xargs ruff check", True),
+    ("find . -name '*.py' | grep -v test | xargs sed -i 's/a/b/'", True),
+    ("find / -name x | grep -o '/' | xargs rm -rf", False), ("grep -rl foo / | xargs rm -f", False),
+    ("grep -rl foo .. | xargs rm -rf", False), ("grep -l foo | xargs rm -rf", False),
+    ("git ls-files .. | xargs rm", False), ("find . | sort | head -5 | xargs rm -rf", False),
+    ("git -C / ls-files | xargs rm -f", False),
+])
+def test_xargs_fed_by_a_lister_of_workspace_paths(cmd: str, allowed: bool) -> None:
+    assert (judge(cmd, workspace="/app").decision == "allow") is allowed, cmd
