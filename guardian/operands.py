@@ -76,7 +76,7 @@ def find_matches(args: list[str], roots: list[str]) -> list[str]:
     """What `{}` stands for in `find ROOTS EXPR -exec CMD {}`: the roots, or entries below them.
 
     A root itself is a match unless the expression rules it out: `-mindepth 1`
-    or more (`{}` is then `ROOT/*`, every entry: judged like `rm -rf ROOT/*`),
+    or more, or `-type` without `d` (`{}` is then `ROOT/*`, every entry: judged like `rm -rf ROOT/*`),
     or a `-name`/`-iname` pattern (not negated, no `-o`) that the root's own
     name cannot match (`{}` is then `ROOT/PATTERN`, a path inside the root).
     """
@@ -96,7 +96,9 @@ def find_matches(args: list[str], roots: list[str]) -> list[str]:
         if a in ("-name", "-iname") and not negated and "/" not in expr[k + 1]:
             names.append(expr[k + 1])
         elif a == "-mindepth" and expr[k + 1].isdigit():
-            mindepth = int(expr[k + 1])
+            mindepth = max(mindepth, int(expr[k + 1]))
+        elif a in ("-type", "-xtype") and not negated and "d" not in expr[k + 1]:
+            mindepth = max(mindepth, 1)  # files only: never the root folder itself
     out = []
     for root in roots:
         base = posixpath.basename(posixpath.normpath(root)) if root not in ("/", "") else "/"

@@ -169,3 +169,9 @@ def test_git_clean_pathspecs_go_through_the_path_policy() -> None:
 ])
 def test_xargs_fed_by_a_lister_of_workspace_paths(cmd: str, allowed: bool) -> None:
     assert (judge(cmd, workspace="/app").decision == "allow") is allowed, cmd
+
+
+def test_find_type_f_never_matches_its_root_folder() -> None:
+    assert judge("find . -type f -size +1M -exec mv {} big/ +").decision == "allow"
+    assert judge("find . -type f -exec rm -rf {} +").rules == ["FS-003"]  # every file: the whole workspace
+    assert judge("find / -type f -exec rm {} +").decision == "deny"
