@@ -55,6 +55,7 @@ def cut(text: str) -> tuple[str, list[Body]] | None:
             continue
         if text.startswith(("((", "$((", "$["), i):
             return None  # arithmetic: `<<` may be a shift
+        if top == "D":
             if c == '"':
                 stack.pop()
             elif c == "`" or text.startswith("<<", i):

@@ -17,6 +17,9 @@ ALLOW = [
     "a=(1 2); cat <<EOF > out.txt\n${a[@]} $(git rev-parse HEAD)\nEOF",
     "if [[ -d src ]]; then cat >> src/mod.py <<'PY'\n    return `x`\nPY\nfi",
     "[[ -f a ]] && cat <<-EOF > b\n\tindented\n\tEOF",
+    "gh pr create --title 'Fix' --body \"$(cat <<'EOF'\n## Summary\n- don't crash\n- `foo()` handles None\nEOF\n)\"",
+    "git commit -m \"$(cat <<EOF\nFix: it's the parser\nEOF\n)\"",
+    'echo "a" <<EOF\n$(ls && pwd)\nEOF',
 ]
 
 DENY = [
@@ -29,6 +32,8 @@ DENY = [
     "[[ -f a ]] && cat <<EOF > /etc/passwd\nx\nEOF",
     "x=$(rm -rf / && pwd) cat <<EOF\nhi\nEOF",
     "cat > run.sh <<EOF\n\\$(ls) $(rm -rf ~)\nEOF",
+    "gh pr create --title x --body \"$(cat <<EOF\n$(rm -rf /)\nEOF\n)\"",
+    "git commit -m \"$(cat <<EOF\nmsg `rm -rf ~`\nEOF\n)\"",
 ]
 
 
