@@ -30,7 +30,8 @@ SYSTEM = ("/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", 
 HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 _GLOB = frozenset("*?[")
 NOT_WORKSPACES = frozenset({"/", "/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32",
-                            "/lib64", "/libx32", "/var", "/sys", "/proc", "/dev", "/run"})
+                            "/lib64", "/libx32", "/var", "/sys", "/proc", "/dev", "/run", "/home",
+                            "/Users"})
 """Workspaces whose inside is never exempt from the depth rule (a system folder is no project)."""
 _ROOT_SAFE: frozenset[str] = frozenset({"write", "create", "append", "delete"})
 """Verbs that do not wipe the folder they name: `cp x .`, `mkdir -p .`, a filtered

@@ -72,7 +72,7 @@ def test_wiping_the_workspace_by_name_is_denied_as_before(ws: str) -> None:
 
 
 def test_a_system_folder_as_workspace_gets_no_exemption() -> None:
-    for ws in ("/", "/etc", "/usr", "/var"):
+    for ws in ("/", "/etc", "/usr", "/var", "/home"):
         assert judge(f"rm -rf {ws.rstrip('/')}/lib", workspace=ws).decision == "deny", ws
 
 
