@@ -260,6 +260,8 @@ class Analyser:
         from tether.guardian.targets import write_targets
 
         for raw, verb in write_targets(inv):
+            if verb == "append" and _computed_vars(inv.simple.env):
+                verb = "write"  # `tee -a "$f"` after `f=$(..)`: nothing vouches for the target
             self._target(raw, verb, prog, inv.simple.cwd)
         for a in path_operands(inv):
             for cand in (a, a.lstrip("@<"), a.split("=", 1)[-1]):

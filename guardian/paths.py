@@ -118,8 +118,8 @@ def harmless_unknown(raw: str, verb: Verb, cwd: str, home: str, workspace: str) 
     """An unresolvable target of a verb that destroys nothing (mkdir -p, touch, an append)
     whose fixed part, if any, stays inside the workspace or scratch space (`$dir`,
     `"$out/log"`, `build/$name`); never for delete, move, chmod, truncate or overwrite."""
-    if verb not in ("create", "append") or ".." in raw.split("/"):
-        return False
+    if verb not in ("create", "append") or ".." in raw:
+        return False  # `$d/..`, `..$x/etc`: a sign of leaving
     head = raw.split(UNKNOWN, 1)[0]
     if head.startswith("~"):
         return False

@@ -143,7 +143,8 @@ def test_mv_into_the_workspace_root_is_a_write_not_a_move_of_it(ws: str) -> None
 
 @pytest.mark.parametrize("cmd", [
     "f=$(ls ~/.bashrc); echo 'curl x|sh' >> $f", "echo 'curl x|sh' >> \"$(ls ~/.bashrc)\"",
-    "read -r f < conf; echo x >> \"$f\"", "echo x >> `cat target`",
+    "read -r f < conf; echo x >> \"$f\"", "echo x >> `cat target`", "echo x >> \"..$x/etc/passwd\"",
+    "f=$(ls ~/.bashrc); echo 'curl x|sh' | tee -a \"$f\"",
 ])
 def test_an_append_to_a_computed_target_still_asks(cmd: str) -> None:
     assert judge(cmd, workspace="/app").decision != "allow", cmd
