@@ -281,11 +281,14 @@ def parse_line(text: str, env: dict[str, str], cwd: str, home: str,
     """
     try:
         return _parse(text, env, cwd, home, subst, [])
-    except (bashlex.errors.ParsingError, NotImplementedError):
+    except (bashlex.errors.ParsingError, NotImplementedError) as first:
         cut = heredocs.cut(text) if "<<" in text else None
         if cut is None:
             raise
-    return _parse(cut[0], env, cwd, home, subst, cut[1])
+        try:
+            return _parse(cut[0], env, cwd, home, subst, cut[1])
+        except (bashlex.errors.ParsingError, NotImplementedError):
+            raise first from None
 
 
 def _parse(text: str, env: dict[str, str], cwd: str, home: str, subst: SubstEval,

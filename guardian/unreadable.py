@@ -4,11 +4,13 @@ Parts:
     PARSE_ERRORS: the failures that mean "bashlex (or a rewrite) cannot read
         this text", as opposed to a budget, depth or internal error.
     bash_accepts: whether `bash -n` accepts the text (nothing is run).
+    parts: the pieces worth reading on their own (below).
     judge_parts: the verdict for such a line: every part that can be read
-        (each line and each `;`/`&&`/`||`/`|` piece, and every `$(..)` or
-        backtick body found in the text) is analysed as usual; GUARD-002
-        (ask, registered in `rules_fs`) names the construct that could not be read. A deny in any part
-        stays a deny; nothing here can return `allow`.
+        (each line and `;`/`&&`/`||` item, each run of words between
+        `; & | ( )` and its tail from a known program name, every `$(..)` or
+        backtick body) is analysed as usual; GUARD-002 (ask, registered in
+        `rules_fs`) names what could not be read. A deny in any part stays a
+        deny; nothing here can return `allow`.
 
 A line bash itself rejects stays GUARD-FAIL (deny): bash would not run it.
 """
