@@ -84,7 +84,11 @@ def _find(inv: Inv) -> list[tuple[str, Verb]]:
         if a.startswith("-") or a in ("(", "!"):
             break
         roots.append(a)
-    filtered = any(a in _FIND_FILTERS for a in inv.args)
+    args = inv.args
+    narrowing = {a for a in args if a in _FIND_FILTERS}
+    types = {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-type", "-xtype")}
+    # `-type f` alone selects every file (a wipe); `-type d` alone only empty folders go
+    filtered = bool(narrowing - {"-type", "-xtype"}) or (bool(narrowing) and types <= {"d"})
     return [(r, "delete" if filtered else "rdelete") for r in roots or ["."]]
 
 

@@ -176,3 +176,11 @@ def test_find_type_f_never_matches_its_root_folder() -> None:
     assert judge("find . -type f -size +1M -exec mv {} big/ +").decision == "allow"
     assert judge("find . -type f -exec rm -rf {} +").rules == ["FS-003"]  # every file: the whole workspace
     assert judge("find / -type f -exec rm {} +").decision == "deny"
+
+
+@pytest.mark.parametrize("ws", [*SHALLOW, "/home/tether/project"])
+def test_find_type_f_delete_of_the_workspace_is_a_wipe(ws: str) -> None:
+    for cmd in ("find . -type f -delete", "find . -maxdepth 1 -type f -delete"):
+        assert judge(cmd, workspace=ws).decision != "allow", (ws, cmd)
+    for cmd in ("find . -type d -empty -delete", "find . -name '*.pyc' -type f -delete", "find build -type f -delete"):
+        assert judge(cmd, workspace=ws).decision == "allow", (ws, cmd)
