@@ -35,7 +35,7 @@ NOT_WORKSPACES = frozenset({"/", "/etc", "/usr", "/bin", "/sbin", "/boot", "/lib
 """Workspaces whose inside is never exempt from the depth rule (a system folder is no project)."""
 _ROOT_SAFE: frozenset[str] = frozenset({"write", "create", "append", "delete"})
 """Verbs that do not wipe the folder they name: `cp x .`, `mkdir -p .`, a filtered
-`find . -name '*.pyc' -delete` (rm and rmdir refuse a folder without -r)."""
+`find . -name '*.pyc' -delete` (rm and rmdir refuse a folder without -r); not `rm -f *`."""
 _ALL = re.compile(r"[*?.]|\[[^\]]*\]")
 """What a glob component that matches every entry is made of (`*`, `.*`, `?*`, `[!.]*`)."""
 
@@ -162,7 +162,7 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[s
     if ws not in NOT_WORKSPACES and under(t.path, ws):
         if _strictly_inside(t, ws):
             return []
-        if verb in _ROOT_SAFE or (verb == "move" and t.glob):
+        if (verb in _ROOT_SAFE and not (t.glob and verb == "delete")) or (verb == "move" and t.glob):
             return []  # `mv * sub/` moves entries; where they land is judged as its own target
     eff = depth(t.path) + (1 if t.glob and (t.inside or t.path in ("/tmp", "/var/tmp")) else 0)
     if eff < min_depth:

@@ -287,8 +287,12 @@ def _git(inv: Inv) -> list[tuple[str, Verb]]:
     if sub != "clean" or not any(a == "--force" or (a.startswith("-") and not a.startswith("--") and "f" in a)
                                  for a in args):
         return []
-    return [(p, "delete" if not p.rsplit("/", 1)[-1].strip("*?.") else "rdelete")  # `.`, `*`: the cwd's entries
-            for p in clean_targets(inv)]
+    out: list[tuple[str, Verb]] = []
+    for p in clean_targets(inv):
+        head, _, last = p.rpartition("/")
+        whole = last == "." or (any(c in last for c in "*?") and not last.strip("*?."))  # `.`, `*`: its entries
+        out.append(((head or ".") if whole and last != "." else p, "delete" if whole else "rdelete"))
+    return out
 
 
 _TABLE = {

@@ -184,3 +184,9 @@ def test_find_type_f_delete_of_the_workspace_is_a_wipe(ws: str) -> None:
         assert judge(cmd, workspace=ws).decision != "allow", (ws, cmd)
     for cmd in ("find . -type d -empty -delete", "find . -name '*.pyc' -type f -delete", "find build -type f -delete"):
         assert judge(cmd, workspace=ws).decision == "allow", (ws, cmd)
+
+
+@pytest.mark.parametrize("ws", SHALLOW)
+def test_rm_f_of_every_entry_of_a_shallow_workspace_stays_denied(ws: str) -> None:
+    assert judge("rm -f *", workspace=ws).decision == "deny"
+    assert judge("rm -f *.pyc", workspace=ws).decision == "allow"
