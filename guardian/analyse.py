@@ -19,13 +19,27 @@ from tether.guardian.bashlex_load import bashlex
 from tether.guardian.decision import Hit, Limits, Result, Where, strictest
 from tether.guardian.decode import static_output
 from tether.guardian.interp import DOWNLOADERS, payloads
-from tether.guardian.operands import glob_targets, path_operands
+from tether.guardian.operands import glob_targets, listed_paths, path_operands
 from tether.guardian.parse import DepthError, Simple, parse_line
-from tether.guardian.paths import Verb, judge_write, normalise, resolve
+from tether.guardian.paths import Verb, harmless_unknown, judge_write, normalise, resolve
 from tether.guardian.rules import RULES, Inv, get, load, rules_for
 from tether.guardian.rules_paths import path_hits
-from tether.guardian.unwrap import unwrap
+from tether.guardian.unwrap import fed_command, unwrap
 from tether.guardian.words import UNKNOWN
+
+_PATH_TAKERS = frozenset({
+    "echo", "rm", "rmdir", "unlink", "chmod", "chown", "chgrp", "touch", "sed", "grep", "egrep", "fgrep",
+    "rg", "cat", "head", "tail", "wc", "ls", "stat", "du", "file", "mv", "cp", "ln", "dos2unix", "md5sum",
+    "sha1sum", "sha256sum", "gzip", "gunzip", "xz", "bzip2", "tar", "zip", "black", "ruff",
+    "isort", "flake8", "pylint", "mypy", "clang-format", "prettier", "shellcheck", "basename",
+    "dirname", "readlink", "realpath", "sort", "uniq", "diff", "cmp", "truncate", "shred"})
+"""Programs that take the paths xargs feeds them as data (`find .. | xargs rm`), never as a program."""
+
+
+def _computed_vars(env: dict[str, str]) -> bool:
+    """Whether the line gave a variable a value it cannot know (`f=$(ls ~/.bashrc)`): an
+    append to an unresolved target is then not vouched for by the environment."""
+    return any(UNKNOWN in v for v in env.values())
 
 
 class BudgetError(TimeoutError):
@@ -152,8 +166,9 @@ class Analyser:
             if r.op.startswith("<<") and r.op != "<<<" or r.target.isdigit():
                 continue
             if r.writes:
-                self._target(r.target, "write", prog0, s.cwd)
-                self._remember(r.target, s, prog0)
+                append = r.op in (">>", "&>>") and not r.computed and not _computed_vars(s.env)
+                self._target(r.target, "append" if append else "write", prog0, s.cwd)
+                self._remember(r.target, s, prog0, r.op in (">>", "&>>"))
             t = resolve(r.target, s.cwd, self.home)
             if not t.unknown:
                 for rule in path_hits(t.path, "read"):
@@ -164,7 +179,7 @@ class Analyser:
         if s.in_function and s.argv[0] == s.in_function:
             self._hit("RES-001")
         for argv in self._names(s.argv):
-            for inner, sudo, via in unwrap(argv, lambda s=s: self._stdin(s)):
+            for inner, sudo, via in unwrap(argv, lambda s=s: self._items(s)):
                 if not inner:
                     continue
                 if UNKNOWN in inner[0]:
@@ -175,6 +190,18 @@ class Analyser:
             joined = " ".join(s.argv).replace(UNKNOWN, "$?")
             if joined not in self.decoded:
                 self.decoded.append(joined)
+
+    def _items(self, s: Simple) -> str | None:
+        """What xargs/parallel read: the known stdin, or the paths a lister upstream prints
+        (`operands.listed_paths`: find, grep -l, git ls-files, through line filters), when
+        the command they are fed to takes paths as data."""
+        data = self._stdin(s)
+        if data is not None or len(s.upstream) != 1:
+            return data
+        fed = fed_command(s.argv)
+        if (fed[0].rsplit("/", 1)[-1] if fed else "echo") not in _PATH_TAKERS:
+            return None  # the items may become a program name (`xargs command`, `xargs -I{} sh {}`)
+        return listed_paths(s.upstream[0])
 
     def _stdin(self, s: Simple) -> str | None:
         if s.stdin is not None:
@@ -198,7 +225,7 @@ class Analyser:
                   p not in known]
         return [[k, *argv[1:]] for k in known[:8]] or [argv]
 
-    def _remember(self, raw: str, s: Simple, prog: str) -> None:
+    def _remember(self, raw: str, s: Simple, prog: str, append: bool = False) -> None:
         t = resolve(raw, s.cwd, self.home)
         if t.unknown:
             return
@@ -206,11 +233,17 @@ class Analyser:
             self.files[t.path] = None
         else:
             out = static_output([s]) if prog in ("echo", "printf", "cat") else None
+            if out is not None and append and t.path not in self.files and t.path.endswith(".py"):
+                from tether.guardian.code_python import python_fragment
+
+                out = python_fragment(out)  # appended to a file already there: a fragment of it
             if out is not None or t.path not in self.files:
                 self.files[t.path] = out if out is not None else ""
 
     def _target(self, raw: str, verb: Verb, prog: str, cwd: str) -> None:
         t = resolve(raw, cwd, self.home)
+        if t.unknown and harmless_unknown(raw, verb, cwd, self.home, self.ws):
+            return
         for rid in judge_write(t, verb, self.ws, self.config.min_write_depth):
             self._hit(rid, prog, raw.replace(UNKNOWN, "$?") if t.unknown else t.path)
         if not t.unknown:
@@ -227,6 +260,8 @@ class Analyser:
         from tether.guardian.targets import write_targets
 
         for raw, verb in write_targets(inv):
+            if verb == "append" and _computed_vars(inv.simple.env):
+                verb = "write"  # `tee -a "$f"` after `f=$(..)`: nothing vouches for the target
             self._target(raw, verb, prog, inv.simple.cwd)
         for a in path_operands(inv):
             for cand in (a, a.lstrip("@<"), a.split("=", 1)[-1]):

@@ -61,6 +61,24 @@ _KNOWN = _SHELL | _SUBPROCESS | set(_EXEC_L) | set(_EXEC_V) | set(_DELETE) | set
     "os.chmod", "os.chown", "pty.spawn", "os.fork", "pathlib.Path"}
 
 
+def python_fragment(code: str) -> str:
+    """Code appended to a Python file that is already there, made readable on its own.
+
+    A method body or the tail of a class (`    return x`) is dedented, or read inside
+    `if True:` when its first line is indented deeper than the rest; code that
+    reads as it stands, and code no form makes readable (CODE-001 then), is
+    returned unchanged."""
+    import textwrap
+
+    for form in (code, textwrap.dedent(code), "if True:\n" + textwrap.indent(textwrap.dedent(code), "    ")):
+        try:
+            ast.parse(form)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        return form
+    return code
+
+
 def python_actions(code: str) -> list[Action]:
     """What `code` would run, delete or write, as actions for the analyser."""
     fx = Effects("python")

@@ -192,16 +192,35 @@ def m4(text: str) -> list[Act]:
 
 
 _SED_E = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/)?(?:,(?:\d+|\$))?\s*e\s+([^;\n}]+)")
-
-
-_SED_S_E = re.compile(r"(?:^|[;\n{])\s*s(.)(?:\\.|(?!\1)[^\\])*\1(?:\\.|(?!\1)[^\\])*\1[gpIiMm0-9]*e")
-"""An `s` command whose flags hold `e`; a backslash escapes the delimiter (`s/a\\/b/c/`)."""
+_ADDR = r"(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)"
+_SED_S = re.compile(rf"((?:^|[;\n{{}}])\s*(?:{_ADDR}(?:,{_ADDR})?!?\s*)?)"
+                    r"s(.)((?:\\.|(?!\2)[^\\])*)\2((?:\\.|(?!\2)[^\\])*)\2([gpIiMmew0-9]*)")
+"""An `s` command at a command position (after an optional address), its delimiter, pattern,
+replacement and flags; a backslash escapes the delimiter (`s/a\\/b/c/`)."""
+_SED_TEXT = re.compile(rf"((?:^|[;\n{{}}])\s*(?:{_ADDR}(?:,{_ADDR})?!?\s*)?)([aic])(?:\\\n|\\?[ \t]*)"
+                       r"(?:[^\n]*\\\n)*[^\n]*")
+"""The text of an `a`, `i` or `c` command (GNU one-liner or `a\\` with continued lines): data."""
+_SED_BARE_E = re.compile(rf"(?:^|[;\n{{}}])\s*(?:{_ADDR}(?:,{_ADDR})?!?\s*)?e\s*(?:$|[;\n}}])")
+"""`e` without a command: runs the pattern space."""
 
 
 def sed_script(text: str) -> list[Act]:
-    """GNU sed's `e command` (and the `e` flag of `s///`, whose command is computed)."""
-    out = [Act("shell", m.group(1).strip()) for m in _SED_E.finditer(text)]
-    if _SED_S_E.search(text):
+    """GNU sed's `e command` (and the `e` flag of `s///`, whose command is computed).
+
+    The pattern and replacement of every `s` command and the text of `a`/`i`/`c`
+    are data: they are cut out before looking for `e` (`s/x/{e y}/` runs nothing)."""
+    out: list[Act] = []
+    flagged = False
+
+    def cut_s(m: re.Match[str]) -> str:
+        nonlocal flagged
+        flagged = flagged or "e" in m.group(5)
+        return m.group(1) + "s" + m.group(5).replace("e", "")
+
+    rest = _SED_S.sub(cut_s, text)
+    rest = _SED_TEXT.sub(lambda m: m.group(1) + m.group(2), rest)
+    out += [Act("shell", m.group(1).strip()) for m in _SED_E.finditer(rest)]
+    if flagged or _SED_BARE_E.search(rest):
         out.append(Act("rule", "EXEC-002", detail="sed s///e runs the pattern space"))
     return out
 

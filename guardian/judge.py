@@ -13,6 +13,7 @@ from __future__ import annotations
 from tether.guardian.analyse import Analyser, Deadline
 from tether.guardian.decision import LIMITS, Limits, Result, Where
 from tether.guardian.rules import get
+from tether.guardian.unreadable import PARSE_ERRORS, bash_accepts, judge_parts
 
 
 def fail(command: str, cause: str) -> Result:
@@ -30,6 +31,16 @@ def judge(command: str, where: Where, limits: Limits = LIMITS) -> Result:
         analyser = Analyser(where, limits, deadline)  # type: ignore[arg-type]
         analyser.run(command, 0)
         result = analyser.result(command)
+    except PARSE_ERRORS as e:
+        cause = f"{type(e).__name__}: {e}"[:300]
+        if not bash_accepts(command):
+            return fail(command, cause)
+        try:
+            analyser = Analyser(where, limits, deadline)  # type: ignore[arg-type]
+            judge_parts(analyser, command, cause)
+            result = analyser.result(command)
+        except Exception as e2:  # fail closed
+            return fail(command, f"{type(e2).__name__}: {e2}"[:300])
     except Exception as e:  # fail closed: every failure is a deny, with its cause
         return fail(command, f"{type(e).__name__}: {e}"[:300])
     if deadline.passed():

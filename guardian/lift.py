@@ -24,6 +24,8 @@ it: GUARD-FAIL). The rest of the text goes through the constructs rewrite.
 
 from __future__ import annotations
 
+import re
+
 from tether.guardian.constructs import _HEREDOC, _Scanner
 from tether.guardian.lexer import TRIGGER, Unsupported, unsupported
 
@@ -34,6 +36,9 @@ _LIST_AMP = ("&&", "||", "&")
 def rewrite(text: str) -> tuple[str, dict[str, list[str]]]:
     """The text made parseable for bashlex, and the lifted substitution bodies."""
     subst = "$(" in text or "<(" in text or ">(" in text
+    if _HEREDOC.search(text) and re.search(r"(?<!\$)\(\(", text):
+        msg = "(( )) in a line with a heredoc: its `<<` may be a shift, not a heredoc"
+        raise NotImplementedError(msg)
     if not (TRIGGER.search(text) or (subst and any(op in text for op in _LIST_AMP))
             or ("$((" in text and subst)) or _HEREDOC.search(text):
         return text, {}

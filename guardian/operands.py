@@ -15,6 +15,7 @@ read-path rules (CRED-*, SHELL-001).
 from __future__ import annotations
 
 from tether.guardian.rules import Inv
+from tether.guardian.words import UNKNOWN
 
 _PRINTERS = frozenset({"echo", "printf", "test", "[", "[[", "logger", "banner", "figlet", "((", ":"})
 _GREPS = frozenset({"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep", "pcregrep",
@@ -75,7 +76,7 @@ def find_matches(args: list[str], roots: list[str]) -> list[str]:
     """What `{}` stands for in `find ROOTS EXPR -exec CMD {}`: the roots, or entries below them.
 
     A root itself is a match unless the expression rules it out: `-mindepth 1`
-    or more (`{}` is then `ROOT/*`, every entry: judged like `rm -rf ROOT/*`),
+    or more, or `-type` without `d` (`{}` is then `ROOT/*`, every entry: judged like `rm -rf ROOT/*`),
     or a `-name`/`-iname` pattern (not negated, no `-o`) that the root's own
     name cannot match (`{}` is then `ROOT/PATTERN`, a path inside the root).
     """
@@ -95,7 +96,9 @@ def find_matches(args: list[str], roots: list[str]) -> list[str]:
         if a in ("-name", "-iname") and not negated and "/" not in expr[k + 1]:
             names.append(expr[k + 1])
         elif a == "-mindepth" and expr[k + 1].isdigit():
-            mindepth = int(expr[k + 1])
+            mindepth = max(mindepth, int(expr[k + 1]))
+        elif a in ("-type", "-xtype") and not negated and "d" not in expr[k + 1]:
+            mindepth = max(mindepth, 1)  # files only: never the root folder itself
     out = []
     for root in roots:
         base = posixpath.basename(posixpath.normpath(root)) if root not in ("/", "") else "/"
@@ -107,6 +110,71 @@ def find_matches(args: list[str], roots: list[str]) -> list[str]:
         else:
             out.append(root)
     return out
+
+
+_FIND_OFF = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls",
+                       "-printf", "-L", "-follow", "-H"})
+_LINE_FILTERS = frozenset({"sort", "uniq", "head", "tail", "grep", "egrep", "fgrep", "rg"})
+
+
+def listed_paths(stage: object) -> str | None:
+    """The paths a pipeline stage prints, one per line, as patterns the path policy can judge
+    (`ROOT/PATTERN`, `ROOT/*/*`: entries below ROOT), or None when they are not only paths
+    below known roots. Listers: `find` (as `find_matches`), `grep -l`/`-L` and `rg -l`
+    (below their operands, or `.` when recursive), `git ls-files` and `git diff --name-only`
+    (below the cwd); line filters in between (`grep -v`, `sort`, `uniq`, `head`, `tail`
+    reading stdin, never `grep -o`) keep a subset of the lines."""
+    argv: list[str] = stage.argv  # type: ignore[attr-defined]
+    if not argv or any(UNKNOWN in a for a in argv):
+        return None
+    prog = argv[0].rsplit("/", 1)[-1]
+    args = argv[1:]
+    if prog == "find":
+        if any(a in _FIND_OFF for a in args):
+            return None
+        roots = []
+        for a in args:
+            if a.startswith("-") or a in ("(", "!"):
+                break
+            roots.append(a)
+        return "\n".join(find_matches(args, roots or ["."]))
+    if prog == "git":
+        pos = [a for a in args if not a.startswith("-")]
+        flags = [a for a in args if a.startswith("-")]
+        if pos[:1] == ["ls-files"] or (pos[:1] == ["diff"] and "--name-only" in flags):
+            if any(a.startswith(("-C", "--git-dir", "--work-tree", "--full-name")) for a in flags) \
+                    or any(".." in a.split("/") or a.startswith("/") for a in pos[1:]):
+                return None
+            return "./*/*"
+        return None
+    if prog not in _LINE_FILTERS:
+        return None
+    short = {c for a in args if a.startswith("-") and not a.startswith("--") for c in a[1:]}
+    long = {a.split("=", 1)[0] for a in args if a.startswith("--")}
+    if prog in _GREPS and ("o" in short or "--only-matching" in long):
+        return None
+    files = _after_pattern_plain(args) if prog in _GREPS else [a for a in args if not a.startswith("-")]
+    if prog in _GREPS and ({"l", "L"} & short or {"--files-with-matches", "--files-without-match"} & long):
+        recursive = prog == "rg" or bool({"r", "R"} & short or {"--recursive", "--dereference-recursive"} & long)
+        roots = files or (["."] if recursive else [])
+        return "\n".join(r.rstrip("/") + "/*/*" for r in roots) if roots else None
+    if files or not getattr(stage, "upstream", None) or len(stage.upstream) != 1:  # type: ignore[attr-defined]
+        return None
+    return listed_paths(stage.upstream[0])  # type: ignore[attr-defined]
+
+
+def _after_pattern_plain(args: list[str]) -> list[str]:
+    """grep's file operands: the positionals after the pattern (all of them with -e/-f)."""
+    valued = {"-e", "-f", "-m", "-A", "-B", "-C", "--include", "--exclude", "--exclude-dir", "-d", "-D"}
+    pos, skip, given = [], False, False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in valued:
+            skip, given = True, given or a in ("-e", "-f")
+        elif not a.startswith("-") or a == "-":
+            pos.append(a)
+    return pos if given else pos[1:]
 
 
 _SENSITIVE = (

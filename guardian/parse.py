@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from tether.guardian import arrays
+from tether.guardian import arrays, heredocs
 from tether.guardian.bashlex_load import bashlex
 from tether.guardian.prepare import fast_split, prepare, track
 from tether.guardian.shell import DepthError, Redirect, Simple, State
@@ -24,6 +24,7 @@ from tether.guardian.words import UNKNOWN, SubstEval, expand_joined, expand_word
 
 __all__ = ["DepthError", "Redirect", "Simple", "Walker", "parse_line"]
 _INDEXED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*\]\+?=")
+_BODY = re.compile(re.escape(heredocs.MARK) + r"(\d+)")
 _DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 
@@ -40,6 +41,8 @@ class Walker:
         """Text of `${x:-$(cmd)}` defaults and lifted bodies, for the next command."""
         self.lifted: dict[str, list[str]] = {}
         self.seen: set[str] = set()
+        self.bodies: list[heredocs.Body] = []
+        """Heredocs cut out of the line (`guardian.heredocs`), by marker number."""
 
     def walk(self, node: object, st: State) -> list[Simple]:
         """Walk one node; returns the simple commands it produced."""
@@ -122,9 +125,11 @@ class Walker:
                 redirects.append(r)
                 if body is not None:
                     stdin = body
+                    name = self._text(part.output)
                     if r.op.startswith("<<") and r.op != "<<<" and ("$(" in body or "`" in body) \
-                            and self._text(part.output) not in self.quoted:
-                        payloads.append(body)
+                            and name not in self.quoted and not _BODY.fullmatch(name):
+                        units = heredocs.substitutions(body)  # what the body expands, not the body
+                        payloads.extend([body] if units is None else [f'echo "{u}"' for u in units])
         if not argv:
             st.env.update(assigns)
             simple = Simple([], redirects, dict(st.env), st.cwd, stdin, in_function=st.function)
@@ -172,11 +177,17 @@ class Walker:
             return Redirect(op, body, fd), body
         if isinstance(out, int):
             return Redirect(op, str(out), fd), None
+        m = _BODY.fullmatch(self._text(out)) if op == "<" and self.bodies else None
+        if m:
+            body = self.bodies[int(m.group(1))]
+            self.pending.extend(f'echo "{u}"' for u in body.substitutions)
+            return Redirect("<<", body.text, fd), body.text
         words = self._expand(out, st)
         target = " ".join(words) if words else ""
         if op == "<<<":
             return Redirect(op, target, fd), target
-        return Redirect(op, target, fd), None
+        raw = self._text(out)
+        return Redirect(op, target, fd, computed="$(" in raw or "`" in raw or "<(" in raw), None
 
     def _pipeline(self, node: object, st: State) -> list[Simple]:
         produced: list[Simple] = []
@@ -264,15 +275,31 @@ def parse_line(text: str, env: dict[str, str], cwd: str, home: str,
     """Flatten `text` into simple commands (and the quoted heredoc delimiters).
 
     Lifted substitution bodies (`guardian.lift`) become payloads of the command
-    they appear in; a placeholder never met by the walk is an error.
+    they appear in; a placeholder never met by the walk is an error. A line
+    with heredocs that fails to parse is tried once more with their bodies cut
+    out (`guardian.heredocs`); if that fails too, the first error stands.
     """
+    try:
+        return _parse(text, env, cwd, home, subst, [])
+    except (bashlex.errors.ParsingError, NotImplementedError) as first:
+        cut = heredocs.cut(text) if "<<" in text else None
+        if cut is None:
+            raise
+        try:
+            return _parse(cut[0], env, cwd, home, subst, cut[1])
+        except (bashlex.errors.ParsingError, NotImplementedError):
+            raise first from None
+
+
+def _parse(text: str, env: dict[str, str], cwd: str, home: str, subst: SubstEval,
+           bodies: list[heredocs.Body]) -> tuple[list[Simple], list[str]]:
     text, extra, lifted = prepare(text)
     st = State(dict(env), cwd, home)
     fast = fast_split(text, st)
     if fast is not None:
         return fast, extra
     walker = Walker(text, subst)
-    walker.quoted, walker.lifted = extra, lifted
+    walker.quoted, walker.lifted, walker.bodies = extra, lifted, bodies
     for tree in bashlex.parse(text):
         walker.walk(tree, st)
     if walker.pending:

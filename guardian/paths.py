@@ -21,12 +21,21 @@ from typing import Literal
 
 from tether.guardian.words import UNKNOWN
 
-Verb = Literal["delete", "rdelete", "write", "move", "chmod", "truncate"]
+Verb = Literal["delete", "rdelete", "write", "create", "append", "move", "chmod", "truncate"]
+"""`create` (mkdir, touch) and `append` (`>>`, `tee -a`) destroy nothing already there:
+they are `write` everywhere except on an unresolvable target (`harmless_unknown`)."""
 SCRATCH = ("/tmp", "/var/tmp")
 SYSTEM = ("/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", "/libx32",
           "/var", "/sys", "/proc", "/root", "/srv", "/opt", "/snap")
 HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 _GLOB = frozenset("*?[")
+NOT_WORKSPACES = frozenset({"/", "/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32",
+                            "/lib64", "/libx32", "/var", "/sys", "/proc", "/dev", "/run", "/home",
+                            "/Users"})
+"""Workspaces whose inside is never exempt from the depth rule (a system folder is no project)."""
+_ROOT_SAFE: frozenset[str] = frozenset({"write", "create", "append", "delete"})
+"""Verbs that do not wipe the folder they name: `cp x .`, `mkdir -p .`, a filtered
+`find . -name '*.pyc' -delete` (rm and rmdir refuse a folder without -r); not `rm -f *`."""
 _ALL = re.compile(r"[*?.]|\[[^\]]*\]")
 """What a glob component that matches every entry is made of (`*`, `.*`, `?*`, `[!.]*`)."""
 
@@ -96,13 +105,52 @@ def is_scratch(t: Target) -> bool:
     return False
 
 
+def _fixed_prefix(raw: str, cwd: str, home: str) -> str | None:
+    """Where an unresolvable target certainly lies: the folder written before its first
+    unknown part (`build/$x` -> cwd/build), or None when nothing before it is fixed."""
+    head = raw.split(UNKNOWN, 1)[0]
+    if "/" not in head:
+        return None
+    return normalise(head.rsplit("/", 1)[0] or "/", cwd, home)
+
+
+def harmless_unknown(raw: str, verb: Verb, cwd: str, home: str, workspace: str) -> bool:
+    """An unresolvable target of a verb that destroys nothing (mkdir -p, touch, an append)
+    whose fixed part, if any, stays inside the workspace or scratch space (`$dir`,
+    `"$out/log"`, `build/$name`); never for delete, move, chmod, truncate or overwrite."""
+    if verb not in ("create", "append") or ".." in raw:
+        return False  # `$d/..`, `..$x/etc`: a sign of leaving
+    head = raw.split(UNKNOWN, 1)[0]
+    if head.startswith("~"):
+        return False
+    prefix = _fixed_prefix(raw, cwd, home)
+    if prefix is None:
+        return True
+    if UNKNOWN in prefix:
+        return False
+    return is_scratch(Target(prefix + "/x")) or _strictly_inside(Target(prefix + "/x"), workspace)
+
+
+def _strictly_inside(t: Target, workspace: str) -> bool:
+    """Inside the workspace and not the workspace itself (nor a glob over all of it)."""
+    ws = workspace.rstrip("/") or "/"
+    if t.path.startswith(ws + "/"):
+        return True
+    return t.path == ws and t.glob and t.inside
+
+
 def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[str]:
     """Rule ids of the path policy that `verb` on `t` triggers (empty: fine).
 
     FS-001 recursive delete of a shallow path; FS-002 any other write to a
-    shallow path; FS-003 recursive delete of the whole workspace; FS-004 delete
+    shallow path; FS-003 recursive delete (or move) of the whole workspace; FS-004 delete
     of an unknown path; CONF-002 write to an unknown path; SYS-001 write into
     a system directory; CONF-001 write outside workspace and scratch.
+
+    The workspace is judged before the depth: strictly inside it (`/app/build`,
+    `/app/*.egg-info`) nothing applies, whatever its depth. The workspace itself
+    (`.`, `/app/*`) keeps the depth rule for what wipes it (recursive delete,
+    move, chmod, truncate); `cp x .` or a filtered `find . -delete` is fine.
     """
     if t.unknown:
         return ["FS-004"] if verb in ("delete", "rdelete") else ["CONF-002"]
@@ -110,13 +158,20 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[s
         return []
     if is_scratch(t):
         return []
+    ws = workspace.rstrip("/") or "/"
+    if ws not in NOT_WORKSPACES and under(t.path, ws):
+        if _strictly_inside(t, ws):
+            return []
+        if (verb in _ROOT_SAFE and not (t.glob and verb == "delete")) or (verb == "move" and t.glob):
+            return []  # `mv * sub/` moves entries; where they land is judged as its own target
     eff = depth(t.path) + (1 if t.glob and (t.inside or t.path in ("/tmp", "/var/tmp")) else 0)
     if eff < min_depth:
         shallow = ["FS-001"] if verb == "rdelete" else ["FS-002"]
         return shallow + (["SYS-001"] if any(under(t.path, s) for s in SYSTEM) else [])
     if under(t.path, workspace):
-        if verb == "rdelete" and t.path.rstrip("/") == workspace.rstrip("/") and not t.inside:
-            return ["FS-003"]
+        if (verb == "rdelete" or (verb == "move" and not t.glob)) and not t.inside \
+                and t.path.rstrip("/") == workspace.rstrip("/"):
+            return ["FS-003"]  # the whole workspace deleted, or moved away
         return []
     if t.path.startswith("/dev/"):
         return []  # device writes are judged by the DISK- rules

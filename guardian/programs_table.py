@@ -102,7 +102,7 @@ PROGRAMS: dict[str, dict] = {
         "stdin": "escape"},
     "m4": {"fam": "interpreter", "rest": "m4", "stdin": "m4"},
     "sed": {"fam": "interpreter", "aka": "gsed", "opts": {"-e": "sed", "--expression": "sed", "-f": "script:sed",
-        "--file": "script:sed"}, "rest": "sed"},
+        "--file": "script:sed"}, "rest": "sed1"},
     "rake": {"fam": "build", "opts": {"-e": "code:ruby", "--execute": "code:ruby", "-p": "code:ruby",
         "-f": "script:ruby"}},
     "perf": {"fam": "trace", "sub": {"record": {"rest": "argv", "valued": "oecCFpt"}, "stat": {"rest": "argv",

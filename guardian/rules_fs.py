@@ -13,7 +13,10 @@ from tether.guardian.rules import Inv, rule, static_rule
 _BLOCK = re.compile(r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper/|loop)")
 
 static_rule("GUARD-FAIL", "guardian-failure", "deny",
-            "the guardian could not analyse the command (fails closed)", "case x in a) ls ;& b) ;; esac")
+            "the guardian could not analyse the command (fails closed)", "echo 'unterminated")
+static_rule("GUARD-002", "guardian-failure", "ask",
+            "valid bash (bash -n accepts it) with a construct the guardian cannot analyse; "
+            "the parts it can read are judged", "case x in a) ls ;& b) ;; esac")
 
 
 @rule("FS-005", "filesystem-destruction", "ask", "rsync",

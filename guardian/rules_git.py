@@ -100,7 +100,64 @@ def _clean(inv: Inv) -> bool:
     if sub != "clean":
         return False
     short, long = _flags(args)
-    return "f" in short or "--force" in long
+    if not ("f" in short or "--force" in long):
+        return False
+    if sum(a.count("f") for a in args if a.startswith("-") and not a.startswith("--")) > 1:
+        return True  # -ff also removes nested repositories
+    if _elsewhere(inv):
+        return True  # -C/--git-dir/--work-tree: the pathspecs are not relative to the cwd
+    return not (_clean_limited(args) or "e" in short or "--exclude" in long)
+
+
+def _globals(inv: Inv) -> list[str]:
+    return inv.args[: len(inv.args) - len(git_sub(inv)[1]) - 1]
+
+
+def _elsewhere(inv: Inv) -> bool:
+    return any(a in ("--git-dir", "--work-tree") or a.startswith(("--git-dir=", "--work-tree="))
+               for a in _globals(inv))
+
+
+def clean_targets(inv: Inv) -> list[str]:
+    """What `git clean -f` may delete, for the path policy: each pathspec, or the cwd
+    (both below `-C DIR` when given)."""
+    sub, args = git_sub(inv)
+    if sub != "clean" or _elsewhere(inv):
+        return []
+    g, base = _globals(inv), ""
+    for i, a in enumerate(g[:-1]):
+        if a == "-C":
+            base = g[i + 1] if g[i + 1].startswith("/") or not base else f"{base}/{g[i + 1]}"
+    paths = _pathspecs(args) or ["."]
+    return [f"{base}/{p}" if base else p for p in paths]
+
+
+def _pathspecs(args: list[str]) -> list[str]:
+    paths, i = [], 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-e", "--exclude"):
+            i += 2
+            continue
+        if a == "--":
+            paths += args[i + 1 :]
+            break
+        if not a.startswith("-"):
+            paths.append(a)
+        i += 1
+    return paths
+
+
+def _clean_limited(args: list[str]) -> bool:
+    """Every pathspec names a folder or file below the current one (`build/`, `docs/_build`),
+    never `.`, a glob, a parent, an absolute or an unknown path."""
+    paths = _pathspecs(args)
+    for p in paths:
+        parts = [c for c in p.split("/") if c not in ("", ".")]
+        if (not parts or p.startswith(("/", "~", ":")) or ".." in parts
+                or any(c in p for c in "*?[\\\x00")):
+            return False
+    return bool(paths)
 
 
 @rule("GIT-004", "git-history", "ask", "git", "force-deletes a branch",

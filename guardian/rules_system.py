@@ -172,12 +172,29 @@ def _pip(inv: Inv) -> bool:
     if inv.prog == "uv" and inv.positional[:1] == ["pip"]:
         inv = Inv(inv.argv[1:], inv.simple)
     if inv.prog in ("poetry", "pdm", "uv"):
+        if inv.positional[:1] == ["remove"] and inv.has("--lock"):
+            return False  # only pyproject.toml and the lock file change; nothing is uninstalled
         return _install_named(inv, {"add", "remove"})
     if inv.prog == "easy_install":
         return True
     if inv.positional[:1] == ["uninstall"]:
         return True
+    if any(a == "--group" or a.startswith("--group=") for a in inv.args):
+        inv = Inv(_drop_valued(inv.argv, "--group"), inv.simple)  # a dependency group of pyproject.toml
     return _install_named(inv, {"install"}, ("-r", "--requirement", "-e", "--editable", "-c"))
+
+
+def _drop_valued(argv: list[str], opt: str) -> list[str]:
+    """argv without `opt VALUE` / `opt=VALUE`."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == opt:
+            skip = True
+        elif not a.startswith(opt + "="):
+            out.append(a)
+    return out
 
 
 @rule("PKG-002", "package-install", "ask", ("npm", "yarn", "pnpm", "bun", "npx"),

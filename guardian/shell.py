@@ -31,6 +31,8 @@ class Redirect:
     op: str
     target: str
     fd: int | None = None
+    computed: bool = False
+    """The target is (partly) a command's output (`> "$(cmd)/x"`): nothing vouches for it."""
 
     @property
     def writes(self) -> bool:

@@ -45,6 +45,15 @@ def _last_is_dest(inv: Inv, verb: Verb) -> list[tuple[str, Verb]]:
     return [(pos[-1], verb)] if len(pos) >= 2 else []
 
 
+def _mv(inv: Inv) -> list[tuple[str, Verb]]:
+    """mv: every source is moved away; the destination (`-t DIR` or the last operand) is written."""
+    pos = inv.positional
+    dest = _last_is_dest(inv, "write")
+    if any(a in ("-t", "--target-directory") or a.startswith("--target-directory=") for a in inv.args):
+        return [(p, "move") for p in pos if (p, "write") not in dest] + dest
+    return [(p, "move") for p in pos[:-1]] + dest if len(pos) >= 2 else []
+
+
 def _chmod(inv: Inv) -> list[tuple[str, Verb]]:
     pos = inv.positional
     if inv.prog == "chattr":
@@ -75,7 +84,11 @@ def _find(inv: Inv) -> list[tuple[str, Verb]]:
         if a.startswith("-") or a in ("(", "!"):
             break
         roots.append(a)
-    filtered = any(a in _FIND_FILTERS for a in inv.args)
+    args = inv.args
+    narrowing = {a for a in args if a in _FIND_FILTERS}
+    types = {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-type", "-xtype")}
+    # `-type f` alone selects every file (a wipe); `-type d` alone only empty folders go
+    filtered = bool(narrowing - {"-type", "-xtype"}) or (bool(narrowing) and types <= {"d"})
     return [(r, "delete" if filtered else "rdelete") for r in roots or ["."]]
 
 
@@ -187,12 +200,30 @@ def _editor(inv: Inv) -> list[tuple[str, Verb]]:
             and " " not in p]
 
 
+_SED_VALUED = frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"})
+
+
 def _sed(inv: Inv) -> list[tuple[str, Verb]]:
-    if not any(a.startswith("-i") or a.startswith("--in-place") for a in inv.args):
+    """`sed -i`: the files it edits; `-e SCRIPT`/`-f FILE` values are not among them."""
+    if not any(a.startswith(("-i", "--in-place")) or (a.startswith("-") and not a.startswith("--")
+                                                        and "i" in a[1:].split("e")[0].split("f")[0])
+               for a in inv.args):
         return []
-    pos = inv.positional
-    scripted = any(a in ("-e", "-f", "--expression", "--file") for a in inv.args)
-    return [(p, "write") for p in (pos if scripted else pos[1:])]
+    files, scripted, skip, rest = [], False, False, False
+    for a in inv.args:
+        if skip:
+            skip = False
+        elif rest or not a.startswith("-") or a == "-":
+            files.append(a)
+        elif a == "--":
+            rest = True
+        elif a in _SED_VALUED:
+            skip, scripted = True, scripted or a in ("-e", "-f", "--expression", "--file")
+        elif a.startswith(("--expression=", "--file=")):
+            scripted = True
+        elif not a.startswith("--") and a[-1] in "ef" and a[1:-1].isalpha():
+            skip, scripted = True, True  # -ne SCRIPT, -Ee SCRIPT, -nf FILE
+    return [(p, "write") for p in (files if scripted else files[1:])]
 
 
 def _dd(inv: Inv) -> list[tuple[str, Verb]]:
@@ -218,6 +249,24 @@ def _plain(verb: Verb):  # type: ignore[no-untyped-def]
     return fn
 
 
+def _touch(inv: Inv) -> list[tuple[str, Verb]]:
+    """touch creates or stamps; `-r FILE`/`-d DATE`/`-t STAMP` take a value."""
+    out, skip = [], False
+    for a in inv.args:
+        if skip:
+            skip = False
+        elif a in ("-r", "-d", "-t", "--reference", "--date"):
+            skip = True
+        elif not a.startswith("-") or a == "-":
+            out.append((a, "create"))
+    return out
+
+
+def _tee(inv: Inv) -> list[tuple[str, Verb]]:
+    verb: Verb = "append" if inv.has("a", "--append") else "write"
+    return [(p, verb) for p in inv.positional]
+
+
 def _download(inv: Inv) -> list[tuple[str, Verb]]:
     opts = ("-o", "--output") if inv.prog == "curl" else ("-O", "--output-document", "-P",
                                                           "--directory-prefix")
@@ -230,19 +279,35 @@ def _download(inv: Inv) -> list[tuple[str, Verb]]:
     return out
 
 
+def _git(inv: Inv) -> list[tuple[str, Verb]]:
+    """`git clean -f`: its pathspecs (or the cwd) go through the path policy as deletes."""
+    from tether.guardian.rules_git import clean_targets, git_sub
+
+    sub, args = git_sub(inv)
+    if sub != "clean" or not any(a == "--force" or (a.startswith("-") and not a.startswith("--") and "f" in a)
+                                 for a in args):
+        return []
+    out: list[tuple[str, Verb]] = []
+    for p in clean_targets(inv):
+        head, _, last = p.rpartition("/")
+        whole = last == "." or (any(c in last for c in "*?") and not last.strip("*?."))  # `.`, `*`: its entries
+        out.append(((head or ".") if whole and last != "." else p, "delete" if whole else "rdelete"))
+    return out
+
+
 _TABLE = {
     "rm": _rm, "unlink": _plain("delete"), "rmdir": _plain("delete"), "shred": _plain("delete"),
-    "mv": lambda inv: [(p, "move") for p in inv.positional] if len(inv.positional) >= 2 else [],
+    "mv": _mv,
     "cp": lambda inv: _last_is_dest(inv, "write"), "install": lambda inv: _last_is_dest(inv, "write"),
-    "ln": lambda inv: _last_is_dest(inv, "write"), "truncate": _truncate, "touch": _plain("write"),
-    "mkdir": _plain("write"), "tee": _plain("write"), "dd": _dd, "sed": _sed, "find": _find,
+    "ln": lambda inv: _last_is_dest(inv, "write"), "truncate": _truncate, "touch": _touch,
+    "mkdir": _plain("create"), "tee": _tee, "dd": _dd, "sed": _sed, "find": _find,
     "perl": _perl, "srm": _plain("delete"), "wipe": _plain("delete"), "curl": _download,
     "wget": _download, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk,
     "ssh-keygen": _keygen, "sort": _valued(("-o", "--output")),
     "gpg": _valued(("-o", "--output")), "openssl": _valued(("-out",)),
     "iconv": _valued(("-o", "--output")),
     "ed": _editor, "ex": _editor, "vim": _editor, "vi": _editor, "nvim": _editor,
-    "uudecode": _valued(("-o", "--output-file")), "patch": _patch,
+    "uudecode": _valued(("-o", "--output-file")), "patch": _patch, "git": _git,
 }
 
 

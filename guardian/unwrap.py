@@ -119,6 +119,12 @@ def _find(args: list[str]) -> list[list[str]]:
     return out
 
 
+def fed_command(argv: list[str]) -> list[str]:
+    """The command xargs or parallel runs with the items it reads (after its options)."""
+    name = argv[0].rsplit("/", 1)[-1] if argv else ""
+    return _skip_options(name, argv[1:])[0] if name in ("xargs", "parallel") else []
+
+
 def _stdin_items(seen: dict[str, str], stdin: StdinEval) -> list[str]:
     if "a" in seen or "--arg-file" in seen:
         return [UNKNOWN]

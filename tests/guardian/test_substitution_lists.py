@@ -46,11 +46,12 @@ DENY = [
 ]
 
 FAIL_CLOSED = [
-    'echo $(( "$(rm -rf /)" ))',  # quotes in arithmetic
-    "echo ${x:-$(a && b)}",  # placeholder inside ${..}: never analysed -> refused
+    "echo $(a && b",  # bash rejects it too
+]
+
+UNREADABLE = [  # valid bash the lift cannot rewrite: asked (GUARD-002), never allowed
+    "echo ${x:-$(a && b)}",  # placeholder inside ${..}: never analysed
     "echo `echo $(a && b)`",  # backtick bodies are not lifted
-    "x=$(ls && pwd) cat <<EOF\nhi\nEOF",  # no rewrite in a line with a heredoc
-    "echo $(a && b",
     f"echo {MARK}0",  # a forged placeholder name
     f"echo $({MARK}0)",
 ]
@@ -72,6 +73,17 @@ def test_payloads_inside_deny(command: str) -> None:
 def test_unliftable_fail_closed(command: str) -> None:
     v = judge(command)
     assert v.decision == "deny" and v.rules == ["GUARD-FAIL"], (command, v.reason)
+
+
+@pytest.mark.parametrize("command", UNREADABLE)
+def test_unliftable_but_valid_asks(command: str) -> None:
+    v = judge(command)
+    assert v.decision == "ask" and v.rules == ["GUARD-002"], (command, v.reason)
+
+
+def test_quotes_in_arithmetic_still_find_the_substitution() -> None:
+    v = judge('echo $(( "$(rm -rf /)" ))')
+    assert v.decision == "deny" and "FS-001" in v.rules and "GUARD-002" in v.rules, v.reason
 
 
 @pytest.mark.parametrize("command", [
