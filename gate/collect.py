@@ -45,6 +45,7 @@ from tether.gate.scan import (
     artifact_types,
     escaping_links,
     file_secrets,
+    left_outside,
     outside_files,
     tampering,
 )
@@ -99,6 +100,11 @@ class Sources:
     @cached_property
     def review(self) -> tuple[list[str], str]:
         return tampering(self.start, self.end, self.commands, self.run_dir, self.workspace)
+
+    @cached_property
+    def outside(self) -> list[str] | None:
+        """What the run left under the sandbox's /tmp and /dev/shm; None when it could not be listed."""
+        return outside_files(self.sandbox)
 
 
 Collector = Callable[[Sources], Any]
@@ -304,7 +310,7 @@ def _artifact_types(s: Sources) -> dict[str, str]:
 
 @collects("review")
 def _review(s: Sources) -> list[str]:
-    return list(s.review[0])
+    return [*s.review[0], *left_outside(s.outside or [])]
 
 
 @collects("review_diff")
@@ -337,4 +343,4 @@ def _processes(s: Sources) -> list[str] | None:
 
 @collects("outside_files")
 def _outside_files(s: Sources) -> list[str] | None:
-    return outside_files(s.sandbox)
+    return s.outside

@@ -202,7 +202,11 @@ _CHANGE_VERBS = re.compile(
     r"generate|build|modify|replace|append|patch|save|port|convert|scaffold)\w*\b",
     re.IGNORECASE,
 )
-_ARTIFACT = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/-])")
+_ARTIFACT = re.compile(
+    r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/-]|\.[\w-])"
+)
+"""A file name in the goal, every extension kept (`greet.sh.in`, `x.tar.gz`, `config.yaml.example`); the last
+extension starts with a letter (`v1.2.3` is no file), a full stop ending the sentence is not part of it."""
 _NOT_ARTIFACTS = {"e.g", "i.e", "etc.", "a.m", "p.m"}
 
 

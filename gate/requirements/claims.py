@@ -111,5 +111,8 @@ def r18(ev: Evidence) -> Result:
         if kind != "file":
             bad.append(f"{a} ({kind})")
     if bad:
-        return "fail", "not a non-empty regular file in the workspace: " + ", ".join(bad)
+        return "fail", (
+            "not a regular file with content in the workspace (blank: only whitespace; placeholder: a lone TODO or "
+            "the like): " + ", ".join(bad)
+        )
     return "pass", "present: " + ", ".join(ev.artifacts)

@@ -179,6 +179,17 @@ def test_goal_flags():
     assert goal_flags("How many lines are in the README?") == (False, [])
 
 
+@pytest.mark.parametrize(("goal", "names"), [
+    ("Create greet.sh.in, the template.", ["greet.sh.in"]),
+    ("Add config.yaml.example and build dist/x.tar.gz.", ["config.yaml.example", "dist/x.tar.gz"]),
+    ("Write app.min.js and backup.2024.tar.gz; README.markdown too", ["README.markdown", "app.min.js",
+                                                                      "backup.2024.tar.gz"]),
+    ("Fix greet.sh. Bump v1.2.3, see github.com/x/y, i.e. the usual.", ["greet.sh"]),
+])
+def test_goal_artifacts_keep_every_extension(goal, names):
+    assert goal_flags(goal)[1] == names
+
+
 @pytest.mark.parametrize("claim", ["a", "t", "", "greet", "reet.sh", "old_greet.sh"])
 def test_r04_a_claimed_read_is_a_path_in_a_command_not_a_substring(claim):
     ev = good()
@@ -238,7 +249,6 @@ def test_a_verification_is_a_checker_that_runs_not_a_word_that_says_test(command
 @pytest.mark.parametrize(
     ("field", "value"),
     [
-        ("outside_files", ["/tmp/work/report.txt"]),
         ("outside_files", None),
         ("escaping_links", ["greet.sh -> /tmp/greet.sh"]),
         ("stray_changes", ["greet.sh"]),
@@ -250,13 +260,25 @@ def test_r09_fails_on_work_outside_the_workspace_or_changes_no_command_made(fiel
     assert _status(ev, "R09") == "fail"
 
 
+def test_files_left_in_the_sandboxs_tmp_pass_r09_and_make_the_run_need_review_with_their_list():
+    from tether.gate.scan import left_outside
+
+    ev = good()
+    ev.outside_files = [f"/tmp/build.{i}/out.o" for i in range(12)]
+    ev.review = left_outside(ev.outside_files)
+    report = check_gate(ev)
+    assert _status(ev, "R09") == "pass" and report.passed and report.needs_review
+    assert "/tmp/build.0/out.o" in report.review[0] and "(12 in all)" in report.review[0]
+    assert left_outside([]) == []
+
+
 def test_r09_ignores_caches_no_command_made():
     ev = good()
     ev.stray_changes = ["__pycache__/greet.cpython-311.pyc"]
     assert _status(ev, "R09") == "pass"
 
 
-@pytest.mark.parametrize("kind", ["empty", "symlink", "dir", "missing", "outside"])
+@pytest.mark.parametrize("kind", ["empty", "blank", "placeholder", "symlink", "dir", "missing", "outside"])
 def test_r18_an_artifact_must_be_a_non_empty_regular_file(kind):
     ev = good()
     ev.artifact_types = {"greet.sh": kind}

@@ -118,6 +118,36 @@ def test_a_real_test_run_is_not_empty():
     assert not empty_test_run("Ran 3 tests in 0.01s\n\nOK")
 
 
+@pytest.mark.parametrize("command", [
+    "python3 test_calc.py; test $? -ne 0",
+    "pytest -q; [ $? -ne 0 ]",
+    "bash test.sh; [ $? != 0 ]",
+    'bash test.sh; test "$?" != "0"',
+    "pytest; [[ ${?} -gt 0 ]]",
+    "pytest; (( $? != 0 ))",
+    "bash test.sh; [ $? -eq 1 ] && echo 'red, as expected'",
+    "python3 -m unittest; rc=$?; [ $rc -ne 0 ]",
+    "pytest; s=$?; test $s -ge 1",
+    "bash test.sh; [ 0 -ne $? ]",
+    "bash test.sh; [ 0 -lt $? ]",
+    "python3 -m pytest -q 2>&1 | grep -q FAILED",
+    "pytest 2>&1 | grep -q '1 failed'",
+    "python3 test_calc.py 2>&1 | grep -q AssertionError",
+])
+def test_a_red_phase_confirmation_is_never_a_check(command):
+    c = classify(command, pipefail=True)
+    assert not c.counts and "red-phase" in c.reason, c
+    assert not classify(command).counts
+
+
+@pytest.mark.parametrize("command", [
+    "pytest; test $? -eq 0", "bash test.sh; [ $? -lt 1 ]", "pytest -q 2>&1 | grep -q passed",
+    "pytest; rc=$?; [ $rc -eq 0 ]",
+])
+def test_a_green_status_comparison_still_counts(command):
+    assert classify(command, pipefail=True).counts
+
+
 @pytest.mark.parametrize(
     ("command", "read"),
     [
