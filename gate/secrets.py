@@ -8,7 +8,11 @@ GitHub, GitLab, Slack, Stripe, private keys, JWT, ...; not its keyword
 detector); on top of them: env-style assignments (`AWS_SECRET_ACCESS_KEY=`,
 `GITHUB_TOKEN=`, any `*_TOKEN`/`*_SECRET`/`*_KEY`/`PASSWORD` name), and the
 text decoded from base64, base32, hex, gzip, rot13 and URL escapes,
-reversed, and with short lines folded back together. High-entropy and
+reversed, with short lines folded back together, with short pieces cut
+apart by spaces, commas or quotes put back together (`A K I A ...`,
+`['A', 'K', ...]`), and bytes shown as a dump put back (`od -c`, `od -x`,
+`od -b`, `od -An -tx1`/`-tu1`, `hexdump`, `hexdump -C`, `xxd`, offsets and
+ASCII columns dropped, 16-bit words read both ways). High-entropy and
 keyword detectors are left out: hashes and commit ids would drown the signal.
 """
 
@@ -45,6 +49,14 @@ WINDOW = 65_536
 OVERLAP = 4_096
 DECODE_LIMIT = 256
 """At most this many encoded blobs are decoded per text (bounded time on hostile output)."""
+SPACED_SEP = re.compile(r"[\s,;|'\"\[\]()]+")
+SPACED = re.compile(r"(?:[A-Za-z0-9+/=_.-]{1,8}[\s,;|'\"\[\]()]{1,6}){3,}[A-Za-z0-9+/=_.-]{1,8}")
+"""Four or more pieces of one to eight characters, one to six separators apart: a secret cut up to hide it."""
+PUNCT_SEP = re.compile(r"[-.:_/\\]")
+PUNCTED = re.compile(r"(?:[A-Za-z0-9+=]{1,2}[-.:_/\\]){7,}[A-Za-z0-9+=]{1,2}")
+"""Characters one or two at a time between dashes, dots, colons or slashes (`A-K-I-A-...`)."""
+DUMP_OFFSET = re.compile(r"^\s*([0-9a-fA-F]{6,10}):?(?=\s)")
+DUMP_CELL = re.compile(r"[0-9a-fA-F]{2}|[0-9a-fA-F]{4}|\d{1,3}")
 
 
 @lru_cache(maxsize=1)
@@ -115,6 +127,75 @@ def _decoded(text: str) -> list[str]:
     return out
 
 
+def _despaced(text: str) -> list[str]:
+    """Runs of short pieces a secret was cut into (`A K I A ...`, `AKIA IOSF ...`, `'A', 'K', ...`), put together."""
+    out: list[str] = []
+    for i, m in enumerate(SPACED.finditer(text)):
+        if i >= DECODE_LIMIT:
+            break
+        out.append(SPACED_SEP.sub("", m.group(0)))
+    for i, m in enumerate(PUNCTED.finditer(text)):
+        if i >= DECODE_LIMIT:
+            break
+        out.append(PUNCT_SEP.sub("", m.group(0)))
+    return ["\n".join(out)] if out else []
+
+
+def _od_chars(rest: str) -> str | None:
+    """The characters of one `od -c` line after its offset (4 columns a character), or None if it is not one."""
+    if not rest:
+        return None
+    cells = [rest[i:i + 4] for i in range(0, len(rest), 4)]
+    chars = []
+    for cell in cells:
+        cell = cell.ljust(4)
+        if cell == "    ":
+            chars.append(" ")
+        elif cell[:3] == "   ":
+            chars.append(cell[3])
+        elif cell[:2] == "  " and cell[2] == "\\":
+            chars.append({"n": "\n", "t": "\t", "r": "\r", "0": "\x00"}.get(cell[3], ""))
+        elif cell[0] == " " and re.fullmatch(r"[0-7]{3}", cell[1:]):
+            chars.append(chr(int(cell[1:], 8)))
+        else:
+            return None
+    return "".join(chars)
+
+
+def _dumps(text: str) -> list[str]:
+    """Bytes shown as a dump (od -c, od -x, od -b, od -An -tx1 / -tu1, hexdump, hexdump -C, xxd), put back."""
+    modes: dict[str, bytearray] = {m: bytearray() for m in ("hex", "be", "le", "oct", "dec")}
+    chars: list[str] = []
+    for line in text.splitlines()[:8 * DECODE_LIMIT]:
+        m = DUMP_OFFSET.match(line)
+        rest = line[m.end():] if m else line
+        if m and m.group(1).isdigit() and len(m.group(1)) == 7:
+            od = _od_chars(rest)
+            if od is not None:
+                chars.append(od)
+        cells: list[str] = []
+        for tok in rest.split():
+            if not DUMP_CELL.fullmatch(tok):
+                break
+            cells.append(tok)
+        if not cells:
+            continue
+        if all(len(c) == 2 for c in cells):
+            modes["hex"] += bytes.fromhex("".join(cells))
+        if all(len(c) == 4 for c in cells[:-1]) and len(cells[-1]) in (2, 4) and len(cells[0]) == 4:
+            words = [bytes.fromhex(c) for c in cells]
+            modes["be"] += b"".join(words)
+            modes["le"] += b"".join(w[::-1] for w in words)
+        if all(re.fullmatch(r"[0-3][0-7]{2}", c) for c in cells):
+            modes["oct"] += bytes(int(c, 8) for c in cells)
+        if all(c.isdigit() and int(c) < 256 for c in cells):
+            modes["dec"] += bytes(int(c) for c in cells)
+    out = [t for data in modes.values() if len(data) >= 8 for t in _unpack(bytes(data))]
+    if chars:
+        out.append("".join(chars))
+    return out
+
+
 def _unpack(data: bytes) -> list[str]:
     if data[:2] == b"\x1f\x8b":
         try:
@@ -139,7 +220,7 @@ def find_secrets(text: str, *, depth: int = 2) -> list[str]:
     if "%" in text:
         found |= {f"{k} (url-encoded)" for k in _plain(unquote(text))}
     if depth > 0:
-        for inner in _decoded(text):
+        for inner in [*_decoded(text), *_despaced(text), *_dumps(text)]:
             found |= {k if k.endswith(")") else f"{k} (encoded)" for k in find_secrets(inner, depth=depth - 1)}
     return sorted(found)
 

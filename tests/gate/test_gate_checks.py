@@ -185,10 +185,43 @@ def test_secrets_plain_and_disguised(text):
     assert find_secrets(text)
 
 
+DUMPS = {  # `echo AKIAIOSFODNN7EXAMPLQ | ...`, as busybox and GNU print them
+    "od -c": "0000000   A   K   I   A   I   O   S   F   O   D   N   N   7   E   X   A\n"
+             "0000020   M   P   L   Q  \\n\n0000025\n",
+    "od -An -tx1": " 41 4b 49 41 49 4f 53 46 4f 44 4e 4e 37 45 58 41\n 4d 50 4c 51 0a\n",
+    "od -x": "0000000 4b41 4149 4f49 4653 444f 4e4e 4537 4158\n0000020 504d 514c 000a\n0000025\n",
+    "hexdump": "0000000 4b41 4149 4f49 4653 444f 4e4e 4537 4158\n0000010 504d 514c 000a            \n0000015\n",
+    "hexdump -C": "00000000  41 4b 49 41 49 4f 53 46  4f 44 4e 4e 37 45 58 41  |AKIAIOSFODNN7EXA|\n"
+                  "00000010  4d 50 4c 51 0a                                    |MPLQ.|\n00000015\n",
+    "xxd": "00000000: 414b 4941 494f 5346 4f44 4e4e 3745 5841  AKIAIOSFODNN7EXA\n"
+           "00000010: 4d50 4c51 0a                             MPLQ.\n",
+    "xxd -c 4": "".join(f"{i:08x}: {KEY[i:i + 2].encode().hex()} {KEY[i + 2:i + 4].encode().hex()}  {KEY[i:i + 4]}\n"
+                        for i in range(0, 20, 4)),
+    "xxd -p": "414b4941494f53464f444e4e374558414d504c510a\n",
+    "od -b": "0000000 101 113 111 101 111 117 123 106 117 104 116 116 067 105 130 101\n0000020 115 120 114 121 012\n",
+    "od -An -tu1": "  65  75  73  65  73  79  83  70  79  68  78  78  55  69  88  65\n  77  80  76  81  10\n",
+    "spaced": " ".join(KEY), "commas": ",".join(KEY), "python list": str(list(KEY)), "tabs": "\t".join(KEY),
+    "dashes": "-".join(KEY), "dots, reversed": ".".join(KEY[::-1]), "groups of 4": "AKIA IOSF ODNN 7EXA MPLQ",
+    "pairs on lines": "\n".join(" ".join(KEY[i:i + 2]) for i in range(0, 20, 2)),
+    "spaced base64": " ".join(base64.b64encode(KEY.encode()).decode()),
+    "spaced hex": " ".join(KEY.encode().hex()), "spaced github token": " ".join("ghp_" + "a1B2" * 9),
+}
+
+
+@pytest.mark.parametrize("form", sorted(DUMPS))
+def test_secrets_spaced_out_or_dumped_are_found(form):
+    assert find_secrets(DUMPS[form]), DUMPS[form]
+
+
 @pytest.mark.parametrize(
     "text",
     [
         "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        "0000000 6568 6c6c 0a6f\n0000006\n",
+        "a b c d e f g h i j k l m n o p q r s t",
+        "see /usr/lib/python3/dist-packages/a/b/c/d at 2024-01-02 10:11:12.123",
+        "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+        "Ran 3 tests in 0.001s\n\nOK\n" * 20,
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  f",
         "token = None",
         "PASSWORD=$DB_PASSWORD",
