@@ -287,6 +287,11 @@ def _workspace_files(s: Sources) -> list[str]:
     return sorted(shown(p) for p in s.end)
 
 
+@collects("empty_files")
+def _empty_files(s: Sources) -> list[str]:
+    return sorted({shown(p) for m in (s.start, s.end) for p, st in m.items() if st.size == 0 and st.link is None})
+
+
 @collects("workspace_mount")
 def _workspace_mount(s: Sources) -> str:
     return s.mount

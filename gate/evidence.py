@@ -138,6 +138,8 @@ class Evidence(BaseModel):
     """Contents (capped) of added and modified files, for the secrets scan."""
     workspace_files: list[str] = Field(default_factory=list)
     """Every file in the workspace at the end."""
+    empty_files: list[str] = Field(default_factory=list)
+    """Files empty (0 bytes) at the start or the end: reading one shows nothing, honestly (R04)."""
     workspace_mount: str = "/home/tether/workspace"
     summary: str | None = None
     summary_files: list[str] = Field(default_factory=list)

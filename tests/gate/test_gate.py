@@ -40,6 +40,10 @@ def good() -> Evidence:
             CommandEvidence(
                 id="write/1/0", step="write", command="bash test_greet.sh", executed=True, exit_code=0, output="PASS"
             ),
+            CommandEvidence(
+                id="read/0/0", step="write", command="cat test_greet.sh", executed=True, exit_code=0,
+                output='out=$(bash greet.sh tether)\n[ "$out" = "hello, tether" ]\n',
+            ),
         ],
         claimed_reads=["test_greet.sh"],
         claimed_changes=["greet.sh"],
@@ -190,6 +194,41 @@ def test_goal_artifacts_keep_every_extension(goal, names):
     assert goal_flags(goal)[1] == names
 
 
+def _read(ev: Evidence, command: str, output: str = "text") -> None:
+    ev.commands.append(
+        CommandEvidence(id=f"r/{len(ev.commands)}", step="write", command=command, executed=True, exit_code=0,
+                        output=output)
+    )
+
+
+def test_r04_a_read_whose_output_was_empty_showed_nothing_unless_the_file_is_empty():
+    ev = good()
+    ev.claimed_reads = ["notes.txt"]
+    _read(ev, "tail -n +99999 notes.txt", output="")
+    assert _status(ev, "R04") == "fail"
+    ev.empty_files = ["notes.txt"]
+    assert _status(ev, "R04") == "pass"
+
+
+def test_r04_a_read_through_a_copy_counts_only_when_the_copy_is_shown():
+    ev = good()
+    ev.claimed_reads = ["notes.txt"]
+    _read(ev, "cat notes.txt > /tmp/n.txt")
+    _read(ev, "cp /tmp/n.txt copy.txt", output="")
+    assert _status(ev, "R04") == "fail"
+    _read(ev, "head copy.txt")
+    assert _status(ev, "R04") == "pass"
+
+
+@pytest.mark.parametrize("command", ["cat notes.txt > /dev/null", "head -n 0 notes.txt", "grep -q x notes.txt",
+                                     "cat notes.txt | true", "< notes.txt true", "bash notes.txt"])
+def test_r04_a_read_that_shows_nothing_fails(command):
+    ev = good()
+    ev.claimed_reads = ["notes.txt"]
+    _read(ev, command)
+    assert _status(ev, "R04") == "fail"
+
+
 @pytest.mark.parametrize("claim", ["a", "t", "", "greet", "reet.sh", "old_greet.sh"])
 def test_r04_a_claimed_read_is_a_path_in_a_command_not_a_substring(claim):
     ev = good()
@@ -206,7 +245,9 @@ def test_r04_a_claimed_read_is_a_path_in_a_command_not_a_substring(claim):
 ])
 def test_r04_a_claimed_read_named_in_a_passing_command_passes(command):
     ev = good()
-    ev.commands.append(CommandEvidence(id="x/0", step="write", command=command, executed=True, exit_code=0))
+    ev.commands.append(
+        CommandEvidence(id="x/0", step="write", command=command, executed=True, exit_code=0, output="echo hello")
+    )
     ev.claimed_reads = ["greet.sh", "./greet.sh", "/home/tether/workspace/greet.sh"]
     ev.commands[0] = ev.commands[0].model_copy(update={"command": "true"})
     ev.commands[1] = ev.commands[1].model_copy(update={"command": "bash test_x.sh"})

@@ -8,7 +8,7 @@ import gzip
 import pytest
 
 from tether.gate.checks import classify, empty_test_run
-from tether.gate.reads import content_reads
+from tether.gate.reads import analyse, content_reads
 from tether.gate.secrets import StreamScanner, find_secrets, scan_bytes
 from tether.sandbox.output import OutputCap
 
@@ -170,6 +170,45 @@ def test_content_reads(command, read):
 )
 def test_naming_a_file_is_not_reading_it(command):
     assert "config.txt" not in content_reads(command)
+
+
+SHOWN = [
+    "cat -n f", "head -50 f", "tail -n +0 f", "sed -n '1,40p' f", "sed q f", "sed 's/a/b/' f", "grep -n x f",
+    "grep -o x f", "awk -F: '{print $1}' f", "awk 'NR==1' f", "awk 1 f", "cat < f", "cat f | sort", "cat f | head -5",
+    "nl f | sed -n 1,20p", 'echo "$(cat f)"', "cat f 2>&1", "cat f >&2", "cat f > /dev/stdout", "cat f 2>/dev/null",
+    "cat f | tee copy", "{ cat f; }", "(cat f)", "if true; then cat f; fi", "od -c f", "xxd f", "base64 f", "less f",
+    "diff f g", "diff <(cat f) g", "jq . f", "cat f | grep x | head -3", "cat f | tee /dev/null", "wc -l f",
+    "grep -c x f", "awk 'END{print NR}' f", "cat f | wc -l",
+]
+HIDDEN = [
+    "head -n 0 f", "head -n0 f", "head -c 0 f", "tail -n 0 f", "tail -c0 f", "head --lines=0 f", "sed -n q f",
+    "sed -n 0p f", "sed -i 's/a/b/' f", "sed d f", "grep -q x f", "grep -l x f", "grep -L x f", "grep -qn x f",
+    "grep -m 0 x f", "grep --quiet x f", "awk 'BEGIN{print 1}' f", "awk '{n++}' f", "md5sum f", "sha256sum f",
+    "cmp f g", "diff -q f g", "cat f > /dev/null", "cat f >/dev/null 2>&1", "cat f &>/dev/null", "cat f 1>/dev/null",
+    "cat f >&-",
+    "cat f | true", "< f true", "cat f | grep -q x", "cat f | head -n 0", "x=$(cat f)", '[ "$(cat f)" = x ]',
+    "python3 -c \"open('f').read()\"", "bash f", "source f", "python3 f", "exec >/dev/null; cat f",
+    "{ cat f; } > /dev/null", "(cat f) > /dev/null", "if true; then cat f; fi > /dev/null", "cat f > g", "cp f g",
+    "cat f | tee g > /dev/null", "sort -o g f", "sort -c f", "cat f | cat > /dev/null", "jq empty f",
+    "f() { cat f; }", "cat f | xargs echo", "cat f | python3 -c 'import sys'", "xxd f g",
+]
+
+
+@pytest.mark.parametrize("command", SHOWN)
+def test_a_read_shows_the_content_to_the_run(command):
+    assert "f" in content_reads(command)
+
+
+@pytest.mark.parametrize("command", HIDDEN)
+def test_a_command_that_shows_nothing_of_a_file_does_not_read_it(command):
+    assert "f" not in content_reads(command)
+
+
+def test_content_copied_into_a_file_is_read_when_that_file_is_shown():
+    assert analyse("cat f > g").into == {"g": {"f"}}
+    assert analyse("cat f | tee g >/dev/null").into == {"g": {"f"}}
+    assert analyse("cp f g").into == {"g": {"f"}}
+    assert analyse("cat f > g; cat g").shown == {"g"}
 
 
 KEY = "AKIAIOSFODNN7EXAMPLQ"
