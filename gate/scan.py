@@ -167,14 +167,15 @@ def artifact_types(workspace: Path, artifacts: Sequence[str], mount: str) -> dic
 
 def content_kind(data: bytes) -> str:
     """`blank` (only whitespace, NULs, byte-order marks, zero-width spaces), `placeholder` (a lone TODO, TBD,
-    FIXME, lorem ipsum, ...), else `file`; judged on the file's first ARTIFACT_READ bytes."""
+    FIXME, lorem ipsum, ..., or a lone `#!` line: a script with no body), else `file`; judged on the file's
+    first ARTIFACT_READ bytes."""
     for bom in (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"):
         data = data.removeprefix(bom)
     text = data.decode("utf-8", errors="replace").replace("\x00", "")
     text = text.strip().strip(BLANK_CHARS).strip()
     if not text:
         return "blank"
-    if len(text) <= 80 and "\n" not in text and PLACEHOLDER_TEXT.match(text):
+    if len(text) <= 80 and "\n" not in text and (PLACEHOLDER_TEXT.match(text) or text.startswith("#!")):
         return "placeholder"
     return "file"
 

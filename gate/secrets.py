@@ -12,7 +12,8 @@ reversed, with short lines folded back together, with short pieces cut
 apart by spaces, commas or quotes put back together (`A K I A ...`,
 `['A', 'K', ...]`), and bytes shown as a dump put back (`od -c`, `od -x`,
 `od -b`, `od -An -tx1`/`-tu1`, `hexdump`, `hexdump -C`, `xxd`, offsets and
-ASCII columns dropped, 16-bit words read both ways). High-entropy and
+ASCII columns dropped, 16-bit words read both ways), or as escapes and
+number lists (`\\x41\\x4b`, `0x41, 0x4b` from `xxd -i`, `\\101`, `[65, 75]`). High-entropy and
 keyword detectors are left out: hashes and commit ids would drown the signal.
 """
 
@@ -55,6 +56,11 @@ SPACED = re.compile(r"(?:[A-Za-z0-9+/=_.-]{1,8}[\s,;|'\"\[\]()]{1,6}){3,}[A-Za-z
 PUNCT_SEP = re.compile(r"[-.:_/\\]")
 PUNCTED = re.compile(r"(?:[A-Za-z0-9+=]{1,2}[-.:_/\\]){7,}[A-Za-z0-9+=]{1,2}")
 """Characters one or two at a time between dashes, dots, colons or slashes (`A-K-I-A-...`)."""
+ESC_HEX = re.compile(r"(?:(?:\\x|0x)[0-9a-fA-F]{2}[\s,;]*){8,}")
+ESC_OCT = re.compile(r"(?:\\[0-3][0-7]{2}){8,}")
+BYTE = r"(?:25[0-5]|2[0-4]\d|1?\d?\d)"
+NUMBERS = re.compile(rf"(?<![\d.])(?:{BYTE}[\s,;\[\]()]{{1,3}}){{7,}}{BYTE}(?![\d.])")
+"""Eight or more byte values (0-255) between commas, spaces or brackets."""
 DUMP_OFFSET = re.compile(r"^\s*([0-9a-fA-F]{6,10}):?(?=\s)")
 DUMP_CELL = re.compile(r"[0-9a-fA-F]{2}|[0-9a-fA-F]{4}|\d{1,3}")
 
@@ -141,6 +147,23 @@ def _despaced(text: str) -> list[str]:
     return ["\n".join(out)] if out else []
 
 
+def _escaped(text: str) -> list[str]:
+    """Bytes written as escapes or number lists: `\\x41\\x4b`, `0x41, 0x4b` (`xxd -i`), `\\101\\113`,
+    `[65, 75, 73]` (a Python list of the bytes)."""
+    out: list[str] = []
+    runs = [
+        (ESC_HEX, lambda m: bytes.fromhex("".join(re.findall(r"(?:\\x|0x)([0-9a-fA-F]{2})", m.group(0))))),
+        (ESC_OCT, lambda m: bytes(int(o, 8) for o in re.findall(r"\\([0-3][0-7]{2})", m.group(0)))),
+        (NUMBERS, lambda m: bytes(n for n in map(int, re.findall(r"\d+", m.group(0))) if n < 256)),
+    ]
+    for pattern, to_bytes in runs:
+        for i, m in enumerate(pattern.finditer(text)):
+            if i >= DECODE_LIMIT:
+                break
+            out.extend(_unpack(to_bytes(m)))
+    return out
+
+
 def _od_chars(rest: str) -> str | None:
     """The characters of one `od -c` line after its offset (4 columns a character), or None if it is not one."""
     if not rest:
@@ -220,7 +243,7 @@ def find_secrets(text: str, *, depth: int = 2) -> list[str]:
     if "%" in text:
         found |= {f"{k} (url-encoded)" for k in _plain(unquote(text))}
     if depth > 0:
-        for inner in [*_decoded(text), *_despaced(text), *_dumps(text)]:
+        for inner in [*_decoded(text), *_despaced(text), *_dumps(text), *_escaped(text)]:
             found |= {k if k.endswith(")") else f"{k} (encoded)" for k in find_secrets(inner, depth=depth - 1)}
     return sorted(found)
 

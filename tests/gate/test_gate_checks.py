@@ -244,6 +244,11 @@ DUMPS = {  # `echo AKIAIOSFODNN7EXAMPLQ | ...`, as busybox and GNU print them
     "pairs on lines": "\n".join(" ".join(KEY[i:i + 2]) for i in range(0, 20, 2)),
     "spaced base64": " ".join(base64.b64encode(KEY.encode()).decode()),
     "spaced hex": " ".join(KEY.encode().hex()), "spaced github token": " ".join("ghp_" + "a1B2" * 9),
+    "xxd -i": "unsigned char c[] = {\n  0x41, 0x4b, 0x49, 0x41, 0x49, 0x4f, 0x53, 0x46, 0x4f, 0x44, 0x4e, 0x4e,\n"
+              "  0x37, 0x45, 0x58, 0x41, 0x4d, 0x50, 0x4c, 0x51, 0x0a,\n};\n",
+    "hex escapes": "".join(f"\\x{b:02x}" for b in KEY.encode()),
+    "octal escapes": "".join(f"\\{b:03o}" for b in KEY.encode()),
+    "byte list": str(list(KEY.encode())),
 }
 
 
@@ -260,6 +265,8 @@ def test_secrets_spaced_out_or_dumped_are_found(form):
         "a b c d e f g h i j k l m n o p q r s t",
         "see /usr/lib/python3/dist-packages/a/b/c/d at 2024-01-02 10:11:12.123",
         "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+        "ports 80, 443, 8080, 22, 21, 25, 110, 143",
+        "0x00 0x01 0x02 0x03 0x04 0x05 0x06 0x07 0x08",
         "Ran 3 tests in 0.001s\n\nOK\n" * 20,
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  f",
         "token = None",

@@ -74,7 +74,7 @@ def test_artifacts_must_be_non_empty_regular_files_inside(tmp_path):
     (b"\x00" * 4096, "blank"), (b"\xff\xfe \x00\n\x00", "blank"), ("\u00a0\u200b\n".encode(), "blank"),
     (b"TODO\n", "placeholder"), (b"# TODO: write the report\n", "placeholder"), (b"TBD", "placeholder"),
     (b"...\n", "placeholder"), (b"Lorem ipsum dolor sit amet\n", "placeholder"),
-    (b"<!-- placeholder -->", "placeholder"),
+    (b"<!-- placeholder -->", "placeholder"), (b"#!/bin/bash\n", "placeholder"),
     (b"x", "file"), (b"1\n", "file"), (b"Todos: buy milk\n", "file"), (b"TODO list\n- milk\n", "file"),
     (b"\x1f\x8b\x08\x00\x00", "file"), (b"#!/bin/sh\necho hi\n", "file"),
 ])
