@@ -40,6 +40,7 @@ from tether.gate.evidence import (
     goal_flags,
     real_changes,
 )
+from tether.gate.known import shown_again, workspace_values
 from tether.gate.scan import (
     ChangeTracker,
     artifact_types,
@@ -100,6 +101,16 @@ class Sources:
     @cached_property
     def review(self) -> tuple[list[str], str]:
         return tampering(self.start, self.end, self.commands, self.run_dir, self.workspace)
+
+    @cached_property
+    def changed_texts(self) -> dict[str, str]:
+        """Leading text of each file the run wrote, read by descriptor (no symlink followed, no FIFO opened)."""
+        out: dict[str, str] = {}
+        for rel in self.written:
+            data = read_rel(self.workspace, rel, TEXT_CAP)
+            if data is not None:
+                out[shown(rel)] = data.decode("utf-8", errors="replace")
+        return out
 
     @cached_property
     def outside(self) -> list[str] | None:
@@ -273,13 +284,13 @@ def _diff_deleted(s: Sources) -> list[str]:
 
 @collects("changed_texts")
 def _changed_texts(s: Sources) -> dict[str, str]:
-    """Leading text of each file the run wrote, read by descriptor (no symlink followed, no FIFO opened)."""
-    out: dict[str, str] = {}
-    for rel in s.written:
-        data = read_rel(s.workspace, rel, TEXT_CAP)
-        if data is not None:
-            out[shown(rel)] = data.decode("utf-8", errors="replace")
-    return out
+    return s.changed_texts
+
+
+@collects("known_secrets")
+def _known_secrets(s: Sources) -> list[str]:
+    outputs = [(f"output of `{c.command[:40]}`", c.output) for c in s.commands if c.executed]
+    return shown_again(workspace_values(s.workspace, s.end), outputs, s.changed_texts)
 
 
 @collects("workspace_files")

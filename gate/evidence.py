@@ -170,6 +170,8 @@ class Evidence(BaseModel):
     """Goal artifact -> file, empty, symlink, dir, missing or other (lstat, not followed)."""
     shadowing: list[str] = Field(default_factory=list)
     """Files the run wrote that replace a module or hook a checker loads (`unittest/`, `sitecustomize.py`)."""
+    known_secrets: list[str] = Field(default_factory=list)
+    """Where a secret value the workspace holds was shown again in another form (gate.known); never the value."""
     file_secrets: list[str] = Field(default_factory=list)
     """`path: kind` of secrets found in workspace files (.git included), decoded forms too."""
     host_exec: list[HostExecChange] = Field(default_factory=list)

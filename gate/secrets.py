@@ -1,6 +1,7 @@
 """Secrets in outputs and files, plain or disguised (R14).
 
-Parts: `find_secrets(text)` (names of the secret kinds found), `StreamScanner`
+Parts: `find_secrets(text)` (names of the secret kinds found), `layers(text)`
+(the text and what it decodes to, for gate.known), `StreamScanner`
 (feeds on an output stream chunk by chunk, so the middle of a flood that the
 sandbox drops is still scanned) and `scan_bytes()` (a file's bytes within a
 budget). Known token formats come from Yelp's detect-secrets plugins (AWS,
@@ -230,6 +231,16 @@ def _unpack(data: bytes) -> list[str]:
     return [text] if text and printable >= 0.9 * len(text) else []
 
 
+def _decoders(text: str) -> list[str]:
+    return [*_decoded(text), *_despaced(text), *_dumps(text), *_escaped(text)]
+
+
+def layers(text: str) -> list[str]:
+    """`text` and the texts it decodes to, two layers deep (base64, hex, dumps, escapes, pieces put together)."""
+    first = _decoders(text)
+    return [text, *first, *(t for inner in first[:DECODE_LIMIT] for t in _decoders(inner))]
+
+
 def find_secrets(text: str, *, depth: int = 2) -> list[str]:
     """Names of the secret kinds in `text`: plain, reversed, folded, or base64/hex/gzip-encoded."""
     if not text:
@@ -243,7 +254,7 @@ def find_secrets(text: str, *, depth: int = 2) -> list[str]:
     if "%" in text:
         found |= {f"{k} (url-encoded)" for k in _plain(unquote(text))}
     if depth > 0:
-        for inner in [*_decoded(text), *_despaced(text), *_dumps(text), *_escaped(text)]:
+        for inner in _decoders(text):
             found |= {k if k.endswith(")") else f"{k} (encoded)" for k in find_secrets(inner, depth=depth - 1)}
     return sorted(found)
 

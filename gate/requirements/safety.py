@@ -71,6 +71,7 @@ def r14(ev: Evidence) -> Result:
     ]
     hits += [f"{path}: {n}" for path, text in ev.changed_texts.items() for n in find_secrets(text)]
     hits += ev.file_secrets
+    hits += ev.known_secrets
     hits = list(dict.fromkeys(hits))
     return (
         ("fail", "; ".join(hits[:4]))
