@@ -12,7 +12,8 @@ identity and syntax-only checks (`test -e f`, `grep -q . f`, `diff f f`,
 never count. A line that defines functions or aliases counts for nothing. A
 red-phase confirmation (`pytest; test $? -ne 0`, `rc=$?; [ $rc != 0 ]`,
 `pytest | grep -q FAILED`: the TDD habit of watching a new test fail) passes
-only while the code is still broken, so it is never an end check.
+only while the code is still broken, so it is never an end check; a program's
+own failure checked that way (`bash greet.sh --bad; [ $? -ne 0 ]`) still is.
 """
 
 from __future__ import annotations
@@ -254,8 +255,13 @@ def _fails_on_zero(op: str, status_left: bool, other: str) -> bool:
 
 
 def _red_phase(walk: _Walk) -> str:
-    """Why the line is a red-phase confirmation (it passes only if the checker before it failed), or ""."""
-    carrying = [s for s in walk.simples if s.carries and s.words]
+    """Why the line is a red-phase confirmation (it passes only if the test before it failed), or "".
+
+    Only a test runner or test script's failure is a red phase: `bash greet.sh --bad; [ $? -ne 0 ]` checks that
+    a program rejects bad input, which must still hold at the end.
+    """
+    tests = [s for s in walk.simples if s.words and judge_program(s.words, False)[0] == "test"]
+    carrying = [s for s in walk.simples if s.carries and s.words and s not in tests] if tests else []
     for s in carrying:
         argv = [_word_text(w) for w in s.words]
         name = posixpath.basename(argv[0])
@@ -272,9 +278,8 @@ def _red_phase(walk: _Walk) -> str:
             var = m.group(1).strip("${}") if m else ""
             if m and (var == "?" or var in walk.status_vars) and _fails_on_zero(m.group(2), True, m.group(3)):
                 return f"`(( {argv[1].strip()} ))` passes only when the command before it failed"
-    tests = [s for s in walk.simples if s.words and judge_program(s.words, False)[0] == "test"]
-    for s in carrying if tests else []:
-        if posixpath.basename(_word_text(s.words[0])) in ("grep", "egrep", "fgrep", "rg") and s not in tests:
+    for s in carrying:
+        if posixpath.basename(_word_text(s.words[0])) in ("grep", "egrep", "fgrep", "rg"):
             pattern = next((_word_text(w) for w in s.words[1:] if not _word_text(w).startswith("-")), "")
             if FAILURE_WORDS.search(pattern) and not re.search(r"\b0 (failed|errors?)\b", pattern):
                 return f"`grep {pattern}` in a test's output passes only while the test fails"

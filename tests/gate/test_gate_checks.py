@@ -143,8 +143,9 @@ def test_a_red_phase_confirmation_is_never_a_check(command):
 @pytest.mark.parametrize("command", [
     "pytest; test $? -eq 0", "bash test.sh; [ $? -lt 1 ]", "pytest -q 2>&1 | grep -q passed",
     "pytest; rc=$?; [ $rc -eq 0 ]",
+    "bash greet.sh --bad; [ $? -ne 0 ]", "python3 calc.py x; test $? -eq 2",
 ])
-def test_a_green_status_comparison_still_counts(command):
+def test_a_green_status_comparison_or_a_programs_expected_failure_still_counts(command):
     assert classify(command, pipefail=True).counts
 
 
