@@ -219,10 +219,31 @@ def normalize(command: str) -> str:
     return " ".join(command.split())
 
 
+_GONE_VERBS = re.compile(r"(?i)\b(delete|remove|rm|drop|unlink|get rid of|rename|move|mv)\b")
+_ANY_VERB = re.compile(f"{_CHANGE_VERBS.pattern}|{_GONE_VERBS.pattern[4:]}", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.;:!?](\s|$)|,\s*(then|and then)\b|\bthen\b", re.IGNORECASE)
+
+
+def _goes_away(goal: str, start: int) -> bool:
+    """Whether the goal asks for the file at `start` to be deleted, or renamed or moved away (`rename a.py to
+    b.py`: a.py goes, b.py stays): the last verb of its clause before it is one of those, with no preposition
+    since (`remove the import from utils.py` keeps utils.py)."""
+    before = goal[:start]
+    ends = list(_CLAUSE_END.finditer(before))
+    clause = before[ends[-1].end():] if ends else before
+    verbs = list(_ANY_VERB.finditer(clause))
+    if not verbs or not _GONE_VERBS.fullmatch(verbs[-1].group(0)):
+        return False
+    return not re.search(r"\b(to|into|as|from|in|inside|within|of|at|on)\b", clause[verbs[-1].end():], re.IGNORECASE)
+
+
 def goal_flags(goal: str) -> tuple[bool, list[str]]:
-    """Whether the goal asks for a change, and the file names it mentions."""
-    names = [m.rstrip(".") for m in _ARTIFACT.findall(goal)]
-    artifacts = sorted({n for n in names if n.lower() not in _NOT_ARTIFACTS and not n[0].isdigit()})
+    """Whether the goal asks for a change, and the file names it mentions that must exist at the end (not those
+    it asks to delete, or to rename or move away)."""
+    names = [(m.group(1).rstrip("."), m.start(1)) for m in _ARTIFACT.finditer(goal)]
+    artifacts = sorted({
+        n for n, at in names if n.lower() not in _NOT_ARTIFACTS and not n[0].isdigit() and not _goes_away(goal, at)
+    })
     return bool(_CHANGE_VERBS.search(goal)), artifacts
 
 

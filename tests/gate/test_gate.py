@@ -194,6 +194,19 @@ def test_goal_artifacts_keep_every_extension(goal, names):
     assert goal_flags(goal)[1] == names
 
 
+@pytest.mark.parametrize(("goal", "names"), [
+    ("Delete old_greet.sh and create greet.sh.", ["greet.sh"]),
+    ("Rename a.py to b.py; test_b.py checks it.", ["b.py", "test_b.py"]),
+    ("Move src/x.py into lib/x.py", ["lib/x.py"]),
+    ("Get rid of tmp.txt, then write report.txt", ["report.txt"]),
+    ("Remove the unused file old.py and rm build.log", []),
+    ("Remove the unused import from utils.py.", ["utils.py"]),
+    ("Delete the dead code in calc.py so test_calc.py passes", ["calc.py", "test_calc.py"]),
+])
+def test_files_the_goal_deletes_or_renames_away_are_no_artifacts(goal, names):
+    assert goal_flags(goal)[1] == names
+
+
 def _read(ev: Evidence, command: str, output: str = "text") -> None:
     ev.commands.append(
         CommandEvidence(id=f"r/{len(ev.commands)}", step="write", command=command, executed=True, exit_code=0,
