@@ -4,7 +4,8 @@ Parts: `Reads` (what one command line showed, and which files it copied
 content into), `analyse(command)`, `content_reads(command)` and
 `reads_path()`. A read counts only when the content reaches the run's
 output: `cat f`, `head f`, `sed -n 1p f`, `grep PAT f`, `awk '{print}' f`,
-`cat < f`, `cat f | sort`, `echo "$(cat f)"`, `python3 -c
+`cat < f`, `cat f | sort`, `echo "$(cat f)"`, `while read l; do echo "$l";
+done < f`, `python3 -c
 "print(open('f').read())"` show `f`. Naming a file is no read (`ls f`,
 `echo f`, `test -e f`, `stat f`), nor is running it (`bash f.sh`), nor a
 digest or a comparison (`md5sum`, `cmp`, `diff -q`), nor a command that
@@ -142,6 +143,25 @@ def _shows(name: str, opts: list[str], pattern: str, files: list[str]) -> bool:
     return name in SHOWS
 
 
+def _programs(node: Any) -> set[str]:
+    """Names of the programs a subtree runs."""
+    names: set[str] = set()
+    if getattr(node, "kind", "") == "command":
+        words = [_word(p) for p in node.parts if p.kind == "word"]
+        names.update(posixpath.basename(w) for w in words[:1])
+    for attr in ("parts", "list"):
+        for child in getattr(node, attr, []) or []:
+            if hasattr(child, "kind"):
+                names |= _programs(child)
+    return names
+
+
+def _echoes_lines(loop: Any) -> bool:
+    """A `while read line; do echo "$line"; done` loop: it prints what it reads from stdin."""
+    names = _programs(loop)
+    return "read" in names and bool(names & {"echo", "printf", "cat"})
+
+
 def _stdout_target(redirects: list[Any]) -> str | None:
     """Where a redirect sends stdout: None when it stays in the output, "" for nowhere, else the file."""
     for r in redirects:
@@ -181,11 +201,16 @@ class _Line:
                     out |= self.node(p, stdin)
             return out
         if kind == "compound":
+            redirects = getattr(n, "redirects", []) or []
+            given = [{_word(r.output)} for r in redirects if r.type in ("<", "<>") and hasattr(r.output, "word")]
+            cin = given[-1] if given else stdin
             out = set()
             for p in n.list:
+                if p.kind in ("while", "until") and _echoes_lines(p):
+                    out |= cin
                 if p.kind not in ("reservedword", "redirect"):
-                    out |= self.node(p, stdin)
-            return self.redirect(out, getattr(n, "redirects", []) or [])
+                    out |= self.node(p, cin)
+            return self.redirect(out, redirects)
         if kind == "command":
             return self.command(n, stdin)
         if kind == "function":  # a definition runs nothing

@@ -179,7 +179,8 @@ SHOWN = [
     "nl f | sed -n 1,20p", 'echo "$(cat f)"', "cat f 2>&1", "cat f >&2", "cat f > /dev/stdout", "cat f 2>/dev/null",
     "cat f | tee copy", "{ cat f; }", "(cat f)", "if true; then cat f; fi", "od -c f", "xxd f", "base64 f", "less f",
     "diff f g", "diff <(cat f) g", "jq . f", "cat f | grep x | head -3", "cat f | tee /dev/null", "wc -l f",
-    "grep -c x f", "awk 'END{print NR}' f", "cat f | wc -l",
+    "grep -c x f", "awk 'END{print NR}' f", "cat f | wc -l", 'while read l; do echo "$l"; done < f',
+    'cat f | while read -r l; do printf "%s\\n" "$l"; done', "{ cat; } < f",
 ]
 HIDDEN = [
     "head -n 0 f", "head -n0 f", "head -c 0 f", "tail -n 0 f", "tail -c0 f", "head --lines=0 f", "sed -n q f",
@@ -192,6 +193,7 @@ HIDDEN = [
     "{ cat f; } > /dev/null", "(cat f) > /dev/null", "if true; then cat f; fi > /dev/null", "cat f > g", "cp f g",
     "cat f | tee g > /dev/null", "sort -o g f", "sort -c f", "cat f | cat > /dev/null", "jq empty f",
     "f() { cat f; }", "cat f | xargs echo", "cat f | python3 -c 'import sys'", "xxd f g",
+    "while read l; do :; done < f", 'while read l; do echo "$l"; done < f > /dev/null',
 ]
 
 
