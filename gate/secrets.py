@@ -52,8 +52,9 @@ OVERLAP = 4_096
 DECODE_LIMIT = 256
 """At most this many encoded blobs are decoded per text (bounded time on hostile output)."""
 SPACED_SEP = re.compile(r"[\s,;|'\"\[\]()]+")
-SPACED = re.compile(r"(?:[A-Za-z0-9+/=_.-]{1,8}[\s,;|'\"\[\]()]{1,6}){3,}[A-Za-z0-9+/=_.-]{1,8}")
-"""Four or more pieces of one to eight characters, one to six separators apart: a secret cut up to hide it."""
+SPACED = re.compile(r"(?:[A-Za-z0-9+/=_.-]{1,6}[\s,;|'\"\[\]()]{1,6}){3,}[A-Za-z0-9+/=_.-]{1,6}")
+"""Four or more pieces of one to six characters, one to six separators apart: a secret cut up to hide it (runs
+without a digit, or shorter than 16 characters put together, are prose and skipped)."""
 PUNCT_SEP = re.compile(r"[-.:_/\\]")
 PUNCTED = re.compile(r"(?:[A-Za-z0-9+=]{1,2}[-.:_/\\]){7,}[A-Za-z0-9+=]{1,2}")
 """Characters one or two at a time between dashes, dots, colons or slashes (`A-K-I-A-...`)."""
@@ -140,7 +141,9 @@ def _despaced(text: str) -> list[str]:
     for i, m in enumerate(SPACED.finditer(text)):
         if i >= DECODE_LIMIT:
             break
-        out.append(SPACED_SEP.sub("", m.group(0)))
+        joined = SPACED_SEP.sub("", m.group(0))
+        if len(joined) >= 16 and any(c.isdigit() for c in joined):
+            out.append(joined)
     for i, m in enumerate(PUNCTED.finditer(text)):
         if i >= DECODE_LIMIT:
             break
