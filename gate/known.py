@@ -1,7 +1,8 @@
 """Secrets the workspace already holds, found again in what the run showed (R14).
 
 Parts: `secret_values(text)` (the raw values of the secrets in a text),
-`workspace_values()` (those of the workspace's files, within a budget) and
+`workspace_values()` (those of the workspace's small text files, likely
+secret files first, within a 1 MiB budget) and
 `shown_again(values, outputs, files)`. A format scan finds a secret only
 when it still looks like one; a value the run took out of `.env` without its
 name (`cut -d= -f2 .env`), printed in pieces across commands, or one piece a
@@ -26,8 +27,11 @@ from tether.gate.secrets import ENV_NAME, PATTERNS, _entropy_ok, _plugins, layer
 MIN_ALNUM = 10
 """A value needs this many letters and digits to be looked for (shorter ones turn up by chance)."""
 FILE_CAP = 128 << 10
-TOTAL_CAP = 2 << 20
-MAX_FILES = 400
+TOTAL_CAP = 1 << 20
+MAX_FILES = 300
+LIKELY = re.compile(r"(?i)(^|/)(\.env[\w.-]*|[\w.-]*(secret|credential|cred|token|passw|key|auth)[\w.-]*|"
+                    r"[\w.-]*\.(pem|key|p12|ini|cfg|conf|toml|ya?ml|json|properties))$")
+"""Files that usually hold secrets, read first so the budget goes to them."""
 
 
 def _alnum(text: str) -> str:
@@ -50,7 +54,7 @@ def workspace_values(workspace: Path, files: Iterable[str]) -> dict[str, str]:
     """Secret value -> the workspace file that holds it, from small text files (no .git, no caches)."""
     out: dict[str, str] = {}
     budget = TOTAL_CAP
-    for i, rel in enumerate(sorted(files)):
+    for i, rel in enumerate(sorted(files, key=lambda r: (LIKELY.search(r) is None, r))):
         if i >= MAX_FILES or budget <= 0:
             break
         if rel.startswith(".git/") or is_generated(rel):
