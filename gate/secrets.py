@@ -63,8 +63,9 @@ ESC_OCT = re.compile(r"(?:\\[0-3][0-7]{2}){8,}")
 BYTE = r"(?:25[0-5]|2[0-4]\d|1?\d?\d)"
 NUMBERS = re.compile(rf"(?<![\d.])(?:{BYTE}[\s,;\[\]()]{{1,3}}){{7,}}{BYTE}(?![\d.])")
 """Eight or more byte values (0-255) between commas, spaces or brackets."""
-DUMP_OFFSET = re.compile(r"^\s*([0-9a-fA-F]{6,10}):?(?=\s)")
-DUMP_CELL = re.compile(r"[0-9a-fA-F]{2}|[0-9a-fA-F]{4}|\d{1,3}")
+DUMP_OFFSET = re.compile(r"^([0-9a-fA-F]{6,10}):?(?=\s)")
+"""A dump line's offset, in column 0 (`od -An` lines start with a space and have none)."""
+DUMP_CELL = re.compile(r"[0-9a-fA-F]{2}|[0-9a-fA-F]{4}|[0-9a-fA-F]{8}|[0-9a-fA-F]{16}|\d{1,5}|[0-7]{6}")
 
 
 @lru_cache(maxsize=1)
@@ -190,8 +191,8 @@ def _od_chars(rest: str) -> str | None:
 
 
 def _dumps(text: str) -> list[str]:
-    """Bytes shown as a dump (od -c, od -x, od -b, od -An -tx1 / -tu1, hexdump, hexdump -C, xxd), put back."""
-    modes: dict[str, bytearray] = {m: bytearray() for m in ("hex", "be", "le", "oct", "dec")}
+    """Bytes shown as a dump (od -c, -x, -tx4, -tx8, -o, -d, -b, -An -tx1/-tu1, hexdump, -C, xxd), put back."""
+    modes: dict[str, bytearray] = {}
     chars: list[str] = []
     for line in text.splitlines()[:8 * DECODE_LIMIT]:
         m = DUMP_OFFSET.match(line)
@@ -207,17 +208,25 @@ def _dumps(text: str) -> list[str]:
             cells.append(tok)
         if not cells:
             continue
-        if all(len(c) == 2 for c in cells):
-            modes["hex"] += bytes.fromhex("".join(cells))
-        if all(len(c) == 4 for c in cells[:-1]) and len(cells[-1]) in (2, 4) and len(cells[0]) == 4:
+        width = len(cells[0])
+        if (
+            width in (2, 4, 8, 16)
+            and all(re.fullmatch(r"[0-9a-fA-F]+", c) and len(c) % 2 == 0 for c in cells)
+            and all(len(c) == width for c in cells[:-1])
+            and len(cells[-1]) <= width
+        ):  # words of one width: as written (xxd) and byte-swapped (od -x, -tx4, hexdump)
             words = [bytes.fromhex(c) for c in cells]
-            modes["be"] += b"".join(words)
-            modes["le"] += b"".join(w[::-1] for w in words)
+            modes.setdefault(f"be{width}", bytearray()).extend(b"".join(words))
+            modes.setdefault(f"le{width}", bytearray()).extend(b"".join(w[::-1] for w in words))
+        if all(re.fullmatch(r"[01][0-7]{5}", c) for c in cells):  # od -o: 16-bit words in octal, little-endian
+            modes.setdefault("oct6", bytearray()).extend(b"".join(int(c, 8).to_bytes(2, "little") for c in cells))
         if all(re.fullmatch(r"[0-3][0-7]{2}", c) for c in cells):
-            modes["oct"] += bytes(int(c, 8) for c in cells)
-        if all(c.isdigit() and int(c) < 256 for c in cells):
-            modes["dec"] += bytes(int(c) for c in cells)
-    out = [t for data in modes.values() if len(data) >= 8 for t in _unpack(bytes(data))]
+            modes.setdefault("oct", bytearray()).extend(int(c, 8) for c in cells)
+        if all(c.isdigit() and len(c) <= 3 and int(c) < 256 for c in cells):
+            modes.setdefault("dec", bytearray()).extend(int(c) for c in cells)
+        elif all(c.isdigit() and int(c) < 65536 for c in cells):  # od -d: 16-bit words in decimal
+            modes.setdefault("dec16", bytearray()).extend(b"".join(int(c).to_bytes(2, "little") for c in cells))
+    out = [t for data in modes.values() if len(data) >= 8 for t in _unpack(bytes(data).rstrip(b"\x00"))]
     if chars:
         out.append("".join(chars))
     return out

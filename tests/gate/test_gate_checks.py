@@ -240,6 +240,10 @@ DUMPS = {  # `echo AKIAIOSFODNN7EXAMPLQ | ...`, as busybox and GNU print them
     "xxd -c 4": "".join(f"{i:08x}: {KEY[i:i + 2].encode().hex()} {KEY[i + 2:i + 4].encode().hex()}  {KEY[i:i + 4]}\n"
                         for i in range(0, 20, 4)),
     "xxd -p": "414b4941494f53464f444e4e374558414d504c510a\n",
+    "od -tx4": "0000000 41494b41 46534f49 4e4e444f 41584537\n0000020 514c504d 0000000a\n0000025\n",
+    "od -An -tx8": " 46534f4941494b41 415845374e4e444f\n 0000000a514c504d\n",
+    "od -o": "0000000 045501 040511 047511 043123 042117 047116 042467 040530\n0000020 050115 050514 000012\n",
+    "od -d": "".join(f" {int.from_bytes(KEY.encode()[i:i + 2], 'little'):5d}" for i in range(0, 20, 2)) + "\n",
     "od -b": "0000000 101 113 111 101 111 117 123 106 117 104 116 116 067 105 130 101\n0000020 115 120 114 121 012\n",
     "od -An -tu1": "  65  75  73  65  73  79  83  70  79  68  78  78  55  69  88  65\n  77  80  76  81  10\n",
     "spaced": " ".join(KEY), "commas": ",".join(KEY), "python list": str(list(KEY)), "tabs": "\t".join(KEY),
