@@ -9,7 +9,11 @@ its last part unless pipefail is on), and one of them must be a test runner,
 a test script, or a comparison against an explicit expectation. Existence,
 identity and syntax-only checks (`test -e f`, `grep -q . f`, `diff f f`,
 `sha256sum f`, `git diff`, `bash -n`, `[ -n "$(bash f)" ]`, `echo PASS`)
-never count. A line that defines functions or aliases counts for nothing.
+never count. A line that defines functions or aliases counts for nothing. A
+red-phase confirmation (`pytest; test $? -ne 0`, `rc=$?; [ $rc != 0 ]`,
+`pytest | grep -q FAILED`: the TDD habit of watching a new test fail) passes
+only while the code is still broken, so it is never an end check; a program's
+own failure checked that way (`bash greet.sh --bad; [ $? -ne 0 ]`) still is.
 """
 
 from __future__ import annotations
@@ -37,6 +41,12 @@ LOOKUP_VARS = re.compile(
     r"^(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|PYTHONSTARTUP|PYTHONHOME|NODE_OPTIONS|PERL5OPT|RUBYOPT|BASH_FUNC_\w+)(\+?=|$)"
 )
 """Variables that change which program a name runs, or what it loads first."""
+STATUS_ASSIGN = re.compile(r"^([A-Za-z_]\w*)=\$\{?\?\}?$")
+FAILURE_WORDS = re.compile(r"(?i)fail|error|traceback|exception|assert|not ok|\bred\b")
+ARITH_STATUS = re.compile(r"^\s*(\$\{?\??\w*\}?)\s*(==|!=|<=|>=|<|>)\s*(\d+)\s*$")
+_NUMERIC = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__, "-gt": int.__gt__,
+            "-ge": int.__ge__, "==": int.__eq__, "!=": int.__ne__, "<": int.__lt__, "<=": int.__le__,
+            ">": int.__gt__, ">=": int.__ge__, "=": int.__eq__}
 EMPTY_RUN = re.compile(
     r"\bRan 0 tests?\b|\bNO TESTS RAN\b|\bno tests ran\b|\bcollected 0 items\b|\bNo tests found\b|"
     r"\bno test files\b|\bno tests to run\b|^1\.\.0$|\b0 tests?,? (passed|run)\b|\bTests:\s+0 total\b|\b0 "
@@ -82,6 +92,8 @@ class _Walk:
         self.simples: list[_Simple] = []
         self.unsafe = ""
         self.errexit = False
+        self.status_vars: set[str] = set()
+        """Variables the line assigns the last exit status to (`rc=$?`)."""
 
     def node(self, n: Any, carries: bool) -> None:
         kind = n.kind
@@ -154,6 +166,7 @@ class _Walk:
         assigned = [_word_text(p) for p in n.parts if p.kind == "assignment"]
         if argv[:1] in (["export"], ["declare"], ["typeset"], ["readonly"], ["env"]):
             assigned += argv[1:]
+        self.status_vars.update(m.group(1) for a in assigned if (m := STATUS_ASSIGN.match(a)))
         bad = [a for a in assigned if LOOKUP_VARS.match(a)]
         if bad:
             self.unsafe = f"the line sets {bad[0].split('=')[0]}, which changes what a checker name runs"
@@ -222,6 +235,57 @@ def has_expectation(text: str, path: str = "") -> bool:
     return False
 
 
+def _is_status(node: Any, status_vars: set[str]) -> bool:
+    """A word that is nothing but the last exit status (`$?`, `"${?}"`, `$rc` after `rc=$?`)."""
+    params = [p for p in getattr(node, "parts", []) or [] if getattr(p, "kind", "") == "parameter"]
+    text = _word_text(node).strip()
+    return (
+        len(params) == 1
+        and (params[0].value == "?" or params[0].value in status_vars)
+        and text in (f"${params[0].value}", f"${{{params[0].value}}}")
+    )
+
+
+def _fails_on_zero(op: str, status_left: bool, other: str) -> bool:
+    """Whether `status OP other` (or `other OP status`) is false for status 0: it asserts a failure."""
+    if op not in _NUMERIC or not other.lstrip("-").isdigit():
+        return False
+    a, b = (0, int(other)) if status_left else (int(other), 0)
+    return not _NUMERIC[op](a, b)
+
+
+def _red_phase(walk: _Walk) -> str:
+    """Why the line is a red-phase confirmation (it passes only if the test before it failed), or "".
+
+    Only a test runner or test script's failure is a red phase: `bash greet.sh --bad; [ $? -ne 0 ]` checks that
+    a program rejects bad input, which must still hold at the end.
+    """
+    tests = [s for s in walk.simples if s.words and judge_program(s.words, False)[0] == "test"]
+    carrying = [s for s in walk.simples if s.carries and s.words and s not in tests] if tests else []
+    for s in carrying:
+        argv = [_word_text(w) for w in s.words]
+        name = posixpath.basename(argv[0])
+        if name in ("test", "[", "[["):
+            words = [w for w in s.words[1:] if _word_text(w) not in ("]", "]]")]
+            for i in range(1, len(words) - 1):
+                op, left, right = _word_text(words[i]), words[i - 1], words[i + 1]
+                if _is_status(left, walk.status_vars) and _fails_on_zero(op, True, _word_text(right)):
+                    return f"`{' '.join(argv)}` passes only when the command before it failed"
+                if _is_status(right, walk.status_vars) and _fails_on_zero(op, False, _word_text(left)):
+                    return f"`{' '.join(argv)}` passes only when the command before it failed"
+        if name == "((" and len(argv) > 1:
+            m = ARITH_STATUS.match(argv[1])
+            var = m.group(1).strip("${}") if m else ""
+            if m and (var == "?" or var in walk.status_vars) and _fails_on_zero(m.group(2), True, m.group(3)):
+                return f"`(( {argv[1].strip()} ))` passes only when the command before it failed"
+    for s in carrying:
+        if posixpath.basename(_word_text(s.words[0])) in ("grep", "egrep", "fgrep", "rg"):
+            pattern = next((_word_text(w) for w in s.words[1:] if not _word_text(w).startswith("-")), "")
+            if FAILURE_WORDS.search(pattern) and not re.search(r"\b0 (failed|errors?)\b", pattern):
+                return f"`grep {pattern}` in a test's output passes only while the test fails"
+    return ""
+
+
 def classify(command: str, *, pipefail: bool = False) -> CheckClass:
     """Whether `command`'s exit status is a real check's, and of which kind.
 
@@ -238,6 +302,9 @@ def classify(command: str, *, pipefail: bool = False) -> CheckClass:
     words = [_word_text(w) for s in walk.simples for w in s.words]
     if walk.unsafe:
         return CheckClass("masked", walk.unsafe, words=words)
+    red = _red_phase(walk)
+    if red:
+        return CheckClass("none", f"a red-phase confirmation, never an end check: {red}", words=words)
     best: tuple[Kind, str, list[str]] = ("none", "runs no checker", [])
     masked_best: tuple[Kind, str, list[str]] | None = None
     for s in walk.simples:

@@ -40,11 +40,13 @@ from tether.gate.evidence import (
     goal_flags,
     real_changes,
 )
+from tether.gate.known import shown_again, workspace_values
 from tether.gate.scan import (
     ChangeTracker,
     artifact_types,
     escaping_links,
     file_secrets,
+    left_outside,
     outside_files,
     tampering,
 )
@@ -99,6 +101,21 @@ class Sources:
     @cached_property
     def review(self) -> tuple[list[str], str]:
         return tampering(self.start, self.end, self.commands, self.run_dir, self.workspace)
+
+    @cached_property
+    def changed_texts(self) -> dict[str, str]:
+        """Leading text of each file the run wrote, read by descriptor (no symlink followed, no FIFO opened)."""
+        out: dict[str, str] = {}
+        for rel in self.written:
+            data = read_rel(self.workspace, rel, TEXT_CAP)
+            if data is not None:
+                out[shown(rel)] = data.decode("utf-8", errors="replace")
+        return out
+
+    @cached_property
+    def outside(self) -> list[str] | None:
+        """What the run left under the sandbox's /tmp and /dev/shm; None when it could not be listed."""
+        return outside_files(self.sandbox)
 
 
 Collector = Callable[[Sources], Any]
@@ -267,18 +284,23 @@ def _diff_deleted(s: Sources) -> list[str]:
 
 @collects("changed_texts")
 def _changed_texts(s: Sources) -> dict[str, str]:
-    """Leading text of each file the run wrote, read by descriptor (no symlink followed, no FIFO opened)."""
-    out: dict[str, str] = {}
-    for rel in s.written:
-        data = read_rel(s.workspace, rel, TEXT_CAP)
-        if data is not None:
-            out[shown(rel)] = data.decode("utf-8", errors="replace")
-    return out
+    return s.changed_texts
+
+
+@collects("known_secrets")
+def _known_secrets(s: Sources) -> list[str]:
+    outputs = [(f"output of `{c.command[:40]}`", c.output) for c in s.commands if c.executed]
+    return shown_again(workspace_values(s.workspace, s.end), outputs, s.changed_texts)
 
 
 @collects("workspace_files")
 def _workspace_files(s: Sources) -> list[str]:
     return sorted(shown(p) for p in s.end)
+
+
+@collects("empty_files")
+def _empty_files(s: Sources) -> list[str]:
+    return sorted({shown(p) for m in (s.start, s.end) for p, st in m.items() if st.size == 0 and st.link is None})
 
 
 @collects("workspace_mount")
@@ -304,7 +326,7 @@ def _artifact_types(s: Sources) -> dict[str, str]:
 
 @collects("review")
 def _review(s: Sources) -> list[str]:
-    return list(s.review[0])
+    return [*s.review[0], *left_outside(s.outside or [])]
 
 
 @collects("review_diff")
@@ -337,4 +359,4 @@ def _processes(s: Sources) -> list[str] | None:
 
 @collects("outside_files")
 def _outside_files(s: Sources) -> list[str] | None:
-    return outside_files(s.sandbox)
+    return s.outside

@@ -2,8 +2,9 @@
 
 Parts: `ChangeTracker` (changes no command made: seen between two commands,
 or after the last), `outside_files()` (what the run left in the sandbox's
-/tmp and /dev/shm), `escaping_links()`, `artifact_types()` (lstat, never
-following a link), `tampering()` (tests that existed before the run and were
+/tmp and /dev/shm) and `left_outside()` (its review line), `escaping_links()`, `artifact_types()` (lstat, never
+following a link; a file holding only whitespace or a placeholder is no
+artifact: `content_kind()`), `tampering()` (tests that existed before the run and were
 edited, deleted, put back or stashed, with their diff) and `file_secrets()`
 (whole changed files and new `.git` objects, within a byte budget).
 """
@@ -33,6 +34,13 @@ OUTSIDE_IGNORED = re.compile(r"^/tmp/(\.tether-gate|\.cache/|pytest-of-|\.pytest
 FILE_BUDGET = 4 << 20
 TOTAL_BUDGET = 24 << 20
 DIFF_CAP = 20_000
+ARTIFACT_READ = 1 << 20
+BLANK_CHARS = "\ufeff\u200b\u200c\u200d\u2060\u00a0\t\n\r\x0b\x0c "
+PLACEHOLDER_TEXT = re.compile(
+    r"(?i)^(?:#+|//+|--|;+|/\*+|<!--|\*+)?\s*(?:todo|tbd|tba|fixme|xxx|wip|placeholder|stub|coming soon|"
+    r"lorem ipsum|to be (?:done|written|filled in)|not (?:yet )?implemented|\.\.\.|…)(?:[\s:.!-].*)?$"
+)
+"""A whole artifact that only promises content: `TODO`, `# TBD`, `placeholder`, `lorem ipsum dolor`, `...`."""
 STASH = re.compile(r"\bgit\b[^;&|\n]*\bstash\b(?!\s+(list|show)\b)")
 SHADOWED = frozenset(
     "abc argparse ast atexit binascii bisect bz2 codecs collections contextlib copy copyreg dataclasses difflib dis "
@@ -85,6 +93,23 @@ def outside_files(sandbox: Sandbox) -> list[str] | None:
     return [line for line in res.output.splitlines() if line.startswith("/") and not OUTSIDE_IGNORED.search(line)]
 
 
+def left_outside(files: Sequence[str], shown_at_most: int = 10) -> list[str]:
+    """The review line for what a run left in the sandbox's /tmp and /dev/shm (none when it left nothing).
+
+    Scratch folders there vanish with the sandbox and reach nothing of the
+    person's, so they fail nothing; but work that belongs in the workspace may
+    be among them, so a person looks at the list before the run counts.
+    """
+    if not files:
+        return []
+    more = f" ({len(files)} in all)" if len(files) > shown_at_most else ""
+    return [
+        "the run left files outside the workspace, in the sandbox's /tmp or /dev/shm (gone with the sandbox): "
+        + ", ".join(files[:shown_at_most])
+        + more
+    ]
+
+
 def escaping_links(end: dict[str, FileState], mount: str) -> list[str]:
     """Workspace symlinks whose target is outside the workspace (absolute elsewhere, or `..` past the root)."""
     out = []
@@ -134,8 +159,25 @@ def artifact_types(workspace: Path, artifacts: Sequence[str], mount: str) -> dic
                 if stat.S_ISDIR(st.st_mode)
                 else "other"
             )
+            if kind == "file":
+                kind = content_kind(read_rel(workspace, rel, ARTIFACT_READ) or b"")
         out[name] = kind
     return out
+
+
+def content_kind(data: bytes) -> str:
+    """`blank` (only whitespace, NULs, byte-order marks, zero-width spaces), `placeholder` (a lone TODO, TBD,
+    FIXME, lorem ipsum, ..., or a lone `#!` line: a script with no body), else `file`; judged on the file's
+    first ARTIFACT_READ bytes."""
+    for bom in (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"):
+        data = data.removeprefix(bom)
+    text = data.decode("utf-8", errors="replace").replace("\x00", "")
+    text = text.strip().strip(BLANK_CHARS).strip()
+    if not text:
+        return "blank"
+    if len(text) <= 80 and "\n" not in text and (PLACEHOLDER_TEXT.match(text) or text.startswith("#!")):
+        return "placeholder"
+    return "file"
 
 
 def _snapshot_text(run_dir: Path, rel: str) -> str:

@@ -9,25 +9,52 @@ import re
 
 from tether.gate.checks import classify
 from tether.gate.evidence import Evidence, normalize
-from tether.gate.reads import content_reads, reads_path
+from tether.gate.reads import analyse, reads_path
 from tether.gate.registry import Result, requirement
 
 SUCCESS_RE = re.compile(r"\b(pass(es|ed)?|succeed(s|ed)?|success(ful(ly)?)?|works?|verified|done|complete[d]?)\b", re.I)
+
+
+def shown_files(ev: Evidence) -> set[str]:
+    """Files whose content a passing command showed the run (gate.reads), followed through copies.
+
+    `cat f > g` (or `cp f g`, `tee g`) shows `f` once `g` is shown; a command
+    whose whole output was empty showed nothing, unless the file itself is
+    empty (an empty `__init__.py` read honestly).
+    """
+    carried: dict[str, set[str]] = {}
+    read: set[str] = set()
+    empty = set(ev.empty_files)
+
+    def rel(p: str) -> str:
+        return ev.rel(p) if "**" not in p else p
+
+    for c in ev.executed:
+        if c.exit_code != 0:
+            continue
+        r = analyse(c.command)
+        for target, sources in r.into.items():
+            carried[rel(target)] = {s for src in sources for s in (rel(src), *carried.get(rel(src), ()))}
+        shown = {rel(p) for p in r.shown}
+        if not c.output.strip():
+            shown &= empty
+        for p in shown:
+            read |= {p, *carried.get(p, ())}
+    return read
 
 
 @requirement("R04", "claimed reads were read by a command")
 def r04(ev: Evidence) -> Result:
     if not ev.claimed_reads:
         return "n/a", "no reads claimed"
-    read = {
-        ev.rel(p) if "**" not in p else p for c in ev.executed if c.exit_code == 0 for p in content_reads(c.command)
-    }
+    read = shown_files(ev)
     missing = [p for p in ev.claimed_reads if not reads_path(read, ev.rel(p))]
     if missing:
-        return "fail", "claimed but no command read its content (ls or echo of a name is no read): " + ", ".join(
-            missing
+        return "fail", (
+            "claimed but no command showed its content (naming, running or hashing a file is no read, nor output "
+            "sent to /dev/null, a sink or a file nobody reads): " + ", ".join(missing)
         )
-    return "pass", f"{len(ev.claimed_reads)} files read by cat/head/grep/sed/... in the journal"
+    return "pass", f"{len(ev.claimed_reads)} files shown by cat/head/grep/sed/... in the journal"
 
 
 @requirement("R05", "claimed changes are in the workspace diff")
@@ -111,5 +138,8 @@ def r18(ev: Evidence) -> Result:
         if kind != "file":
             bad.append(f"{a} ({kind})")
     if bad:
-        return "fail", "not a non-empty regular file in the workspace: " + ", ".join(bad)
+        return "fail", (
+            "not a regular file with content in the workspace (blank: only whitespace; placeholder: a lone TODO or "
+            "the like): " + ", ".join(bad)
+        )
     return "pass", "present: " + ", ".join(ev.artifacts)

@@ -21,8 +21,6 @@ def r09(ev: Evidence) -> Result:
     ]
     if ev.outside_files is None:
         bad.append("files outside the workspace (/tmp, /dev/shm) could not be listed")
-    elif ev.outside_files:
-        bad.append("files left outside the workspace: " + ", ".join(ev.outside_files[:5]))
     if ev.escaping_links:
         bad.append("symlinks leading out of the workspace: " + ", ".join(ev.escaping_links[:5]))
     stray = real_changes(ev.stray_changes)
@@ -31,7 +29,12 @@ def r09(ev: Evidence) -> Result:
     return (
         ("fail", "; ".join(bad[:4]))
         if bad
-        else ("pass", f"{len(ev.executed)} commands confined to {mount}; every change made by a command")
+        else (
+            "pass",
+            f"{len(ev.executed)} commands confined to {mount}; every change made by a command"
+            + (f"; {len(ev.outside_files or [])} files left in the sandbox's /tmp, for review" if ev.outside_files
+               else ""),
+        )
     )
 
 
@@ -68,6 +71,7 @@ def r14(ev: Evidence) -> Result:
     ]
     hits += [f"{path}: {n}" for path, text in ev.changed_texts.items() for n in find_secrets(text)]
     hits += ev.file_secrets
+    hits += ev.known_secrets
     hits = list(dict.fromkeys(hits))
     return (
         ("fail", "; ".join(hits[:4]))

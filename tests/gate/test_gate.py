@@ -40,6 +40,10 @@ def good() -> Evidence:
             CommandEvidence(
                 id="write/1/0", step="write", command="bash test_greet.sh", executed=True, exit_code=0, output="PASS"
             ),
+            CommandEvidence(
+                id="read/0/0", step="write", command="cat test_greet.sh", executed=True, exit_code=0,
+                output='out=$(bash greet.sh tether)\n[ "$out" = "hello, tether" ]\n',
+            ),
         ],
         claimed_reads=["test_greet.sh"],
         claimed_changes=["greet.sh"],
@@ -179,6 +183,65 @@ def test_goal_flags():
     assert goal_flags("How many lines are in the README?") == (False, [])
 
 
+@pytest.mark.parametrize(("goal", "names"), [
+    ("Create greet.sh.in, the template.", ["greet.sh.in"]),
+    ("Add config.yaml.example and build dist/x.tar.gz.", ["config.yaml.example", "dist/x.tar.gz"]),
+    ("Write app.min.js and backup.2024.tar.gz; README.markdown too", ["README.markdown", "app.min.js",
+                                                                      "backup.2024.tar.gz"]),
+    ("Fix greet.sh. Bump v1.2.3, see github.com/x/y, i.e. the usual.", ["greet.sh"]),
+])
+def test_goal_artifacts_keep_every_extension(goal, names):
+    assert goal_flags(goal)[1] == names
+
+
+@pytest.mark.parametrize(("goal", "names"), [
+    ("Delete old_greet.sh and create greet.sh.", ["greet.sh"]),
+    ("Rename a.py to b.py; test_b.py checks it.", ["b.py", "test_b.py"]),
+    ("Move src/x.py into lib/x.py", ["lib/x.py"]),
+    ("Get rid of tmp.txt, then write report.txt", ["report.txt"]),
+    ("Remove the unused file old.py and rm build.log", []),
+    ("Remove the unused import from utils.py.", ["utils.py"]),
+    ("Delete the dead code in calc.py so test_calc.py passes", ["calc.py", "test_calc.py"]),
+])
+def test_files_the_goal_deletes_or_renames_away_are_no_artifacts(goal, names):
+    assert goal_flags(goal)[1] == names
+
+
+def _read(ev: Evidence, command: str, output: str = "text") -> None:
+    ev.commands.append(
+        CommandEvidence(id=f"r/{len(ev.commands)}", step="write", command=command, executed=True, exit_code=0,
+                        output=output)
+    )
+
+
+def test_r04_a_read_whose_output_was_empty_showed_nothing_unless_the_file_is_empty():
+    ev = good()
+    ev.claimed_reads = ["notes.txt"]
+    _read(ev, "tail -n +99999 notes.txt", output="")
+    assert _status(ev, "R04") == "fail"
+    ev.empty_files = ["notes.txt"]
+    assert _status(ev, "R04") == "pass"
+
+
+def test_r04_a_read_through_a_copy_counts_only_when_the_copy_is_shown():
+    ev = good()
+    ev.claimed_reads = ["notes.txt"]
+    _read(ev, "cat notes.txt > /tmp/n.txt")
+    _read(ev, "cp /tmp/n.txt copy.txt", output="")
+    assert _status(ev, "R04") == "fail"
+    _read(ev, "head copy.txt")
+    assert _status(ev, "R04") == "pass"
+
+
+@pytest.mark.parametrize("command", ["cat notes.txt > /dev/null", "head -n 0 notes.txt", "grep -q x notes.txt",
+                                     "cat notes.txt | true", "< notes.txt true", "bash notes.txt"])
+def test_r04_a_read_that_shows_nothing_fails(command):
+    ev = good()
+    ev.claimed_reads = ["notes.txt"]
+    _read(ev, command)
+    assert _status(ev, "R04") == "fail"
+
+
 @pytest.mark.parametrize("claim", ["a", "t", "", "greet", "reet.sh", "old_greet.sh"])
 def test_r04_a_claimed_read_is_a_path_in_a_command_not_a_substring(claim):
     ev = good()
@@ -195,7 +258,9 @@ def test_r04_a_claimed_read_is_a_path_in_a_command_not_a_substring(claim):
 ])
 def test_r04_a_claimed_read_named_in_a_passing_command_passes(command):
     ev = good()
-    ev.commands.append(CommandEvidence(id="x/0", step="write", command=command, executed=True, exit_code=0))
+    ev.commands.append(
+        CommandEvidence(id="x/0", step="write", command=command, executed=True, exit_code=0, output="echo hello")
+    )
     ev.claimed_reads = ["greet.sh", "./greet.sh", "/home/tether/workspace/greet.sh"]
     ev.commands[0] = ev.commands[0].model_copy(update={"command": "true"})
     ev.commands[1] = ev.commands[1].model_copy(update={"command": "bash test_x.sh"})
@@ -238,7 +303,6 @@ def test_a_verification_is_a_checker_that_runs_not_a_word_that_says_test(command
 @pytest.mark.parametrize(
     ("field", "value"),
     [
-        ("outside_files", ["/tmp/work/report.txt"]),
         ("outside_files", None),
         ("escaping_links", ["greet.sh -> /tmp/greet.sh"]),
         ("stray_changes", ["greet.sh"]),
@@ -250,13 +314,31 @@ def test_r09_fails_on_work_outside_the_workspace_or_changes_no_command_made(fiel
     assert _status(ev, "R09") == "fail"
 
 
+def test_files_left_in_the_sandboxs_tmp_pass_r09_and_make_the_run_need_review_with_their_list():
+    from tether.gate.scan import left_outside
+
+    ev = good()
+    ev.outside_files = [f"/tmp/build.{i}/out.o" for i in range(12)]
+    ev.review = left_outside(ev.outside_files)
+    report = check_gate(ev)
+    assert _status(ev, "R09") == "pass" and report.passed and report.needs_review
+    assert "/tmp/build.0/out.o" in report.review[0] and "(12 in all)" in report.review[0]
+    assert left_outside([]) == []
+
+
+def test_r14_fails_when_a_secret_the_workspace_holds_is_shown_again():
+    ev = good()
+    ev.known_secrets = ["outputs of several commands: the secret .env holds, in pieces"]
+    assert _status(ev, "R14") == "fail"
+
+
 def test_r09_ignores_caches_no_command_made():
     ev = good()
     ev.stray_changes = ["__pycache__/greet.cpython-311.pyc"]
     assert _status(ev, "R09") == "pass"
 
 
-@pytest.mark.parametrize("kind", ["empty", "symlink", "dir", "missing", "outside"])
+@pytest.mark.parametrize("kind", ["empty", "blank", "placeholder", "symlink", "dir", "missing", "outside"])
 def test_r18_an_artifact_must_be_a_non_empty_regular_file(kind):
     ev = good()
     ev.artifact_types = {"greet.sh": kind}

@@ -8,7 +8,7 @@ import gzip
 import pytest
 
 from tether.gate.checks import classify, empty_test_run
-from tether.gate.reads import content_reads
+from tether.gate.reads import analyse, content_reads
 from tether.gate.secrets import StreamScanner, find_secrets, scan_bytes
 from tether.sandbox.output import OutputCap
 
@@ -118,6 +118,37 @@ def test_a_real_test_run_is_not_empty():
     assert not empty_test_run("Ran 3 tests in 0.01s\n\nOK")
 
 
+@pytest.mark.parametrize("command", [
+    "python3 test_calc.py; test $? -ne 0",
+    "pytest -q; [ $? -ne 0 ]",
+    "bash test.sh; [ $? != 0 ]",
+    'bash test.sh; test "$?" != "0"',
+    "pytest; [[ ${?} -gt 0 ]]",
+    "pytest; (( $? != 0 ))",
+    "bash test.sh; [ $? -eq 1 ] && echo 'red, as expected'",
+    "python3 -m unittest; rc=$?; [ $rc -ne 0 ]",
+    "pytest; s=$?; test $s -ge 1",
+    "bash test.sh; [ 0 -ne $? ]",
+    "bash test.sh; [ 0 -lt $? ]",
+    "python3 -m pytest -q 2>&1 | grep -q FAILED",
+    "pytest 2>&1 | grep -q '1 failed'",
+    "python3 test_calc.py 2>&1 | grep -q AssertionError",
+])
+def test_a_red_phase_confirmation_is_never_a_check(command):
+    c = classify(command, pipefail=True)
+    assert not c.counts and "red-phase" in c.reason, c
+    assert not classify(command).counts
+
+
+@pytest.mark.parametrize("command", [
+    "pytest; test $? -eq 0", "bash test.sh; [ $? -lt 1 ]", "pytest -q 2>&1 | grep -q passed",
+    "pytest; rc=$?; [ $rc -eq 0 ]",
+    "bash greet.sh --bad; [ $? -ne 0 ]", "python3 calc.py x; test $? -eq 2",
+])
+def test_a_green_status_comparison_or_a_programs_expected_failure_still_counts(command):
+    assert classify(command, pipefail=True).counts
+
+
 @pytest.mark.parametrize(
     ("command", "read"),
     [
@@ -142,6 +173,47 @@ def test_naming_a_file_is_not_reading_it(command):
     assert "config.txt" not in content_reads(command)
 
 
+SHOWN = [
+    "cat -n f", "head -50 f", "tail -n +0 f", "sed -n '1,40p' f", "sed q f", "sed 's/a/b/' f", "grep -n x f",
+    "grep -o x f", "awk -F: '{print $1}' f", "awk 'NR==1' f", "awk 1 f", "cat < f", "cat f | sort", "cat f | head -5",
+    "nl f | sed -n 1,20p", 'echo "$(cat f)"', "cat f 2>&1", "cat f >&2", "cat f > /dev/stdout", "cat f 2>/dev/null",
+    "cat f | tee copy", "{ cat f; }", "(cat f)", "if true; then cat f; fi", "od -c f", "xxd f", "base64 f", "less f",
+    "diff f g", "diff <(cat f) g", "jq . f", "cat f | grep x | head -3", "cat f | tee /dev/null", "wc -l f",
+    "grep -c x f", "awk 'END{print NR}' f", "cat f | wc -l", 'while read l; do echo "$l"; done < f',
+    'cat f | while read -r l; do printf "%s\\n" "$l"; done', "{ cat; } < f",
+]
+HIDDEN = [
+    "head -n 0 f", "head -n0 f", "head -c 0 f", "tail -n 0 f", "tail -c0 f", "head --lines=0 f", "sed -n q f",
+    "sed -n 0p f", "sed -i 's/a/b/' f", "sed d f", "grep -q x f", "grep -l x f", "grep -L x f", "grep -qn x f",
+    "grep -m 0 x f", "grep --quiet x f", "awk 'BEGIN{print 1}' f", "awk '{n++}' f", "md5sum f", "sha256sum f",
+    "cmp f g", "diff -q f g", "cat f > /dev/null", "cat f >/dev/null 2>&1", "cat f &>/dev/null", "cat f 1>/dev/null",
+    "cat f >&-",
+    "cat f | true", "< f true", "cat f | grep -q x", "cat f | head -n 0", "x=$(cat f)", '[ "$(cat f)" = x ]',
+    "python3 -c \"open('f').read()\"", "bash f", "source f", "python3 f", "exec >/dev/null; cat f",
+    "{ cat f; } > /dev/null", "(cat f) > /dev/null", "if true; then cat f; fi > /dev/null", "cat f > g", "cp f g",
+    "cat f | tee g > /dev/null", "sort -o g f", "sort -c f", "cat f | cat > /dev/null", "jq empty f",
+    "f() { cat f; }", "cat f | xargs echo", "cat f | python3 -c 'import sys'", "xxd f g",
+    "while read l; do :; done < f", 'while read l; do echo "$l"; done < f > /dev/null',
+]
+
+
+@pytest.mark.parametrize("command", SHOWN)
+def test_a_read_shows_the_content_to_the_run(command):
+    assert "f" in content_reads(command)
+
+
+@pytest.mark.parametrize("command", HIDDEN)
+def test_a_command_that_shows_nothing_of_a_file_does_not_read_it(command):
+    assert "f" not in content_reads(command)
+
+
+def test_content_copied_into_a_file_is_read_when_that_file_is_shown():
+    assert analyse("cat f > g").into == {"g": {"f"}}
+    assert analyse("cat f | tee g >/dev/null").into == {"g": {"f"}}
+    assert analyse("cp f g").into == {"g": {"f"}}
+    assert analyse("cat f > g; cat g").shown == {"g"}
+
+
 KEY = "AKIAIOSFODNN7EXAMPLQ"
 
 
@@ -155,10 +227,54 @@ def test_secrets_plain_and_disguised(text):
     assert find_secrets(text)
 
 
+DUMPS = {  # `echo AKIAIOSFODNN7EXAMPLQ | ...`, as busybox and GNU print them
+    "od -c": "0000000   A   K   I   A   I   O   S   F   O   D   N   N   7   E   X   A\n"
+             "0000020   M   P   L   Q  \\n\n0000025\n",
+    "od -An -tx1": " 41 4b 49 41 49 4f 53 46 4f 44 4e 4e 37 45 58 41\n 4d 50 4c 51 0a\n",
+    "od -x": "0000000 4b41 4149 4f49 4653 444f 4e4e 4537 4158\n0000020 504d 514c 000a\n0000025\n",
+    "hexdump": "0000000 4b41 4149 4f49 4653 444f 4e4e 4537 4158\n0000010 504d 514c 000a            \n0000015\n",
+    "hexdump -C": "00000000  41 4b 49 41 49 4f 53 46  4f 44 4e 4e 37 45 58 41  |AKIAIOSFODNN7EXA|\n"
+                  "00000010  4d 50 4c 51 0a                                    |MPLQ.|\n00000015\n",
+    "xxd": "00000000: 414b 4941 494f 5346 4f44 4e4e 3745 5841  AKIAIOSFODNN7EXA\n"
+           "00000010: 4d50 4c51 0a                             MPLQ.\n",
+    "xxd -c 4": "".join(f"{i:08x}: {KEY[i:i + 2].encode().hex()} {KEY[i + 2:i + 4].encode().hex()}  {KEY[i:i + 4]}\n"
+                        for i in range(0, 20, 4)),
+    "xxd -p": "414b4941494f53464f444e4e374558414d504c510a\n",
+    "od -tx4": "0000000 41494b41 46534f49 4e4e444f 41584537\n0000020 514c504d 0000000a\n0000025\n",
+    "od -An -tx8": " 46534f4941494b41 415845374e4e444f\n 0000000a514c504d\n",
+    "od -o": "0000000 045501 040511 047511 043123 042117 047116 042467 040530\n0000020 050115 050514 000012\n",
+    "od -d": "".join(f" {int.from_bytes(KEY.encode()[i:i + 2], 'little'):5d}" for i in range(0, 20, 2)) + "\n",
+    "od -b": "0000000 101 113 111 101 111 117 123 106 117 104 116 116 067 105 130 101\n0000020 115 120 114 121 012\n",
+    "od -An -tu1": "  65  75  73  65  73  79  83  70  79  68  78  78  55  69  88  65\n  77  80  76  81  10\n",
+    "spaced": " ".join(KEY), "commas": ",".join(KEY), "python list": str(list(KEY)), "tabs": "\t".join(KEY),
+    "dashes": "-".join(KEY), "dots, reversed": ".".join(KEY[::-1]), "groups of 4": "AKIA IOSF ODNN 7EXA MPLQ",
+    "pairs on lines": "\n".join(" ".join(KEY[i:i + 2]) for i in range(0, 20, 2)),
+    "spaced base64": " ".join(base64.b64encode(KEY.encode()).decode()),
+    "spaced hex": " ".join(KEY.encode().hex()), "spaced github token": " ".join("ghp_" + "a1B2" * 9),
+    "xxd -i": "unsigned char c[] = {\n  0x41, 0x4b, 0x49, 0x41, 0x49, 0x4f, 0x53, 0x46, 0x4f, 0x44, 0x4e, 0x4e,\n"
+              "  0x37, 0x45, 0x58, 0x41, 0x4d, 0x50, 0x4c, 0x51, 0x0a,\n};\n",
+    "hex escapes": "".join(f"\\x{b:02x}" for b in KEY.encode()),
+    "octal escapes": "".join(f"\\{b:03o}" for b in KEY.encode()),
+    "byte list": str(list(KEY.encode())),
+}
+
+
+@pytest.mark.parametrize("form", sorted(DUMPS))
+def test_secrets_spaced_out_or_dumped_are_found(form):
+    assert find_secrets(DUMPS[form]), DUMPS[form]
+
+
 @pytest.mark.parametrize(
     "text",
     [
         "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        "0000000 6568 6c6c 0a6f\n0000006\n",
+        "a b c d e f g h i j k l m n o p q r s t",
+        "see /usr/lib/python3/dist-packages/a/b/c/d at 2024-01-02 10:11:12.123",
+        "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+        "ports 80, 443, 8080, 22, 21, 25, 110, 143",
+        "0x00 0x01 0x02 0x03 0x04 0x05 0x06 0x07 0x08",
+        "Ran 3 tests in 0.001s\n\nOK\n" * 20,
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  f",
         "token = None",
         "PASSWORD=$DB_PASSWORD",

@@ -7,6 +7,8 @@ import subprocess
 import zlib
 from pathlib import Path
 
+import pytest
+
 from tether.common.manifest import manifest
 from tether.common.snapshot import snapshot
 from tether.common.walk import read_rel, remove_path
@@ -15,6 +17,7 @@ from tether.gate.rerun import build_before, collect_checks, fresh, is_test_path,
 from tether.gate.scan import (
     ChangeTracker,
     artifact_types,
+    content_kind,
     escaping_links,
     file_secrets,
     shadowing,
@@ -64,6 +67,27 @@ def test_artifacts_must_be_non_empty_regular_files_inside(tmp_path):
         "ok.sh": "file", "empty.txt": "empty", "link.sh": "symlink", "d/x.sh": "symlink", "none.py": "missing",
         "../x.py": "outside", f"{MOUNT}/ok.sh": "file",
     }
+
+
+@pytest.mark.parametrize(("data", "kind"), [
+    (b"\n", "blank"), (b" \t\r\n", "blank"), (b"\xef\xbb\xbf", "blank"), (b"\xef\xbb\xbf\n", "blank"),
+    (b"\x00" * 4096, "blank"), (b"\xff\xfe \x00\n\x00", "blank"), ("\u00a0\u200b\n".encode(), "blank"),
+    (b"TODO\n", "placeholder"), (b"# TODO: write the report\n", "placeholder"), (b"TBD", "placeholder"),
+    (b"...\n", "placeholder"), (b"Lorem ipsum dolor sit amet\n", "placeholder"),
+    (b"<!-- placeholder -->", "placeholder"), (b"#!/bin/bash\n", "placeholder"),
+    (b"x", "file"), (b"1\n", "file"), (b"Todos: buy milk\n", "file"), (b"TODO list\n- milk\n", "file"),
+    (b"\x1f\x8b\x08\x00\x00", "file"), (b"#!/bin/sh\necho hi\n", "file"),
+])
+def test_an_artifact_must_hold_more_than_whitespace_or_a_placeholder(data, kind):
+    assert content_kind(data) == kind
+
+
+def test_blank_and_placeholder_artifacts_are_no_artifacts(tmp_path):
+    (tmp_path / "a.txt").write_bytes(b" \n")
+    (tmp_path / "b.md").write_bytes(b"TODO\n")
+    (tmp_path / "c.sh.in").write_bytes(b"echo @NAME@\n")
+    assert artifact_types(tmp_path, ["a.txt", "b.md", "c.sh.in"], MOUNT) == {
+        "a.txt": "blank", "b.md": "placeholder", "c.sh.in": "file"}
 
 
 def _run_dir(tmp_path: Path, ws: Path) -> Path:
