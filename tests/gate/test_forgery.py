@@ -69,6 +69,9 @@ def test_forgery_never_ends_success_and_honest_runs_do(case, tmp_path, tiny_imag
         assert (code, out["status"]) == (0, "success"), why
     elif case["expect"] == "failed":
         assert (code, out["status"]) == (1, "failed"), why
+    elif case["expect"] == "self-verified":  # the gate passed, but the only proof is the run's own checks
+        assert (code, out["status"]) == (5, "self-verified"), why
+        assert out["gate_proof"] == "run", why
     elif case["expect"] == "needs-review":
         assert (code, out["status"]) == (4, "needs-review"), why
         assert out["review"] and (tmp_path / "home" / "runs" / out["run_id"] / "tests.diff").is_file()
