@@ -34,9 +34,10 @@ _RANK = {"test": 5, "expect": 4, "run": 3, "trivial": 2, "masked": 1, "none": 0}
 
 UNSAFE_BUILTINS = frozenset({"alias", "enable", "trap", "shopt", "hash"})
 LOOKUP_VARS = re.compile(
-    r"^(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|PYTHONSTARTUP|PYTHONHOME|NODE_OPTIONS|PERL5OPT|RUBYOPT|BASH_FUNC_\w+)(\+?=|$)"
+    r"^(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|PYTHONSTARTUP|PYTHONHOME|NODE_OPTIONS|PERL5OPT|RUBYOPT|BASH_FUNC_\w+|"
+    r"PYTHONPATH|PYTHONUSERBASE|PYTHONSAFEPATH|NODE_PATH|RUBYLIB|PERL5LIB|PERLLIB|CLASSPATH)(\+?=|$)"
 )
-"""Variables that change which program a name runs, or what it loads first."""
+"""Variables that change which program a name runs, or what it loads first (import paths included)."""
 EMPTY_RUN = re.compile(
     r"\bRan 0 tests?\b|\bNO TESTS RAN\b|\bno tests ran\b|\bcollected 0 items\b|\bNo tests found\b|"
     r"\bno test files\b|\bno tests to run\b|^1\.\.0$|\b0 tests?,? (passed|run)\b|\bTests:\s+0 total\b|\b0 "

@@ -42,6 +42,7 @@ from tether.gate.rerun import (
 )
 from tether.gate.scan import ChangeTracker, shadowing
 from tether.gate.sides import Outcome, Plan, discard, rerun
+from tether.gate.tamper import framework_patches, import_shadows, support_changes
 from tether.guardian.checker import check
 from tether.guardian.config import GuardianConfig
 from tether.guardian.verdict import CheckContext
@@ -135,6 +136,8 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 ev = collect(sources)
                 if settings.host_code == "review":
                     ev.review += review_lines(ev.host_exec)
+                ev.review += import_shadows(ctx.start, sources.end) + framework_patches(ws, written)
+                ev.review += support_changes(ctx.start, sources.end, snap_files if has_snapshot else None)
                 ev.review += [
                     f"the run changed {f}, which your check `{c.command}` runs"
                     for c in checks

@@ -37,7 +37,7 @@ UNITTEST = re.compile(
     r"^(\w+) \(([\w.]+)\)[^\n]*?(?:\n[^\n]*?)? \.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)",
     re.M,
 )
-PYTEST = re.compile(r"^(PASSED|FAILED|ERROR|XPASS|XFAIL) (\S+)(?: - (.*))?$", re.M)
+PYTEST = re.compile(r"^(PASSED|FAILED|ERROR|XPASS|XFAIL) ([^\s(]\S*?(?:::\S+|\.py))(?: - (.*))?$", re.M)
 ASSERTION = re.compile(r"^(AssertionError\b|assert\b|Failed\b)")
 
 

@@ -55,7 +55,8 @@ def run_case(case: dict[str, Any], tmp_path: Path, image: str) -> tuple[int, dic
 def test_every_family_of_the_issue_is_covered():
     families = {c["family"] for c in CASES}
     assert families == {"self-defined checks", "masked failures", "trivial checkers", "stale or hidden changes",
-                        "secrets", "claims", "honest"}
+                        "secrets", "claims", "honest", "fail-to-pass for the wrong reason",
+                        "the project's tests never run", "after side not fresh", "tampering past the list"}
     assert sum(c["expect"] == "success" for c in CASES) >= 4
 
 
