@@ -32,7 +32,7 @@ PATCH = re.compile(
 """Lines that patch unittest or pytest, take over imports, or hook pytest, outside the test files."""
 SOURCED = re.compile(r"^\s*(?:\.|source)\s+[\"']?(?:\./)?([\w./-]+)", re.M)
 PLUGINS = re.compile(r"(?:-p\s+|pytest_plugins\s*=\s*[\[(]?\s*)[\"']?([\w.]+)")
-HELPER = re.compile(r"(helper|fixture|support|testing|testutil|plugin|conftest)", re.I)
+HELPER = re.compile(r"^(test_?)?(helpers?|fixtures?|testutils?|testing|test_?support)(\.py)?$", re.I)
 TEXT_CAP = 65_536
 
 
@@ -78,9 +78,14 @@ def framework_patches(workspace: Path, written: Iterable[str]) -> list[str]:
     return out
 
 
+def _imported(module: str, texts: Iterable[str]) -> bool:
+    last = re.escape(module.rsplit(".", 1)[-1])
+    return any(re.search(rf"^\s*(from|import)\s+[\w.]*\b{last}\b", t, re.M) for t in texts)
+
+
 def support_changes(start: dict[str, FileState], end: dict[str, FileState], snapshot: Path | None) -> list[str]:
     """Files the project's tests load that are not test paths, changed by the run: sourced helpers, plugins
-    named in the test config, helper modules."""
+    named in the test config, helper modules they import."""
     if snapshot is None:
         return []
     texts = {p: (read_rel(snapshot, p, TEXT_CAP) or b"").decode("utf-8", "replace")
@@ -94,6 +99,6 @@ def support_changes(start: dict[str, FileState], end: dict[str, FileState], snap
         module = rel.removesuffix(".py").replace("/", ".")
         if rel in loaded or module in plugins:
             out.append(f"the run changed {rel}, which the project's tests load")
-        elif rel.endswith(".py") and HELPER.search(rel.rsplit("/", 1)[-1]):
-            out.append(f"the run changed {rel}, a helper of the project's tests")
+        elif rel.endswith(".py") and HELPER.search(rel.rsplit("/", 1)[-1]) and _imported(module, texts.values()):
+            out.append(f"the run changed {rel}, a helper the project's tests import")
     return out

@@ -148,6 +148,9 @@ def two_trees(tmp_path: Path) -> tuple[Path, Path]:
         (root / "pytest.ini").write_text("[pytest]\naddopts = -p myplugin\n")
         (root / "myplugin.py").write_text("")
         (root / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+        (root / "helpers.py").write_text("")
+        (root / "plugin.py").write_text("")
+        (root / "tests" / "test_x.py").write_text("from helpers import ok\n")
     return before, after
 
 
@@ -155,6 +158,8 @@ def test_tampering_past_the_lists(two_trees):
     before, after = two_trees
     (after / "helpers.sh").write_text("check() { :; }\n")
     (after / "myplugin.py").write_text("x = 1\n")
+    (after / "helpers.py").write_text("ok = 1\n")
+    (after / "plugin.py").write_text("x = 2\n")  # a feature file named like a plugin, loaded by no test
     (after / "json.py").write_text("")
     (after / "tests" / "fractions.py").write_text("")
     (after / "deep").mkdir()
@@ -170,7 +175,8 @@ def test_tampering_past_the_lists(two_trees):
     assert len(patches) == 1 and "unittest.TestCase.assertEqual" in patches[0]
     support = support_changes(start, end, before)
     assert any("helpers.sh" in s for s in support) and any("myplugin.py" in s for s in support)
-    assert not any("calc.py" in s for s in support)
+    assert any("helpers.py" in s for s in support)
+    assert not any("calc.py" in s or " plugin.py" in s for s in support)
 
 
 def test_sourceless_bytecode_is_tampering(two_trees):
