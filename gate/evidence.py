@@ -180,7 +180,8 @@ class Evidence(BaseModel):
     preserving: bool = False
     """The goal asks for a change that must not change behaviour (a refactor)."""
     rerun_effects: list[str] = Field(default_factory=list)
-    """Workspace files the gate's own re-run added, changed or removed (a check must not write the workspace)."""
+    """Workspace files the gate's own re-run added, changed or removed, and files it left under /tmp (a check must
+    leave the sandbox as it found it)."""
     accept_self_verified: bool = False
     """The person accepts a run whose only proof is checks it wrote itself as success (`[run] accept_self_verified`)."""
     before_ran: bool = False

@@ -4,8 +4,8 @@ Parts: `Plan` (what to run: the checks, the project's suites, what to lay
 over the pre-run copy for whom), `Outcome` (what came of it) and `rerun()`.
 The after side runs on a copy of the final workspace in a sandbox of its
 own, never in the run's container (nothing the run left in its HOME, /tmp
-or processes reaches it); the workspace copy and the processes there are
-judged after the re-run. The before side runs on the pre-run copy in
+or processes reaches it); the workspace copy, /tmp and the processes there
+are judged after the re-run. The before side runs on the pre-run copy in
 stages: the project's tests on the bare snapshot, the person's checks with
 the run's test files laid over it, the run's own checks with everything
 the run wrote but the change (gate.rerun.own_support).
@@ -28,6 +28,7 @@ from tether.gate.evidence import CheckRun, real_changes
 from tether.gate.project import Outcome as TestOutcome
 from tether.gate.project import ProjectTest, Suite, merge, outcomes
 from tether.gate.rerun import fresh
+from tether.gate.scan import outside_files
 from tether.sandbox.base import Sandbox
 from tether.sandbox.processes import left_running
 
@@ -56,7 +57,8 @@ class Outcome:
     before_note: str = ""
     project: list[ProjectTest] = field(default_factory=list)
     effects: list[str] = field(default_factory=list)
-    """Workspace files the after side's re-run added, changed or removed (caches left out)."""
+    """Workspace files the after side's re-run added, changed or removed (caches left out), and files it left under
+    /tmp or /dev/shm (tool caches and the gate's own HOME left out)."""
     left: list[str] = field(default_factory=list)
     """Processes the after side's re-run left running."""
 
@@ -82,6 +84,10 @@ def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, di
         c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
     seen = {s.command: outcomes(s, *_run(box, s.command, plan, token)) for s in plan.suites}
     out.effects = real_changes(diff(start, manifest(folder)).changed)
+    left = outside_files(box)
+    own = f"/tmp/.tether-{token}-"
+    out.effects += (["/tmp and /dev/shm (could not be listed)"] if left is None
+                    else [p for p in left if not p.startswith(own)])
     now = list_processes(box, baseline)
     if now is None or baseline is None:
         out.left = ["the processes after the gate's re-run could not be listed"]

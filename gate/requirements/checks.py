@@ -88,7 +88,8 @@ def r08(ev: Evidence) -> Result:
         names = ", ".join(f"{t.id} ({t.after or 'gone'})" for t in broken[:5])
         bad.insert(0, f"{len(broken)} of the project's tests passed before the run and do not now: {names}")
     if ev.rerun_effects:
-        bad.append("the gate's re-run of the checks changed the workspace: " + ", ".join(ev.rerun_effects[:5]))
+        bad.append("the gate's re-run of the checks changed the workspace or left files: "
+                   + ", ".join(ev.rerun_effects[:5]))
     if bad:
         return "fail", "; ".join(bad[:3])
     kept = sum(t.before == "pass" for t in ev.project)
