@@ -198,9 +198,12 @@ def own_support(written: list[str], start: dict[str, Any], artifacts: list[str])
     """What the run wrote besides the change the goal asks for: laid over the pre-run copy for the run's own checks.
 
     The change is every file that existed before and was edited (tests and
-    test config aside), and every new file the goal names (`greet.sh`). The rest (notes, golden files, markers,
-    helpers, plugins, env files a check sources) is on both sides, so a
-    check the run wrote fails before only for the change's absence.
+    test config aside), and every new file the goal names (`greet.sh`). The
+    rest (notes, golden files, markers, helpers, plugins, env files a check
+    sources) is on both sides, so a check the run wrote fails before only for
+    the change's absence. A goal that names no file leaves nothing to tell
+    the change from the rest: every new file is then the change (and such a
+    run's own checks make it `self-verified` at best).
     """
     named = {os.path.normpath(a) for a in artifacts}
 
@@ -210,6 +213,6 @@ def own_support(written: list[str], start: dict[str, Any], artifacts: list[str])
             return False
         if p in start:
             return True
-        return p in named or base in named
+        return p in named or base in named or not named
 
     return sorted(p for p in written if not is_change(p))

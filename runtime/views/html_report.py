@@ -197,7 +197,7 @@ def _gate(v: RunView) -> str:
         )
     proof = PROOF.get(str(v.gate.get("proof") or "none"), "nothing")
     detail = str(v.gate.get("proof_detail") or "")
-    review = f"<p><b>proof:</b> {h(proof)}" + (f" ({h(detail)})" if detail else "") + "</p>" + review
+    review = f"<p class=meta>proof: {h(proof)}" + (f" ({h(detail)})" if detail else "") + "</p>" + review
     project = "".join(
         f"<tr><td class=mono>{h(t.get('id', ''))}</td><td>{h(t.get('before') or '-')}</td>"
         f"<td>{h(t.get('after') or '-')}</td></tr>"

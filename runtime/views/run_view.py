@@ -255,7 +255,7 @@ def _next(view: RunView, awaiting: CommandView | None) -> list[str]:
         return [f"tether apply {rid} --dry-run", f"tether apply {rid}"]
     if view.status == "success":
         return []
-    if view.status == "needs-review":  # the gate wants a person: look, then keep the work or undo it
+    if view.status in ("needs-review", "self-verified"):  # the gate wants a person: look, then keep it or undo it
         return [f"tether report {rid}", f"tether rollback {rid}"]
     if view.status in ("interrupted", "running"):
         return [f"tether resume {rid}"] + ([f"tether rollback {rid}"] if view.status == "interrupted" else [])

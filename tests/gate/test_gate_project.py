@@ -136,6 +136,7 @@ def test_the_runs_own_checks_see_everything_it_wrote_but_the_change():
     written = ["greet.sh", "NOTES.md", "env.sh", "test_greet.sh", "new.sh", "tests/helper.sh", "pyproject.toml"]
     assert own_support(written, start, ["new.sh"]) == ["NOTES.md", "env.sh", "pyproject.toml", "test_greet.sh",
                                                       "tests/helper.sh"]
+    assert own_support(written, start, []) == ["pyproject.toml", "test_greet.sh", "tests/helper.sh"]
 
 
 @pytest.fixture
