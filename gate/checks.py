@@ -38,6 +38,8 @@ LOOKUP_VARS = re.compile(
     r"PYTHONPATH|PYTHONUSERBASE|PYTHONSAFEPATH|NODE_PATH|RUBYLIB|PERL5LIB|PERLLIB|CLASSPATH)(\+?=|$)"
 )
 """Variables that change which program a name runs, or what it loads first (import paths included)."""
+SAME_PATH = re.compile(r"^PYTHONPATH=(\.|\./|\$PWD|\$\{PWD\}|\$\(pwd\))?$")
+"""PYTHONPATH=. adds only the workspace's top, where `python -m` and pytest import from anyway."""
 EMPTY_RUN = re.compile(
     r"\bRan 0 tests?\b|\bNO TESTS RAN\b|\bno tests ran\b|\bcollected 0 items\b|\bNo tests found\b|"
     r"\bno test files\b|\bno tests to run\b|^1\.\.0$|\b0 tests?,? (passed|run)\b|\bTests:\s+0 total\b|\b0 "
@@ -155,7 +157,7 @@ class _Walk:
         assigned = [_word_text(p) for p in n.parts if p.kind == "assignment"]
         if argv[:1] in (["export"], ["declare"], ["typeset"], ["readonly"], ["env"]):
             assigned += argv[1:]
-        bad = [a for a in assigned if LOOKUP_VARS.match(a)]
+        bad = [a for a in assigned if LOOKUP_VARS.match(a) and not SAME_PATH.match(a)]
         if bad:
             self.unsafe = f"the line sets {bad[0].split('=')[0]}, which changes what a checker name runs"
         if (
