@@ -33,7 +33,8 @@ import tether.gate.judge as gate_run  # noqa: E402
 from tether.common.events import GateRecorded, RunEnded, RunStarted, SummaryWritten, read_events  # noqa: E402
 from tether.runtime.cli.app import app  # noqa: E402
 
-PARTS = {"list_processes": "processes", "rerun": "checks", "build_before": "pre-run copy", "file_secrets": "secrets",
+PARTS = {"list_processes": "processes", "rerun": "checks", "build_before": "pre-run copy", "build_after": "after copy",
+         "file_secrets": "secrets",
          "outside_files": "/tmp list"}
 SPENT: dict[str, float] = {}
 

@@ -140,6 +140,11 @@ class GateRecorded(_Base):
     results: list[dict[str, Any]]
     review: list[str] = Field(default_factory=list)
     checks: list[dict[str, Any]] = Field(default_factory=list)
+    proof: str = "none"
+    """Where the proof that the change works came from: person, project, run or none."""
+    proof_detail: str = ""
+    project: list[dict[str, Any]] = Field(default_factory=list)
+    """The project's own tests, per test id, before and after the run."""
 
 
 class ModelAnswerRefused(_Base):
@@ -158,7 +163,7 @@ class ModelAnswerRefused(_Base):
 
 class RunEnded(_Base):
     kind: Literal["run_end"] = "run_end"
-    status: Literal["success", "needs-review", "failed", "blocked", "interrupted"]
+    status: Literal["success", "self-verified", "needs-review", "failed", "blocked", "interrupted"]
     reason: str = ""
 
 

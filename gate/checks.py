@@ -38,15 +38,18 @@ _RANK = {"test": 5, "expect": 4, "run": 3, "trivial": 2, "masked": 1, "none": 0}
 
 UNSAFE_BUILTINS = frozenset({"alias", "enable", "trap", "shopt", "hash"})
 LOOKUP_VARS = re.compile(
-    r"^(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|PYTHONSTARTUP|PYTHONHOME|NODE_OPTIONS|PERL5OPT|RUBYOPT|BASH_FUNC_\w+)(\+?=|$)"
+    r"^(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|PYTHONSTARTUP|PYTHONHOME|NODE_OPTIONS|PERL5OPT|RUBYOPT|BASH_FUNC_\w+|"
+    r"PYTHONPATH|PYTHONUSERBASE|PYTHONSAFEPATH|NODE_PATH|RUBYLIB|PERL5LIB|PERLLIB|CLASSPATH)(\+?=|$)"
 )
-"""Variables that change which program a name runs, or what it loads first."""
+"""Variables that change which program a name runs, or what it loads first (import paths included)."""
 STATUS_ASSIGN = re.compile(r"^([A-Za-z_]\w*)=\$\{?\?\}?$")
 FAILURE_WORDS = re.compile(r"(?i)fail|error|traceback|exception|assert|not ok|\bred\b")
 ARITH_STATUS = re.compile(r"^\s*(\$\{?\??\w*\}?)\s*(==|!=|<=|>=|<|>)\s*(\d+)\s*$")
 _NUMERIC = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__, "-gt": int.__gt__,
             "-ge": int.__ge__, "==": int.__eq__, "!=": int.__ne__, "<": int.__lt__, "<=": int.__le__,
             ">": int.__gt__, ">=": int.__ge__, "=": int.__eq__}
+SAME_PATH = re.compile(r"^PYTHONPATH=(\.|\./|\$PWD|\$\{PWD\}|\$\(pwd\))?$")
+"""PYTHONPATH=. adds only the workspace's top, where `python -m` and pytest import from anyway."""
 EMPTY_RUN = re.compile(
     r"\bRan 0 tests?\b|\bNO TESTS RAN\b|\bno tests ran\b|\bcollected 0 items\b|\bNo tests found\b|"
     r"\bno test files\b|\bno tests to run\b|^1\.\.0$|\b0 tests?,? (passed|run)\b|\bTests:\s+0 total\b|\b0 "
@@ -167,7 +170,7 @@ class _Walk:
         if argv[:1] in (["export"], ["declare"], ["typeset"], ["readonly"], ["env"]):
             assigned += argv[1:]
         self.status_vars.update(m.group(1) for a in assigned if (m := STATUS_ASSIGN.match(a)))
-        bad = [a for a in assigned if LOOKUP_VARS.match(a)]
+        bad = [a for a in assigned if LOOKUP_VARS.match(a) and not SAME_PATH.match(a)]
         if bad:
             self.unsafe = f"the line sets {bad[0].split('=')[0]}, which changes what a checker name runs"
         if (

@@ -21,6 +21,7 @@ from tether.common.hostexec_check import HostExecChange
 __all__ = [
     "CheckRun",
     "Claim",
+    "ProjectTest",
     "CommandEvidence",
     "Evidence",
     "goal_flags",
@@ -102,6 +103,30 @@ class CheckRun(BaseModel):
         return self.passed_after and self.before_exit not in (0, None)
 
 
+ProjectOutcome = Literal["pass", "fail", "error", "skip"]
+"""`fail`: by assertion; `error`: anything else (collection, import, a missing file, a usage error)."""
+
+
+class ProjectTest(BaseModel):
+    """One of the project's own tests (it existed before the run), as the gate saw it before and after."""
+
+    id: str
+    suite: str
+    """The runner line that ran it (gate.project)."""
+    before: ProjectOutcome | None = None
+    """None: the test did not exist (or did not run) on that side."""
+    after: ProjectOutcome | None = None
+
+    @property
+    def fail_to_pass(self) -> bool:
+        return self.before == "fail" and self.after == "pass"
+
+    @property
+    def broken(self) -> bool:
+        """It passed before the run and does not pass now."""
+        return self.before == "pass" and self.after != "pass"
+
+
 class Claim(BaseModel):
     text: str
     command: str | None = None
@@ -152,6 +177,15 @@ class Evidence(BaseModel):
     """Processes left in the sandbox at the end; None when they could not be listed."""
     checks: list[CheckRun] = Field(default_factory=list)
     """Every check the gate re-ran (or chose not to), person's first."""
+    project: list[ProjectTest] = Field(default_factory=list)
+    """The project's own tests (found in the pre-run workspace), per test id, before and after the run."""
+    preserving: bool = False
+    """The goal asks for a change that must not change behaviour (a refactor)."""
+    rerun_effects: list[str] = Field(default_factory=list)
+    """Workspace files the gate's own re-run added, changed or removed, and files it left under /tmp (a check must
+    leave the sandbox as it found it)."""
+    accept_self_verified: bool = False
+    """The person accepts a run whose only proof is checks it wrote itself as success (`[run] accept_self_verified`)."""
     before_ran: bool = False
     """The checks also ran on a scratch copy of the pre-run snapshot."""
     before_note: str = ""
@@ -206,6 +240,12 @@ _CHANGE_VERBS = re.compile(
     r"generate|build|modify|replace|append|patch|save|port|convert|scaffold)\w*\b",
     re.IGNORECASE,
 )
+_PRESERVING = re.compile(
+    r"\b(refactor\w*|restructur\w*|tidy|clean[ -]?up|behaviou?r[- ]preserving|"
+    r"(without|no) chang\w*( (in|to))?( (the|its|any))? behaviou?r|no behaviou?r change|"
+    r"keep\w* (the |its )?behaviou?r)\b",
+    re.IGNORECASE,
+)
 _ARTIFACT = re.compile(
     r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/-]|\.[\w-])"
 )
@@ -235,6 +275,11 @@ def _goes_away(goal: str, start: int) -> bool:
     if not verbs or not _GONE_VERBS.fullmatch(verbs[-1].group(0)):
         return False
     return not re.search(r"\b(to|into|as|from|in|inside|within|of|at|on)\b", clause[verbs[-1].end():], re.IGNORECASE)
+
+
+def preserving(goal: str) -> bool:
+    """Whether the goal asks for a change that must keep behaviour (a refactor): old checks passing proves it."""
+    return _PRESERVING.search(goal) is not None
 
 
 def goal_flags(goal: str) -> tuple[bool, list[str]]:

@@ -3,15 +3,14 @@
 Parts: `GateSettings` (what the person configured, handed in by the
 runner), `GateContext` (what one run's gate needs), `ensure_snapshot()` and
 `judge()`, which collects the `Evidence` (gate.collect), re-runs every check
-itself (gate.rerun: after the run, and on a scratch copy of the pre-run
-snapshot in a second sandbox) and judges it against every registered
-requirement (gate.registry). The diff of tampered tests is saved as
+and the project's own tests itself (gate.sides: on a copy of the final
+workspace and on a copy of the pre-run snapshot, each in a fresh sandbox)
+and judges it against every registered requirement (gate.registry). The diff of tampered tests is saved as
 `<run>/tests.diff`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,21 +26,23 @@ from tether.common.hostexec_check import review_lines
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import FileState
 from tether.common.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
-from tether.common.walk import remove_path
 from tether.gate.collect import Sources, collect
-from tether.gate.evidence import real_changes
+from tether.gate.copies import AFTER_DIR, BEFORE_DIR, build_after, build_before
+from tether.gate.copies import remove as remove_copies
+from tether.gate.evidence import preserving, real_changes
+from tether.gate.project import discover
 from tether.gate.registry import GateReport, check_gate
 from tether.gate.rerun import (
-    build_before,
     collect_checks,
-    discard,
     mark_authorship,
-    rerun,
+    own_support,
     runnable,
     runs_python,
     script_files,
 )
 from tether.gate.scan import ChangeTracker, shadowing
+from tether.gate.sides import Outcome, Plan, discard, rerun
+from tether.gate.tamper import framework_patches, import_shadows, support_changes
 from tether.guardian.checker import check
 from tether.guardian.config import GuardianConfig
 from tether.guardian.verdict import CheckContext
@@ -66,6 +67,8 @@ class GateSettings(BaseModel):
     """The guardian's limits, for the checks the model wrote (the gate re-runs only `allow`)."""
     person_checks: list[str] = Field(default_factory=list)
     """The person's checks (`--verify`, `[run] verify`): they weigh most."""
+    accept_self_verified: bool = False
+    """Take a run whose only proof is checks it wrote itself as `success` (else it ends `self-verified`)."""
     host_code: Literal["review", "undo"] = "review"
     """`review`: changes to places that run on the host make the run need review; `undo`: the runner puts them
     back after the run, so the gate only lists them."""
@@ -83,7 +86,7 @@ class GateContext:
     """The workspace's manifest now (a bounded walk)."""
     sandbox: Sandbox
     before_sandbox: Callable[[Path], Sandbox]
-    """Starts a sandbox on a scratch folder (the pre-run copy)."""
+    """Starts a fresh sandbox on a scratch folder (the pre-run copy, the copy of the final workspace)."""
     lessons_used: list[str] = field(default_factory=list)
     baseline: Any = None
     """The sandbox's processes at its start (gate.collect.list_processes)."""
@@ -106,10 +109,10 @@ def ensure_snapshot(workspace: Path, run_dir: Path, limits: WorkspaceLimits) -> 
 
 
 def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> GateReport:
-    """All the evidence, the gate's own checks, and the verdict R01-R18.
+    """All the evidence, the gate's own checks and the project's tests, and the verdict R01-R18.
 
-    The pre-run sandbox starts in a thread first, so its start overlaps the
-    process listing and the scans.
+    Both fresh sandboxes (the after copy and the pre-run copy) start in
+    threads first, so their starts overlap the process listing and the scans.
     """
     settings, ws = ctx.settings, ctx.workspace
     sources = Sources(state=state, events=events, workspace=ws, start=ctx.start, end=ctx.final(), run_dir=ctx.run_dir,
@@ -117,40 +120,55 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                       baseline=ctx.baseline, lessons_used=ctx.lessons_used, tracker=ctx.tracker)
     written = sources.written
     checks = collect_checks(events, settings.person_checks, sources.summary, sources.commands)
-    overlay = mark_authorship(checks, ws, written)
-    todo = runnable(checks, ctx.guard)
+    snap_files = ctx.run_dir / SNAPSHOT_DIR / "files"
     has_snapshot = (ctx.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
+    plan = Plan(checks=runnable(checks, ctx.guard), suites=discover(ctx.start, snap_files if has_snapshot else None),
+                workspace=ws, timeout_s=settings.verify_timeout_s, tests_overlay=mark_authorship(checks, ws, written),
+                own_overlay=own_support(written, ctx.start, sources.goal[1]))
     wants_before = sources.goal[0] or bool(real_changes(sources.delta.changed))
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        starting = (pool.submit(lambda: ctx.before_sandbox(build_before(ctx.run_dir, ws, overlay)))
-                    if has_snapshot and wants_before and todo else None)
+    runs = bool(plan.checks or plan.suites)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        after = (pool.submit(lambda: ctx.before_sandbox(build_after(ctx.run_dir, ws))) if runs else None)
+        before = (pool.submit(lambda: ctx.before_sandbox(build_before(ctx.run_dir, ws, [])))
+                  if has_snapshot and wants_before and runs else None)
         try:
-            ev = collect(sources)
-            if settings.host_code == "review":
-                ev.review += review_lines(ev.host_exec)
-            ev.review += [
-                f"the run changed {f}, which your check `{c.command}` runs"
-                for c in checks
-                if c.source == "person" and c.authored
-                for f in script_files(c, ws)
-                if f in ctx.start and f in written
-            ]
-        except BaseException:
-            discard(starting)
-            raise
-        try:
-            ev.before_ran, ev.before_note = rerun(todo, sandbox=ctx.sandbox, timeout_s=settings.verify_timeout_s,
-                                                 starting=starting)
-        except Exception as e:  # the pre-run side failing must not crash the gate: R07 says why
-            ev.before_ran, ev.before_note = False, f"{type(e).__name__}: {e}"
+            try:
+                ev = collect(sources)
+                if settings.host_code == "review":
+                    ev.review += review_lines(ev.host_exec)
+                ev.review += import_shadows(ctx.start, sources.end) + framework_patches(ws, written)
+                ev.review += support_changes(ctx.start, sources.end, snap_files if has_snapshot else None)
+                ev.review += [
+                    f"the run changed {f}, which your check `{c.command}` runs"
+                    for c in checks
+                    if c.source == "person" and c.authored
+                    for f in script_files(c, ws)
+                    if f in ctx.start and f in written
+                ]
+            except BaseException:
+                discard(after)
+                discard(before)
+                raise
+            try:
+                out = rerun(plan, (after, ctx.run_dir / AFTER_DIR / SNAPSHOT_DIR / "files") if after else None,
+                            (before, ctx.run_dir / BEFORE_DIR) if before else None)
+            except Exception as e:  # a sandbox that fails to start must not crash the gate: R07/R08 say why
+                out = Outcome(before_note=f"{type(e).__name__}: {e}")
+                for c in plan.checks:
+                    c.skipped = c.skipped or f"the gate's sandbox failed: {type(e).__name__}"
         finally:
-            with contextlib.suppress(OSError):  # by descriptor: shutil.rmtree recurses and fails on deep trees
-                remove_path(ctx.run_dir / "gate-before")
+            remove_copies(ctx.run_dir)
+    ev.before_ran, ev.before_note, ev.project = out.before_ran, out.before_note, out.project
+    ev.rerun_effects = out.effects
+    if ev.processes is not None:
+        ev.processes += out.left
     if not has_snapshot and wants_before:
         ev.before_note = "no pre-run snapshot of the workspace"
-    if any(runs_python(c.command) for c in todo):
+    if any(runs_python(c.command) for c in plan.checks) or any(s.kind == "python" for s in plan.suites):
         ev.shadowing = shadowing(ctx.start, sources.end)
     ev.checks = checks
+    ev.preserving = preserving(ev.goal)
+    ev.accept_self_verified = settings.accept_self_verified
     report = check_gate(ev)
     if report.review_diff:
         (ctx.run_dir / "tests.diff").write_text(report.review_diff, encoding="utf-8")

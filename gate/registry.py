@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from tether.gate.evidence import Evidence
+from tether.gate.proof import proof
 
 Status = Literal["pass", "fail", "n/a"]
 Result = tuple[Status, str]
@@ -67,6 +68,13 @@ class GateReport(BaseModel):
     review_diff: str = ""
     checks: list[dict] = []
     """The checks the gate re-ran, with their results before and after the run."""
+    project: list[dict] = []
+    """The project's own tests, per test id, before and after the run."""
+    proof: str = "none"
+    """Where the proof that the change works came from: person, project, run or none (gate.proof)."""
+    proof_detail: str = ""
+    self_verified: bool = False
+    """The only proof is checks the run wrote itself (and the person did not accept that as success)."""
 
     @property
     def needs_review(self) -> bool:
@@ -88,4 +96,7 @@ def check_gate(evidence: Evidence) -> GateReport:
         status, why = req.check(evidence)
         results.append(Requirement(id=req.id, title=req.title, status=status, evidence=why))
     checks = [c.model_dump(exclude={"after_output"}) for c in evidence.checks]
-    return GateReport(results=results, review=evidence.review, review_diff=evidence.review_diff, checks=checks)
+    source, detail = proof(evidence)
+    return GateReport(results=results, review=evidence.review, review_diff=evidence.review_diff, checks=checks,
+                      project=[t.model_dump() for t in evidence.project], proof=source, proof_detail=detail,
+                      self_verified=source == "run" and not evidence.accept_self_verified)

@@ -3,50 +3,33 @@
 Parts: `fresh()` (a command wrapped in `env -i` + `bash --noprofile --norc -o
 pipefail`: default PATH, no functions, aliases or rc files), `collect_checks()`
 (every verify of every plan version, the person's checks, the claims' and the
-journal's real checks), `rerun()` (each check on the final workspace, then on
-a scratch copy of the pre-run snapshot in a second sandbox, with the run's own
-test files laid over it, SWE-bench style), and `is_test_path()`.
+journal's real checks), `mark_authorship()` (the run's test files, laid over
+the pre-run copy SWE-bench style), `own_support()` (what else the run wrote
+but the change the goal asks for, laid over it for the run's own checks),
+`runnable()` and `is_test_path()`. gate.sides runs them on both sides.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
+import secrets
 import shlex
-import stat
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from tether.common.events import Event, PlanAccepted, Replanned
-from tether.common.snapshot import (
-    SNAPSHOT_DIR,
-    SnapshotError,
-    SnapshotManifest,
-    clone_fd,
-    from_text,
-)
 from tether.common.walk import (
-    DIR_FLAGS,
-    Folders,
-    open_regular,
-    open_root,
     read_rel,
-    remove_entry,
-    remove_path,
 )
-from tether.gate.checks import COUNTING, classify, empty_test_run, has_expectation
+from tether.gate.checks import COUNTING, classify, has_expectation
 from tether.gate.evidence import CheckRun, CommandEvidence
-from tether.sandbox.base import Sandbox
 
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-FRESH_ENV = (
-    f"PATH={DEFAULT_PATH} HOME=/tmp/.tether-gate-home LANG=C.UTF-8 "
-    "PYTHONDONTWRITEBYTECODE=1 PYTHONPYCACHEPREFIX=/tmp/.tether-gate-pyc"
-)
-"""PYTHONPYCACHEPREFIX also makes Python ignore any `__pycache__` the run planted in the workspace."""
+FRESH_ENV = f"PATH={DEFAULT_PATH} LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONNOUSERSITE=1"
+"""With `fresh()`'s HOME and PYTHONPYCACHEPREFIX under a name nobody can guess; the prefix also makes Python ignore
+any `__pycache__` the run planted in the workspace, and no user site is read."""
 MAX_MODEL_CHECKS = 8
 OUTPUT_KEEP = 2000
 SCRIPT_READ_CAP = 262_144
@@ -76,9 +59,15 @@ Checker = Callable[[str], str]
 """The guardian's decision (allow/ask/deny) on a command the model wrote."""
 
 
-def fresh(command: str) -> str:
-    """`command` in a clean shell: empty environment but a default PATH, no rc files, pipefail."""
-    return f"env -i {FRESH_ENV} bash --noprofile --norc -o pipefail -c {shlex.quote(command)}"
+def fresh(command: str, token: str = "") -> str:
+    """`command` in a clean shell: empty environment but a default PATH, no rc files, pipefail.
+
+    HOME and the bytecode prefix are `/tmp/.tether-<token>-*`: with a fresh
+    `token` per gate (`secrets.token_hex`), nothing the run planted can sit there.
+    """
+    token = token or secrets.token_hex(8)
+    env = f"{FRESH_ENV} HOME=/tmp/.tether-{token}-home PYTHONPYCACHEPREFIX=/tmp/.tether-{token}-pyc"
+    return f"env -i {env} bash --noprofile --norc -o pipefail -c {shlex.quote(command)}"
 
 
 def verify_commands(text: str) -> list[str]:
@@ -192,96 +181,6 @@ def mark_authorship(checks: list[CheckRun], workspace: Path, changed: list[str])
     return sorted(overlay)
 
 
-def _run(sandbox: Sandbox, command: str, timeout_s: float) -> tuple[int, str]:
-    res = sandbox.exec(fresh(command), timeout_s=timeout_s)
-    return res.exit_code, res.output
-
-
-def _result_after(check: CheckRun, code: int, output: str) -> None:
-    check.after_exit = code
-    check.empty = empty_test_run(output)
-    check.after_output = output[-OUTPUT_KEEP:]
-
-
-def build_before(run_dir: Path, workspace: Path, overlay: list[str]) -> Path:
-    """A scratch copy of the pre-run snapshot, with the run's test files laid over it.
-
-    Built by descriptor, like a rollback: any depth works, and an overlay
-    file whose folder was a link in the snapshot replaces the link instead
-    of being written through it onto the host. FIFOs, sockets and devices
-    are left out (a check must not hang on one).
-    """
-    snap = run_dir / SNAPSHOT_DIR
-    man = SnapshotManifest.model_validate_json((snap / "manifest.json").read_text(encoding="utf-8"))
-    dest = run_dir / "gate-before"
-    if dest.exists():
-        remove_path(dest)  # by descriptor: shutil.rmtree fails on trees ~1000 deep
-    dest.mkdir(mode=0o755)
-    root, files = open_root(dest), open_root(snap / "files")
-    try:
-        _copy_snapshot(man, root, files)
-        for rel in overlay:
-            data = read_rel(workspace, rel, SCRIPT_READ_CAP)
-            if data is not None:
-                _lay(root, rel, data)
-    finally:
-        os.close(root)
-        os.close(files)
-    return dest
-
-
-def _copy_snapshot(man: SnapshotManifest, root: int, files: int) -> None:
-    reflink = True
-    with Folders(root) as dst, Folders(files) as src:
-        for key, entry in man.entries.items():  # walk order: parents first
-            rel = from_text(key)
-            parent, name = dst.parent(rel), rel.rpartition("/")[2]
-            if entry.type == "dir":
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(name, 0o755, dir_fd=parent)
-            elif entry.type == "symlink":
-                os.symlink(os.fsencode(from_text(entry.target or "")), os.fsencode(name), dir_fd=parent)
-            elif entry.type == "file":
-                got = open_regular(src.parent(rel), name)
-                if got is None:
-                    msg = f"snapshot copy of {rel!r} is missing; the snapshot is damaged"
-                    raise SnapshotError(msg)
-                try:
-                    out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                                  entry.mode | 0o600, dir_fd=parent)
-                    try:
-                        reflink, _ = clone_fd(got[0], out, got[1].st_size, reflink)
-                    finally:
-                        os.close(out)
-                finally:
-                    os.close(got[0])
-
-
-def _lay(root: int, rel: str, data: bytes) -> None:
-    """Write `rel` below `root`; whatever stands in its way (a link, a file, a folder) is replaced."""
-    fd = os.dup(root)
-    try:
-        *folders, name = rel.split("/")
-        for part in folders:
-            try:
-                if not stat.S_ISDIR(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode):
-                    os.unlink(part, dir_fd=fd)
-                    os.mkdir(part, 0o755, dir_fd=fd)
-            except FileNotFoundError:
-                os.mkdir(part, 0o755, dir_fd=fd)
-            sub = os.open(part, DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = sub
-        remove_entry(fd, name)
-        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=fd)
-        try:
-            os.write(out, data)
-        finally:
-            os.close(out)
-    finally:
-        os.close(fd)
-
-
 def runnable(checks: list[CheckRun], guard: Checker) -> list[CheckRun]:
     """The checks the gate will run: not skipped, and (when the model wrote them) allowed by the guardian."""
     todo = []
@@ -295,35 +194,25 @@ def runnable(checks: list[CheckRun], guard: Checker) -> list[CheckRun]:
     return todo
 
 
-def discard(starting: Future[Sandbox] | None) -> None:
-    """Close a pre-run sandbox that was started but will not be used."""
-    if starting is not None:
-        with contextlib.suppress(Exception):
-            starting.result().close()
+def own_support(written: list[str], start: dict[str, Any], artifacts: list[str]) -> list[str]:
+    """What the run wrote besides the change the goal asks for: laid over the pre-run copy for the run's own checks.
 
-
-def rerun(
-    todo: list[CheckRun], *, sandbox: Sandbox, timeout_s: float, starting: Future[Sandbox] | None
-) -> tuple[bool, str]:
-    """Run `todo` now, then the passing ones in the pre-run sandbox `starting` (closed here in any case).
-
-    Returns whether the pre-run side could be judged, or why not.
+    The change is every file that existed before and was edited (tests and
+    test config aside), and every new file the goal names (`greet.sh`). The
+    rest (notes, golden files, markers, helpers, plugins, env files a check
+    sources) is on both sides, so a check the run wrote fails before only for
+    the change's absence. A goal that names no file leaves nothing to tell
+    the change from the rest: every new file is then the change (and such a
+    run's own checks make it `self-verified` at best).
     """
-    try:
-        for c in todo:
-            _result_after(c, *_run(sandbox, c.command, timeout_s))
-    except BaseException:
-        discard(starting)
-        raise
-    if not todo:
-        discard(starting)
-        return False, "no check to run"
-    if starting is None:
-        return False, "no pre-run snapshot"
-    box = starting.result()
-    try:
-        for c in [c for c in todo if c.passed_after]:  # a check failing now fails R08 whatever it did before
-            c.before_exit, _ = _run(box, c.command, timeout_s)
-    finally:
-        box.close()
-    return True, ""
+    named = {os.path.normpath(a) for a in artifacts}
+
+    def is_change(p: str) -> bool:
+        base = p.rsplit("/", 1)[-1]
+        if is_test_path(p) or base in TEST_CONFIG:
+            return False
+        if p in start:
+            return True
+        return p in named or base in named or not named
+
+    return sorted(p for p in written if not is_change(p))

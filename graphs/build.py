@@ -67,9 +67,12 @@ def gate(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         raise RuntimeError(msg)
     report = judge(dict(state), read_events(ctx.journal.path), ctx.gate)
     result = {"passed": report.passed, "results": [r.model_dump() for r in report.results],
-              "review": report.review, "review_diff": report.review_diff, "checks": report.checks}
+              "review": report.review, "review_diff": report.review_diff, "checks": report.checks,
+              "project": report.project, "proof": report.proof, "proof_detail": report.proof_detail,
+              "self_verified": report.self_verified}
     ctx.journal.append(GateRecorded(key="gate", passed=report.passed, results=result["results"],
-                                    review=report.review, checks=report.checks))
+                                    review=report.review, checks=report.checks, proof=report.proof,
+                                    proof_detail=report.proof_detail, project=report.project))
     return {"gate": result}
 
 
@@ -93,6 +96,9 @@ def run_status(state: RunState) -> tuple[str, str]:
             r["id"] for r in verdict.get("results", []) if r["status"] == "fail")
     if verdict.get("review"):
         return "needs-review", "a person must review: " + "; ".join(verdict["review"][:3])
+    if verdict.get("self_verified"):
+        return "self-verified", ("the only proof is checks the run wrote itself; give your own with `--verify` "
+                                 "(or set `[run] accept_self_verified`)")
     return "success", ""
 
 

@@ -73,6 +73,9 @@ class RunConfig(RunBudgets):
     run and on the pre-run copy; when given, they decide R07/R08."""
     verify_timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     """Timeout of each check the gate re-runs itself."""
+    accept_self_verified: bool = False
+    """Take a run whose only proof is checks it wrote itself (no check of yours, none of the project's tests shows
+    the change) as `success`; by default it ends `self-verified` (exit 5)."""
     max_goal_bytes: int = Field(default=16_384, gt=0)
     """Largest goal accepted (UTF-8 bytes); longer material belongs in a workspace file the goal names."""
     host_code: Literal["review", "undo"] = "review"

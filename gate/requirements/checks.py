@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tether.gate.checks import COUNTING
 from tether.gate.evidence import CheckRun, Evidence, real_changes
+from tether.gate.proof import SOURCES, proof
 from tether.gate.registry import Result, requirement
 
 
@@ -36,36 +37,33 @@ def r07(ev: Evidence) -> Result:
             f"the run wrote {', '.join(ev.shadowing[:3])}, which replaces what the checks load; "
             "no check can be trusted",
         )
-    if not pool:
+    if not pool and not ev.project:
         return _none(ev, "was planned or given")
     ran = [c for c in pool if c.after_exit is not None]
-    if not ran:
+    if not ran and not ev.project:
         return "fail", "the gate could not re-run any check: " + "; ".join(
             f"`{c.command}` {c.skipped}" for c in pool[:3]
         )
     if not _changed(ev):
-        return "pass", f"{len(ran)} of {who} re-run in a fresh shell"
+        return "pass", f"{len(ran)} of {who} and {len(ev.project)} of the project's tests re-run in a fresh sandbox"
     if not ev.before_ran:
         return (
             "fail",
             f"the checks could not run on the pre-run copy ({ev.before_note}); nothing shows the change works",
         )
-    # Any real check may show the change (a person's regression suite passes before and after).
-    shown = ran + [
-        c
-        for c in ev.checks
-        if c.source != "person" and c.kind in COUNTING and c not in ran and c.after_exit is not None
-    ]
-    eligible = [c for c in shown if c.source == "person" or not c.authored or c.exercises_change]
-    f2p = [c for c in eligible if c.fail_to_pass]
-    if f2p:
-        return "pass", f"{len(f2p)} of {len(ran)} checks fail on the pre-run copy and pass now, e.g. `{f2p[0].command}`"
+    source, detail = proof(ev)
+    if source != "none":
+        return "pass", f"proof from {SOURCES[source]}: {detail}"
     same = [c.command for c in ran if c.passed_after and c.before_exit == 0]
     lazy = [c.command for c in ran if c.authored and not c.exercises_change]
+    erred = [t.id for t in ev.project if t.before == "error" and t.after == "pass"]
     if lazy:
         detail = f"`{lazy[0]}` runs a test the run wrote that names no changed file"
     elif same:
         detail = f"`{same[0]}` passes on the pre-run copy too"
+    elif erred:
+        detail = f"the project's test {erred[0]} failed before by an error (import, collection, a missing file), " \
+                 "not by assertion"
     else:
         detail = "no check passes now"
     return "fail", f"no check fails before the run and passes after it ({detail}): nothing shows the change works"
@@ -74,7 +72,7 @@ def r07(ev: Evidence) -> Result:
 @requirement("R08", "every check passes now")
 def r08(ev: Evidence) -> Result:
     pool, who = judged(ev)
-    if not pool:
+    if not pool and not ev.project:
         return _none(ev, "to succeed")
     bad = []
     for c in pool:
@@ -86,6 +84,13 @@ def r08(ev: Evidence) -> Result:
         elif c.after_exit != 0:
             regression = ", though it passed before the run" if c.before_exit == 0 else ""
             bad.append(f"`{c.command}` exits {c.after_exit} now{regression}")
+    if broken := [t for t in ev.project if t.broken]:
+        names = ", ".join(f"{t.id} ({t.after or 'gone'})" for t in broken[:5])
+        bad.insert(0, f"{len(broken)} of the project's tests passed before the run and do not now: {names}")
+    if ev.rerun_effects:
+        bad.append("the gate's re-run of the checks changed the workspace or left files: "
+                   + ", ".join(ev.rerun_effects[:5]))
     if bad:
         return "fail", "; ".join(bad[:3])
-    return "pass", f"{len(pool)} of {who} pass now in a fresh shell"
+    kept = sum(t.before == "pass" for t in ev.project)
+    return "pass", f"{len(pool)} of {who} pass now in a fresh sandbox; {kept} of the project's tests still pass"

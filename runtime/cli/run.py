@@ -6,7 +6,8 @@ prints the result (one JSON object on stdout with `--json`). Exit codes:
 0 success, 1 failed or blocked, 2 bad input (another live run on the
 workspace included: it is named), 3 interrupted or awaiting approval, 4
 needs review (the gate passed, but the run touched tests that existed
-before it).
+before it), 5 self-verified (the gate passed, but the only proof is checks
+the run wrote itself).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ if TYPE_CHECKING:  # the runner pulls in langgraph: import it only when a run st
     from tether.runtime.views.event_stream import EventStream
 
 MODEL_HELP = f"The chat model: {spec_help()} (docs/config.md)."
-EXIT = {"success": 0, "failed": 1, "blocked": 1, "interrupted": 3, "needs-review": 4}
+EXIT = {"success": 0, "failed": 1, "blocked": 1, "interrupted": 3, "needs-review": 4, "self-verified": 5}
 YesOption = Annotated[
     bool, typer.Option("--yes", help="Approve every command the guardian asks about (never overrides a deny).")
 ]

@@ -27,7 +27,7 @@ from tether.runtime.cli.common import (
     resolve_run,
 )
 from tether.runtime.cli.show_changes import show_changes
-from tether.runtime.views.console import STYLE
+from tether.runtime.views.console import PROOF, STYLE
 from tether.runtime.views.text import cell
 
 if TYPE_CHECKING:
@@ -209,6 +209,17 @@ def _show_gate(view: RunView) -> None:
         st = str(r.get("status"))
         table.add_row(cell(r.get("id")), f"[{STYLE.get(st, '')}]{cell(st)}[/]", cell(r.get("evidence", ""), 160))
     out.print(table)
+    proof = PROOF.get(str(view.gate.get("proof") or "none"), "nothing")
+    detail = str(view.gate.get("proof_detail") or "")
+    out.print(f"[bold]proof:[/] {proof}" + (f" ({cell(detail, 200)})" if detail else ""))
+    project = view.gate.get("project") or []
+    if project:
+        table = Table(title="the project's own tests (they existed before the run)", show_edge=False)
+        for col in ("test", "before", "after"):
+            table.add_column(col, overflow="fold")
+        for t in project[:40]:
+            table.add_row(cell(t.get("id"), 100), cell(t.get("before") or "-"), cell(t.get("after") or "-"))
+        out.print(table)
     for item in view.gate.get("review") or []:
         if not str(item).startswith("code that runs on your machine: "):  # the changes part says it
             out.print(f"[yellow]needs review:[/] {cell(item, 300)}")

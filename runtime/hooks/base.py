@@ -20,7 +20,7 @@ from tether.graphs.approvals import Approvals, NoApprovals
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-RunStatus = Literal["success", "needs-review", "failed", "blocked", "interrupted"]
+RunStatus = Literal["success", "self-verified", "needs-review", "failed", "blocked", "interrupted"]
 
 
 class RunInfo(BaseModel):

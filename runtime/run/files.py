@@ -20,7 +20,7 @@ from tether.runtime.run_ids import UnknownRunError, run_dir
 
 META_FIELDS: dict[str, type] = {"run_id": str, "goal": str, "workspace": str, "model_spec": str, "status": str}
 """Keys run.json must hold, with their types."""
-STATUSES = frozenset({"running", "success", "needs-review", "failed", "blocked", "interrupted"})
+STATUSES = frozenset({"running", "success", "self-verified", "needs-review", "failed", "blocked", "interrupted"})
 EFFECTS_FILE = "effects.json"
 
 

@@ -68,7 +68,7 @@ def gate_settings(config: TetherConfig, meta: dict[str, Any]) -> GateSettings:
     """What the gate judges by: the person's checks and budgets from config, the run's own `--verify`."""
     return GateSettings(workspace_mount=config.sandbox.workspace_mount, verify_timeout_s=config.run.verify_timeout_s,
                         budgets=config.run, guardian=config.guardian, person_checks=list(meta.get("verify") or []),
-                        host_code=config.run.host_code)
+                        host_code=config.run.host_code, accept_self_verified=config.run.accept_self_verified)
 
 
 @contextmanager

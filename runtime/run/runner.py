@@ -323,7 +323,8 @@ def _report_finished(
     run_dir = _run_dir(config.runs_dir, meta["run_id"])
     record = apply(record_from(meta, values, journal.events, run_dir, None), load_host_code(run_dir))
     record = explain_refusals(record, journal.events)
-    if meta.get("status") == "needs-review" and record.status == "success":  # host_code.json lost: never upgrade
+    # host_code.json lost: never upgrade
+    if meta.get("status") == "needs-review" and record.status in ("success", "self-verified"):
         record = record.model_copy(update={"status": "needs-review", "reason": str(meta.get("reason") or "")})
     record = record.model_copy(update={"changes": changes_summary(run_dir)})
     if meta.get("status") != record.status:

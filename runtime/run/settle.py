@@ -36,7 +36,7 @@ from tether.runtime.workspace.watch import load_start, start_cache
 HOST_CODE = "host_code.json"
 """What the after-run check found (the changed files, the places that run on the host), for show and the report."""
 DIFF = "changes.diff"
-FINAL = frozenset({"success", "needs-review", "failed", "blocked"})
+FINAL = frozenset({"success", "self-verified", "needs-review", "failed", "blocked"})
 log = logging.getLogger(__name__)
 
 
@@ -125,6 +125,6 @@ def apply(record: RunRecord, doc: dict[str, Any] | None) -> RunRecord:
     done = [c for c in _findings(doc) if c.status != "left"]
     told = [c.line() for c in done[:20]] + ([f"and {len(done) - 20} more put back or removed"] if done[20:] else [])
     update: dict[str, Any] = {"host_code": review + told}
-    if record.status == "success" and review:
+    if record.status in ("success", "self-verified") and review:
         update |= {"status": "needs-review", "reason": "a person must review: " + "; ".join(review[:3])}
     return record.model_copy(update=update)

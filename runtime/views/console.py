@@ -31,6 +31,7 @@ STYLE = {
     "success": "green",
     "interrupted": "yellow",
     "needs-review": "yellow",
+    "self-verified": "yellow",
 }
 
 
@@ -50,6 +51,9 @@ def to_json(record: RunRecord) -> dict[str, Any]:
         "review": (record.gate or {}).get("review", []),
         "host_code": record.host_code,
         "checks": (record.gate or {}).get("checks", []),
+        "gate_proof": (record.gate or {}).get("proof", "none"),
+        "gate_proof_detail": (record.gate or {}).get("proof_detail", ""),
+        "project_tests": (record.gate or {}).get("project", []),
         "summary": (record.summary or {}).get("text"),
         "journal": str(record.journal_path),
         "shadow": record.shadow,
@@ -102,6 +106,21 @@ class LiveView:
         return Group(steps, cmds)
 
 
+PROOF = {"person": "your checks", "project": "the project's own tests", "run": "only checks the run wrote itself",
+         "none": "nothing"}
+
+
+def _render_proof(console: Console, gate: dict[str, Any]) -> None:
+    """Where the gate's proof came from, and the project's tests that broke."""
+    source = str(gate.get("proof") or "none")
+    detail = str(gate.get("proof_detail") or "")
+    console.print(f"[bold]proof:[/] {PROOF.get(source, safe(source))}" + (f" ({safe(detail)})" if detail else ""))
+    broken = [t for t in gate.get("project") or [] if t.get("before") == "pass" and t.get("after") != "pass"]
+    for t in broken[:10]:
+        after = safe(str(t.get("after") or "gone"))
+        console.print(f"[red]broken:[/] {safe(str(t.get('id')))} passed before the run, {after} now")
+
+
 def render_final(console: Console, record: RunRecord) -> None:
     """Summary, gate table and the status line."""
     if record.summary and record.summary.get("text"):
@@ -115,6 +134,7 @@ def render_final(console: Console, record: RunRecord) -> None:
                 safe(r["id"]), safe(r["title"]), f"[{STYLE[r['status']]}]{safe(r['status'])}[/]", safe(r["evidence"])
             )
         console.print(table)
+        _render_proof(console, record.gate)
         _render_review(console, record.gate)
     for line in record.host_code:
         if line.startswith(HOST_PREFIX) and line in (record.gate or {}).get("review", []):

@@ -20,6 +20,7 @@ from typing import Any
 
 from tether.runtime.views.changes_html import CSS as CHANGES_CSS
 from tether.runtime.views.changes_html import changes_html
+from tether.runtime.views.console import PROOF
 from tether.runtime.views.dag_svg import FILL, dag_svg
 from tether.runtime.views.run_view import CommandView, RunView
 from tether.runtime.views.text import html_text as h
@@ -28,7 +29,8 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'n
 OUTPUT_CHARS = 20_000
 """Characters of one command's output put in the page (head and tail beyond that)."""
 STATUS_COLOR = {**FILL, "success": "#2e7d32", "interrupted": "#ef6c00", "pass": "#2e7d32", "fail": "#c62828",
-                "n/a": "#9e9e9e", "allow": "#2e7d32", "ask": "#f9a825", "deny": "#c62828", "needs-review": "#f9a825"}
+                "n/a": "#9e9e9e", "allow": "#2e7d32", "ask": "#f9a825", "deny": "#c62828", "needs-review": "#f9a825",
+                "self-verified": "#f9a825"}
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1d2327;background:#f6f7f9}
@@ -193,6 +195,18 @@ def _gate(v: RunView) -> str:
             "and on a copy of the workspace before the run (before)</p><table><tr><th>command</th><th>asked by</th>"
             f"<th>kind</th><th>before</th><th>after</th><th>note</th></tr>{checks}</table>"
         )
+    proof = PROOF.get(str(v.gate.get("proof") or "none"), "nothing")
+    detail = str(v.gate.get("proof_detail") or "")
+    review = f"<p class=meta>proof: {h(proof)}" + (f" ({h(detail)})" if detail else "") + "</p>" + review
+    project = "".join(
+        f"<tr><td class=mono>{h(t.get('id', ''))}</td><td>{h(t.get('before') or '-')}</td>"
+        f"<td>{h(t.get('after') or '-')}</td></tr>"
+        for t in (v.gate.get("project") or [])[:200]
+        if isinstance(t, dict)
+    )
+    if project:
+        checks += ("<h3>The project's own tests</h3><p class=meta>tests that existed before the run, per test id</p>"
+                   f"<table><tr><th>test</th><th>before</th><th>after</th></tr>{project}</table>")
     if v.tests_diff:
         review += (
             "<details><summary>changes to test files "

@@ -24,7 +24,7 @@ from tether.runtime.run.totals import TOTALS_KEY, totals_from_events
 
 SMALL_JOURNAL = 1_000_000
 """A run without totals has them recomputed from a journal up to this many bytes."""
-STATUSES = ("success", "failed", "blocked", "interrupted", "needs-review", "running", "damaged")
+STATUSES = ("success", "self-verified", "failed", "blocked", "interrupted", "needs-review", "running", "damaged")
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)([smhdw])$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 

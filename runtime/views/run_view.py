@@ -257,7 +257,7 @@ def _next(view: RunView, awaiting: CommandView | None) -> list[str]:
         return [f"tether apply {rid} --dry-run", f"tether apply {rid}"]
     if view.status == "success":
         return []
-    if view.status == "needs-review":  # the gate wants a person: look, then keep the work or undo it
+    if view.status in ("needs-review", "self-verified"):  # the gate wants a person: look, then keep it or undo it
         return [f"tether report {rid}", f"tether rollback {rid}"]
     if view.status in ("interrupted", "running"):
         return [f"tether resume {rid}"] + ([f"tether rollback {rid}"] if view.status == "interrupted" else [])
@@ -306,7 +306,8 @@ def load_run(runs_dir: Path, run_id: str, memory_dir: Path, *, with_diff: bool =
     ]
     gates = [e for e in events if isinstance(e, GateRecorded)]
     view.gate = {"passed": gates[-1].passed, "results": gates[-1].results, "review": gates[-1].review,
-                 "checks": gates[-1].checks} if gates else None
+                 "checks": gates[-1].checks, "proof": gates[-1].proof, "proof_detail": gates[-1].proof_detail,
+                 "project": gates[-1].project} if gates else None
     summaries = [e for e in events if isinstance(e, SummaryWritten)]
     view.tests_diff = _tests_diff(folder / "tests.diff")
     view.changes = load_changes(folder, with_diff)

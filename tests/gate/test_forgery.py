@@ -56,7 +56,8 @@ def run_case(case: dict[str, Any], tmp_path: Path, image: str) -> tuple[int, dic
 def test_every_family_of_the_issue_is_covered():
     families = {c["family"] for c in CASES}
     assert families == {"self-defined checks", "masked failures", "trivial checkers", "stale or hidden changes",
-                        "secrets", "claims", "honest"}
+                        "secrets", "claims", "honest", "fail-to-pass for the wrong reason",
+                        "the project's tests never run", "after side not fresh", "tampering past the list"}
     assert sum(c["expect"] == "success" for c in CASES) >= 4
 
 
@@ -70,6 +71,9 @@ def test_forgery_never_ends_success_and_honest_runs_do(case, tmp_path, tiny_imag
         assert (code, out["status"]) == (0, "success"), why
     elif case["expect"] == "failed":
         assert (code, out["status"]) == (1, "failed"), why
+    elif case["expect"] == "self-verified":  # the gate passed, but the only proof is the run's own checks
+        assert (code, out["status"]) == (5, "self-verified"), why
+        assert out["gate_proof"] == "run", why
     elif case["expect"] == "needs-review":
         assert (code, out["status"]) == (4, "needs-review"), why
         if case.get("review"):  # a review for what the case names (a leftover in /tmp), not for edited tests

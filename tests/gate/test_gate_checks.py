@@ -42,6 +42,7 @@ MASKED = [
     "test() { return 0; }; test -f x", "bash() { return 0; }; bash test.sh", "alias grep=true; grep -q x f",
     "PATH=$PWD/bin:$PATH grep -qx hello out.txt", "export PATH=bin:$PATH; grep -q x f", "./bin/grep -q hello out.txt",
     "LD_PRELOAD=./x.so bash test.sh", 'bash -c "pytest -q || true"', "find . -name 'test_*.sh' -exec bash {} \\;",
+    "PYTHONPATH=shim python3 -m unittest", "NODE_PATH=lib npm test",
 ]
 TRIVIAL = [
     "test -e f",

@@ -12,8 +12,9 @@ import pytest
 from tether.common.manifest import manifest
 from tether.common.snapshot import snapshot
 from tether.common.walk import read_rel, remove_path
+from tether.gate.copies import build_before
 from tether.gate.evidence import CheckRun, CommandEvidence, is_generated
-from tether.gate.rerun import build_before, collect_checks, fresh, is_test_path, mark_authorship
+from tether.gate.rerun import collect_checks, fresh, is_test_path, mark_authorship
 from tether.gate.scan import (
     ChangeTracker,
     artifact_types,

@@ -236,18 +236,20 @@ def test_other_places_are_listed(tether, tmp_path, repo, name, commands, path):
     planted(tether, tmp_path, commands, path)
 
 
-def test_a_hook_planted_when_the_gate_reruns_a_check_is_caught_after_the_sandbox_is_gone(tether, tmp_path, repo):
-    """The gate re-runs the model's check after it collected its evidence; the runner looks again at the end."""
+def test_a_hook_planted_when_the_gate_reruns_a_check_lands_in_the_gates_copy_never_in_the_folder(tether, tmp_path,
+                                                                                                  repo):
+    """The gate re-runs the checks on a copy of the final workspace, in a fresh sandbox of its own: what the re-run
+    writes (here a hook, armed by the run's first run of the check) fails the run (R08) and never reaches the folder."""
     marker = tmp_path / "marker"
     check = ("if [ -f .armed ]; then mkdir -p .git/hooks; " + printf(HOOK.format(marker=marker), ".git/hooks/pre-push")
              + "; fi; touch .armed; grep -q hello a.txt\n")
     code, out, err = tether.run(scenario(tmp_path, [printf(check, "check.sh"), "sh check.sh"]), "--yes",
                                 "--no-memory", "--verify", "sh check.sh")
     assert out is not None, err
-    assert out["status"] != "success", (out["status"], out["reason"])
-    assert any(".git/hooks/pre-push" in line for line in out["host_code"]), out["host_code"]
-    gate = [r for r in out["review"] if ".git/hooks/pre-push" in r]
-    assert not gate, "the gate collected its evidence before it re-ran the check: only the after-run check sees it"
+    assert out["status"] == "failed", (out["status"], out["reason"])
+    assert ".git/hooks/pre-push" in out["gate"]["R08"]["evidence"], out["gate"]["R08"]
+    assert not (repo / ".git" / "hooks" / "pre-push").exists(), "the re-run wrote the person's folder"
+    assert not any(".git/hooks/pre-push" in line for line in out["host_code"]), out["host_code"]
 
 
 def test_an_honest_run_with_git_and_python_stays_success(tether, tmp_path, debian_image):

@@ -37,6 +37,14 @@ def test_verified_success_example_passes_the_gate(tether):
     assert "completion gate" in err
 
 
+def test_a_run_proven_only_by_its_own_test_ends_self_verified_unless_the_person_accepts_that(tether):
+    tether.env["TETHER_RUN__ACCEPT_SELF_VERIFIED"] = "false"
+    code, out, err = tether.run(EXAMPLES / "verified-success.yaml")
+    assert (code, out["status"]) == (5, "self-verified"), err
+    assert out["gate_passed"] and out["gate_proof"] == "run"
+    assert "proof:" in err and "only checks the run wrote itself" in err
+
+
 def test_unverified_claim_example_fails_r07_r08_r12_r13(tether):
     code, out, _ = tether.run(EXAMPLES / "unverified-claim.yaml")
     assert code == 1

@@ -1,0 +1,54 @@
+"""Where the gate's proof that the change works came from: the person, the project, or the run itself.
+
+Parts: `Source`, `SOURCES` (how each is named to people) and `proof(ev)`.
+The person's checks (`--verify`, `[run] verify`) weigh most, then the
+project's tests that existed before the run, then checks the run wrote
+itself; a run whose only proof is its own checks ends `self-verified`
+(graphs.build), not `success`, unless the person accepts that.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from tether.gate.checks import COUNTING
+from tether.gate.evidence import CheckRun, Evidence
+
+Source = Literal["person", "project", "run", "none"]
+SOURCES: dict[str, str] = {
+    "person": "the person's checks",
+    "project": "the project's own tests (they existed before the run)",
+    "run": "checks the run wrote itself",
+    "none": "nothing",
+}
+
+
+def _eligible(c: CheckRun) -> bool:
+    return c.after_exit is not None and (c.source == "person" or not c.authored or c.exercises_change)
+
+
+def proof(ev: Evidence) -> tuple[Source, str]:
+    """The strongest proof that the change works, and what it is; ("none", "") when nothing shows it.
+
+    A fail-to-pass check or test shows a change; for a goal that must keep
+    behaviour (a refactor), the person's checks or the project's tests
+    passing before and after show it.
+    """
+    if not ev.before_ran:
+        return "none", ""
+    person = [c for c in ev.checks if c.source == "person" and c.after_exit is not None]
+    if f2p := [c for c in person if c.fail_to_pass]:
+        return "person", f"`{f2p[0].command}` fails on the pre-run copy and passes now"
+    if tests := [t for t in ev.project if t.fail_to_pass]:
+        return "project", (f"{len(tests)} of the project's tests fail by assertion on the pre-run copy and pass now, "
+                           f"e.g. {tests[0].id}")
+    if ev.preserving:
+        if person and all(c.passed_after and c.before_exit == 0 for c in person):
+            return "person", f"the goal keeps behaviour and `{person[0].command}` passes before and after"
+        kept = [t for t in ev.project if t.before == "pass"]
+        if kept and not any(t.broken for t in kept):
+            return "project", f"the goal keeps behaviour and {len(kept)} of the project's tests pass before and after"
+    own = [c for c in ev.checks if c.source != "person" and c.kind in COUNTING and _eligible(c) and c.fail_to_pass]
+    if own:
+        return "run", f"`{own[0].command}` fails on the pre-run copy and passes now"
+    return "none", ""

@@ -1,0 +1,147 @@
+"""The gate's own re-run: every check and the project's tests, after and before, each side in a fresh sandbox.
+
+Parts: `Plan` (what to run: the checks, the project's suites, what to lay
+over the pre-run copy for whom), `Outcome` (what came of it) and `rerun()`.
+The after side runs on a copy of the final workspace in a sandbox of its
+own, never in the run's container (nothing the run left in its HOME, /tmp
+or processes reaches it); the workspace copy, /tmp and the processes there
+are judged after the re-run. The before side runs on the pre-run copy in
+stages: the project's tests on the bare snapshot, the person's checks with
+the run's test files laid over it, the run's own checks with everything
+the run wrote but the change (gate.rerun.own_support).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether.common.manifest import diff, manifest
+from tether.gate.checks import empty_test_run
+from tether.gate.collect import list_processes
+from tether.gate.copies import lay
+from tether.gate.evidence import CheckRun, real_changes
+from tether.gate.project import Outcome as TestOutcome
+from tether.gate.project import ProjectTest, Suite, merge, outcomes
+from tether.gate.rerun import fresh
+from tether.gate.scan import outside_files
+from tether.sandbox.base import Sandbox
+from tether.sandbox.processes import left_running
+
+OUTPUT_KEEP = 2000
+
+
+@dataclass
+class Plan:
+    """What the gate re-runs."""
+
+    checks: list[CheckRun]
+    suites: list[Suite]
+    workspace: Path
+    timeout_s: float
+    tests_overlay: list[str] = field(default_factory=list)
+    """The run's test files and test config: laid over the pre-run copy for the person's checks and the run's."""
+    own_overlay: list[str] = field(default_factory=list)
+    """Everything else the run wrote but the change: laid over it for the run's own checks only."""
+
+
+@dataclass
+class Outcome:
+    """What the re-run showed."""
+
+    before_ran: bool = False
+    before_note: str = ""
+    project: list[ProjectTest] = field(default_factory=list)
+    effects: list[str] = field(default_factory=list)
+    """Workspace files the after side's re-run added, changed or removed (caches left out), and files it left under
+    /tmp or /dev/shm (tool caches and the gate's own HOME left out)."""
+    left: list[str] = field(default_factory=list)
+    """Processes the after side's re-run left running."""
+
+
+def discard(starting: Future[Sandbox] | None) -> None:
+    """Close a sandbox that was started but will not be used."""
+    if starting is not None:
+        with contextlib.suppress(Exception):
+            starting.result().close()
+
+
+def _run(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str]:
+    res = box.exec(fresh(command, token), timeout_s=plan.timeout_s)
+    return res.exit_code, res.output
+
+
+def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, dict[str, TestOutcome]]:
+    token = secrets.token_hex(8)
+    baseline = list_processes(box)
+    start = manifest(folder)
+    for c in plan.checks:
+        code, output = _run(box, c.command, plan, token)
+        c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
+    seen = {s.command: outcomes(s, *_run(box, s.command, plan, token)) for s in plan.suites}
+    out.effects = real_changes(diff(start, manifest(folder)).changed)
+    left = outside_files(box)
+    own = f"/tmp/.tether-{token}-"
+    out.effects += (["/tmp and /dev/shm (could not be listed)"] if left is None
+                    else [p for p in left if not p.startswith(own)])
+    now = list_processes(box, baseline)
+    if now is None or baseline is None:
+        out.left = ["the processes after the gate's re-run could not be listed"]
+    else:
+        out.left = [f"after the gate's re-run: {p.describe()}" for p in left_running(now, baseline)]
+    return seen
+
+
+def _before(plan: Plan, box: Sandbox, folder: Path) -> dict[str, dict[str, TestOutcome]]:
+    token = secrets.token_hex(8)
+    seen = {s.command: outcomes(s, *_run(box, s.command, plan, token)) for s in plan.suites}
+    passing = [c for c in plan.checks if c.passed_after]  # a check failing now fails R08 whatever it did before
+    lay(folder, plan.workspace, plan.tests_overlay)
+    for c in [c for c in passing if c.source == "person"]:
+        c.before_exit, _ = _run(box, c.command, plan, token)
+    lay(folder, plan.workspace, plan.own_overlay)
+    for c in [c for c in passing if c.source != "person"]:
+        c.before_exit, _ = _run(box, c.command, plan, token)
+    return seen
+
+
+def rerun(
+    plan: Plan,
+    after: tuple[Future[Sandbox], Path] | None,
+    before: tuple[Future[Sandbox], Path] | None,
+    on_error: Callable[[BaseException], str] = lambda e: f"{type(e).__name__}: {e}",
+) -> Outcome:
+    """Run `plan` on the after side, then on the before side; both sandboxes are closed here in any case."""
+    out = Outcome()
+    try:
+        if after is None:
+            out.before_note = "no check to run"
+            return out
+        box = after[0].result()
+        try:
+            seen_after = _after(plan, box, after[1], out)
+        finally:
+            box.close()
+    except BaseException:
+        discard(before[0] if before else None)
+        raise
+    if before is None:
+        out.before_note = "no pre-run snapshot"
+        out.project = merge(plan.suites, {}, seen_after)
+        return out
+    try:
+        box = before[0].result()
+        try:
+            seen_before = _before(plan, box, before[1])
+        finally:
+            box.close()
+    except Exception as e:  # the pre-run side failing must not crash the gate: R07 says why
+        out.before_note = on_error(e)
+        return out
+    out.before_ran = True
+    out.project = merge(plan.suites, seen_before, seen_after)
+    return out

@@ -1,0 +1,104 @@
+"""Tampering past the fixed lists: what the run wrote that changes how the checks run, not what they check.
+
+Parts: `import_shadows()` (a new module, package or sourceless bytecode
+where the checks import from, named like a standard-library module: the
+interpreter's own list, `sys.stdlib_module_names`), `framework_patches()`
+(implementation code that patches a test framework when imported) and
+`support_changes()` (edits to files the project's existing tests load but
+that are not test paths: shell helpers they source, pytest plugins the
+test config names, modules named like helpers). Each finding is a reason
+for a person to review, with the file and the line as evidence.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from tether.common.manifest import FileState
+from tether.common.walk import read_rel
+from tether.gate.evidence import is_generated
+from tether.gate.rerun import TEST_CONFIG, is_test_path
+
+STDLIB = frozenset(sys.stdlib_module_names) - {"__future__"}
+PATCH = re.compile(
+    r"^[^#\n]*?(\b(unittest|pytest|_pytest|TestCase|TestResult|TextTestRunner|TestProgram|TestLoader)"
+    r"(\.\w+)+\s*=(?!=)|setattr\(\s*(unittest|pytest|_pytest|TestCase)\b|sys\.modules\[\s*['\"](unittest|pytest|_pytest)"
+    r"|\bimport _pytest|builtins\.__import__\s*=(?!=)|\bsys\.(settrace|setprofile)\(|\bdef pytest_\w+\()",
+    re.M,
+)
+"""Lines that patch unittest or pytest, take over imports, or hook pytest, outside the test files."""
+SOURCED = re.compile(r"^\s*(?:\.|source)\s+[\"']?(?:\./)?([\w./-]+)", re.M)
+PLUGINS = re.compile(r"(?:-p\s+|pytest_plugins\s*=\s*[\[(]?\s*)[\"']?([\w.]+)")
+HELPER = re.compile(r"^(test_?)?(helpers?|fixtures?|testutils?|testing|test_?support)(\.py)?$", re.I)
+TEXT_CAP = 65_536
+
+
+def _module(rel: str) -> tuple[str, str] | None:
+    """(folder, module name) a path makes importable: `x.py`, `x.pyc` (sourceless), `x/__init__.py`."""
+    folder, _, name = rel.rpartition("/")
+    if name.endswith((".py", ".pyc")) and "__pycache__" not in rel.split("/"):
+        return folder, name.rsplit(".", 1)[0]
+    if name in ("__init__.py", "__init__.pyc"):
+        up, _, pkg = folder.rpartition("/")
+        return up, pkg
+    return None
+
+
+def import_shadows(start: dict[str, FileState], end: dict[str, FileState]) -> list[str]:
+    """New or changed modules named like a stdlib module, where checks import from (the top, or a test's folder),
+    and new bytecode with no source next to it (Python imports it as is)."""
+    roots = {""} | {p.rpartition("/")[0] for p in end if is_test_path(p)}
+    out = []
+    for rel, st in end.items():
+        if start.get(rel) == st:
+            continue
+        found = _module(rel)
+        if found is None:
+            continue
+        folder, name = found
+        if rel.endswith(".pyc") and rel[:-1] not in end:
+            out.append(f"the run wrote {rel}, bytecode with no source: Python imports it as is")
+        elif folder in roots and name in STDLIB:
+            out.append(f"the run wrote {rel}, which replaces the standard module `{name}` for the checks")
+    return sorted(out)
+
+
+def framework_patches(workspace: Path, written: Iterable[str]) -> list[str]:
+    """Lines of implementation files (not tests, not conftest) that patch a test framework when imported."""
+    out = []
+    for rel in written:
+        if is_test_path(rel) or is_generated(rel) or not rel.endswith(".py"):
+            continue
+        text = (read_rel(workspace, rel, TEXT_CAP) or b"").decode("utf-8", "replace")
+        if m := PATCH.search(text):
+            out.append(f"{rel} patches the test framework when imported: `{m.group(0).strip()[:100]}`")
+    return out
+
+
+def _imported(module: str, texts: Iterable[str]) -> bool:
+    last = re.escape(module.rsplit(".", 1)[-1])
+    return any(re.search(rf"^\s*(from|import)\s+[\w.]*\b{last}\b", t, re.M) for t in texts)
+
+
+def support_changes(start: dict[str, FileState], end: dict[str, FileState], snapshot: Path | None) -> list[str]:
+    """Files the project's tests load that are not test paths, changed by the run: sourced helpers, plugins
+    named in the test config, helper modules they import."""
+    if snapshot is None:
+        return []
+    texts = {p: (read_rel(snapshot, p, TEXT_CAP) or b"").decode("utf-8", "replace")
+             for p in start if (is_test_path(p) or p.rsplit("/", 1)[-1] in TEST_CONFIG) and not is_generated(p)}
+    loaded = {m.group(1) for t in texts.values() for m in SOURCED.finditer(t)}
+    plugins = {m.group(1) for t in texts.values() for m in PLUGINS.finditer(t)}
+    out = []
+    for rel in sorted(start):
+        if is_test_path(rel) or is_generated(rel) or end.get(rel) == start[rel]:
+            continue
+        module = rel.removesuffix(".py").replace("/", ".")
+        if rel in loaded or module in plugins:
+            out.append(f"the run changed {rel}, which the project's tests load")
+        elif rel.endswith(".py") and HELPER.search(rel.rsplit("/", 1)[-1]) and _imported(module, texts.values()):
+            out.append(f"the run changed {rel}, a helper the project's tests import")
+    return out

@@ -1,0 +1,186 @@
+"""The project's own tests, the proof's source, what the run's checks see before, and tampering past the lists."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tether.common.manifest import manifest
+from tether.gate.evidence import CheckRun, Evidence, ProjectTest, preserving
+from tether.gate.project import PYTHON, Suite, discover, merge, outcomes
+from tether.gate.proof import proof
+from tether.gate.registry import check_gate
+from tether.gate.rerun import own_support
+from tether.gate.tamper import framework_patches, import_shadows, support_changes
+
+UNITTEST_V = """\
+test_add (test_calc.AddTest.test_add)
+Adds two numbers. ... FAIL
+test_err (test_calc.AddTest.test_err) ... ERROR
+test_ok (test_calc.AddTest.test_ok) ... ok
+test_skip (test_calc.AddTest.test_skip) ... skipped 'later'
+test_imp (unittest.loader._FailedTest.test_imp) ... ERROR
+
+======================================================================
+FAILED (failures=1, errors=2, skipped=1)
+"""
+PYTEST_RA = """\
+PASSED tests/test_a.py::test_ok
+FAILED tests/test_a.py::test_bad - assert 1 == 2
+FAILED tests/test_a.py::test_missing - FileNotFoundError: [Errno 2] No such file or directory: 'golden.txt'
+FAILED tests/test_a.py::TestX::test_plain
+ERROR tests/test_b.py - ModuleNotFoundError: No module named 'calc'
+========================= 3 failed, 1 passed, 1 error in 0.05s =========================
+"""
+PY = Suite("python", PYTHON)
+
+
+def test_unittest_ids_and_kinds_fail_means_by_assertion():
+    got = outcomes(PY, 1, UNITTEST_V)
+    assert got == {"test_calc.AddTest.test_add": "fail", "test_calc.AddTest.test_err": "error",
+                   "test_calc.AddTest.test_ok": "pass", "test_calc.AddTest.test_skip": "skip",
+                   "unittest.loader._FailedTest.test_imp": "error"}
+
+
+def test_pytest_ids_and_kinds_a_missing_file_or_import_is_an_error():
+    got = outcomes(PY, 1, PYTEST_RA)
+    assert got == {"tests/test_a.py::test_ok": "pass", "tests/test_a.py::test_bad": "fail",
+                   "tests/test_a.py::test_missing": "error", "tests/test_a.py::TestX::test_plain": "fail",
+                   "tests/test_b.py": "error"}
+
+
+def test_a_python_suite_that_collects_nothing_and_fails_is_one_error():
+    assert outcomes(PY, 2, "usage: python3 -m unittest ...") == {"(the python tests)": "error"}
+    assert outcomes(PY, 0, "") == {}
+
+
+def test_scripts_126_and_127_are_errors_other_failures_are_by_assertion():
+    s = Suite("script", "bash test.sh", "test.sh")
+    assert outcomes(s, 0, "") == {"test.sh": "pass"}
+    assert outcomes(s, 1, "FAIL") == {"test.sh": "fail"}
+    assert outcomes(s, 127, "not found") == {"test.sh": "error"}
+
+
+def test_the_real_unittest_output_parses(tmp_path):
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (tmp_path / "test_calc.py").write_text(
+        "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_add(self):\n        print('noise')\n        self.assertEqual(add(1, 2), 3)\n\n"
+        "    def test_open(self):\n        open('missing.txt')\n"
+    )
+    res = subprocess.run([sys.executable, "-m", "unittest", "discover", "-v", "-b"], cwd=tmp_path,
+                         capture_output=True, text=True, check=False)
+    assert outcomes(PY, res.returncode, res.stdout + res.stderr) == {"test_calc.T.test_add": "fail",
+                                                                    "test_calc.T.test_open": "error"}
+
+
+def test_discover_finds_only_what_existed_before(tmp_path):
+    (tmp_path / "test_calc.py").write_text("")
+    (tmp_path / "test.sh").write_text("")
+    (tmp_path / "Makefile").write_text("all:\n\ttrue\ncheck:\n\ttrue\n")
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "echo \\"Error: no test specified\\" && exit 1"}}')
+    kinds = [s.kind for s in discover(manifest(tmp_path), tmp_path)]
+    assert kinds == ["python", "script", "make"]
+    assert discover({}, None) == []
+
+
+def test_merge_keeps_the_ids_seen_before_and_marks_broken_and_fail_to_pass():
+    rows = merge([PY], {PY.command: {"a": "pass", "b": "fail", "c": "error"}},
+                 {PY.command: {"a": "fail", "b": "pass", "c": "pass", "new": "pass"}})
+    assert [(r.id, r.broken, r.fail_to_pass) for r in rows] == [("a", True, False), ("b", False, True),
+                                                               ("c", False, False)]
+
+
+def _ev(**kw) -> Evidence:
+    return Evidence(goal="Fix calc.py", wants_change=True, before_ran=True, **kw)
+
+
+def test_proof_person_then_project_then_run():
+    own = CheckRun(command="bash t.sh", source="plan", kind="test", after_exit=0, before_exit=1)
+    person = CheckRun(command="bash p.sh", source="person", kind="test", after_exit=0, before_exit=1)
+    f2p = ProjectTest(id="t", suite="s", before="fail", after="pass")
+    assert proof(_ev(checks=[own]))[0] == "run"
+    assert proof(_ev(checks=[own], project=[f2p]))[0] == "project"
+    assert proof(_ev(checks=[own, person], project=[f2p]))[0] == "person"
+    erred = ProjectTest(id="t", suite="s", before="error", after="pass")
+    assert proof(_ev(project=[erred]))[0] == "none"
+
+
+def test_a_run_proven_only_by_its_own_check_is_self_verified_unless_accepted():
+    own = CheckRun(command="bash t.sh", source="plan", kind="test", after_exit=0, before_exit=1)
+    assert check_gate(_ev(checks=[own])).self_verified
+    assert not check_gate(_ev(checks=[own], accept_self_verified=True)).self_verified
+
+
+def test_a_refactor_is_proven_by_tests_passing_before_and_after_and_broken_tests_fail_r08():
+    kept = ProjectTest(id="t", suite="s", before="pass", after="pass")
+    ev = _ev(project=[kept])
+    ev.goal, ev.preserving = "Refactor calc.py without changing behaviour", True
+    assert proof(ev)[0] == "project"
+    ev.project = [kept, ProjectTest(id="u", suite="s", before="pass", after="fail")]
+    report = check_gate(ev)
+    assert "R08" in report.failed and "u (fail)" in next(r.evidence for r in report.results if r.id == "R08")
+    assert preserving("Tidy greet.sh, no behaviour change") and not preserving("Fix the bug in calc.py")
+
+
+def test_rerun_effects_fail_r08():
+    ev = _ev(project=[ProjectTest(id="t", suite="s", before="fail", after="pass")], rerun_effects=[".greet.log"])
+    assert "R08" in check_gate(ev).failed
+
+
+def test_the_runs_own_checks_see_everything_it_wrote_but_the_change():
+    start = {"greet.sh": object(), "tests/helper.sh": object()}
+    written = ["greet.sh", "NOTES.md", "env.sh", "test_greet.sh", "new.sh", "tests/helper.sh", "pyproject.toml"]
+    assert own_support(written, start, ["new.sh"]) == ["NOTES.md", "env.sh", "pyproject.toml", "test_greet.sh",
+                                                      "tests/helper.sh"]
+    assert own_support(written, start, []) == ["pyproject.toml", "test_greet.sh", "tests/helper.sh"]
+
+
+@pytest.fixture
+def two_trees(tmp_path: Path) -> tuple[Path, Path]:
+    before, after = tmp_path / "before", tmp_path / "after"
+    for root in (before, after):
+        (root / "tests").mkdir(parents=True)
+        (root / "test_greet.sh").write_text(". ./helpers.sh\ncheck x x\n")
+        (root / "helpers.sh").write_text("check() { [ \"$1\" = \"$2\" ]; }\n")
+        (root / "pytest.ini").write_text("[pytest]\naddopts = -p myplugin\n")
+        (root / "myplugin.py").write_text("")
+        (root / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+        (root / "helpers.py").write_text("")
+        (root / "plugin.py").write_text("")
+        (root / "tests" / "test_x.py").write_text("from helpers import ok\n")
+    return before, after
+
+
+def test_tampering_past_the_lists(two_trees):
+    before, after = two_trees
+    (after / "helpers.sh").write_text("check() { :; }\n")
+    (after / "myplugin.py").write_text("x = 1\n")
+    (after / "helpers.py").write_text("ok = 1\n")
+    (after / "plugin.py").write_text("x = 2\n")  # a feature file named like a plugin, loaded by no test
+    (after / "json.py").write_text("")
+    (after / "tests" / "fractions.py").write_text("")
+    (after / "deep").mkdir()
+    (after / "deep" / "json.py").write_text("")  # not where the checks import from
+    (after / "calc.pyc").write_bytes(b"\0")
+    (after / "calc.py").write_text("import unittest\nunittest.TestCase.assertEqual = lambda *a: None\n")
+    start, end = manifest(before), manifest(after)
+    shadows = import_shadows(start, end)
+    assert any("json.py" in s for s in shadows) and any("tests/fractions.py" in s for s in shadows)
+    assert not any("deep/json.py" in s for s in shadows)
+    assert not any("calc.pyc" in s for s in shadows)  # its source is there
+    patches = framework_patches(after, ["calc.py", "test_greet.sh"])
+    assert len(patches) == 1 and "unittest.TestCase.assertEqual" in patches[0]
+    support = support_changes(start, end, before)
+    assert any("helpers.sh" in s for s in support) and any("myplugin.py" in s for s in support)
+    assert any("helpers.py" in s for s in support)
+    assert not any("calc.py" in s or " plugin.py" in s for s in support)
+
+
+def test_sourceless_bytecode_is_tampering(two_trees):
+    before, after = two_trees
+    (after / "speedups.pyc").write_bytes(b"\0")
+    assert any("speedups.pyc" in s and "no source" in s for s in import_shadows(manifest(before), manifest(after)))
