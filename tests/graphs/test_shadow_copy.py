@@ -80,7 +80,7 @@ def test_a_shadow_run_of_each_example_leaves_the_folder_byte_identical(tether, s
     changed = out["changes"]
     if not any(changed.values()):
         return
-    code, applied, err = tether.cli("apply", out["run_id"])
+    code, applied, err = tether.cli("apply", out["run_id"], "--yes")  # a run that did not end success needs it
     assert code == 0, err
     assert state(tether.workspace, times=False) == state(_copy_of(tether, out["run_id"]), times=False)
 
@@ -117,10 +117,12 @@ def test_a_shadow_run_full_of_denies_cannot_touch_the_folder(tether, tmp_path):
     assert (copy / "planted.txt").read_text() == "planted\n" and not (copy / "keep.txt").exists()
     # the copy is what changed: apply shows it, a conflict stops it
     code, dry, err = tether.cli("apply", run_id, "--dry-run")
+    assert code == 1 and dry["status"] != "success" and "--yes" in dry["refused"], err
+    code, dry, err = tether.cli("apply", run_id, "--dry-run", "--yes")
     assert code == 0, err
     assert "keep.txt" in dry["deleted"] and "planted.txt" in dry["added"]
     (tether.workspace / "keep.txt").write_text("the person edited it meanwhile\n")
-    code, refused, err = tether.cli("apply", run_id)
+    code, refused, err = tether.cli("apply", run_id, "--yes")
     assert code == 1 and "keep.txt" in [c["path"] for c in refused["conflicts"]]
     assert (tether.workspace / "keep.txt").read_text() == "the person edited it meanwhile\n"
     assert (tether.workspace / "data.bin").stat().st_size == 4096

@@ -1,0 +1,66 @@
+"""What `tether apply` must show and have confirmed before it brings a shadow run's changes over.
+
+Parts: `host_code()` (the paths of a plan that would run on the person's
+machine once in their folder) and `run_status()` (how the run ended).
+
+The check is made again, on the very versions the apply would write (the
+copy's end against the folder's start), not read from the run's record:
+whatever the run left there, and whatever its own after-run check said,
+apply judges what it brings. A file the apply makes executable is told
+too (a script that could not run before can now).
+"""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from tether.common.errors import StateFileError
+from tether.common.hostexec_check import Tree, host_exec_changes
+from tether.common.manifest import FileState
+from tether.common.walk import shown
+from tether.runtime.run.files import load_meta
+from tether.runtime.run.settle import read_host_code
+from tether.runtime.workspace.merge import Plan
+from tether.runtime.workspace.versions import Version
+
+EXEC = stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
+
+
+def _state(v: Version, tag: str) -> FileState:
+    # Only "differs" matters here: every path of the plan changes by definition.
+    return FileState(sha256=f"{tag}:{v.sha256 or ''}", size=v.size or 0, mode=v.mode, link=v.target)
+
+
+def host_code(p: Plan, run_folder: Path, copy: Path, snapshot_files: Path, *, mount: str = "") -> list[str]:
+    """One line per step of `p` that would put code that runs on the host into the folder (sorted)."""
+    start: dict[str, FileState] = {}
+    end: dict[str, FileState] = {}
+    lines: list[str] = []
+    for step in p.steps:
+        rel, target, now = step.item.rel, step.item.target.version, step.now
+        if now is not None:
+            start[rel] = _state(now, "now")
+        if target is not None:
+            end[rel] = _state(target, "end")
+        if (target is not None and target.type == "file" and target.mode & EXEC
+                and (now is None or now.type != "file" or not now.mode & EXEC)):
+            lines.append(f"{shown(rel)}: made executable (mode {target.mode:o}); it can now be run as a program")
+    found = host_exec_changes(start, end, Tree(snapshot_files if snapshot_files.is_dir() else None), Tree(copy),
+                              mount=mount, host_root=str(p.workspace))
+    lines += [c.line() for c in found]
+    doc, why = read_host_code(run_folder)
+    if why:
+        lines.append(why)
+    elif doc is not None and doc.get("error"):
+        lines.append(f"the run's own check: {doc['error']}")
+    return sorted(set(lines))
+
+
+def run_status(runs_dir: Path, run_id: str) -> tuple[str, str]:
+    """The run's status from its run.json, and, when that cannot be read, why (status `unknown`)."""
+    try:
+        return str(load_meta(runs_dir, run_id)["status"]), ""
+    except StateFileError as e:
+        path = runs_dir / run_id / "run.json"
+        return "unknown", str(e) if path.exists() else f"{path} is missing, so how the run ended is not known"
