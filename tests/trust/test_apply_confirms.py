@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,15 @@ def test_unreadable_run_json_or_host_code_needs_yes(home, ws):  # noqa: F811
     assert any("host_code.json is unreadable" in line for line in out["host_code"])
     assert (ws / "gone.txt").exists()
     assert tether(home, "apply", "s1", "--yes")[0] == 0
+
+
+def test_apply_keeps_the_user_xattrs_of_a_file_it_replaces(home, ws):  # noqa: F811
+    try:
+        os.setxattr(ws / "a.txt", "user.tag", b"mine")
+    except OSError:
+        pytest.skip("this file system has no user extended attributes")
+    shadow_run(home, ws)
+    code, out, err = tether(home, "apply", "s1")
+    assert code == 0 and "a.txt" in out["modified"], err
+    assert (ws / "a.txt").read_text() == "a from the shadow run\n"
+    assert os.getxattr(ws / "a.txt", "user.tag") == b"mine"
