@@ -30,11 +30,10 @@ from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import RunRecord
 from tether.runtime.run.files import work_folder
 from tether.runtime.workspace.content_diff import content_diff
+from tether.runtime.workspace.host_code import HOST_CODE, read_host_code
 from tether.runtime.workspace.putback import put_back, state_now
 from tether.runtime.workspace.watch import load_start, start_cache
 
-HOST_CODE = "host_code.json"
-"""What the after-run check found (the changed files, the places that run on the host), for show and the report."""
 DIFF = "changes.diff"
 FINAL = frozenset({"success", "needs-review", "failed", "blocked"})
 log = logging.getLogger(__name__)
@@ -100,34 +99,6 @@ def load_host_code(run_dir: Path) -> dict[str, Any] | None:
     """host_code.json of a run, None when not written yet; unreadable, a record of a check that failed."""
     doc, why = read_host_code(run_dir)
     return {"error": why, "files": [], "host_exec": [], "review": []} if why else doc
-
-
-LIST_KEYS = ("files", "host_exec", "review")
-
-
-def read_host_code(run_dir: Path) -> tuple[dict[str, Any] | None, str]:
-    """host_code.json of a run and "" ((None, "") when not written yet), or (None, why it cannot be read).
-
-    An unreadable record never reads as "nothing found": the why names the
-    file and says that what the run left that runs on the host cannot be shown.
-    """
-    path = run_dir / HOST_CODE
-    try:
-        doc = json.loads(path.read_bytes().decode("utf-8"))
-        problem = "" if isinstance(doc, dict) else f"a JSON {type(doc).__name__}, not an object"
-    except FileNotFoundError:
-        return None, ""
-    except (OSError, ValueError) as e:
-        doc, problem = None, (str(e).splitlines() or [type(e).__name__])[0]
-    if not problem:
-        bad = [k for k in LIST_KEYS if not isinstance(doc.get(k, []), list)]
-        bad += [] if isinstance(doc.get("error", ""), str) else ["error"]
-        problem = f"'{bad[0]}' has the wrong type" if bad else ""
-    if not problem:
-        return doc, ""
-    return None, (f"{path} is unreadable ({problem}): the run may have left code that runs on your machine that "
-                  f"Tether cannot show; look at the run's changes with `tether show {run_dir.name} --diff` or "
-                  f"`git status` before trusting it")
 
 
 def _findings(doc: dict[str, Any]) -> list[HostExecChange]:

@@ -12,15 +12,14 @@ too (a script that could not run before can now).
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 
-from tether.common.errors import StateFileError
 from tether.common.hostexec_check import Tree, host_exec_changes
 from tether.common.manifest import FileState
 from tether.common.walk import shown
-from tether.runtime.run.files import load_meta
-from tether.runtime.run.settle import read_host_code
+from tether.runtime.workspace.host_code import read_host_code
 from tether.runtime.workspace.merge import Plan
 from tether.runtime.workspace.versions import Version
 
@@ -59,8 +58,14 @@ def host_code(p: Plan, run_folder: Path, copy: Path, snapshot_files: Path, *, mo
 
 def run_status(runs_dir: Path, run_id: str) -> tuple[str, str]:
     """The run's status from its run.json, and, when that cannot be read, why (status `unknown`)."""
+    path = runs_dir / run_id / "run.json"
     try:
-        return str(load_meta(runs_dir, run_id)["status"]), ""
-    except StateFileError as e:
-        path = runs_dir / run_id / "run.json"
-        return "unknown", str(e) if path.exists() else f"{path} is missing, so how the run ended is not known"
+        meta = json.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        return "unknown", f"{path} is missing, so how the run ended is not known"
+    except (OSError, ValueError) as e:
+        return "unknown", f"{path} is unreadable ({(str(e).splitlines() or [type(e).__name__])[0]})"
+    status = meta.get("status") if isinstance(meta, dict) else None
+    if not isinstance(status, str) or not status:
+        return "unknown", f"{path} is unreadable (no status in it)"
+    return status, ""
