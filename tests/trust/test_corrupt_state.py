@@ -110,6 +110,20 @@ def test_apply_with_a_damaged_state_file(home, ws, name, kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("verb", ["rollback", "apply"])
+def test_a_damaged_applied_mark_is_never_taken_for_never_applied(home, ws, verb, kind):
+    shadow_run(home, ws)
+    assert cli(home, "apply", "s1").exit_code == 0
+    damage(home / "runs" / "s1" / "applied.json", kind)
+    before = manifest(ws, frozenset())
+    result = cli(home, verb, "s1")
+    assert result.exit_code == 2, result.stdout
+    one_line_naming(result.stderr, "applied.json")
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert manifest(ws, frozenset()) == before
+
+
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("name", FILES)
 def test_show_and_report_with_a_damaged_state_file(home, ws, tmp_path, name, kind):
     run_dir = the_run(home, ws)
