@@ -7,7 +7,8 @@ The check is made again, on the very versions the apply would write (the
 copy's end against the folder's start), not read from the run's record:
 whatever the run left there, and whatever its own after-run check said,
 apply judges what it brings. A file the apply makes executable is told
-too (a script that could not run before can now).
+too (a script that could not run before can now), and one it makes
+writable by every user.
 """
 
 from __future__ import annotations
@@ -35,19 +36,24 @@ def host_code(p: Plan, run_folder: Path, copy: Path, snapshot_files: Path, *, mo
     """One line per step of `p` that would put code that runs on the host into the folder (sorted)."""
     start: dict[str, FileState] = {}
     end: dict[str, FileState] = {}
-    lines: list[str] = []
+    modes: dict[str, str] = {}
     for step in p.steps:
         rel, target, now = step.item.rel, step.item.target.version, step.now
         if now is not None:
             start[rel] = _state(now, "now")
         if target is not None:
             end[rel] = _state(target, "end")
-        if (target is not None and target.type == "file" and target.mode & EXEC
-                and (now is None or now.type != "file" or not now.mode & EXEC)):
-            lines.append(f"{shown(rel)}: made executable (mode {target.mode:o}); it can now be run as a program")
+        if target is None or target.type != "file":
+            continue
+        was = now.mode if now is not None and now.type == "file" else 0
+        what = (["made executable"] if target.mode & EXEC and not was & EXEC else []) + (
+            ["made writable by every user"] if target.mode & stat.S_IWOTH and not was & stat.S_IWOTH else [])
+        if what:
+            modes[rel] = f"{shown(rel)}: {' and '.join(what)} (mode {target.mode:o})"
     found = host_exec_changes(start, end, Tree(snapshot_files if snapshot_files.is_dir() else None), Tree(copy),
                               mount=mount, host_root=str(p.workspace))
-    lines += [c.line() for c in found]
+    lines = [c.line() for c in found]
+    lines += [line for rel, line in modes.items() if shown(rel) not in {c.path for c in found}]
     doc, why = read_host_code(run_folder)
     if why:
         lines.append(why)

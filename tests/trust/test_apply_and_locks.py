@@ -227,7 +227,7 @@ def test_apply_never_brings_a_setuid_or_setgid_bit_over(home, ws):
     os.chmod(copy / "a.txt", 0o4644)  # only the bit changed: nothing to bring over
     record_changes(run_dir, copy, cfg.workspace, run_id="s1", workspace=ws, shadow=True)
     code, out, err = tether(home, "apply", "s1")
-    assert code == 1 and any(line.startswith("tool: made executable") for line in out["host_code"]), err
+    assert code == 1 and any(line.startswith("tool: made executable (mode 755)") for line in out["host_code"]), err
     code, out, err = tether(home, "apply", "s1", "--yes")
     assert code == 0, err
     assert out["added"] == ["tool"] and "a.txt" in out["already"]

@@ -56,7 +56,8 @@ def test_apply_lists_host_code_and_refuses_without_yes(home, repo, status):  # n
         assert manifest(repo, frozenset()) == before, "nothing came over"
         assert not out["done"] and "--yes" in out["refused"]
         lines = "\n".join(out["host_code"])
-        assert ".git/hooks/pre-commit" in lines and "fsmonitor" in lines and "run.sh: made executable" in lines
+        assert ".git/hooks/pre-commit" in lines and "fsmonitor" in lines
+        assert "run.sh: made executable and made writable by every user (mode 777)" in lines
         assert out["status"] == status
         assert ("did not end `success`" in out["refused"]) == (status != "success")
         code, stdout, stderr = human(home, "apply", "h1", *dry)
