@@ -162,3 +162,24 @@ def test_a_paused_shadow_run_keeps_its_snapshot_and_is_applied_only_once_finishe
     code, applied, err = tether.cli("apply", run_id)
     assert code == 0 and "notes.txt" in applied["added"], err
     assert (tether.workspace / "notes.txt").read_text() == (_copy_of(tether, run_id) / "notes.txt").read_text()
+
+
+def test_apply_of_a_failed_shadow_run_that_left_host_code_needs_yes(tether):
+    (tether.workspace / ".git" / "hooks").mkdir(parents=True)
+    (tether.workspace / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    (tether.workspace / "run.sh").write_text("echo hi\n")
+    (tether.workspace / "keep.txt").write_text("the person's\n")
+    before = state(tether.workspace)
+    code, out, err = tether.run(SCENARIOS / "shadow-host-code.yaml", "--shadow", "--no-memory")
+    assert out is not None and out["status"] != "success", err
+    run_id = out["run_id"]
+    for dry in ([], ["--dry-run"]):
+        code, refused, err = tether.cli("apply", run_id, *dry)
+        assert code == 1 and "--yes" in refused["refused"] and refused["status"] == out["status"], err
+        lines = " ".join(refused["host_code"])
+        assert ".git/hooks/pre-commit" in lines and "core.fsmonitor" in lines and "run.sh: made executable" in lines
+        assert state(tether.workspace) == before
+    code, applied, err = tether.cli("apply", run_id, "--yes")
+    assert code == 0 and applied["done"], err
+    assert (tether.workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert not (tether.workspace / "keep.txt").exists()
