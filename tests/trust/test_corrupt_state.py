@@ -19,6 +19,8 @@ from tests.trust.test_apply_and_locks import shadow_run
 from tests.trust.test_rollback_only_the_run import the_run
 from tether.common.manifest import manifest
 from tether.runtime.cli.app import app
+from tether.runtime.hooks.base import RunRecord
+from tether.runtime.run.settle import apply, load_host_code
 
 FILES = ["snapshot/manifest.json", "changes.json", "host_code.json", "run.json", "journal.jsonl"]
 BLOCKING = {"snapshot/manifest.json", "changes.json"}
@@ -143,3 +145,12 @@ def test_show_and_report_with_a_damaged_state_file(home, ws, tmp_path, name, kin
     if name in ("changes.json", "host_code.json"):
         assert f"{name} is unreadable" in html.read_text(), "the report says so too"
     shutil.rmtree(run_dir)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_run_whose_host_code_json_is_unreadable_is_never_success(tmp_path, kind):
+    (tmp_path / "host_code.json").write_text(json.dumps({"error": "", "files": [], "host_exec": [], "review": []}))
+    damage(tmp_path / "host_code.json", kind)
+    record = RunRecord(run_id="r1", goal="g", workspace=tmp_path, run_dir=tmp_path, status="success")
+    got = apply(record, load_host_code(tmp_path))
+    assert got.status == "needs-review" and "host_code.json is unreadable" in got.reason
