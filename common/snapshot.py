@@ -1,8 +1,8 @@
 """Workspace snapshots taken before a run, so `tether rollback` can put it back.
 
 Parts: `snapshot` (copy the workspace into `<run dir>/snapshot/`, with a
-manifest of modes, symlinks, FIFOs and empty folders), `load_manifest`,
-`gc_snapshots` (keep the newest `workspace.snapshot_keep`, never a live or
+manifest of modes, symlinks, FIFOs and empty folders), `load_manifest`
+(`BadSnapshotError` when it is damaged), `gc_snapshots` (keep the newest `workspace.snapshot_keep`, never a live or
 paused run's: common.liveness) and the name encoding the manifest uses.
 `runtime.workspace.restore` puts a snapshot back; `runtime.workspace.merge`
 compares it with a run's end and the folder now (rollback, apply).
@@ -63,6 +63,10 @@ class SnapshotError(TetherError, OSError):
 
 class NoSnapshotError(SnapshotError, LookupError):
     """The run has no snapshot (never taken, or pruned)."""
+
+
+class BadSnapshotError(SnapshotError, ValueError):
+    """The run's snapshot manifest is there but cannot be read (damaged, truncated, not a file)."""
 
 
 class Entry(BaseModel):
@@ -242,11 +246,18 @@ def _remove_tree(path: Path) -> None:
 def load_manifest(run_folder: Path) -> SnapshotManifest:
     """The snapshot manifest in a run's folder, or NoSnapshotError naming the fix."""
     path = run_folder / SNAPSHOT_DIR / MANIFEST
-    if not path.is_file():
+    if not os.path.lexists(path):
         msg = (f"no snapshot for run {run_folder.name!r} (never taken, or pruned by "
                "workspace.snapshot_keep); list runs with `tether runs`")
         raise NoSnapshotError(msg)
-    return SnapshotManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    try:
+        return SnapshotManifest.model_validate_json(path.read_bytes())
+    except (OSError, ValueError) as e:
+        detail = (str(e).splitlines() or [type(e).__name__])[0]
+        msg = (f"{path} is unreadable ({detail}): without it Tether cannot know what run {run_folder.name} "
+               "started from, so nothing was changed; restore that file from a backup, or undo the run by hand "
+               "(`git status`, `git diff`, `git checkout`)")
+        raise BadSnapshotError(msg) from e
 
 
 def gc_snapshots(runs_dir: Path, keep: int, *, spare: str | None = None) -> list[str]:

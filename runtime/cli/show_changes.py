@@ -28,7 +28,17 @@ def show_changes(view: RunView, with_diff: bool) -> None:
     """The changed files (caches counted, not listed), host code left or undone, and the diff when asked."""
     ch = view.changes
     if ch is None:
-        out.print("[dim]changes: not recorded yet (the run has not ended)[/]")
+        if view.status in ("running", "interrupted"):
+            out.print("[dim]changes: not recorded yet (the run has not ended)[/]")
+        else:
+            out.print(f"[bold yellow]changes: not recorded[/] (run {cell(view.run_id)} ended {cell(view.status)} "
+                      "without its after-run check: what it left, code that runs on your machine included, is not "
+                      "known; look at `git status`)")
+        return
+    if ch.record_unreadable:
+        out.print(f"[bold red]changes record:[/] {cell(ch.record_unreadable, 500)}")
+    if ch.host_code_unreadable:
+        out.print(f"[bold red]code that runs on your machine: cannot be shown:[/] {cell(ch.host_code_unreadable, 500)}")
         return
     n = ch.counts
     out.print(f"[bold]changes:[/] {n['added']} added, {n['modified']} modified, {n['deleted']} deleted"

@@ -3,7 +3,9 @@
 Both go through the one three-way merge (runtime.workspace.merge): only the
 run's own paths, only where the folder still holds what is expected, every
 conflict shown, `--force` to override (backed up), `--dry-run` to look
-first. Exit codes: 0 done (or nothing to do), 1 refused (conflicts, newer
+first. Apply also lists what it would bring over that runs on the person's
+machine, and says when the run did not end `success`: either needs `--yes`.
+Exit codes: 0 done (or nothing to do), 1 refused (conflicts, newer
 runs), 2 bad input or an error.
 """
 
@@ -24,7 +26,7 @@ from tether.runtime.cli.common import (
     print_json,
     resolve_run,
 )
-from tether.runtime.terminal import safe
+from tether.runtime.terminal import one_line, safe
 
 DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Show what would be done, change nothing.")]
 ForceOption = Annotated[bool, typer.Option(
@@ -101,10 +103,15 @@ def rollback(
         raise typer.Exit(2)
 
 
+YesOption = Annotated[bool, typer.Option(
+    "--yes", help="Apply even what runs code on your machine (each listed), or a run that did not end success.")]
+
+
 def apply(
     run_id: RunArg,
     dry_run: DryRunOption = False,
     force: ForceOption = False,
+    yes: YesOption = False,
     home: HomeOption = None,
     json: JsonOption = False,
 ) -> None:
@@ -114,12 +121,16 @@ def apply(
     cfg = config(home)
     run_id = resolve_run(cfg, run_id)
     with errors_exit():
-        result = apply_run(cfg, run_id, dry_run=dry_run, force=force)
+        result = apply_run(cfg, run_id, dry_run=dry_run, force=force, yes=yes)
     if json:
         print_json(result.model_dump(mode="json"))
     else:
         verb = "would " if dry_run else ""
         out.print(f"[bold]shadow run {safe(run_id)} -> {safe(result.workspace)}[/]" + (" (dry run)" if dry_run else ""))
+        if result.status and result.status != "success":
+            err.print(f"[bold yellow]run status:[/] {safe(result.status)} (it did not end success)")
+        for line in result.host_code:
+            err.print(f"[bold yellow]code that runs on your machine:[/] {safe(one_line(line, 400))}")
         _list(f"{verb}add", result.added)
         _list(f"{verb}change", result.modified)
         _list(f"{verb}delete", result.deleted)

@@ -30,11 +30,10 @@ from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import RunRecord
 from tether.runtime.run.files import work_folder
 from tether.runtime.workspace.content_diff import content_diff
+from tether.runtime.workspace.host_code import HOST_CODE, read_host_code
 from tether.runtime.workspace.putback import put_back, state_now
 from tether.runtime.workspace.watch import load_start, start_cache
 
-HOST_CODE = "host_code.json"
-"""What the after-run check found (the changed files, the places that run on the host), for show and the report."""
 DIFF = "changes.diff"
 FINAL = frozenset({"success", "self-verified", "needs-review", "failed", "blocked"})
 log = logging.getLogger(__name__)
@@ -97,12 +96,9 @@ def _undo(change: HostExecChange, start: dict[str, FileState], workspace: Path, 
 
 
 def load_host_code(run_dir: Path) -> dict[str, Any] | None:
-    """host_code.json of a run, or None (not written yet, or unreadable)."""
-    try:
-        doc = json.loads((run_dir / HOST_CODE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None
+    """host_code.json of a run, None when not written yet; unreadable, a record of a check that failed."""
+    doc, why = read_host_code(run_dir)
+    return {"error": why, "files": [], "host_exec": [], "review": []} if why else doc
 
 
 def _findings(doc: dict[str, Any]) -> list[HostExecChange]:

@@ -25,12 +25,21 @@ def _line(text: str) -> str:
     return f'<span class="dl {kind}">{h(text) or "&#8203;"}</span>'
 
 
-def changes_html(ch: ChangesView | None) -> str:
-    """The section (an explanation when the run has not recorded its changes)."""
+def changes_html(ch: ChangesView | None, status: str = "running") -> str:
+    """The section (an explanation when the run has not recorded its changes, or the record is damaged)."""
     if ch is None:
-        return "<h2>Changes</h2><p>Not recorded yet: the run has not ended.</p>"
+        if status in ("running", "interrupted"):
+            return "<h2>Changes</h2><p>Not recorded yet: the run has not ended.</p>"
+        return (f'<h2>Changes</h2><div class="host"><b>Not recorded:</b> the run ended {h(status)} without its '
+                "after-run check: what it left, code that runs on your machine included, is not known.</div>")
+    head = "<h2>Changes</h2>"
+    if ch.record_unreadable:
+        head += f'<div class="host"><b>changes record:</b> {h(ch.record_unreadable)}</div>'
+    if ch.host_code_unreadable:
+        return head + (f'<div class="host"><b>code that runs on your machine: cannot be shown:</b> '
+                       f"{h(ch.host_code_unreadable)}</div>")
     n = ch.counts
-    parts = [f"<h2>Changes</h2><p>{n['added']} added, {n['modified']} modified, {n['deleted']} deleted"
+    parts = [f"{head}<p>{n['added']} added, {n['modified']} modified, {n['deleted']} deleted"
              + (f"; {n['hidden']} generated cache file(s) not listed" if n["hidden"] else "") + "</p>"]
     parts += [f'<div class="host"><b>code that runs on your machine:</b> '
               f'{h(r.removeprefix("code that runs on your machine: "))}</div>' for r in ch.review]

@@ -4,19 +4,23 @@ Parts: `ChangesView` (the changed files, the changes to places that run
 code on the person's machine and what became of each, why the after-run
 check could not be made, and the content diff) and `load_changes()`. The
 runner writes `host_code.json` and `changes.diff` once the sandbox is gone
-(runtime.run.settle); a run that has not ended yet has none. Text is kept
-as written and escaped by whoever shows it.
+(runtime.run.settle); a run that has not ended yet has none. A damaged
+`host_code.json` or `changes.json` is named (`unreadable`), never read as
+"nothing changed" nor as "not recorded yet". Text is kept as written and
+escaped by whoever shows it.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tether.runtime.run.settle import HOST_CODE
+from tether.common.errors import StateFileError
+from tether.runtime.workspace.changes import CHANGES_FILE
+from tether.runtime.workspace.changes import load_changes as load_record
+from tether.runtime.workspace.host_code import read_host_code
 
 DIFF_BYTES = 2_000_000
 
@@ -33,6 +37,10 @@ class ChangesView(BaseModel):
     mode: str = "review"
     diff: str | None = None
     """The content diff (only when asked for)."""
+    host_code_unreadable: str = ""
+    """Why host_code.json cannot be read: the run may have left code that runs on the host that cannot be shown."""
+    record_unreadable: str = ""
+    """Why changes.json (what rollback and apply act on) cannot be read."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -44,13 +52,18 @@ class ChangesView(BaseModel):
 
 def load_changes(folder: Path, with_diff: bool = False) -> ChangesView | None:
     """The run's changes, or None when the run has not written them (still running, or an older Tether)."""
-    try:
-        doc = json.loads((folder / HOST_CODE).read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict):
-        return None
-    view = ChangesView(
+    doc, why = read_host_code(folder)
+    record_why = ""
+    if (folder / CHANGES_FILE).exists():
+        try:
+            load_record(folder)
+        except StateFileError as e:
+            record_why = str(e)
+    if doc is None:
+        if not (why or record_why):
+            return None
+        doc = {}
+    view = ChangesView(host_code_unreadable=why, record_unreadable=record_why,
         files=[f for f in doc.get("files") or [] if isinstance(f, dict)],
         host_exec=[c for c in doc.get("host_exec") or [] if isinstance(c, dict)],
         review=[str(r) for r in doc.get("review") or []], error=str(doc.get("error") or ""),

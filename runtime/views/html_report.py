@@ -286,6 +286,7 @@ def render_html(v: RunView) -> str:
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>tether run {h(v.run_id)}</title><style>{CSS}{CHANGES_CSS}</style></head><body><main>"
         f"{_header(v)}{_plan(v)}<h2>Commands "
-        f"({len(v.commands)})</h2>{timeline}{_gate(v)}{changes_html(v.changes)}{_summary(v)}{_lessons(v)}{_shadow(v.shadow_audit)}"
+        f"({len(v.commands)})</h2>{timeline}{_gate(v)}{changes_html(v.changes, v.status)}{_summary(v)}{_lessons(v)}"
+        f"{_shadow(v.shadow_audit)}"
         "</main></body></html>\n"
     )

@@ -90,7 +90,7 @@ def run_line(folder: Path) -> RunLine:
     journal = folder / "journal.jsonl"
     if not isinstance(totals, dict):
         try:
-            small = journal.stat().st_size <= SMALL_JOURNAL
+            small = journal.is_file() and journal.stat().st_size <= SMALL_JOURNAL
         except OSError:
             small = False
         totals = totals_from_events(read_events(journal), lesson_ids=meta.get("lesson_ids")) if small else {}

@@ -9,6 +9,11 @@ run's start; a path the person (or another run) changed since is a
 conflict, shown, and nothing is done unless `force` (what it overwrites is
 backed up in `<run>/backups/apply-<time>/`). The same three-way merge as
 rollback (runtime.workspace.merge), the other way round.
+
+Nothing that would run on the person's machine comes over unseen: each
+such path of the plan (runtime.workspace.apply_check) is listed, and so is
+a run that did not end `success`; either refuses the apply unless the
+person confirms (`yes`).
 """
 
 from __future__ import annotations
@@ -20,10 +25,11 @@ from pydantic import BaseModel, Field
 
 from tether.common.errors import ConfigError
 from tether.common.liveness import pinned
-from tether.common.snapshot import SHADOW_DIR, load_manifest, to_text
+from tether.common.snapshot import SHADOW_DIR, SNAPSHOT_DIR, load_manifest, to_text
 from tether.common.walk import Deadline, shown
 from tether.runtime.config import TetherConfig
 from tether.runtime.run_ids import run_dir
+from tether.runtime.workspace.apply_check import host_code, run_status
 from tether.runtime.workspace.changes import load_changes, record_changes
 from tether.runtime.workspace.history import APPLIED, Mark, Marks, apply_items
 from tether.runtime.workspace.lock import WorkspaceLock
@@ -53,6 +59,12 @@ class ApplyResult(BaseModel):
     conflicts: list[Conflict] = Field(default_factory=list)
     kept: list[Conflict] = Field(default_factory=list)
     backup: Path | None = None
+    status: str = ""
+    """How the shadow run ended (run.json; `unknown` when that cannot be read)."""
+    host_code: list[str] = Field(default_factory=list)
+    """What the apply would put in the folder that runs on the person's machine, one line each."""
+    confirm: list[str] = Field(default_factory=list)
+    """Why the apply needs `--yes` (host code, a run that did not end `success`); empty when it does not."""
 
 
 def _fill(result: ApplyResult, p: Plan) -> ApplyResult:
@@ -64,7 +76,18 @@ def _fill(result: ApplyResult, p: Plan) -> ApplyResult:
     return result
 
 
-def apply_run(config: TetherConfig, run_id: str, *, dry_run: bool = False, force: bool = False) -> ApplyResult:
+def _confirm(result: ApplyResult, status_why: str) -> list[str]:
+    why = []
+    if result.host_code:
+        why.append(f"it would bring over {len(result.host_code)} change(s) that run code on your machine")
+    if result.status != "success":
+        why.append(f"run {result.run_id} did not end `success` (its status: {result.status}"
+                   + (f"; {status_why}" if status_why else "") + ")")
+    return why
+
+
+def apply_run(config: TetherConfig, run_id: str, *, dry_run: bool = False, force: bool = False,
+              yes: bool = False) -> ApplyResult:
     """Bring the shadow run's changes into its workspace where the workspace still holds the run's start.
 
     Raises:
@@ -104,11 +127,20 @@ def apply_run(config: TetherConfig, run_id: str, *, dry_run: bool = False, force
         p = plan(workspace, apply_items(folder, changes), cap, force=force,
                  deadline=Deadline(config.workspace.host_pass_seconds, "planning the apply"))
         _fill(result, p)
+        result.status, status_why = run_status(config.runs_dir, run_id)
+        result.host_code = host_code(p, folder, copy, folder / SNAPSHOT_DIR / "files",
+                                     mount=config.sandbox.workspace_mount)
+        result.confirm = _confirm(result, status_why) if p.steps or p.conflicts else []
+        refused = []
         if p.blocked:
             names = ", ".join(c.path for c in p.conflicts[:3]) + (", ..." if len(p.conflicts) > 3 else "")
-            result.refused = (f"{len(p.conflicts)} path(s) ({names}) changed in {workspace} since run {run_id} "
-                              "started; nothing was applied; pass --force to apply anyway (what it overwrites is "
-                              "backed up)")
+            refused.append(f"{len(p.conflicts)} path(s) ({names}) changed in {workspace} since run {run_id} "
+                           "started; pass --force to apply anyway (what it overwrites is backed up)")
+        if result.confirm and not yes:
+            refused.append("; ".join(result.confirm) + "; look at it (`tether show " + run_id + " --diff`), "
+                           "then pass --yes to apply anyway")
+        if refused:
+            result.refused = "nothing was applied: " + "; and ".join(refused)
             return result
         if dry_run or not p.steps:
             return result

@@ -13,9 +13,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from tether.common.atomic import write_atomic
+from tether.common.errors import StateFileError
 from tether.common.limits import WorkspaceLimits
 from tether.common.snapshot import SHADOW_DIR, SNAPSHOT_DIR, from_text
 from tether.runtime.workspace.changes import CHANGES_FILE, RunChanges, load_changes
@@ -28,6 +29,8 @@ ROLLED_BACK = "rolled_back.json"
 
 class Mark(BaseModel):
     """What `tether apply` or `tether rollback` did to a run's paths."""
+
+    model_config = ConfigDict(extra="forbid")
 
     at: float = Field(default_factory=time.time)
     paths: list[str] = Field(default_factory=list)
@@ -44,10 +47,18 @@ class Marks:
         self.run_dir = run_dir
 
     def get(self, name: str) -> Mark | None:
+        """The mark, None when it was never put; StateFileError when it is there but damaged."""
+        path = self.run_dir / name
         try:
-            return Mark.model_validate_json((self.run_dir / name).read_bytes())
-        except (OSError, ValueError):
+            return Mark.model_validate_json(path.read_bytes())
+        except FileNotFoundError:
             return None
+        except (OSError, ValueError) as e:
+            what = "applied" if name == APPLIED else "rolled back"
+            msg = (f"{path} is unreadable ({(str(e).splitlines() or [type(e).__name__])[0]}): Tether cannot tell "
+                   f"whether run {self.run_dir.name} was {what} already, so nothing was changed; restore that file "
+                   f"from a backup, or remove it if the run was never {what}")
+            raise StateFileError(msg) from e
 
     def put(self, name: str, mark: Mark) -> None:
         write_atomic(self.run_dir / name, mark.model_dump_json(indent=1))

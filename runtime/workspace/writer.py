@@ -10,12 +10,15 @@ file); then folder modes, deepest first. Each path is looked at again just
 before it is touched: if it changed since the plan, the work stops there
 with the reason, and the backup holds everything touched so far. As root,
 new entries get the owner of the entry they replace, or of their folder.
+A file that replaces a file keeps that file's `user.*` extended attributes
+where the file system has them (best effort; never a reason to fail).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import secrets
 import stat
@@ -29,6 +32,8 @@ from tether.common.snapshot import clone_fd, to_text
 from tether.common.walk import Deadline, Folders, open_regular, shown
 from tether.runtime.workspace.merge import Plan, Step, folder_fd
 from tether.runtime.workspace.versions import Located, Version, describe, look, open_file, opened
+
+log = logging.getLogger(__name__)
 
 CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -169,11 +174,37 @@ def _write(root: int, step: Step) -> None:
                     os.chown(_name(rel), *owner, dir_fd=parent, follow_symlinks=False)
                 return
             tmp = _made(parent, t)
+            if v.type == "file" and step.now is not None and step.now.type == "file":
+                _keep_xattrs(parent, _name(rel), tmp)
             if owner:
                 os.chown(tmp, *owner, dir_fd=parent, follow_symlinks=False)
             os.rename(tmp, os.fsencode(_name(rel)), src_dir_fd=parent, dst_dir_fd=parent)
     finally:
         os.close(parent)
+
+
+def _keep_xattrs(parent: int, old: str, new: str) -> None:
+    """Give the new file the `user.*` extended attributes of the file it replaces (best effort: where the file
+    system has them; the write never fails for it)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        src = os.open(old, flags, dir_fd=parent)
+    except OSError:
+        return
+    try:
+        names = [n for n in os.listxattr(src) if n.startswith("user.")] if stat.S_ISREG(os.fstat(src).st_mode) else []
+        if not names:
+            return
+        dst = os.open(new, flags, dir_fd=parent)
+        try:
+            for name in names:
+                os.setxattr(dst, name, os.getxattr(src, name))
+        finally:
+            os.close(dst)
+    except OSError as e:  # no xattrs on this file system, or a quota: the file's bytes are what matters
+        log.info("extended attributes of %s not kept: %s", old, e)
+    finally:
+        os.close(src)
 
 
 def _made(parent: int, t: Located) -> str:

@@ -80,7 +80,7 @@ def test_a_shadow_run_of_each_example_leaves_the_folder_byte_identical(tether, s
     changed = out["changes"]
     if not any(changed.values()):
         return
-    code, applied, err = tether.cli("apply", out["run_id"])
+    code, applied, err = tether.cli("apply", out["run_id"], "--yes")  # a run that did not end success needs it
     assert code == 0, err
     assert state(tether.workspace, times=False) == state(_copy_of(tether, out["run_id"]), times=False)
 
@@ -117,10 +117,12 @@ def test_a_shadow_run_full_of_denies_cannot_touch_the_folder(tether, tmp_path):
     assert (copy / "planted.txt").read_text() == "planted\n" and not (copy / "keep.txt").exists()
     # the copy is what changed: apply shows it, a conflict stops it
     code, dry, err = tether.cli("apply", run_id, "--dry-run")
+    assert code == 1 and dry["status"] != "success" and "--yes" in dry["refused"], err
+    code, dry, err = tether.cli("apply", run_id, "--dry-run", "--yes")
     assert code == 0, err
     assert "keep.txt" in dry["deleted"] and "planted.txt" in dry["added"]
     (tether.workspace / "keep.txt").write_text("the person edited it meanwhile\n")
-    code, refused, err = tether.cli("apply", run_id)
+    code, refused, err = tether.cli("apply", run_id, "--yes")
     assert code == 1 and "keep.txt" in [c["path"] for c in refused["conflicts"]]
     assert (tether.workspace / "keep.txt").read_text() == "the person edited it meanwhile\n"
     assert (tether.workspace / "data.bin").stat().st_size == 4096
@@ -160,3 +162,24 @@ def test_a_paused_shadow_run_keeps_its_snapshot_and_is_applied_only_once_finishe
     code, applied, err = tether.cli("apply", run_id)
     assert code == 0 and "notes.txt" in applied["added"], err
     assert (tether.workspace / "notes.txt").read_text() == (_copy_of(tether, run_id) / "notes.txt").read_text()
+
+
+def test_apply_of_a_failed_shadow_run_that_left_host_code_needs_yes(tether):
+    (tether.workspace / ".git" / "hooks").mkdir(parents=True)
+    (tether.workspace / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    (tether.workspace / "run.sh").write_text("echo hi\n")
+    (tether.workspace / "keep.txt").write_text("the person's\n")
+    before = state(tether.workspace)
+    code, out, err = tether.run(SCENARIOS / "shadow-host-code.yaml", "--shadow", "--no-memory")
+    assert out is not None and out["status"] != "success", err
+    run_id = out["run_id"]
+    for dry in ([], ["--dry-run"]):
+        code, refused, err = tether.cli("apply", run_id, *dry)
+        assert code == 1 and "--yes" in refused["refused"] and refused["status"] == out["status"], err
+        lines = " ".join(refused["host_code"])
+        assert ".git/hooks/pre-commit" in lines and "core.fsmonitor" in lines and "run.sh: made executable" in lines
+        assert state(tether.workspace) == before
+    code, applied, err = tether.cli("apply", run_id, "--yes")
+    assert code == 0 and applied["done"], err
+    assert (tether.workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert not (tether.workspace / "keep.txt").exists()

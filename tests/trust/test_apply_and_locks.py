@@ -36,11 +36,13 @@ def tether(home: Path, *args: str) -> tuple[int, dict | None, str]:
     return result.exit_code, json.loads(out) if out else None, result.stderr
 
 
-def shadow_run(home: Path, ws: Path, run_id: str = "s1") -> Path:
-    """What a shadow run leaves: a snapshot, a copy the sandbox changed, the copy's changes recorded."""
+def shadow_run(home: Path, ws: Path, run_id: str = "s1", status: str = "success") -> Path:
+    """What a shadow run leaves: a snapshot, a copy the sandbox changed, the copy's changes recorded, run.json."""
     cfg = load_config(home, environ={})
     run_dir = cfg.runs_dir / run_id
     copy = make_shadow_copy(ws, run_dir, cfg.workspace)
+    (run_dir / "run.json").write_text(json.dumps({"run_id": run_id, "goal": "g", "workspace": str(ws),
+                                                  "model_spec": "scripted", "status": status, "shadow": True}))
     (copy / "a.txt").write_text("a from the shadow run\n")
     (copy / "new").mkdir()
     (copy / "new" / "n.txt").write_text("n\n")
@@ -225,6 +227,8 @@ def test_apply_never_brings_a_setuid_or_setgid_bit_over(home, ws):
     os.chmod(copy / "a.txt", 0o4644)  # only the bit changed: nothing to bring over
     record_changes(run_dir, copy, cfg.workspace, run_id="s1", workspace=ws, shadow=True)
     code, out, err = tether(home, "apply", "s1")
+    assert code == 1 and any(line.startswith("tool: made executable (mode 755)") for line in out["host_code"]), err
+    code, out, err = tether(home, "apply", "s1", "--yes")
     assert code == 0, err
     assert out["added"] == ["tool"] and "a.txt" in out["already"]
     assert oct(os.stat(ws / "tool").st_mode & 0o7777) == oct(0o755)
