@@ -29,7 +29,6 @@ sys.path.insert(0, str(ROOT))
 import yaml  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-import tether.gate.judge as gate_run  # noqa: E402
 from tether.common.events import GateRecorded, RunEnded, RunStarted, SummaryWritten, read_events  # noqa: E402
 from tether.runtime.cli.app import app  # noqa: E402
 
@@ -49,8 +48,25 @@ def _timed(name: str, fn):  # noqa: ANN001, ANN202 - wraps the gate's parts to s
     return wrapper
 
 
-for _name in PARTS:
-    setattr(gate_run, _name, _timed(_name, getattr(gate_run, _name)))
+def _wrap_everywhere() -> None:
+    """Time each part wherever a gate module holds it (modules import the parts by name from their home)."""
+    import importlib
+    import pkgutil
+
+    import tether.gate
+
+    modules = [importlib.import_module(m.name)
+               for m in pkgutil.walk_packages(tether.gate.__path__, prefix="tether.gate.") if not m.ispkg]
+    for name in PARTS:
+        originals = {id(getattr(m, name)): getattr(m, name) for m in modules if callable(getattr(m, name, None))}
+        wrapped = {key: _timed(name, fn) for key, fn in originals.items()}
+        for m in modules:
+            fn = getattr(m, name, None)
+            if callable(fn) and id(fn) in wrapped:
+                setattr(m, name, wrapped[id(fn)])
+
+
+_wrap_everywhere()
 
 GOOD = "printf '#!/bin/bash\\necho \"hello, ${1:-world}\"\\n' > greet.sh"
 PROJECT_SCRIPT = {

@@ -40,6 +40,12 @@ class MemoryConfig(BaseModel):
     """Lessons written per run at most."""
     duplicate_threshold: float = Field(default=0.7, gt=0, le=1)
     """Token overlap (Jaccard) at which a new lesson counts as a near-duplicate and is dropped."""
+    history_keep: int = Field(default=20, ge=0)
+    """History entries a lesson file keeps; older ones move to lessons/history/<id>.md (its counts of
+    confirmations, uses and pinning kept in the lesson). 0 keeps every entry in the lesson file."""
+    merge_threshold: float = Field(default=0.9, gt=0, le=1)
+    """Word overlap (Jaccard, negations counted) at which a revised lesson and another live lesson say the same:
+    they are merged into the older one (memory.merge); a person's pinned lesson is never merged."""
     counterfactual: bool = False
     """After an accepted revision of a lesson that a failed run used, ask whether the revised
     lesson would have prevented the failure; a 'no' discards the revision (one more call)."""

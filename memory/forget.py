@@ -32,6 +32,7 @@ from tether.common.atomic import write_atomic
 from tether.memory.errors import UnknownMemoryItemError
 from tether.memory.files import join_front_matter, read_text, split_front_matter
 from tether.memory.lesson import RETIRED, Lesson, Revision
+from tether.memory.merge import MERGED
 from tether.memory.rule import refresh
 from tether.memory.store import MemoryStore
 
@@ -67,8 +68,8 @@ def _unrevise(lesson: Lesson, run_id: str, now: datetime) -> Lesson:
             )
         )
         update |= {"insight": history[first].before, "applicability": history[first].before_applicability}
-        if any(RETIRED in h.reason for h in history[first:] if h.status == "accepted"):
-            update["status"] = "live"  # the retirement was undone with the revision that made it
+        if any(RETIRED in h.reason or MERGED in h.reason for h in history[first:] if h.status == "accepted"):
+            update["status"] = "live"  # the retirement (or merge) was undone with the revision that made it
     update |= {"history": kept, "revision_count": sum(h.status == "accepted" for h in kept)}
     return lesson.model_copy(update=update)
 

@@ -1,9 +1,12 @@
 """A lesson and its revision history, and their markdown form (lessons/<id>.md).
 
 Parts: `Revision` (one verdict, accepted or rejected, with quoted evidence),
-`Lesson`, `lesson_to_markdown`, `lesson_from_markdown`. The history is kept
-in the markdown as one bullet per verdict whose sub-bullets hold JSON-quoted
-values, so it reads well and parses back exactly.
+`Lesson`, `lesson_to_markdown`, `lesson_from_markdown`, `compact_history` and
+`archive_markdown` (lessons/history/<id>.md). The history is kept in the
+markdown as one bullet per verdict whose sub-bullets hold JSON-quoted values,
+so it reads well and parses back exactly. Past `memory.history_keep` entries
+the oldest move, in the same form, to the lesson's archive file, and the
+lesson keeps a line naming it.
 """
 
 from __future__ import annotations
@@ -41,8 +44,9 @@ class Revision(BaseModel):
     at: datetime
     run_id: str
     """The run whose outcome tested the lesson (empty for a forget note or a person's edit)."""
-    verdict: Verdict | Literal["edited"] | None = None
-    """None when the model's answer could not be read; "edited" for a person's edit."""
+    verdict: Verdict | Literal["edited", "merged"] | None = None
+    """None when the model's answer could not be read; "edited" for a person's edit; "merged" when a revision made
+    the lesson say what another said (memory.merge; the reason names the other)."""
     status: Literal["accepted", "rejected", "reverted", "proposed"]
     """`proposed`: the lesson is pinned (a person's text), so the verdict waits for `tether memory accept`."""
     evidence: list[str] = Field(default_factory=list)
@@ -81,6 +85,12 @@ class Lesson(BaseModel):
     project: str = ""
     """The project the source run worked on (git remote, or `local:<folder>-<digest>`); empty = unknown."""
     history: list[Revision] = Field(default_factory=list)
+    history_archived: int = 0
+    """Oldest history entries moved to lessons/history/<id>.md (`memory.history_keep`); the counts below carry
+    what they said, so confirmations, pinning and uses read the same as before the move."""
+    archived_confirmations: int = 0
+    archived_pinned: bool = False
+    archived_uses: int = 0
 
     @property
     def confirmations(self) -> int:
@@ -88,7 +98,7 @@ class Lesson(BaseModel):
 
         Derived from the history, so forgetting a run lowers it again; recall ranks by it.
         """
-        count = 0
+        count = self.archived_confirmations
         for h in self.history:
             if h.status != "accepted":
                 continue
@@ -105,7 +115,7 @@ class Lesson(BaseModel):
         Automatic revision only proposes changes to a pinned lesson (see `memory.revise`);
         accepting a proposal that rewrites the text makes the text the model's again.
         """
-        pinned = self.author == "person"
+        pinned = self.archived_pinned if self.history_archived else self.author == "person"
         for h in self.history:
             if h.status == "accepted" and h.verdict == EDITED:
                 pinned = True
@@ -121,7 +131,7 @@ class Lesson(BaseModel):
     @property
     def uses(self) -> int:
         """Runs that relied on the lesson (every revise call, accepted or rejected)."""
-        return len({h.run_id for h in self.history if h.run_id})
+        return self.archived_uses + len({h.run_id for h in self.history if h.run_id})
 
     def links(self, base: str = "..") -> tuple[str, str]:
         """(compilation, trajectory) of the source run, relative to `base`."""
@@ -130,6 +140,42 @@ class Lesson(BaseModel):
     def index_text(self) -> str:
         """What retrieval matches a goal against."""
         return f"{self.title}\n{self.insight}\n{self.applicability}\n{self.source_goal}"
+
+
+HISTORY_DIR = "history"
+"""Beside the lessons: lessons/history/<id>.md holds a lesson's archived (oldest) history entries."""
+
+
+def compact_history(lesson: Lesson, keep: int) -> tuple[Lesson, list[Revision]]:
+    """(the lesson with at most `keep` history entries, the oldest entries moved out); pending proposals stay.
+
+    The moved entries' effect is carried in the lesson's `archived_*` counts.
+    """
+    movable = [h for h in lesson.history if h.status != "proposed"]
+    extra = len(lesson.history) - keep
+    if keep <= 0 or extra <= 0 or not movable:
+        return lesson, []
+    moved_ids = {id(h) for h in movable[:extra]}
+    moved = [h for h in lesson.history if id(h) in moved_ids]
+    kept = [h for h in lesson.history if id(h) not in moved_ids]
+    upto = lesson.model_copy(update={"history": moved})
+    update = {"history": kept, "history_archived": lesson.history_archived + len(moved),
+              "archived_confirmations": upto.confirmations, "archived_pinned": upto.pinned,
+              "archived_uses": upto.uses}
+    return lesson.model_copy(update=update), moved
+
+
+def archive_markdown(lesson_id: str, old: str, moved: list[Revision]) -> str:
+    """lessons/history/<id>.md with `moved` appended (oldest first) to the entries it held (`old`)."""
+    where = f"{HISTORY_DIR}/{lesson_id}.md"
+    entries = [*_parse_history(old, where), *moved]
+    return (f"# Archived revision history of {lesson_id}\n\nOldest entries first; the newer ones are in "
+            f"[../{lesson_id}.md](../{lesson_id}.md).\n\n{_history_md(entries)}\n")
+
+
+def archived_history(text: str, where: Path | str) -> list[Revision]:
+    """The entries of a lessons/history/<id>.md file."""
+    return _parse_history(text, where)
 
 
 _FIELDS = ("verdict", "status", "evidence", "reason", "before", "before_applicability", "proposed",
@@ -149,6 +195,13 @@ def _history_md(history: list[Revision]) -> str:
             if value:
                 lines.append(f"  - {key}: {json.dumps(value, ensure_ascii=False)}")
     return "\n".join(lines) if lines else "(none yet)"
+
+
+def _archived_line(lesson: Lesson) -> str:
+    if not lesson.history_archived:
+        return ""
+    where = f"{HISTORY_DIR}/{lesson.id}.md"
+    return f"({lesson.history_archived} older entries are in [{where}]({where}); git keeps every version)\n"
 
 
 def _parse_history(text: str, where: Path | str) -> list[Revision]:
@@ -199,7 +252,7 @@ def lesson_to_markdown(lesson: Lesson) -> str:
         ("Insight", lesson.insight),
         ("Applicability", lesson.applicability),
         ("Source episode", episode),
-        ("Revision history", _history_md(lesson.history)),
+        ("Revision history", _archived_line(lesson) + _history_md(lesson.history)),
     ])
     return join_front_matter(meta, body)
 

@@ -22,6 +22,7 @@ from tether.memory.errors import UnknownMemoryItemError
 from tether.memory.grounding import check_revision, read_revision
 from tether.memory.lesson import MOUNT, RETIRED, SUPERSEDED, Lesson, Revision
 from tether.memory.llm import Call, ask, parse_json
+from tether.memory.merge import derived_title, merge_duplicates
 from tether.memory.prompts import counterfactual_prompt, revise_prompt
 from tether.memory.report import Recall, StepResult
 from tether.memory.run import RunRecord, trajectory_text
@@ -62,6 +63,8 @@ def apply_verdict(lesson: Lesson, revision: Revision, new_text: str, applicabili
     update: dict[str, object] = {"revised": revision.at, "revision_count": lesson.revision_count + 1}
     if revision.verdict != "confirmed" and new_text.strip():
         update |= {"insight": new_text.strip(), "applicability": applicability.strip() or lesson.applicability}
+        if new_text.strip() != lesson.insight and lesson.author == "agent":  # a model's title follows its text
+            update["title"] = derived_title(new_text)
         if revision.verdict == "outdated":
             revision.reason = "; ".join(p for p in (revision.reason, SUPERSEDED) if p)
     if retire:
@@ -71,19 +74,21 @@ def apply_verdict(lesson: Lesson, revision: Revision, new_text: str, applicabili
 
 
 def _apply(store: MemoryStore, lesson_id: str, revision: Revision, new_text: str, applicability: str,
-           retire: bool) -> None:
-    """Write the verdict into the lesson as it is NOW on disk (another run may have revised it).
+           retire: bool) -> str:
+    """Write the verdict into the lesson as it is NOW on disk (another run may have revised it); what merged.
 
     An accepted verdict on a pinned lesson (a person's text) is only proposed:
     recorded in the history with the text it would set, applied by `memory.review`.
+    A lesson whose accepted revision made it say what another live lesson says is
+    merged with it (memory.merge).
     """
     with store.session():
         try:
             lesson = store.load_lesson(lesson_id)
         except UnknownMemoryItemError:
-            return  # forgotten while we were asking
+            return ""  # forgotten while we were asking
         if revised_by(lesson, revision.run_id):
-            return  # this run's verdict is already in (a resumed after-run phase)
+            return ""  # this run's verdict is already in (a resumed after-run phase)
         update: dict[str, object] = {}
         if revision.status == "accepted" and lesson.pinned:
             revision.status, revision.reason = "proposed", PINNED
@@ -92,7 +97,14 @@ def _apply(store: MemoryStore, lesson_id: str, revision: Revision, new_text: str
         elif revision.status == "accepted":
             update = apply_verdict(lesson, revision, new_text, applicability, retire)
         update["history"] = [*lesson.history, revision]
-        store.save_lesson(lesson.model_copy(update=update))
+        saved = lesson.model_copy(update=update)
+        store.save_lesson(saved)
+        if revision.status != "accepted":
+            return ""
+        merged, pinned = merge_duplicates(store, saved, revision.run_id, revision.at)
+    if pinned:
+        return f"same text as {', '.join(pinned)} (a person's lesson among them: not merged)"
+    return f"merged {', '.join(merged)} (same text after the revision)" if merged else ""
 
 
 def revise_lesson(store: MemoryStore, model: BaseChatModel, lesson_id: str, record: RunRecord,
@@ -144,7 +156,8 @@ def revise_lesson(store: MemoryStore, model: BaseChatModel, lesson_id: str, reco
     revision = Revision(at=now, run_id=record.run_id, verdict=verdict, status=status, evidence=evidence,
                         reason="; ".join(problems), proposed=proposed if problems else "")
     retire = proposal is not None and proposal.verdict == "outdated" and not proposal.lesson.strip()
-    _apply(store, lesson_id, revision, proposed if not problems else "",
-           proposal.applicability if proposal and not problems else "", retire and not problems)
+    merged = _apply(store, lesson_id, revision, proposed if not problems else "",
+                    proposal.applicability if proposal and not problems else "", retire and not problems)
     result = "rejected" if problems else "proposed" if revision.status == "proposed" else "ok"
-    return StepResult(step="revise", target=lesson_id, status=result, detail=revision.reason, verdict=verdict), calls
+    detail = "; ".join(p for p in (revision.reason, merged) if p)
+    return StepResult(step="revise", target=lesson_id, status=result, detail=detail, verdict=verdict), calls

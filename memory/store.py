@@ -30,7 +30,14 @@ from tether.memory.edits import apply_line_edits, line_digest, read_record, refr
 from tether.memory.errors import IndexUnavailableError, MemoryStoreError, UnknownMemoryItemError
 from tether.memory.files import join_front_matter, read_front_matter, read_text
 from tether.memory.index import IndexDoc, IndexHit, Kind, LessonIndex, make_index
-from tether.memory.lesson import Lesson, lesson_from_markdown, lesson_to_markdown
+from tether.memory.lesson import (
+    HISTORY_DIR,
+    Lesson,
+    archive_markdown,
+    compact_history,
+    lesson_from_markdown,
+    lesson_to_markdown,
+)
 from tether.memory.manifest import Manifest, lesson_line, read_manifest, render_manifest, rule_line
 from tether.memory.rule import Rule, current_confidence, rule_from_markdown, rule_to_markdown
 from tether.memory.run import RunMeta, RunRecord, Turn, parse_turns, render_trajectory, trajectory_jsonl
@@ -181,6 +188,10 @@ class MemoryStore:
     def lesson_path(self, lesson_id: str) -> Path:
         return self.lessons_dir / f"{lesson_id}.md"
 
+    def history_path(self, lesson_id: str) -> Path:
+        """lessons/history/<id>.md: the lesson's archived (oldest) history entries."""
+        return self.lessons_dir / HISTORY_DIR / f"{lesson_id}.md"
+
     def load_lesson(self, lesson_id: str) -> Lesson:
         path = self.lesson_path(lesson_id)
         if "/" in lesson_id or not path.is_file():
@@ -199,6 +210,12 @@ class MemoryStore:
         after this session began (kept for the next session to apply); pass
         `applying_edit` when the lesson already carries that edit.
         """
+        lesson, moved = compact_history(lesson, self.config.history_keep)
+        if moved:  # the archive first: a crash between the two writes repeats entries, never loses one
+            archive = self.history_path(lesson.id)
+            archive.parent.mkdir(exist_ok=True)
+            old = read_text(archive) if archive.is_file() else ""
+            write_atomic(archive, archive_markdown(lesson.id, old, moved))
         write_atomic(self.lesson_path(lesson.id), lesson_to_markdown(lesson))
         if lesson.status == "live":
             self.index.upsert([self._lesson_doc(lesson)])
@@ -209,6 +226,7 @@ class MemoryStore:
 
     def delete_lesson(self, lesson_id: str) -> None:
         self.lesson_path(lesson_id).unlink(missing_ok=True)
+        self.history_path(lesson_id).unlink(missing_ok=True)
         self.index.delete([("lesson", lesson_id)])
         self._relist("lessons", lesson_id, None, new=False)
 

@@ -83,6 +83,10 @@ class RunConfig(RunBudgets):
     config and hooks, `.gitattributes` drivers, `.pth` and environments, direnv, editor and agent config, install
     scripts; docs/runs.md): `review` leaves them and the run ends `needs-review`, naming each; `undo` puts each back
     as it was before the run once the run ends (bytecode that does not match its source is removed either way)."""
+    keep_checkpoints: Literal["last", "all"] = "last"
+    """Checkpoints a finished run keeps in the home's checkpoint database: `last` keeps only its final one (what
+    `tether resume` reports a finished run from; `tether show` and `report` read run.json and the journal), `all`
+    keeps every one. A run still going, paused or interrupted keeps all of them; `tether gc` prunes a whole home."""
 
 
 class TrustConfig(BaseModel):

@@ -20,6 +20,7 @@ def build_app() -> Any:
     import typer
 
     from tether.runtime.cli import eval as cli_eval
+    from tether.runtime.cli import gc as cli_gc
     from tether.runtime.cli import guard as cli_guard
     from tether.runtime.cli import hook as cli_hook
     from tether.runtime.cli import memory as cli_memory
@@ -54,7 +55,8 @@ def build_app() -> Any:
         Shell completion: `tether --install-completion` (bash, zsh, fish, PowerShell).
         """
 
-    for module in (cli_run, cli_runs, cli_guard, cli_hook, cli_sandbox, cli_memory, cli_trust, cli_undo, cli_eval):
+    for module in (cli_run, cli_runs, cli_guard, cli_hook, cli_sandbox, cli_memory, cli_trust, cli_undo, cli_eval,
+                   cli_gc):
         module.register(app)
     return app
 

@@ -42,6 +42,7 @@ from tether.runtime.run.files import load_meta as _load_meta
 from tether.runtime.run.files import run_dir as _run_dir
 from tether.runtime.run.files import save_meta as _save_meta
 from tether.runtime.run.files import work_folder
+from tether.runtime.run.gc import prune_run
 from tether.runtime.run.parts import (
     RunParts,
     SandboxFactory,
@@ -330,7 +331,14 @@ def _report_finished(
     if meta.get("status") != record.status:
         _save_meta(run_dir, {**meta, "status": record.status, "reason": record.reason, "awaiting": None})
     end(journal, record)
-    return after_run(record, hooks, lambda: model_for_run(config, meta))
+    return _pruned(config, after_run(record, hooks, lambda: model_for_run(config, meta)))
+
+
+def _pruned(config: TetherConfig, record: RunRecord) -> RunRecord:
+    """The record, with the run's checkpoints pruned when it finished (runtime.run.gc)."""
+    if record.awaiting is None and record.status != "interrupted":
+        prune_run(config, record.run_id)
+    return record
 
 
 def _drive(
@@ -386,7 +394,7 @@ def _drive(
     record = record_end(config, meta, record, notices)
     end(journal, record)
     _save_waited(run_dir, meta)  # again: the wait ends when the run's end is journaled, not before
-    return after_run(record, hooks, lambda: model)
+    return _pruned(config, after_run(record, hooks, lambda: model))
 
 
 def _save_waited(run_dir: Path, meta: dict[str, Any]) -> None:

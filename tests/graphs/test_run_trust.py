@@ -70,3 +70,17 @@ def test_shadow_mode_runs_would_be_denials_in_the_sandbox_and_audits_them(tether
 
     code, _, err = tether.run(SCENARIOS / "shadow.yaml", "--no-memory")
     assert code == 1  # enforced: the same scenario is refused without shadow mode
+
+
+def test_yes_flag_approvals_do_not_teach_the_ledger(tether):
+    """docs/trust.md: `--yes` is one blanket consent, not a person's judgement of each command."""
+    for _ in range(5):
+        (tether.workspace / "notes.txt").unlink(missing_ok=True)
+        code, out, err = tether.run(SCENARIOS / "pip-ask.yaml", "--yes", "--no-memory")
+        assert code == 0, err
+        [approval] = [e for e in tether.journal(out["run_id"]) if isinstance(e, ApprovalRecorded)]
+        assert (approval.by, approval.approved) == ("yes-flag", True)
+    code, _, err = tether.cli("trust", "show", PIP)
+    assert code == 2 and "unknown action kind" in err  # five approvals, none on record
+    code, out, err = tether.run(SCENARIOS / "pip-ask.yaml", "--no-memory")
+    assert code != 0 and out["status"] != "success"  # not promoted: with nobody to ask, the ask is refused
