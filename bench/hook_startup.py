@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     hook = [str(script)] if script.is_file() else [py, "-m", "tether"]
     hook += ["hook", "claude-code"]
     home = tempfile.mkdtemp(prefix="tether-hook-bench-")
-    env = dict(os.environ, TETHER_HOME=home, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, TETHER_HOME=home, PYTHONPATH=str(ROOT), TETHER_HOOK_SERVER="1")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     cold_env = dict(env, TETHER_HOOK_SERVER="0")
     try:

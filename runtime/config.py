@@ -34,7 +34,7 @@ from tether.sandbox.config import MAX_TIMEOUT_S, DockerSandboxConfig
 log = logging.getLogger(__name__)
 
 ENV_PREFIX = "TETHER_"
-NOT_CONFIG = frozenset({"TETHER_REQUIRE_DOCKER"})
+NOT_CONFIG = frozenset({"TETHER_REQUIRE_DOCKER", "TETHER_HOOK_SERVER"})
 """TETHER_* variables read by the test suite and scripts, not by the config."""
 CONFIG_NAME = "tether.toml"
 MAX_CONFIG_BYTES = 1 << 20

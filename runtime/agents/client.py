@@ -13,7 +13,7 @@ Parts:
         answer for the guardian).
     ask: payload -> (code, stdout, stderr), or None when no server answered.
     start_server: start `tether hook serve` in the background (detached).
-TETHER_HOOK_SERVER=0 turns the server off (every call judges in-process).
+TETHER_HOOK_SERVER=1 turns the server on; off (the default), every call judges in-process.
 """
 
 from __future__ import annotations
@@ -47,8 +47,12 @@ def state_dir(home: str | os.PathLike[str] | None = None) -> str:
 
 
 def enabled() -> bool:
-    """Whether the hook may use (and start) a server."""
-    return os.environ.get("TETHER_HOOK_SERVER", "1") != "0"
+    """Whether the hook may use (and start) a server: only when the person asks (TETHER_HOOK_SERVER=1).
+
+    Any process of the person's uid can stop the server and answer in its place, and a coding agent runs as
+    that uid: with the server on, the agent could answer for the guardian. Off, every call judges in-process.
+    """
+    return os.environ.get("TETHER_HOOK_SERVER", "0") == "1"
 
 
 def _private(folder: str | os.PathLike[str]) -> bool:
@@ -95,6 +99,8 @@ def ask(agent: str, data: bytes, user_home: str, folder: str | None = None,
     code, out, err = reply.get("code"), reply.get("stdout"), reply.get("stderr")
     if not isinstance(code, int) or isinstance(code, bool) or not isinstance(out, str) or not isinstance(err, str):
         return None
+    if code not in (0, 2) or (code == 2 and not err.strip()):
+        return None  # the hook's contract: allow/answer (0) or block with a reason (2); anything else is judged here
     return code, out, err
 
 

@@ -40,6 +40,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tether.common.atomic import write_atomic
+from tether.common.files import open_regular, read_bytes
 from tether.runtime.agents.base import Call
 
 PENDING = "hook-pending.json"
@@ -48,17 +50,19 @@ SHADOW = "hook-shadow.jsonl"
 REFUSAL_GAP_S = 1.0
 MAX_PENDING = 200
 MAX_AGE_S = 86400.0
+MAX_PENDING_BYTES = 4 << 20
 
 
 @contextlib.contextmanager
 def _locked(home: Path) -> Iterator[dict[str, Any]]:
     """The pending asks, read and written back under an exclusive lock."""
     home.mkdir(parents=True, exist_ok=True)
-    fd = os.open(home / (PENDING + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    fd = open_regular(home / (PENDING + ".lock"), os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
-            data = json.loads((home / PENDING).read_text(encoding="utf-8"))
+            raw = read_bytes(home / PENDING, MAX_PENDING_BYTES)
+            data = json.loads(raw) if len(raw) <= MAX_PENDING_BYTES else {}
         except (OSError, ValueError):
             data = {}
         if not isinstance(data, dict) or not isinstance(data.get("asks"), list):
@@ -69,9 +73,7 @@ def _locked(home: Path) -> Iterator[dict[str, Any]]:
         data["asks"] = [a for a in data["asks"] if isinstance(a, dict) and now - a.get("at", 0) < MAX_AGE_S]
         data["asks"] = data["asks"][-MAX_PENDING:]
         if json.dumps(data, sort_keys=True) != before:
-            tmp = home / (PENDING + ".tmp")
-            tmp.write_text(json.dumps(data), encoding="utf-8")
-            os.replace(tmp, home / PENDING)
+            write_atomic(home / PENDING, json.dumps(data))
     finally:
         os.close(fd)
 

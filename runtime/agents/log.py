@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tether.common.files import open_regular, read_bytes
+
 MAX_BYTES = 4 << 20
 NAME = "hook-log.jsonl"
 OLD = "hook-log.1.jsonl"
@@ -38,7 +40,7 @@ def append(home: Path, record: dict[str, Any], max_bytes: int = MAX_BYTES, name:
                 os.replace(target, home / _old(name))
         except FileNotFoundError:
             pass
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = open_regular(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             os.write(fd, line.encode())
         finally:
@@ -52,7 +54,7 @@ def read(home: Path, limit: int = 50, name: str = NAME) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for p in (home / _old(name), path(home, name)):
         try:
-            lines = p.read_text(encoding="utf-8", errors="replace").splitlines()
+            lines = read_bytes(p, 2 * MAX_BYTES).decode("utf-8", "replace").splitlines()
         except OSError:
             continue
         for line in lines:

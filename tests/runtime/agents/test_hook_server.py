@@ -57,7 +57,7 @@ def test_the_server_answers_what_the_process_would(served: Path) -> None:
 
 def test_a_second_server_exits_and_stop_ends_the_first(served: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "tether", "hook", "serve"], cwd=ROOT, timeout=60,
-                       env=dict(os.environ, TETHER_HOME=str(served)), check=False)
+                       env=dict(os.environ, TETHER_HOME=str(served), TETHER_HOOK_SERVER="1"), check=False)
     assert r.returncode == 1
     assert server.stop(served)
     assert client.ask("claude-code", payload("ls"), "/home/p", client.state_dir(served)) is None
@@ -108,5 +108,5 @@ def test_the_client_path_imports_neither_the_guardian_nor_pydantic(served: Path)
             " or m.startswith(('tether.guardian', 'tether.runtime.trust', 'tether.runtime.config')))\n"
             "sys.stderr.write(repr((code, heavy)))")
     r = subprocess.run([sys.executable, "-c", code], input=payload("ls"), capture_output=True, cwd=ROOT, timeout=60,
-                       env=dict(os.environ, TETHER_HOME=str(served)), check=False)
+                       env=dict(os.environ, TETHER_HOME=str(served), TETHER_HOOK_SERVER="1"), check=False)
     assert r.stderr.decode().strip().splitlines()[-1] == "(0, [])", r.stderr
