@@ -34,13 +34,15 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from tether.runtime.run.settle import FINAL  # noqa: E402 - every status a run ends in (self-verified included)
+
 SCENARIOS = {
     "append": ROOT / "tests" / "graphs" / "scenarios" / "append-then-sleep.yaml",
     "greet": ROOT / "examples" / "verified-success.yaml",
     "ask": ROOT / "tests" / "graphs" / "scenarios" / "pip-ask.yaml",
 }
 SIGNALS = {"SIGKILL": signal.SIGKILL, "SIGTERM": signal.SIGTERM, "SIGINT": signal.SIGINT}
-FINAL = {"success", "failed", "blocked"}
 
 
 class Chaos:
