@@ -10,16 +10,16 @@ def test_diff_reports_added_modified_deleted(tmp_path):
     (tmp_path / "edit.txt").write_text("old")
     (tmp_path / "gone.txt").write_text("bye")
     (tmp_path / ".git").mkdir()
-    (tmp_path / ".git" / "HEAD").write_text("ref")
+    (tmp_path / ".git" / "index").write_text("ref")
     before = manifest(tmp_path)
-    assert ".git/HEAD" not in before
+    assert ".git/index" not in before  # the index is data; HEAD and refs are kept (host-code check)
 
     (tmp_path / "edit.txt").write_text("new")
     (tmp_path / "gone.txt").unlink()
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "new.txt").write_text("hi")
     os.symlink("keep.txt", tmp_path / "link")
-    (tmp_path / ".git" / "HEAD").write_text("changed")
+    (tmp_path / ".git" / "index").write_text("changed")
     d = diff(before, manifest(tmp_path))
 
     assert d.added == ["link", "sub/new.txt"]
