@@ -283,10 +283,8 @@ def _detail(place: Place, rel: str, before: Tree, after: Tree) -> str | None:
     elif place.check == "tool-plugins":
         found = _plugins_detail(old, new)
     elif place.check == "git-ignore":
-        was = set((old or b"").splitlines())
-        rules = [line.strip() for line in (new or b"").splitlines()
-                 if line.strip() and not line.lstrip().startswith(b"#") and line not in was]
-        found = "hides " + ", ".join(repr(r.decode("utf-8", "replace")[:60]) for r in rules[:6]) if rules else ""
+        rules = [line for line in _added_lines(old, new) if line and not line.startswith("#")]
+        found = "hides " + ", ".join(repr(r[:60]) for r in rules[:6]) if rules else ""
     elif place.check == "git-ref":
         found = _ref_detail(rel, old, new, after)
     else:
@@ -294,11 +292,15 @@ def _detail(place: Place, rel: str, before: Tree, after: Tree) -> str | None:
     return found or None
 
 
+def _added_lines(before: bytes | None, after: bytes | None) -> list[str]:
+    """The lines of `after` that `before` does not hold, stripped, in order."""
+    was = set((before or b"").decode("utf-8", "replace").splitlines())
+    return [line.strip() for line in (after or b"").decode("utf-8", "replace").splitlines() if line not in was]
+
+
 def _plugins_detail(before: bytes | None, after: bytes | None) -> str:
     """The lines a change adds to a tool's config that load plugins (pytest -p, plugins =, init-hook, ...)."""
-    was = set((before or b"").decode("utf-8", "replace").splitlines())
-    new = [line.strip() for line in (after or b"").decode("utf-8", "replace").splitlines()
-           if line not in was and _PLUGIN_LINE.search(line)]
+    new = [line for line in _added_lines(before, after) if _PLUGIN_LINE.search(line)]
     return "; ".join(f"adds {line[:100]!r}" for line in new[:4])
 
 

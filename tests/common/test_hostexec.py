@@ -227,3 +227,15 @@ def test_content_judged_places_of_the_red_team(tmp_path):
     assert "scripts.pretest" in found["package.json"] and "dependencies.h" in found["package.json"]
     assert "prettier" not in found["package.json"]
     assert "B=" in found[".env"] or "sets B" in found[".env"]
+
+
+def test_links_in_a_cycle_or_many_deep_end_the_lookup(tmp_path):
+    """A hostile tree of links pointing at each other never loops the after-run check."""
+    before, after = _trees(tmp_path)
+    for root in (before, after):
+        (root / "a").symlink_to("b")
+        (root / "b").symlink_to("a")
+        for i in range(20):
+            (root / f"l{i}").symlink_to(f"l{i + 1}")
+    _write(after, {"notes.txt": "x"})
+    assert _found(before, after) == {}
