@@ -1,0 +1,98 @@
+"""Management CLIs judged by scope, wrapper forms and archivers that delete their inputs (issue 19, items 2-3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tether.guardian import CheckContext, check, management
+from tether.guardian.management_table import MANAGEMENT
+
+CTX = CheckContext(workspace="/home/tether/project")
+DENY = [
+    "docker system prune -af --volumes", "podman volume prune -f", "docker rm -f $(docker ps -aq)",
+    "docker ps -aq | xargs docker rm -f", "docker volume rm $(docker volume ls -q)",
+    "kubectl delete pods --all -A", "kubectl --context prod-eu delete deploy api", "kubectl delete ns production",
+    "helm uninstall api -n production", "terraform destroy -auto-approve", "terraform apply -destroy",
+    "pulumi destroy --yes", "gcloud projects delete p-1 --quiet", "aws s3 rm s3://bucket --recursive",
+    "aws s3 rb s3://bucket --force", "aws rds delete-db-instance --db-instance-identifier d --skip-final-snapshot",
+    "firebase firestore:delete --all-collections", "firebase database:remove /", "redis-cli FLUSHALL",
+    "redis-cli -n 2 flushdb", "redis-cli --scan | xargs redis-cli del", "redis-cli KEYS '*' | xargs redis-cli DEL",
+    "curl -XDELETE localhost:9200/_all", "curl -X DELETE 'http://es:9200/logs-*'",
+    "RAILS_ENV=production bin/rails db:drop", "DISABLE_DATABASE_ENVIRONMENT_CHECK=1 rails db:reset",
+    "psql -h prod-db.internal -c 'DROP TABLE users'", "heroku pg:reset -a shop-production",
+    "docker compose -f docker-compose.prod.yml down -v",
+    # wrappers
+    "parallel 'rm -rf {}' ::: ~", "parallel -j4 --halt now,fail=1 rm -rf ::: ~ /",
+    "ls | entr -s 'rm -rf ~'", "gosu root rm -rf /", "tini -- rm -rf /", "nix-shell --run 'rm -rf ~'",
+    "concurrently 'npm start' 'rm -rf ~'", "direnv exec . rm -rf ~", "sbatch --wrap='rm -rf ~'",
+    # archivers
+    "tar czf /tmp/h.tgz ~ --remove-files", "zip -rm /tmp/h.zip ~", "7z a -sdel /tmp/x.7z /etc", "gzip -r ~",
+    "xz /etc/passwd", "zstd --rm /etc/hosts", "rsync -a --remove-source-files ~/ /tmp/x/", "rar m /tmp/x.rar ~",
+]
+ASK = [
+    "heroku apps:destroy -a staging-app", "fly apps destroy my-api", "vercel remove my-site",
+    "netlify sites:delete abc", "kubectl delete ns staging", "kubectl drain node-1", "docker volume rm pgdata",
+    "docker compose down -v", "npx prisma migrate reset --force", "pnpm prisma db push --force-reset",
+    "bundle exec rails db:reset", "python manage.py flush --noinput", "python3 manage.py migrate app zero",
+    "./manage.py reset_db", "alembic downgrade base", "npx sequelize-cli db:drop", "npx knex migrate:rollback --all",
+    "typeorm schema:drop", "php artisan migrate:fresh", "mix ecto.reset", "terraform state rm module.db",
+    "terraform destroy -target=aws_instance.x", "redis-cli del session:1",
+    "redis-cli --scan --pattern 'sess:*' | xargs redis-cli del", "gzip ~/notes.txt",
+]
+ALLOW = [
+    "docker ps", "docker compose up -d", "docker image ls", "docker compose down", "docker image prune -f",
+    "docker rm -f web", "kubectl get pods -A", "kubectl delete pod x --dry-run=client", "kubectl drain --help",
+    "helm list", "terraform plan", "terraform plan -destroy", "terraform apply", "terraform apply -auto-approve",
+    "rails db:migrate", "python manage.py migrate", "prisma generate", "prisma db push", "redis-cli ping",
+    "aws s3 ls", "aws s3 rm s3://b/x --dryrun", "parallel gzip ::: *.log", "tar czf out.tgz src/",
+    "zip -r site.zip dist/", "parallel 'echo {} >> out.txt' ::: a b", "parallel echo {1} {2} ::: a b :::+ c d",
+    "ls src/*.py | entr -c pytest -q", "nix develop -c pytest", "gzip logs/app.log", "gzip -k /etc/x.conf",
+    "tar --remove-files -czf logs.tgz logs/old", "concurrently -n a,b 'npm run a' 'npm run b'",
+    "docker ps -aq -f status=exited | xargs docker rm",
+]
+
+
+@pytest.mark.parametrize("command", DENY)
+def test_widest_scope_production_and_wrapped_destruction_deny(command: str) -> None:
+    v = check(command, CTX)
+    assert v.decision == "deny", (command, v.rules, v.reason)
+
+
+@pytest.mark.parametrize("command", ASK)
+def test_one_named_resource_or_dev_database_asks(command: str) -> None:
+    v = check(command, CTX)
+    assert v.decision == "ask", (command, v.rules, v.reason)
+
+
+@pytest.mark.parametrize("command", ALLOW)
+def test_reads_dry_runs_and_ordinary_work_allow(command: str) -> None:
+    v = check(command, CTX)
+    assert v.decision == "allow", (command, v.rules, v.reason)
+
+
+def test_parallel_items_stay_data() -> None:
+    """A shell template's items are quoted by parallel: an item is never run as code."""
+    v = check("parallel 'echo {}' ::: 'rm -rf ~'", CTX)
+    assert v.decision == "allow", v.reason
+    assert check("cat list | parallel sh -c {}", CTX).decision == "ask"
+
+
+def test_every_tool_has_a_family_and_known_decisions() -> None:
+    seen: set[str] = set()
+    for name, e in MANAGEMENT.items():
+        assert e["fam"] in {"container", "orchestrator", "paas", "orm", "store", "cloud"}, name
+        for n in [name, *e.get("aka", "").split()]:
+            assert n not in seen, n
+            seen.add(n)
+        for verb, v in e["verbs"].items():
+            assert v["do"] in ("allow", "ask", "deny"), (name, verb)
+            assert set(v) <= {"do", "cat", "ask", "deny", "need", "narrow", "mass", "root", "rootneed", "zero",
+                              "denyenv"}, (name, verb)
+
+
+def test_docs_show_the_current_management_table() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "guardian.md").read_text()
+    block = doc.split("<!-- management-coverage -->\n", 1)[1].split("\n<!-- /management-coverage -->")[0]
+    assert block.strip() == management.coverage_markdown().strip(), "run python -m tether.guardian.management"
