@@ -7,7 +7,9 @@ safety_net, redcode_bash), the project's own adversarial sets
 (bench/corpora/adversarial_*.jsonl: programs that run commands, download then
 execute, sensitive writes, persistence, interpreter code, bash semantics) and
 the workspace sets (bench/corpora/workspace_*.jsonl: ordinary agent work and
-harm in shallow workspaces such as /app, /testbed, /workspace, /src).
+harm in shallow workspaces such as /app, /testbed, /workspace, /src) and the
+management sets (bench/corpora/management_*.jsonl: destructive verbs of
+management CLIs by scope, wrapper forms, archivers that delete their inputs).
 
 A row's "workspace" (the agent's own working folder) is the workspace and cwd
 it is judged with; rows without one use --workspace.
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     contexts: dict[str, CheckContext] = {}
     files = args.files or [*(SHARED / f for f in ("dcg.jsonl", "safety_net.jsonl", "redcode_bash.jsonl")
                              if (SHARED / f).exists()), *sorted(OWN.glob("adversarial_*.jsonl")),
-                           *sorted(OWN.glob("workspace_*.jsonl"))]
+                           *sorted(OWN.glob("workspace_*.jsonl")), *sorted(OWN.glob("management_*.jsonl"))]
     totals: dict[str, list[tuple[dict, str, list[str]]]] = {}
     summary: list[tuple[str, str, list[tuple[dict, str, list[str]]]]] = []
     for path in files:

@@ -243,7 +243,8 @@ PROGRAMS: dict[str, dict] = {
                                                                      "--max-processes --restart-tries "
                                                                      "--kill-signal --timestamp-format",
         "rest": "shell_each"},
-    "systemd-inhibit": {"fam": "wrapper", "aka": "caffeinate run-one run-this-one keep-one-running nq tsp "
+    "caffeinate": {"fam": "wrapper", "valued": "tw", "rest": "argv"},
+    "systemd-inhibit": {"fam": "wrapper", "aka": "run-one run-this-one keep-one-running nq tsp "
                                                 "choom timelimit retry with-lock-ex nsjail minijail0 "
                                                 "bubblejail toolbox-run",
         "valued": "tTsSnr", "lvalued": "--what --who --why --mode --times --delay", "rest": "argv"},

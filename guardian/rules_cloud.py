@@ -30,7 +30,7 @@ _SERVICE_CLIS = ("gh", "doppler", "op", "vault", "velero", "nats", "rabbitmqctl"
 SQL_DESTRUCTIVE = re.compile(r"\b(?:drop\s+(?:database|table|schema|index|view|user|role|keyspace|collection)|"
                   r"truncate\s+(?:table\s+)?\w|delete\s+from\s+\w+\s*(?:;|$|\"|')|"
                   r"flushall|flushdb|dropDatabase|\.drop\(\)|deleteMany\(\s*\{\s*\}\s*\)|"
-                  r"alter\s+table\s+\w+\s+drop)", re.I)
+                  r"alter\s+table\s+\w+\s+drop)|\)\.drop\(\s*\)", re.I)
 _SQL_CLIS = ("psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhouse-client", "cockroach",
              "mongo", "mongosh", "redis-cli", "cqlsh", "duckdb", "snowsql", "bq", "sqlplus")
 
