@@ -66,8 +66,9 @@ POLICY: dict[str, str] = {
     "rm -f /some/path": "/some/path has 2 components: below the minimum write depth",
     "rm -rf /tmp": "the scratch folder itself is below the minimum write depth",
     "rm -rf $TMPDIR": "$TMPDIR is /tmp: the scratch folder itself is refused",
-    "kubectl delete namespace prod": "cloud-destructive verbs ask (dcg lists it as a future pack)",
-    "kubectl delete all --all": "cloud-destructive verbs ask (dcg lists it as a future pack)",
+    "kubectl delete namespace prod": "a production-named namespace is denied, MGMT-001 (dcg: a future pack)",
+    "kubectl delete all --all": "every object is denied, MGMT-001 (dcg lists it as a future pack)",
+    "docker system prune -a": "every unused image goes, as with image prune -a: asks (dcg: a future pack)",
     "echo 'unterminated": "a parse error is a deny (fail closed); bash would not run it either",
     # workspace_* ordinary rows that ask by documented policy (discarding work, named installs)
     "git restore src/app.py": "discards uncommitted changes to a file: GIT-006 asks by policy",

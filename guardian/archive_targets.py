@@ -18,6 +18,7 @@ import re
 
 from tether.guardian.paths import Verb
 from tether.guardian.rules import Inv
+from tether.guardian.words import UNKNOWN
 
 _REPLACE_BY_DEFAULT = frozenset({"gzip", "gunzip", "pigz", "unpigz", "bzip2", "bunzip2", "pbzip2", "xz",
                                  "unxz", "lzma", "unlzma", "lzip", "plzip", "compress", "uncompress", "pixz"})
@@ -39,7 +40,8 @@ def _compressor(inv: Inv) -> list[tuple[str, Verb]]:
                                          or (prog == "brotli" and inv.has("j"))):
         return []
     verb: Verb = "rdelete" if _recursive(inv) else "delete"
-    return [(p, verb) for p in inv.positional if p != "-"]
+    # the data stays, compressed, beside it: an input unknown until run time is not a question
+    return [(p, verb) for p in inv.positional if p != "-" and UNKNOWN not in p]
 
 
 def _tar(inv: Inv) -> list[tuple[str, Verb]]:

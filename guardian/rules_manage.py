@@ -14,7 +14,8 @@ static_rule("MGMT-001", "cloud-destructive", "deny",
             "all namespaces, a whole project, bucket or stack, a production-named target, no final backup)",
             "docker system prune -af --volumes")
 static_rule("MGMT-002", "cloud-destructive", "ask",
-            "management CLI deletes one named resource (an app, site, namespace, instance, release, stack)",
+            "management CLI deletes a named resource (an app, site, namespace, instance, release, stack) "
+            "or every unused image",
             "heroku apps:destroy -a staging-app")
 static_rule("MGMT-003", "database-destructive", "deny",
             "wipes every key, index or collection of a data store, or a production database",

@@ -215,7 +215,12 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
     elif name == "parallel":
         cmds = _parallel(rest, seen, stdin)
         if cmds and cmds[0][:2] == ["sh", "-c"] and rest[:2] != ["sh", "-c"]:
-            name = "parallel-template"
+            # judged both ways: as the shell line parallel builds, and as the words given
+            plain = _parallel(rest, {**seen, "q": ""}, stdin)
+            return [(inner, sudo, ["parallel-template", *via]) for cmd in cmds if cmd
+                    for inner, sudo, via in unwrap(cmd, stdin, depth + 1)] + \
+                [(inner, sudo, ["parallel", *via]) for cmd in plain if cmd
+                 for inner, sudo, via in unwrap(cmd, stdin, depth + 1)]
     elif name == "env" and ("S" in seen or "--split-string" in seen):
         cmds = [["env", *(seen.get("S") or seen.get("--split-string", "")).split(), *rest]]
     elif name == "watch" and rest and "x" not in seen and "--exec" not in seen:

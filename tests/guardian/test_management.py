@@ -24,7 +24,7 @@ DENY = [
     "psql -h prod-db.internal -c 'DROP TABLE users'", "heroku pg:reset -a shop-production",
     "docker compose -f docker-compose.prod.yml down -v",
     # wrappers
-    "parallel 'rm -rf {}' ::: ~", "parallel -j4 --halt now,fail=1 rm -rf ::: ~ /",
+    "parallel 'rm -rf {}' ::: ~", "parallel bash -c 'rm -rf {}' ::: /", "parallel -j4 --halt now,fail=1 rm -rf ::: ~ /",
     "ls | entr -s 'rm -rf ~'", "gosu root rm -rf /", "tini -- rm -rf /", "nix-shell --run 'rm -rf ~'",
     "concurrently 'npm start' 'rm -rf ~'", "direnv exec . rm -rf ~", "sbatch --wrap='rm -rf ~'",
     # archivers
@@ -32,7 +32,7 @@ DENY = [
     "xz /etc/passwd", "zstd --rm /etc/hosts", "rsync -a --remove-source-files ~/ /tmp/x/", "rar m /tmp/x.rar ~",
 ]
 ASK = [
-    "heroku apps:destroy -a staging-app", "fly apps destroy my-api", "vercel remove my-site",
+    "heroku apps:destroy -a staging-app", "docker system prune -a", "fly apps destroy my-api", "vercel remove my-site",
     "netlify sites:delete abc", "kubectl delete ns staging", "kubectl drain node-1", "docker volume rm pgdata",
     "docker compose down -v", "npx prisma migrate reset --force", "pnpm prisma db push --force-reset",
     "bundle exec rails db:reset", "python manage.py flush --noinput", "python3 manage.py migrate app zero",
@@ -42,7 +42,8 @@ ASK = [
     "redis-cli --scan --pattern 'sess:*' | xargs redis-cli del", "gzip ~/notes.txt",
 ]
 ALLOW = [
-    "docker ps", "docker compose up -d", "docker image ls", "docker compose down", "docker image prune -f",
+    "docker ps", "docker system prune", "docker container prune -f", "xargs -n1 gzip < files.txt",
+    "docker compose up -d", "docker image ls", "docker compose down", "docker image prune -f",
     "docker rm -f web", "kubectl get pods -A", "kubectl delete pod x --dry-run=client", "kubectl drain --help",
     "helm list", "terraform plan", "terraform plan -destroy", "terraform apply", "terraform apply -auto-approve",
     "rails db:migrate", "python manage.py migrate", "prisma generate", "prisma db push", "redis-cli ping",
