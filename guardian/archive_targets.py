@@ -68,6 +68,8 @@ def _tar(inv: Inv) -> list[tuple[str, Verb]]:
         if not a.startswith("-"):
             files.append(a if a.startswith("/") or not cdir else cdir + a)
         i += 1
+    if any(a in ("-T", "--files-from") or a.startswith("--files-from=") for a in args):
+        files.append(UNKNOWN)  # the names come from a list the guardian cannot read
     return [(p, "rdelete") for p in files]
 
 

@@ -166,8 +166,9 @@ def is_lister(inv: Inv) -> str:
     return name
 
 
-def judge(inv: Inv, every: bool = False) -> Finding | None:
-    """The finding for one invocation; `every`: its unknown targets are a lister's whole output."""
+def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | None:
+    """The finding for one invocation; `every`: its unknown targets are a lister's whole output;
+    `stdin`: the text it reads, when known (`echo FLUSHALL | redis-cli`)."""
     if inv.prog in _HTTP:
         return _http(inv)
     if inv.prog in _SQL_CLIS:
@@ -182,6 +183,10 @@ def judge(inv: Inv, every: bool = False) -> Finding | None:
         gvalued |= set(e["subvalued"][pos[0]].split())
         pos, values = _split(args, gvalued)
     hit = _verb(name, pos)
+    if hit is None and e.get("denytext") and _denytext(inv, e["denytext"], stdin):
+        return Finding("deny", "data", f"{name}: wipes every key")
+    if hit is None and e.get("generic"):
+        hit = _generic(pos)
     if hit is None:
         return None
     words, v = hit
@@ -209,6 +214,8 @@ def judge(inv: Inv, every: bool = False) -> Finding | None:
         decision, why = _max(decision, v.get("mass", "deny")), "every object the lister prints"
     if decision == "allow":
         return Finding("allow", cat, f"{name} {verb}")
+    if e.get("critical") and any(re.match(e["critical"], t) for t in targets):
+        decision, why = "deny", "a namespace the cluster itself runs in"
     if e.get("wide") and _opt_present(args, e["wide"]):
         decision, why = "deny", "every object (" + next(o for o in e["wide"].split() if _opt_present(args, o)) + ")"
     if e.get("denyenv") and any(k in inv.simple.env for k in e["denyenv"].split()):
@@ -218,6 +225,21 @@ def judge(inv: Inv, every: bool = False) -> Finding | None:
         decision, why = "deny", f"production target {prod}"
     detail = f"{name} {verb}" + (f": {why}" if why else "")
     return Finding(decision, cat, detail)
+
+
+def _generic(pos: list[str]) -> tuple[tuple[str, ...], dict] | None:
+    """A destructive verb word the table does not list (`az aks delete`): ask, with scope applied."""
+    from tether.guardian.rules_cloud import destructive_word
+
+    for k, p in enumerate(pos[:4]):
+        if destructive_word(p):
+            return tuple(x.lower() for x in pos[: k + 1]), {"do": "ask"}
+    return None
+
+
+def _denytext(inv: Inv, pattern: str, stdin: str | None) -> bool:
+    texts = [*inv.args, *([stdin] if stdin else [])]
+    return any(re.search(pattern, t) for t in texts)
 
 
 def _max(a: str, b: str) -> str:
@@ -241,8 +263,8 @@ def _http(inv: Inv) -> Finding | None:
     if not re.search(r"(?:-X\s*|--request[ =]|--method[ =]|^|\s)DELETE\b", joined) and \
             "_delete_by_query" not in joined:
         return None
-    urls = [a for a in inv.args if "://" in a or re.match(r"^[\w.-]+:\d+/", a)]
-    urls = [u if "://" in u else "http://" + u for u in urls]
+    urls = [a for a in inv.args if "://" in a or re.match(r"^[\w.-]*:\d+/", a)]
+    urls = [u if "://" in u else "http://" + (u if not u.startswith(":") else "localhost" + u) for u in urls]
     if any(_ES_WIDE.search(u) for u in urls):
         return Finding("deny", "data", "HTTP DELETE of every index (_all, *)")
     prod = _production(inv, urls)
@@ -283,7 +305,7 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
         fed = bool({"xargs", "parallel"} & set(inv.via)) and inv.simple.upstream
         every = found[0] in listed or bool(fed and any(
             is_lister(Inv(u.argv, u)) == found[0] for u in inv.simple.upstream if u.argv))
-    f = judge(inv, every)
+    f = judge(inv, every, an._stdin(inv.simple))
     if f is not None and f.decision != "allow":
         an._hit(_RULE[(f.decision, f.category)], prog, f.detail)
 

@@ -10,6 +10,12 @@ Tool entry keys (all optional but `fam` and `verbs`):
     gvalued: global options that take a separate value (so the verb is found:
         `docker -H host system prune`, `kubectl -n ns delete`); subvalued: the
         same for the options of a first verb word (`docker compose -f F down`).
+    generic: a destructive verb word the table does not list (`delete`, `destroy`,
+        `purge`, ... as in `rules_cloud`) among the first positionals asks, so that
+        scope (production, every object) applies to it too.
+    critical: a regex; a target matching it breaks the whole system (`kube-system`): deny.
+    denytext: a regex; an argument or stdin text matching it wipes everything
+        (`EVAL "..flushall.."`, `echo FLUSHALL | redis-cli`): deny.
     wide: options that select every object (`--all`, `-A`): deny on any
         destructive verb.
     lists: verbs (words joined by `.`) that print object ids (`ps`, `volume.ls`, `keys`):
@@ -52,13 +58,17 @@ MANAGEMENT: dict[str, dict] = {
             "system prune": {"do": "allow", "ask": "-a --all", "deny": "--volumes"},
             "system reset": {"do": "deny"},
             "volume prune": {"do": "deny", "cat": "data"},
-            "volume rm": {"do": "ask", "cat": "data"}, "volume remove": {"do": "ask", "cat": "data"},
+            "volume rm": {"do": "ask", "cat": "data", "deny": "-a --all"},
+            "volume remove": {"do": "ask", "cat": "data", "deny": "-a --all"},
             "image prune": {"do": "allow", "ask": "-a --all"},
             "container prune": {"do": "allow"},
-            "rm": {"do": "allow", "mass": "deny"}, "container rm": {"do": "allow", "mass": "deny"},
-            "container remove": {"do": "allow", "mass": "deny"},
-            "rmi": {"do": "allow", "mass": "ask"}, "image rm": {"do": "allow", "mass": "ask"},
-            "image remove": {"do": "allow", "mass": "ask"},
+            "rm": {"do": "allow", "mass": "deny", "deny": "-a --all"},
+            "container rm": {"do": "allow", "mass": "deny", "deny": "-a --all"},
+            "container remove": {"do": "allow", "mass": "deny", "deny": "-a --all"},
+            "pod rm": {"do": "allow", "mass": "deny", "deny": "-a --all"},
+            "rmi": {"do": "allow", "mass": "ask", "ask": "-a --all"}, "image rm": {"do": "allow", "mass": "ask",
+                                                                             "ask": "-a --all"},
+            "image remove": {"do": "allow", "mass": "ask", "ask": "-a --all"},
             "compose down": {"do": "ask", "need": "-v --volumes", "cat": "data"},
             "compose rm": {"do": "ask", "need": "-v --volumes", "cat": "data"},
             "stack rm": {"do": "ask"}, "swarm leave": {"do": "ask", "need": "-f --force"},
@@ -72,23 +82,24 @@ MANAGEMENT: dict[str, dict] = {
         "gvalued": "-n --namespace --context --cluster --kubeconfig -s --server --user --as -l --selector",
         "wide": "--all -A --all-namespaces",
         "lists": "get", "filters": "-l --selector --field-selector",
+        "critical": r"^(?:(?:namespaces?|ns)/)?kube-(?:system|public|node-lease)$",
         "verbs": {"delete": _K8S_DELETE, "drain": {"do": "ask"}, "replace": {"do": "ask", "need": "--force"},
                   "delete-project": {"do": "ask"}, "cordon": {"do": "ask"}}},
     "helm": {"fam": "orchestrator", "gvalued": "-n --namespace --kube-context --kubeconfig",
-        "wide": "--all -A --all-namespaces",
+        "wide": "--all -A --all-namespaces", "lists": "list ls", "filters": "-f --filter -l --selector",
         "verbs": {"uninstall": {"do": "ask"}, "delete": {"do": "ask"}, "del": {"do": "ask"}, "un": {"do": "ask"},
                   "rollback": {"do": "ask"}}},
     "minikube": {"fam": "orchestrator", "aka": "k3d kind", "wide": "--all",
         "verbs": {"delete": {"do": "ask"}, "cluster delete": {"do": "ask"}, "delete cluster": {"do": "ask"},
                   "delete clusters": {"do": "ask"}}},
     # ---- PaaS CLIs ----
-    "heroku": {"fam": "paas", "verbs": {
+    "heroku": {"fam": "paas", "generic": True, "verbs": {
         "apps:destroy": {"do": "ask"}, "destroy": {"do": "ask"}, "pg:reset": {"do": "ask", "cat": "data"},
         "addons:destroy": {"do": "ask"}, "pg:backups:delete": {"do": "ask", "cat": "data"},
         "redis:cli": {"do": "allow"}, "run:detached": {"do": "allow"}}},
     "firebase": {"fam": "paas", "verbs": {
         "projects:delete": {"do": "deny"}, "hosting:disable": {"do": "ask"},
-        "firestore:delete": {"do": "ask", "cat": "data", "deny": "--all-collections"},
+        "firestore:delete": {"do": "ask", "cat": "data", "deny": "--all-collections", "root": r"^/?$"},
         "database:remove": {"do": "ask", "cat": "data", "root": r"^/?$"},
         "database:set": {"do": "ask", "cat": "data", "root": r"^/?$"},
         "functions:delete": {"do": "ask"}, "auth:delete": {"do": "ask", "cat": "data"},
@@ -104,8 +115,17 @@ MANAGEMENT: dict[str, dict] = {
     "netlify": {"fam": "paas", "verbs": {"sites:delete": {"do": "ask"}, "env:unset": {"do": "ask"},
         "blobs:delete": {"do": "ask", "cat": "data"}}},
     "railway": {"fam": "paas", "verbs": {"down": {"do": "ask"}, "delete": {"do": "ask"}}},
-    "supabase": {"fam": "paas", "verbs": {"db reset": {"do": "ask", "cat": "data"},
+    "supabase": {"fam": "paas", "verbs": {"db reset": {"do": "ask", "cat": "data", "deny": "--linked --db-url"},
         "projects delete": {"do": "deny"}, "functions delete": {"do": "ask"}}},
+    "neonctl": {"fam": "paas", "aka": "neon", "generic": True, "verbs": {"projects delete": {"do": "deny"},
+        "branches delete": {"do": "ask", "cat": "data"}, "databases delete": {"do": "ask", "cat": "data"}}},
+    "pscale": {"fam": "paas", "aka": "planetscale", "generic": True, "verbs": {
+        "database delete": {"do": "ask", "cat": "data"}, "branch delete": {"do": "ask", "cat": "data"}}},
+    "turso": {"fam": "paas", "generic": True, "verbs": {"db destroy": {"do": "ask", "cat": "data"},
+        "group destroy": {"do": "ask", "cat": "data"}}},
+    "doctl": {"fam": "cloud", "aka": "hcloud linode-cli oci ibmcloud", "generic": True, "verbs": {
+        "databases delete": {"do": "ask", "cat": "data"}, "projects delete": {"do": "deny"}}},
+    "eksctl": {"fam": "orchestrator", "generic": True, "verbs": {"delete cluster": {"do": "ask"}}},
     "wrangler": {"fam": "paas", "verbs": {"delete": {"do": "ask"}, "d1 delete": {"do": "ask", "cat": "data"},
         "kv namespace delete": {"do": "ask", "cat": "data"}, "r2 bucket delete": {"do": "ask", "cat": "data"}}},
     # ---- ORMs and framework database commands ----
@@ -131,6 +151,10 @@ MANAGEMENT: dict[str, dict] = {
     "typeorm": {"fam": "orm", "aka": "typeorm-ts-node-commonjs typeorm-ts-node-esm", "verbs": {
         "schema:drop": {"do": "ask"}, "migration:revert": {"do": "ask"},
         "schema:sync": {"do": "ask"}}},
+    "mikro-orm": {"fam": "orm", "verbs": {"schema:drop": {"do": "ask"}, "schema:fresh": {"do": "ask"},
+        "migration:fresh": {"do": "ask"}, "migration:down": {"do": "ask"}}},
+    "sqlx": {"fam": "orm", "verbs": {"database drop": {"do": "ask"}, "database reset": {"do": "ask"},
+        "migrate revert": {"do": "ask"}}},
     "drizzle-kit": {"fam": "orm", "verbs": {"drop": {"do": "ask"}, "push": {"do": "allow", "ask": "--force"}}},
     "artisan": {"fam": "orm", "verbs": {v: {"do": "ask"} for v in
         "migrate:fresh migrate:reset migrate:refresh migrate:rollback db:wipe".split()}},
@@ -149,11 +173,12 @@ MANAGEMENT: dict[str, dict] = {
     "redis-cli": {"fam": "store", "aka": "valkey-cli keydb-cli",
         "gvalued": "-h -p -a -n -u -s --user --pass --pattern -i -r --tls --cacert",
         "lists": "--scan keys scan", "filters": "--pattern",
+        "denytext": r"(?i)\bflush(?:all|db)\b",
         "verbs": {"flushall": {"do": "deny"}, "flushdb": {"do": "deny"}, "del": {"do": "ask", "mass": "deny"},
                   "unlink": {"do": "ask", "mass": "deny"}, "shutdown": {"do": "ask"},
                   "config set": {"do": "ask"}}},
     # ---- cloud CLIs (the generic verb rules CLOUD-001..006 ask on the rest) ----
-    "aws": {"fam": "cloud", "gvalued": "--profile --region --output --endpoint-url --query",
+    "aws": {"fam": "cloud", "generic": True, "gvalued": "--profile --region --output --endpoint-url --query",
         "verbs": {
             "s3 rm": {"do": "ask", "cat": "data", "root": r"^s3://[^/]+/?\*?$", "rootneed": "--recursive"},
             "s3 rb": {"do": "ask", "cat": "data", "deny": "--force"},
@@ -167,7 +192,7 @@ MANAGEMENT: dict[str, dict] = {
             "secretsmanager delete-secret": {"do": "ask", "deny": "--force-delete-without-recovery"},
             "organizations close-account": {"do": "deny"}, "iam delete-user": {"do": "ask"},
         }},
-    "gcloud": {"fam": "cloud", "gvalued": "--project --account --configuration --format",
+    "gcloud": {"fam": "cloud", "generic": True, "gvalued": "--project --account --configuration --format",
         "verbs": {"projects delete": {"do": "deny"}, "compute instances delete": {"do": "ask"},
                   "sql instances delete": {"do": "ask", "cat": "data"},
                   "sql databases delete": {"do": "ask", "cat": "data"},
@@ -179,13 +204,13 @@ MANAGEMENT: dict[str, dict] = {
     "gsutil": {"fam": "cloud", "gvalued": "-o -h -u",
         "verbs": {"rm": {"do": "ask", "cat": "data", "root": r"^gs://[^/]+/?\*{0,2}$", "rootneed": "-r -R"},
                   "rb": {"do": "ask", "cat": "data"}}},
-    "az": {"fam": "cloud", "gvalued": "--subscription -o --output --query",
+    "az": {"fam": "cloud", "generic": True, "gvalued": "--subscription -o --output --query",
         "verbs": {"group delete": {"do": "ask"}, "vm delete": {"do": "ask"},
                   "sql db delete": {"do": "ask", "cat": "data"}, "sql server delete": {"do": "ask", "cat": "data"},
                   "storage account delete": {"do": "ask", "cat": "data"},
                   "cosmosdb delete": {"do": "ask", "cat": "data"},
                   "storage blob delete-batch": {"do": "ask", "cat": "data"}}},
-    "terraform": {"fam": "cloud", "aka": "tofu terragrunt", "gvalued": "-chdir",
+    "terraform": {"fam": "cloud", "aka": "tofu terragrunt", "gvalued": "-chdir", "lists": "state.list",
         "verbs": {"destroy": {"do": "deny", "narrow": "-target"},
                   "apply": {"do": "allow", "deny": "-destroy --destroy"},
                   "state rm": {"do": "ask"}, "workspace delete": {"do": "ask"},
@@ -211,12 +236,12 @@ PROD_ENV: tuple[str, ...] = ("RAILS_ENV", "RACK_ENV", "NODE_ENV", "APP_ENV", "MI
 
 RUNNERS: dict[str, tuple[str, ...]] = {
     # program -> first positionals that name a tool in MANAGEMENT run through it
-    "yarn": ("prisma", "sequelize", "sequelize-cli", "knex", "typeorm", "drizzle-kit", "firebase",
+    "yarn": ("prisma", "mikro-orm", "sequelize", "sequelize-cli", "knex", "typeorm", "drizzle-kit", "firebase",
              "vercel", "netlify", "supabase", "wrangler"),
-    "pnpm": ("prisma", "sequelize", "sequelize-cli", "knex", "typeorm", "drizzle-kit", "firebase",
+    "pnpm": ("prisma", "mikro-orm", "sequelize", "sequelize-cli", "knex", "typeorm", "drizzle-kit", "firebase",
              "vercel", "netlify", "supabase", "wrangler"),
     "bun": ("prisma", "sequelize", "knex", "typeorm", "drizzle-kit"),
-    "php": ("artisan",), "dotnet": ("ef",),
+    "php": ("artisan",), "dotnet": ("ef",), "sail": ("artisan",), "cargo": ("sqlx",),
     "python": ("manage.py",), "python3": ("manage.py",), "py": ("manage.py",),
 }
 """Programs that run a management tool named by their first positional (`php artisan`, `python manage.py`)."""

@@ -131,8 +131,9 @@ def _do(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) -> None:
     if act.remote:
         found = _isolated(an, replace(act, remote=False), inv, s, depth)
         fed = bool(an._stdin(s) or s.upstream or any(r.op == "<" for r in s.redirects))  # type: ignore[attr-defined]
-        for h in found:
-            if h.decision == "deny" or (h.id == "EXEC-001" and act.detail == "host" and not fed):
+        for h in found:  # a database reset or cloud delete is one wherever it is run from
+            if h.decision == "deny" or (h.id == "EXEC-001" and act.detail == "host" and not fed) or \
+                    h.category in ("cloud-destructive", "database-destructive"):
                 an.hits.setdefault((h.id, h.program), h)
         return
     if act.kind == "shell":

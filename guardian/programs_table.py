@@ -190,7 +190,7 @@ PROGRAMS: dict[str, dict] = {
                      "--chmod --file"},
     "proot": {"fam": "sandbox", "valued": "rbwq", "lvalued": "--rootfs --bind --cwd", "rest": "argv"},
     "fakeroot": {"fam": "wrapper", "aka": "fakechroot eatmydata torsocks torify tsocks proxychains proxychains4 "
-                                          "unbuffer catchsegv xvfb-run dbus-launch dbus-run-session chronic ifne sem "
+                                          "unbuffer catchsegv xvfb-run dbus-launch dbus-run-session chronic ifne "
                                           "nocache trickle firejail-run pv-wrap", "rest": "argv"},
     "stdbuf": {"fam": "wrapper", "by": "unwrap"},
     "ionice": {"fam": "wrapper", "by": "unwrap"},
@@ -203,7 +203,7 @@ PROGRAMS: dict[str, dict] = {
     "sudo": {"fam": "privilege", "aka": "doas pkexec run0", "by": "unwrap"},
     "watch": {"fam": "wrapper", "by": "unwrap"},
     "xargs": {"fam": "wrapper", "by": "unwrap"},
-    "parallel": {"fam": "wrapper", "by": "unwrap"},
+    "parallel": {"fam": "wrapper", "aka": "sem", "by": "unwrap"},
     "find": {"fam": "wrapper", "aka": "gfind bfs", "by": "unwrap", "opts": {"-fprintf": "none", "-fprint": "none",
         "-fls": "none"}},
     "rlwrap": {"fam": "wrapper", "valued": "acfHlopPsStqw", "lvalued": "--file --history-filename --prompt-colour "
@@ -277,9 +277,17 @@ PROGRAMS: dict[str, dict] = {
                                                                               "--glob --inverse-glob",
         "after": "--"},
     "chokidar": {"fam": "wrapper", "opts": {"-c": "shell", "--command": "shell"}},
+    "watchman-make": {"fam": "wrapper", "opts": {"--run": "shell", "-r": "shell"}},
+    "lockrun": {"fam": "wrapper", "after": "--"},
+    "machinectl": {"fam": "namespace", "sub": {"shell": {"rest": "argv", "at": 1}}},
+    "pixi": {"fam": "package", "sub": {"run": {"rest": "shell", "lvalued": "--environment -e --manifest-path"},
+        "exec": {"rest": "argv", "lvalued": "--spec -s"}}},
+    "devcontainer": {"fam": "container", "sub": {"exec": {"rest": "argv", "lvalued": "--workspace-folder "
+                                                                                      "--container-id --config "
+                                                                                      "--remote-env"}}},
     "when-changed": {"fam": "wrapper", "opts": {"-c": "argv_rest"}},
     "watchexec": {"fam": "wrapper", "valued": "ewdi", "lvalued": "--exts --watch --debounce --ignore --shell",
-        "rest": "argv"},
+        "rest": "shell"},
     "nodemon": {"fam": "wrapper", "opts": {"--exec": "shell", "-x": "shell"}},
     "screen": {"fam": "terminal", "valued": "SscRrxpt", "rest": "argv", "flags": {"-X": "stuff"}},
     "tmux": {"fam": "terminal", "aka": "tmate byobu", "opts": {"-c": "shell"}, "valued": "fLSTf",
@@ -420,7 +428,7 @@ PROGRAMS: dict[str, dict] = {
     "cmake": {"fam": "build", "opts": {"-P": "file", "-C": "file"}, "sub": {"-E": {}}},
     "just": {"fam": "build", "aka": "task", "manifest": "justfile", "sub": {"execute": {"rest": "shell"}}},
     "pytest": {"fam": "build", "aka": "py.test", "manifest": "conftest.py", "opts": {"-p": "none"}},
-    "tox": {"fam": "build", "aka": "nox", "manifest": "tox.ini"},
+    "tox": {"fam": "build", "aka": "nox", "manifest": "tox.ini", "sub": {"exec": {"after": "--"}}},
     "gcc": {"fam": "build", "aka": "cc g++ c++ clang clang++", "opts": {"-wrapper": "gccwrapper", "-fplugin": "file",
         "-B": "dir"}},
     "ld": {"fam": "build", "opts": {"--plugin": "file"}},

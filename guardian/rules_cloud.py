@@ -39,6 +39,11 @@ def _verbs(words: list[str]) -> bool:
     return any(_VERB.search(w) for w in words)
 
 
+def destructive_word(word: str) -> bool:
+    """Whether one verb word deletes, destroys, purges or revokes (`delete-stack`, `apps:destroy`)."""
+    return bool(_VERB.search(word) or _VERB.search(word.rsplit(":", 1)[-1]))
+
+
 @rule("CLOUD-001", "cloud-destructive", "ask", "aws",
       "AWS call that deletes, terminates, purges or overwrites resources or secrets",
       "aws s3 rm s3://bucket --recursive")

@@ -45,12 +45,14 @@ _VALUED = {
         "--transferfile", "--tf", "--sshloginfile", "--slf", "--termseq", "--header", "--rpl",
         "--limit", "--semaphorename", "--id", "--sqlmaster", "--sqlworker", "--ssh", "--arg-sep",
         "--arg-file-sep", "--max-procs", "--eof", "--replace", "--extensionreplace", "--tagstring"},
+    "sem": set(),  # filled below: GNU parallel --semaphore takes parallel's options
     "time": set("fo") | {"--format", "--output"},
     "nohup": set(),
     "command": set(),
     "exec": set("a"),
     "builtin": set(),
 }
+_VALUED["sem"] = _VALUED["parallel"]
 WRAPPERS = frozenset(_VALUED) | {"busybox", "find"}
 _PRIV = frozenset({"sudo", "doas", "pkexec", "run0"})
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")

@@ -23,7 +23,13 @@ DENY = [
     "RAILS_ENV=production bin/rails db:drop", "DISABLE_DATABASE_ENVIRONMENT_CHECK=1 rails db:reset",
     "psql -h prod-db.internal -c 'DROP TABLE users'", "heroku pg:reset -a shop-production",
     "docker compose -f docker-compose.prod.yml down -v",
+    "podman rm -af", "helm uninstall $(helm list -q)", "kubectl delete ns kube-system", "az aks delete -n prod-aks",
+    "redis-cli EVAL \"return redis.call('flushall')\" 0", "echo FLUSHALL | redis-cli", "http DELETE :9200/_all",
+    "kubectl exec -it redis-0 -- redis-cli FLUSHALL", "supabase db reset --linked",
+    "terraform state rm $(terraform state list)", "gcloud compute disks delete prod-disk",
     # wrappers
+    "sem -j 4 rm -rf ~", "watchexec -e py 'rm -rf ~'", "lockrun --lockfile=/tmp/l -- rm -rf ~", "pixi run 'rm -rf ~'",
+    "machinectl shell root@ /bin/rm -rf /", "devcontainer exec --workspace-folder . rm -rf ~",
     "parallel 'rm -rf {}' ::: ~", "parallel bash -c 'rm -rf {}' ::: /", "parallel -j4 --halt now,fail=1 rm -rf ::: ~ /",
     "ls | entr -s 'rm -rf ~'", "gosu root rm -rf /", "tini -- rm -rf /", "nix-shell --run 'rm -rf ~'",
     "concurrently 'npm start' 'rm -rf ~'", "direnv exec . rm -rf ~", "sbatch --wrap='rm -rf ~'",
@@ -40,6 +46,9 @@ ASK = [
     "typeorm schema:drop", "php artisan migrate:fresh", "mix ecto.reset", "terraform state rm module.db",
     "terraform destroy -target=aws_instance.x", "redis-cli del session:1",
     "redis-cli --scan --pattern 'sess:*' | xargs redis-cli del", "gzip ~/notes.txt",
+    "docker compose exec web bin/rails db:reset", "docker compose exec db psql -c 'DROP TABLE x'",
+    "ssh bastion kubectl delete ns staging", "az aks delete -n dev", "cargo sqlx database drop",
+    "tar cf /tmp/x.tar --remove-files -T list.txt",
 ]
 ALLOW = [
     "docker ps", "docker system prune", "docker container prune -f", "xargs -n1 gzip < files.txt",
@@ -51,7 +60,8 @@ ALLOW = [
     "zip -r site.zip dist/", "parallel 'echo {} >> out.txt' ::: a b", "parallel echo {1} {2} ::: a b :::+ c d",
     "ls src/*.py | entr -c pytest -q", "nix develop -c pytest", "gzip logs/app.log", "gzip -k /etc/x.conf",
     "tar --remove-files -czf logs.tgz logs/old", "concurrently -n a,b 'npm run a' 'npm run b'",
-    "docker ps -aq -f status=exited | xargs docker rm",
+    "docker ps -aq -f status=exited | xargs docker rm", "heroku logs -a prod-app", "kubectl get ns kube-system",
+    "sem --id x -j2 make", "watchexec -e py -- pytest -q", "pixi run test", "ssh host 'rm -rf build'",
 ]
 
 
