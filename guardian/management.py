@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tether.guardian.lazy_re import Lazy
 from tether.guardian.management_table import MANAGEMENT, PROD, PROD_ENV, RUNNERS, SAFE, SAFE_PREFIXES
 from tether.guardian.rules import Inv
 from tether.guardian.words import UNKNOWN
@@ -35,10 +36,10 @@ for _name, _e in MANAGEMENT.items():
         _INDEX.setdefault(_n, (_name, _e))
 _VERBS: dict[str, dict[tuple[str, ...], dict]] = {
     name: {tuple(k.lower().split()): v for k, v in e["verbs"].items()} for name, e in MANAGEMENT.items()}
-_PROD = re.compile(PROD, re.I)
+_PROD = Lazy(PROD, re.I)
 _RANK = {"allow": 0, "ask": 1, "deny": 2}
 _HTTP = frozenset({"curl", "wget", "http", "https", "xh", "curlie"})
-_ES_WIDE = re.compile(r"://[^/\s]+/(?:_all|\*|[^/\s?]*\*[^/\s?]*)(?:[/?]|$)|_delete_by_query")
+_ES_WIDE = Lazy(r"://[^/\s]+/(?:_all|\*|[^/\s?]*\*[^/\s?]*)(?:[/?]|$)|_delete_by_query")
 _SQL_CLIS = frozenset({"psql", "mysql", "mariadb", "mongo", "mongosh", "sqlcmd", "clickhouse-client",
                        "cockroach", "cqlsh", "snowsql", "sqlplus"})
 TOOLS: frozenset[str] = frozenset(_INDEX) | frozenset(RUNNERS) | _HTTP | _SQL_CLIS
