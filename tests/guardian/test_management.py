@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,32 @@ def test_docs_show_the_current_management_table() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "guardian.md").read_text()
     block = doc.split("<!-- management-coverage -->\n", 1)[1].split("\n<!-- /management-coverage -->")[0]
     assert block.strip() == management.coverage_markdown().strip(), "run python -m tether.guardian.management"
+
+
+NESTED_INNER = [
+    'docker system prune -af --volumes', 'redis-cli FLUSHALL', 'terraform destroy -auto-approve',
+    'kubectl delete ns --all', 'rm -rf ~', 'gzip -r ~', 'python manage.py flush --noinput',
+    'heroku apps:destroy -a x',
+]
+WRAPPER_FORMS = [
+    'timeout 60 {c}', 'nice -n 5 {c}', 'ionice -c3 {c}', 'chrt -f 1 {c}', 'taskset -c 0 {c}', 'stdbuf -oL {c}',
+    'nohup {c}', 'setsid {c}', 'unbuffer {c}', 'script -qc {q} /dev/null', 'su -c {q}', 'sudo -u root {c}',
+    'runuser -u root -- {c}', 'doas {c}', 'echo x | xargs -I{{}} sh -c {q}', 'env -S {q}', 'busybox sh -c {q}',
+    'dbus-run-session -- {c}', 'systemd-run --user {c}', 'echo {q} | at now', 'tmux new -d {q}', 'screen -dm {c}',
+    'parallel {q} ::: x', 'parallel -j2 --halt now,fail=1 ::: {q}', 'ls | entr -s {q}', 'ls | entr -r {c}',
+    'watch -n1 {q}', 'flock /tmp/l {c}', 'flock /tmp/l -c {q}', 'gosu root {c}', 'tini -- {c}',
+    'nix-shell --run {q}', 'direnv exec . {c}', 'concurrently {q}', 'sem -j2 {c}', 'watchexec {q}', 'bash -c {q}',
+    'find . -maxdepth 0 -execdir sh -c {q} \\;', 'docker exec c {c}', 'kubectl exec p -- {c}', 'ssh host {q}',
+    'npx -c {q}', 'poetry run {c}', 'uv run {c}', 'bundle exec {c}', 'xargs -a /dev/null {c}', 'time {c}',
+    'command {c}', 'exec {c}', 'eval {q}', 'strace -f {c}', 'fakeroot {c}', 'sudo -E env X=1 {c}',
+    'nohup sh -c {q} &', 'caffeinate -i {c}', 'pueue add -- {c}', 'op run -- {c}', 'mise exec -- {c}',
+]
+
+
+@pytest.mark.parametrize("form", WRAPPER_FORMS)
+def test_destruction_inside_every_wrapper_form_is_never_allowed(form: str) -> None:
+    """Each destructive command nested in each wrapper form (options, quoting, stdin) asks or denies."""
+    for inner in NESTED_INNER:
+        command = form.format(c=inner, q=shlex.quote(inner))
+        v = check(command, CTX)
+        assert v.decision != "allow", (command, v.reason)
