@@ -23,7 +23,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tether.guardian.lazy_re import Lazy
-from tether.guardian.management_table import MANAGEMENT, PROD, PROD_ENV, RUNNERS, SAFE, SAFE_PREFIXES
+from tether.guardian.management_table import (
+    MANAGEMENT,
+    PROD,
+    PROD_ENV,
+    RUNNERS,
+    SAFE,
+    SAFE_PREFIXES,
+    TEST_ENV,
+    TEST_VALUE,
+)
 from tether.guardian.rules import Inv
 from tether.guardian.words import UNKNOWN
 
@@ -224,6 +233,8 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
     prod = _production(inv, [*args, *values])
     if prod:
         decision, why = "deny", f"production target {prod}"
+    elif decision == "ask" and e["fam"] == "orm" and _test_database(inv, args):
+        return Finding("allow", cat, f"{name} {verb} on the test database")
     detail = f"{name} {verb}" + (f": {why}" if why else "")
     return Finding(decision, cat, detail)
 
@@ -257,6 +268,18 @@ def _production(inv: Inv, words: list[str]) -> str:
         if val and _PROD.search(val):
             return f"{k}={val}"[:60]
     return ""
+
+
+def _test_database(inv: Inv, args: list[str]) -> bool:
+    """`RAILS_ENV=test`, `--env test`, `-e testing`, with no DATABASE_URL beside it."""
+    env = inv.simple.env
+    if "DATABASE_URL" in env:
+        return False
+    if any(re.match(TEST_VALUE, env.get(k, "")) for k in TEST_ENV):
+        return True
+    pairs = zip(args, [*args[1:], ""], strict=True)
+    return any((a in ("--env", "-e", "--environment") and re.match(TEST_VALUE, b)) or
+               re.match(r"^--(?:env|environment)=(?:test|testing)$", a) for a, b in pairs)
 
 
 def _http(inv: Inv) -> Finding | None:

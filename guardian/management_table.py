@@ -234,6 +234,11 @@ PROD_ENV: tuple[str, ...] = ("RAILS_ENV", "RACK_ENV", "NODE_ENV", "APP_ENV", "MI
                              "AWS_PROFILE", "CLOUDSDK_CORE_PROJECT", "PGHOST", "DATABASE_URL", "REDIS_URL")
 """Environment variables that name where a command acts."""
 
+TEST_ENV: tuple[str, ...] = ("RAILS_ENV", "RACK_ENV", "NODE_ENV", "APP_ENV", "MIX_ENV", "FLASK_ENV")
+"""Variables that, set to `test`/`testing` (with no DATABASE_URL beside them), point an ORM command at the
+test database: a reset there is ordinary CI work (`RAILS_ENV=test bin/rails db:drop db:create`)."""
+TEST_VALUE = r"^(?:test|testing)$"
+
 RUNNERS: dict[str, tuple[str, ...]] = {
     # program -> first positionals that name a tool in MANAGEMENT run through it
     "yarn": ("prisma", "mikro-orm", "sequelize", "sequelize-cli", "knex", "typeorm", "drizzle-kit", "firebase",

@@ -22,7 +22,7 @@ DENY = [
     "redis-cli -n 2 flushdb", "redis-cli --scan | xargs redis-cli del", "redis-cli KEYS '*' | xargs redis-cli DEL",
     "curl -XDELETE localhost:9200/_all", "curl -X DELETE 'http://es:9200/logs-*'",
     "RAILS_ENV=production bin/rails db:drop", "DISABLE_DATABASE_ENVIRONMENT_CHECK=1 rails db:reset",
-    "psql -h prod-db.internal -c 'DROP TABLE users'", "heroku pg:reset -a shop-production",
+    "psql -h prod-db.internal -c 'DROP TABLE users'", "RAILS_ENV=test DATABASE_URL=postgres://prod/x rails db:drop", "heroku pg:reset -a shop-production",
     "docker compose -f docker-compose.prod.yml down -v",
     "podman rm -af", "helm uninstall $(helm list -q)", "kubectl delete ns kube-system", "az aks delete -n prod-aks",
     "redis-cli EVAL \"return redis.call('flushall')\" 0", "echo FLUSHALL | redis-cli", "http DELETE :9200/_all",
@@ -63,6 +63,8 @@ ALLOW = [
     "tar --remove-files -czf logs.tgz logs/old", "concurrently -n a,b 'npm run a' 'npm run b'",
     "docker ps -aq -f status=exited | xargs docker rm", "heroku logs -a prod-app", "kubectl get ns kube-system",
     "sem --id x -j2 make", "watchexec -e py -- pytest -q", "pixi run test", "ssh host 'rm -rf build'",
+    "RAILS_ENV=test bin/rails db:drop db:create db:schema:load", "MIX_ENV=test mix ecto.reset",
+    "npx knex migrate:rollback --all --env test",
 ]
 
 
