@@ -48,7 +48,8 @@ _VERBS: dict[str, dict[tuple[str, ...], dict]] = {
 _PROD = Lazy(PROD, re.I)
 _RANK = {"allow": 0, "ask": 1, "deny": 2}
 _HTTP = frozenset({"curl", "wget", "http", "https", "xh", "curlie"})
-_ES_WIDE = Lazy(r"://[^/\s]+/(?:_all|\*|[^/\s?]*\*[^/\s?]*)(?:[/?]|$)|_delete_by_query")
+_ES_WIDE = Lazy(r"://[^/\s]+/(?:_all|\*|[^/\s?]*\*[^/\s?]*)(?:[/?]|$)")
+_MATCH_ALL = Lazy(r"match_all|<delete>\s*<query>\s*\*:\*|\"delete\"\s*:\s*\{\s*\"query\"\s*:\s*\"\*:\*\"")
 _SQL_CLIS = frozenset({"psql", "mysql", "mariadb", "mongo", "mongosh", "sqlcmd", "clickhouse-client",
                        "cockroach", "cqlsh", "snowsql", "sqlplus"})
 TOOLS: frozenset[str] = frozenset(_INDEX) | frozenset(RUNNERS) | _HTTP | _SQL_CLIS
@@ -213,6 +214,8 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
         decision, why = "ask", v["narrow"].split()[0]
     if v.get("ask") and _opt_present(args, v["ask"]):
         decision, why = _max(decision, "ask"), v["ask"].split()[0]
+    if v.get("text") and any(re.search(v["text"], t) for t in [*args, *([stdin] if stdin else [])]):
+        decision, why = _max(decision, "ask"), "code that wipes tables"
     if v.get("zero") and "zero" in targets:
         decision, why = _max(decision, "ask"), "every migration undone"
     if v.get("deny") and _opt_present(args, v["deny"]):
@@ -284,8 +287,11 @@ def _test_database(inv: Inv, args: list[str]) -> bool:
 
 def _http(inv: Inv) -> Finding | None:
     joined = " ".join(inv.args)
-    if not re.search(r"(?:-X\s*|--request[ =]|--method[ =]|^|\s)DELETE\b", joined) and \
-            "_delete_by_query" not in joined:
+    if ("_delete_by_query" in joined or "/update" in joined) and _MATCH_ALL.search(joined):
+        return Finding("deny", "data", "deletes every document (match_all, *:*)")
+    if "_delete_by_query" in joined:
+        return Finding("ask", "data", "deletes the documents a query matches")
+    if not re.search(r"(?:-X\s*|--request[ =]|--method[ =]|^|\s)DELETE\b", joined):
         return None
     urls = [a for a in inv.args if "://" in a or re.match(r"^[\w.-]*:\d+/", a)]
     urls = [u if "://" in u else "http://" + (u if not u.startswith(":") else "localhost" + u) for u in urls]

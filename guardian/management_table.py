@@ -37,6 +37,8 @@ Verb entry keys:
     root: a regex; a target matching it is the whole container (a bucket's
         root, `/` of a database): deny (with one of `rootneed`, when given:
         `--recursive`).   zero: `migrate APP zero` (every migration undone) asks.
+    text: a regex; an argument after the verb (or stdin) matching it asks: code
+        that wipes tables (`rails runner 'User.delete_all'`, `manage.py shell -c`).
     denyenv: environment variables whose presence removes the tool's own
         safety check (DISABLE_DATABASE_ENVIRONMENT_CHECK): deny.
 A destructive verb (ask or deny) whose arguments, options or environment name
@@ -47,6 +49,9 @@ always allow (see `SAFE`).
 
 # fmt: off
 _K8S_DELETE = {"do": "ask"}
+_WIPE_CODE = (r"(?i)\.(?:delete_all|destroy_all|truncate)\b|objects\.all\(\)\.delete\(|\bdrop_table\b|"
+              r"\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|Repo\.delete_all|::truncate\(|"
+              r"\.query\(\w+\)\.delete\(|deleteMany\(\s*\{?\s*\}?\s*\)")
 MANAGEMENT: dict[str, dict] = {
     # ---- container engines ----
     "docker": {"fam": "container", "aka": "podman nerdctl finch",
@@ -136,14 +141,17 @@ MANAGEMENT: dict[str, dict] = {
         "verbs": {v: {"do": "ask"} for v in (
             "db:drop db:drop:all db:reset db:schema:load db:structure:load db:purge db:purge:all "
             "db:migrate:reset db:truncate_all db:seed:replant db:setup db:test:purge db:rollback "
-            "db:migrate:down db:drop:_unsafe").split()}},
+            "db:migrate:down db:drop:_unsafe").split()} | {
+            "runner": {"do": "allow", "text": _WIPE_CODE}}},
     "manage.py": {"fam": "orm", "aka": "django-admin",
         "verbs": {"flush": {"do": "ask"}, "reset_db": {"do": "ask"}, "sqlflush": {"do": "allow"},
                   "reset_schema": {"do": "ask"}, "drop_test_database": {"do": "ask"},
-                  "migrate": {"do": "allow", "zero": True}}},
+                  "migrate": {"do": "allow", "zero": True}, "shell": {"do": "allow", "text": _WIPE_CODE},
+                  "dbshell": {"do": "allow", "text": _WIPE_CODE}}},
     "alembic": {"fam": "orm", "gvalued": "-c --config -n --name -x",
         "verbs": {"downgrade": {"do": "ask"}, "stamp": {"do": "allow"}}},
-    "flask": {"fam": "orm", "verbs": {"db downgrade": {"do": "ask"}, "db drop": {"do": "ask"}}},
+    "flask": {"fam": "orm", "verbs": {"db downgrade": {"do": "ask"}, "db drop": {"do": "ask"},
+        "shell": {"do": "allow", "text": _WIPE_CODE}}},
     "sequelize": {"fam": "orm", "aka": "sequelize-cli", "verbs": {
         "db:drop": {"do": "ask"}, "db:migrate:undo:all": {"do": "ask"}, "db:migrate:undo": {"do": "ask"},
         "db:seed:undo:all": {"do": "ask"}}},
@@ -157,9 +165,10 @@ MANAGEMENT: dict[str, dict] = {
         "migrate revert": {"do": "ask"}}},
     "drizzle-kit": {"fam": "orm", "verbs": {"drop": {"do": "ask"}, "push": {"do": "allow", "ask": "--force"}}},
     "artisan": {"fam": "orm", "verbs": {v: {"do": "ask"} for v in
-        "migrate:fresh migrate:reset migrate:refresh migrate:rollback db:wipe".split()}},
+        "migrate:fresh migrate:reset migrate:refresh migrate:rollback db:wipe".split()} | {
+            "tinker": {"do": "allow", "text": _WIPE_CODE}}},
     "mix": {"fam": "orm", "verbs": {"ecto.drop": {"do": "ask"}, "ecto.reset": {"do": "ask"},
-        "ecto.rollback": {"do": "ask"}}},
+        "ecto.rollback": {"do": "ask"}, "run": {"do": "allow", "text": _WIPE_CODE}}},
     "ef": {"fam": "orm", "verbs": {"database drop": {"do": "ask"}, "database update": {"do": "allow"}}},
     "diesel": {"fam": "orm", "verbs": {"database reset": {"do": "ask"}, "migration revert": {"do": "ask"},
         "migration redo": {"do": "ask"}}},
@@ -177,6 +186,16 @@ MANAGEMENT: dict[str, dict] = {
         "verbs": {"flushall": {"do": "deny"}, "flushdb": {"do": "deny"}, "del": {"do": "ask", "mass": "deny"},
                   "unlink": {"do": "ask", "mass": "deny"}, "shutdown": {"do": "ask"},
                   "config set": {"do": "ask"}}},
+    "etcdctl": {"fam": "store", "verbs": {"del": {"do": "ask", "root": r"^/?$", "rootneed": "--prefix --from-key"}}},
+    "mc": {"fam": "store", "aka": "mcli", "verbs": {
+        "rm": {"do": "ask", "root": r"^[\w.-]+/[\w.-]+/?$", "rootneed": "-r --recursive"},
+        "rb": {"do": "ask", "deny": "--force"}}},
+    "rclone": {"fam": "store", "verbs": {"purge": {"do": "ask", "root": r"^[\w.-]+:[\w.-]*/?$"},
+        "delete": {"do": "ask", "root": r"^[\w.-]+:/?$"}}},
+    "s3cmd": {"fam": "store", "verbs": {
+        "del": {"do": "ask", "root": r"^s3://[^/]+/?\*?$", "rootneed": "-r --recursive"},
+        "rm": {"do": "ask", "root": r"^s3://[^/]+/?\*?$", "rootneed": "-r --recursive"},
+        "rb": {"do": "ask", "deny": "-f --force"}}},
     # ---- cloud CLIs (the generic verb rules CLOUD-001..006 ask on the rest) ----
     "aws": {"fam": "cloud", "generic": True, "gvalued": "--profile --region --output --endpoint-url --query",
         "verbs": {

@@ -21,5 +21,6 @@ static_rule("MGMT-003", "database-destructive", "deny",
             "wipes every key, index or collection of a data store, or a production database",
             "redis-cli FLUSHALL")
 static_rule("MGMT-004", "database-destructive", "ask",
-            "resets, drops or rolls back a database or volume (ORM and framework database commands)",
+            "deletes data in one database, store, bucket or volume, or resets or rolls back a database "
+            "(ORM and framework database commands)",
             "npx prisma migrate reset")

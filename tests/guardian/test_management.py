@@ -22,12 +22,15 @@ DENY = [
     "redis-cli -n 2 flushdb", "redis-cli --scan | xargs redis-cli del", "redis-cli KEYS '*' | xargs redis-cli DEL",
     "curl -XDELETE localhost:9200/_all", "curl -X DELETE 'http://es:9200/logs-*'",
     "RAILS_ENV=production bin/rails db:drop", "DISABLE_DATABASE_ENVIRONMENT_CHECK=1 rails db:reset",
-    "psql -h prod-db.internal -c 'DROP TABLE users'", "RAILS_ENV=test DATABASE_URL=postgres://prod/x rails db:drop", "heroku pg:reset -a shop-production",
+    "psql -h prod-db.internal -c 'DROP TABLE users'", "RAILS_ENV=test DATABASE_URL=postgres://prod/x rails db:drop",
+    "heroku pg:reset -a shop-production",
     "docker compose -f docker-compose.prod.yml down -v",
     "podman rm -af", "helm uninstall $(helm list -q)", "kubectl delete ns kube-system", "az aks delete -n prod-aks",
     "redis-cli EVAL \"return redis.call('flushall')\" 0", "echo FLUSHALL | redis-cli", "http DELETE :9200/_all",
     "kubectl exec -it redis-0 -- redis-cli FLUSHALL", "supabase db reset --linked",
     "terraform state rm $(terraform state list)", "gcloud compute disks delete prod-disk",
+    "etcdctl del '' --prefix", "mc rm -r --force local/bucket", "rclone purge remote:", "s3cmd del -r s3://bucket",
+    "curl -X POST localhost:9200/logs/_delete_by_query -d '{\"query\":{\"match_all\":{}}}'",
     # wrappers
     "sem -j 4 rm -rf ~", "watchexec -e py 'rm -rf ~'", "lockrun --lockfile=/tmp/l -- rm -rf ~", "pixi run 'rm -rf ~'",
     "machinectl shell root@ /bin/rm -rf /", "devcontainer exec --workspace-folder . rm -rf ~",
@@ -49,7 +52,9 @@ ASK = [
     "redis-cli --scan --pattern 'sess:*' | xargs redis-cli del", "gzip ~/notes.txt",
     "docker compose exec web bin/rails db:reset", "docker compose exec db psql -c 'DROP TABLE x'",
     "ssh bastion kubectl delete ns staging", "az aks delete -n dev", "cargo sqlx database drop",
-    "tar cf /tmp/x.tar --remove-files -T list.txt",
+    "tar cf /tmp/x.tar --remove-files -T list.txt", "rails runner 'User.delete_all'",
+    "python manage.py shell -c 'from a.models import U; U.objects.all().delete()'", "etcdctl del /app/key",
+    "echo 'User.delete_all' | rails runner -",
 ]
 ALLOW = [
     "docker ps", "docker system prune", "docker container prune -f", "xargs -n1 gzip < files.txt",
@@ -64,7 +69,8 @@ ALLOW = [
     "docker ps -aq -f status=exited | xargs docker rm", "heroku logs -a prod-app", "kubectl get ns kube-system",
     "sem --id x -j2 make", "watchexec -e py -- pytest -q", "pixi run test", "ssh host 'rm -rf build'",
     "RAILS_ENV=test bin/rails db:drop db:create db:schema:load", "MIX_ENV=test mix ecto.reset",
-    "npx knex migrate:rollback --all --env test",
+    "npx knex migrate:rollback --all --env test", "rails runner 'puts User.count'",
+    "python manage.py shell -c 'print(1)'",
 ]
 
 
@@ -102,7 +108,7 @@ def test_every_tool_has_a_family_and_known_decisions() -> None:
             seen.add(n)
         for verb, v in e["verbs"].items():
             assert v["do"] in ("allow", "ask", "deny"), (name, verb)
-            assert set(v) <= {"do", "cat", "ask", "deny", "need", "narrow", "mass", "root", "rootneed", "zero",
+            assert set(v) <= {"do", "cat", "ask", "deny", "need", "narrow", "text", "mass", "root", "rootneed", "zero",
                               "denyenv"}, (name, verb)
 
 
