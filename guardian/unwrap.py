@@ -224,7 +224,7 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
                 [(inner, sudo, ["parallel", *via]) for cmd in plain if cmd
                  for inner, sudo, via in unwrap(cmd, stdin, depth + 1)]
     elif name == "env" and ("S" in seen or "--split-string" in seen):
-        cmds = [["env", *(seen.get("S") or seen.get("--split-string", "")).split(), *rest]]
+        cmds = [["env", *_split_string(seen.get("S") or seen.get("--split-string", "")), *rest]]
     elif name == "watch" and rest and "x" not in seen and "--exec" not in seen:
         cmds = [["sh", "-c", " ".join(rest)]]  # watch runs its words through `sh -c`
     else:
@@ -238,6 +238,14 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
         for inner, sudo, via in unwrap(cmd, stdin, depth + 1):
             out.append((inner, sudo or name in _PRIV, [name, *via]))
     return out or [([], name in _PRIV, [name])]
+
+
+def _split_string(text: str) -> list[str]:
+    """`env -S STRING`: words with env's own quotes and backslashes (not a shell: no pipes)."""
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
 
 
 def _tag(items: list[Unwrapped], name: str) -> list[Unwrapped]:

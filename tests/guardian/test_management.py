@@ -145,3 +145,22 @@ def test_destruction_inside_every_wrapper_form_is_never_allowed(form: str) -> No
         command = form.format(c=inner, q=shlex.quote(inner))
         v = check(command, CTX)
         assert v.decision != "allow", (command, v.reason)
+
+
+# outer forms that hand their text on as words, not as a shell line (env -S has no pipes; pueue joins
+# its arguments, dropping their quotes), are left out of the nesting below: what they run differs
+_JOINING = ("env -S {q}", "pueue add -- {c}")
+
+
+def test_two_wrapper_forms_nested_are_never_allowed() -> None:
+    """Pairs of wrapper forms around each destructive command (a fixed sample) ask or deny."""
+    import random
+
+    rng = random.Random(19)
+    outer = [f for f in WRAPPER_FORMS if f not in _JOINING]
+    for _ in range(300):
+        command = rng.choice(NESTED_INNER)
+        for form in (rng.choice(WRAPPER_FORMS), rng.choice(outer)):
+            command = form.format(c=command, q=shlex.quote(command))
+        v = check(command, CTX)
+        assert v.decision != "allow", (command, v.reason)
