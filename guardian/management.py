@@ -23,16 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tether.guardian.lazy_re import Lazy
-from tether.guardian.management_table import (
-    MANAGEMENT,
-    PROD,
-    PROD_ENV,
-    RUNNERS,
-    SAFE,
-    SAFE_PREFIXES,
-    TEST_ENV,
-    TEST_VALUE,
-)
+from tether.guardian.management_table import MANAGEMENT, PROD, PROD_ENV, RUNNERS, SAFE, SAFE_PREFIXES, TEST_VALUE
 from tether.guardian.rules import Inv
 from tether.guardian.words import UNKNOWN
 
@@ -221,7 +212,7 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
     if v.get("deny") and _opt_present(args, v["deny"]):
         decision, why = "deny", next(o for o in v["deny"].split() if _opt_present(args, o))
     if v.get("root") and any(re.match(v["root"], t) for t in targets) and (
-            not v.get("rootneed") or _opt_present(args, v["rootneed"])):
+            not v.get("rootneed") or _opt_present(args, v["rootneed"])) and not _opt_present(args, "--include"):
         decision, why = "deny", "the whole bucket or database"
     if any(UNKNOWN in t for t in targets) and every:
         decision, why = _max(decision, v.get("mass", "deny")), "every object the lister prints"
@@ -236,7 +227,7 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
     prod = _production(inv, [*args, *values])
     if prod:
         decision, why = "deny", f"production target {prod}"
-    elif decision == "ask" and e["fam"] == "orm" and _test_database(inv, args):
+    elif decision == "ask" and e.get("testenv") and _test_database(inv, args, e["testenv"].split()):
         return Finding("allow", cat, f"{name} {verb} on the test database")
     detail = f"{name} {verb}" + (f": {why}" if why else "")
     return Finding(decision, cat, detail)
@@ -273,12 +264,12 @@ def _production(inv: Inv, words: list[str]) -> str:
     return ""
 
 
-def _test_database(inv: Inv, args: list[str]) -> bool:
-    """`RAILS_ENV=test`, `--env test`, `-e testing`, with no DATABASE_URL beside it."""
+def _test_database(inv: Inv, args: list[str], names: list[str]) -> bool:
+    """`RAILS_ENV=test` (the tool's own variables), `--env test`, with no DATABASE_URL beside it."""
     env = inv.simple.env
     if "DATABASE_URL" in env:
         return False
-    if any(re.match(TEST_VALUE, env.get(k, "")) for k in TEST_ENV):
+    if any(re.match(TEST_VALUE, env.get(k, "")) for k in names):
         return True
     pairs = zip(args, [*args[1:], ""], strict=True)
     return any((a in ("--env", "-e", "--environment") and re.match(TEST_VALUE, b)) or

@@ -36,9 +36,15 @@ Verb entry keys:
         `_all`), default deny.
     root: a regex; a target matching it is the whole container (a bucket's
         root, `/` of a database): deny (with one of `rootneed`, when given:
-        `--recursive`).   zero: `migrate APP zero` (every migration undone) asks.
+        `--recursive`; not with `--include`, which picks some keys).
+    zero: `migrate APP zero` (every migration undone) asks.
     text: a regex; an argument after the verb (or stdin) matching it asks: code
         that wipes tables (`rails runner 'User.delete_all'`, `manage.py shell -c`).
+    testenv: environment variables by which the tool picks its database (RAILS_ENV,
+        MIX_ENV, NODE_ENV for sequelize/knex, APP_ENV for artisan): set to `test`
+        or `testing`, or `--env test`, with no DATABASE_URL beside it, the reset
+        is of the test database, ordinary CI work: allow. Tools without it
+        (prisma, typeorm: DATABASE_URL decides) get no such exemption.
     denyenv: environment variables whose presence removes the tool's own
         safety check (DISABLE_DATABASE_ENVIRONMENT_CHECK): deny.
 A destructive verb (ask or deny) whose arguments, options or environment name
@@ -138,6 +144,7 @@ MANAGEMENT: dict[str, dict] = {
         "db push": {"do": "allow", "ask": "--force-reset --accept-data-loss"},
         "db execute": {"do": "ask", "need": "--stdin --file"}}},
     "rails": {"fam": "orm", "aka": "rake", "denyenv": "DISABLE_DATABASE_ENVIRONMENT_CHECK",
+        "testenv": "RAILS_ENV RACK_ENV",
         "verbs": {v: {"do": "ask"} for v in (
             "db:drop db:drop:all db:reset db:schema:load db:structure:load db:purge db:purge:all "
             "db:migrate:reset db:truncate_all db:seed:replant db:setup db:test:purge db:rollback "
@@ -152,10 +159,11 @@ MANAGEMENT: dict[str, dict] = {
         "verbs": {"downgrade": {"do": "ask"}, "stamp": {"do": "allow"}}},
     "flask": {"fam": "orm", "verbs": {"db downgrade": {"do": "ask"}, "db drop": {"do": "ask"},
         "shell": {"do": "allow", "text": _WIPE_CODE}}},
-    "sequelize": {"fam": "orm", "aka": "sequelize-cli", "verbs": {
+    "sequelize": {"fam": "orm", "aka": "sequelize-cli", "testenv": "NODE_ENV", "verbs": {
         "db:drop": {"do": "ask"}, "db:migrate:undo:all": {"do": "ask"}, "db:migrate:undo": {"do": "ask"},
         "db:seed:undo:all": {"do": "ask"}}},
-    "knex": {"fam": "orm", "verbs": {"migrate:rollback": {"do": "ask"}, "migrate:down": {"do": "ask"}}},
+    "knex": {"fam": "orm", "testenv": "NODE_ENV", "verbs": {"migrate:rollback": {"do": "ask"},
+        "migrate:down": {"do": "ask"}}},
     "typeorm": {"fam": "orm", "aka": "typeorm-ts-node-commonjs typeorm-ts-node-esm", "verbs": {
         "schema:drop": {"do": "ask"}, "migration:revert": {"do": "ask"},
         "schema:sync": {"do": "ask"}}},
@@ -164,10 +172,10 @@ MANAGEMENT: dict[str, dict] = {
     "sqlx": {"fam": "orm", "verbs": {"database drop": {"do": "ask"}, "database reset": {"do": "ask"},
         "migrate revert": {"do": "ask"}}},
     "drizzle-kit": {"fam": "orm", "verbs": {"drop": {"do": "ask"}, "push": {"do": "allow", "ask": "--force"}}},
-    "artisan": {"fam": "orm", "verbs": {v: {"do": "ask"} for v in
+    "artisan": {"fam": "orm", "testenv": "APP_ENV", "verbs": {v: {"do": "ask"} for v in
         "migrate:fresh migrate:reset migrate:refresh migrate:rollback db:wipe".split()} | {
             "tinker": {"do": "allow", "text": _WIPE_CODE}}},
-    "mix": {"fam": "orm", "verbs": {"ecto.drop": {"do": "ask"}, "ecto.reset": {"do": "ask"},
+    "mix": {"fam": "orm", "testenv": "MIX_ENV", "verbs": {"ecto.drop": {"do": "ask"}, "ecto.reset": {"do": "ask"},
         "ecto.rollback": {"do": "ask"}, "run": {"do": "allow", "text": _WIPE_CODE}}},
     "ef": {"fam": "orm", "verbs": {"database drop": {"do": "ask"}, "database update": {"do": "allow"}}},
     "diesel": {"fam": "orm", "verbs": {"database reset": {"do": "ask"}, "migration revert": {"do": "ask"},
@@ -253,10 +261,8 @@ PROD_ENV: tuple[str, ...] = ("RAILS_ENV", "RACK_ENV", "NODE_ENV", "APP_ENV", "MI
                              "AWS_PROFILE", "CLOUDSDK_CORE_PROJECT", "PGHOST", "DATABASE_URL", "REDIS_URL")
 """Environment variables that name where a command acts."""
 
-TEST_ENV: tuple[str, ...] = ("RAILS_ENV", "RACK_ENV", "NODE_ENV", "APP_ENV", "MIX_ENV", "FLASK_ENV")
-"""Variables that, set to `test`/`testing` (with no DATABASE_URL beside them), point an ORM command at the
-test database: a reset there is ordinary CI work (`RAILS_ENV=test bin/rails db:drop db:create`)."""
 TEST_VALUE = r"^(?:test|testing)$"
+"""The value of a `testenv` variable or `--env` that names the test database."""
 
 RUNNERS: dict[str, tuple[str, ...]] = {
     # program -> first positionals that name a tool in MANAGEMENT run through it

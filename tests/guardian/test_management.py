@@ -54,7 +54,7 @@ ASK = [
     "ssh bastion kubectl delete ns staging", "az aks delete -n dev", "cargo sqlx database drop",
     "tar cf /tmp/x.tar --remove-files -T list.txt", "rails runner 'User.delete_all'",
     "python manage.py shell -c 'from a.models import U; U.objects.all().delete()'", "etcdctl del /app/key",
-    "echo 'User.delete_all' | rails runner -",
+    "echo 'User.delete_all' | rails runner -", "NODE_ENV=test npx prisma migrate reset --force",
 ]
 ALLOW = [
     "docker ps", "docker system prune", "docker container prune -f", "xargs -n1 gzip < files.txt",
