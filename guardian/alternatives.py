@@ -119,6 +119,12 @@ ALTERNATIVES: dict[str, str] = {
     "CLOUD-007": "GET the resource first; delete one named object with the person's approval",
     "DB-001": "run against a local test database; back up first (`pg_dump`)",
     "DB-002": "drop only a test database the task created",
+    "MGMT-001": "name the one object (`docker volume rm NAME`, `kubectl delete pod NAME -n NS`, "
+                "`terraform destroy -target=ADDR`) after a dry-run or plan; leave production to the person",
+    "MGMT-002": "run the dry-run or read form first (`--dry-run`, `list`, `describe`) and ask the person",
+    "MGMT-003": "delete the keys or documents one pattern names (`redis-cli --scan --pattern 'x:*'`), "
+                "on a local or test store; back up first",
+    "MGMT-004": "point it at the test database (`RAILS_ENV=test`, `--env test`) or back up first",
     # the guardian itself
     "GUARD-FAIL": "simplify the line (split it into commands, quote the payload) so it can be analysed",
     "GUARD-002": "split the line or avoid the construct named in the reason",
