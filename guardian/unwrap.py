@@ -199,6 +199,41 @@ def _parallel(rest: list[str], seen: dict[str, str], stdin: StdinEval) -> list[l
     return out
 
 
+_PYTHON = re.compile(r"^(?:python[0-9.]*|py|pypy[0-9.]*)$")
+_PY_VALUED = frozenset("cWX")
+"""Python options that take a value (`-W error`, `-X dev`); `-c` ends the options (its code is a payload)."""
+
+
+def _module_cli(name: str, args: list[str]) -> list[str] | None:
+    """`python -m pip install x` -> `pip install x`: a module run as a program is judged as that program too
+    (pip, venv, http.server...), with the module's own name, so the rules for `pip` also see `python -m pip`."""
+    if not _PYTHON.match(name):
+        return None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-m" and i + 1 < len(args):
+            return [args[i + 1], *args[i + 2 :]]
+        if not a.startswith("-") or a in ("-", "--"):
+            return None
+        if a.startswith("--"):
+            i += 1
+            continue
+        letters = a[1:]
+        for k, ch in enumerate(letters):
+            if ch == "m":
+                mod = letters[k + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
+                tail = args[i + 1 :] if letters[k + 1 :] else args[i + 2 :]
+                return [mod, *tail] if mod else None
+            if ch in _PY_VALUED:
+                if ch == "c":
+                    return None
+                i += 0 if letters[k + 1 :] else 1
+                break
+        i += 1
+    return None
+
+
 def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]:
     """Every (argv, under_sudo, wrappers) the wrapper chain would execute."""
     if not argv or depth > 12:
@@ -209,6 +244,9 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
     if name == "find":
         inner = [u for cmd in _find(argv[1:]) for u in unwrap(cmd, stdin, depth + 1)]
         return [(argv, False, [])] + _tag(inner, name)
+    module = _module_cli(name, argv[1:])
+    if module:
+        return [(argv, False, [])] + _tag(unwrap(module, stdin, depth + 1), name)
     if name not in _VALUED and name not in _PRIV:
         return [(argv, False, [])]
     rest, seen = _skip_options(name, argv[1:])
