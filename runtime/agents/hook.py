@@ -20,24 +20,61 @@ from pathlib import Path
 from typing import Any
 
 from tether.runtime.agents import learn, registry
-from tether.runtime.agents.base import Answer, Call, Judged, PayloadError
+from tether.runtime.agents.base import Answer, Call, Judged, PayloadError, shell_patch, write_line
 
 MAX_PAYLOAD = 1 << 20
 
 
-def judge_calls(calls: list[Call], user_home: Path) -> Judged:
-    """Judge every call with the guardian (fail closed); the strictest decision, all rules and reasons."""
+UNKNOWN_RULE = "HOOK-002"
+
+
+def _expand(calls: list[Call]) -> list[Call]:
+    """The calls, plus one write per file an `apply_patch` inside a shell line touches (same path rules as file
+    writes); an apply_patch whose patch is not in the line is an unknown call (asked)."""
+    out: list[Call] = []
+    for call in calls:
+        out.append(call)
+        paths = shell_patch(call.command) if call.kind == "shell" else None
+        if paths is None:
+            continue
+        if not paths:
+            out.append(Call(f"# apply_patch with no patch text in: {call.command[:200]}", call.cwd, call.workspace,
+                            call.tool, "unknown", call.session, ("?",), call.transcript))
+        out += [Call(write_line(p), call.cwd, call.workspace, call.tool, "write", call.session, (p,), call.transcript)
+                for p in paths]
+    return out
+
+
+def judge_calls(calls: list[Call], user_home: Path, tether_home: Path | None = None) -> Judged:
+    """Judge every call with the guardian (fail closed); the strictest decision, all rules and reasons.
+
+    A call that reaches for the hook itself or Tether's home (`tamper`) is denied whatever the guardian says.
+    """
     from tether.guardian.decision import SEVERITY, Where
     from tether.guardian.judge import judge
+    from tether.runtime.agents.tamper import RULE, tampering
+    from tether.runtime.trust.kinds import kinds_of
 
     out = Judged("allow")
     reasons: list[str] = []
-    for call in calls:
+    for call in _expand(calls):
+        if call.kind == "unknown":
+            out.decision = "deny" if out.decision == "deny" else "ask"
+            out.rules += [UNKNOWN_RULE] if UNKNOWN_RULE not in out.rules else []
+            out.kinds += [f"unknown-tool:{call.tool[:60]}"] if f"unknown-tool:{call.tool[:60]}" not in out.kinds else []
+            reasons.append(f"Tether cannot read what tool {call.tool[:60]!r} does (no command, no file path)"
+                           if not call.paths else call.command.lstrip("# "))
+            continue
         r = judge(call.command, Where(workspace=call.workspace, cwd=call.cwd, home=user_home))
+        why = tampering([call.command, *r.decoded], call.paths, tether_home)
+        if why:
+            out.decision = "deny"
+            out.rules += [RULE] if RULE not in out.rules else []
+            reasons.append(why)
         if SEVERITY[r.decision] > SEVERITY[out.decision]:
             out.decision = r.decision
         out.rules += [h.id for h in r.hits if h.id not in out.rules]
-        out.kinds += [h.kind for h in r.hits if h.decision != "allow" and h.kind not in out.kinds]
+        out.kinds += [k for k in kinds_of(r.hits, r.decoded) if k not in out.kinds]
         if r.decision != "allow":
             reasons.append(r.reason)
     out.reason = "; ".join(dict.fromkeys(reasons)) if reasons else "no risk pattern matched"
@@ -119,7 +156,7 @@ def handle(agent: str, data: bytes, user_home: Path, tether_home: Path | None = 
             return answer, record
         parsed = adapter.parse(payload)
         calls = [] if parsed is None else parsed if isinstance(parsed, list) else [parsed]
-        judged = judge_calls(calls, user_home)
+        judged = judge_calls(calls, user_home, tether_home)
         if tether_home is not None and calls:
             try:
                 _learn_pre(adapter, agent, payload, calls, judged, tether_home, shadow)

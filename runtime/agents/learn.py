@@ -51,6 +51,9 @@ REFUSAL_GAP_S = 1.0
 MAX_PENDING = 200
 MAX_AGE_S = 86400.0
 MAX_PENDING_BYTES = 4 << 20
+MAX_DONE = 2000
+MIN_ANSWER_S = 1.0
+"""An approval needs the post-tool event at least this long after the ask: a person reads before answering."""
 
 
 @contextlib.contextmanager
@@ -79,7 +82,23 @@ def _locked(home: Path) -> Iterator[dict[str, Any]]:
 
 
 def _key(agent: str, call: Call) -> dict[str, Any]:
-    return {"agent": agent, "session": call.session, "command": call.command}
+    return {"agent": agent, "session": call.session, "command": call.command, "transcript": call.transcript}
+
+
+def _fresh(data: dict[str, Any], agent: str, call_id: str) -> bool:
+    """Whether this call id may open a pending ask: never one already pending or already settled."""
+    if not call_id:
+        return True
+    done = data.setdefault("done", [])
+    return (f"{agent}:{call_id}" not in done
+            and not any(a.get("agent") == agent and a.get("id") == call_id for a in data["asks"]))
+
+
+def _settled(data: dict[str, Any], agent: str, call_id: str) -> None:
+    if call_id:
+        done = data.setdefault("done", [])
+        done.append(f"{agent}:{call_id}")
+        data["done"] = done[-MAX_DONE:]
 
 
 def pending_asks(home: Path) -> list[dict[str, Any]]:
@@ -93,6 +112,8 @@ def add_ask(home: Path, agent: str, calls: list[Call], call_id: str, kinds: list
     if not kinds:
         return
     with _locked(home) as data:
+        if not _fresh(data, agent, call_id):
+            return
         for call in calls:
             data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time()})
 
@@ -101,6 +122,8 @@ def add_shadow(home: Path, agent: str, calls: list[Call], call_id: str, decision
                kinds: list[str]) -> None:
     """Shadow mode: remember every call and what the guardian and the ledger would have done with it."""
     with _locked(home) as data:
+        if not _fresh(data, agent, call_id):
+            return
         for call in calls:
             data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time(),
                                                      "shadow": {"decision": decision, "effective": effective}})
@@ -140,6 +163,7 @@ def resolve_pre(home: Path, agent: str, session: str, call_id: str) -> int:
             this_call = bool(call_id) and a.get("id") == call_id
             if same and not this_call and now - a.get("at", now) >= REFUSAL_GAP_S:
                 refused.append(a)
+                _settled(data, agent, a.get("id") or "")
             else:
                 keep.append(a)
         data["asks"] = keep
@@ -149,17 +173,28 @@ def resolve_pre(home: Path, agent: str, session: str, call_id: str) -> int:
 
 
 def resolve_post(home: Path, agent: str, call: Call, call_id: str) -> int:
-    """A post-tool event: the asks it matches ran, so the person approved them; how many."""
+    """A post-tool event: the ask it matches ran, so the person approved it; how many (0 or 1).
+
+    It matches only an ask the pre-tool hook recorded for this exact call: the same agent, session,
+    transcript and command, and the same call id (both empty only for an agent that sends none). The ask is
+    consumed and its id remembered, so a repeated post-tool event, or a pre-tool replay of the same id,
+    counts once. A post-tool event sooner than MIN_ANSWER_S after the ask settles it without teaching:
+    no person answered that fast.
+    """
     if not (home / PENDING).exists():
         return 0
-    key, approved = _key(agent, call), []
+    key, found = _key(agent, call), []
+    now = time.time()
     with _locked(home) as data:
         keep = []
         for a in data["asks"]:
-            match = all(a.get(k) == v for k, v in key.items()) and (not call_id or not a.get("id")
-                                                                   or a.get("id") == call_id)
-            (approved if match and not approved else keep).append(a)
+            match = (not found and all(a.get(k, "") == v for k, v in key.items())
+                     and (a.get("id") or "") == call_id)
+            (found if match else keep).append(a)
         data["asks"] = keep
+        if found:
+            _settled(data, agent, call_id)
+    approved = [a for a in found if a.get("shadow") or now - float(a.get("at") or now) >= MIN_ANSWER_S]
     for a in approved:
         _settle(home, agent, a, ran=True)
     return len(approved)
