@@ -46,6 +46,8 @@ SETTINGS = {"user": ".claude/settings.json", "project": ".claude/settings.json",
             "local": ".claude/settings.local.json"}
 """Scope -> the settings file (user: under the person's home; project, local: under the project folder)."""
 TEMPLATE = "{}\n"
+DISABLE = {"disableAllHooks": True}
+"""Settings that turn every hook off (`tether hook status` and `doctor` report them)."""
 
 
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:

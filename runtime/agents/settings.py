@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 import shlex
 import sys
@@ -69,7 +70,19 @@ def default_command(agent: str) -> str:
     return f"{head} hook {agent}"
 
 
+def _target(path: Path) -> Path:
+    """The file to edit: `path`, or the file a symlink at `path` points to (edited in place; the link stays)."""
+    if not path.is_symlink():
+        return path
+    real = Path(os.path.realpath(path))
+    if not real.is_file():
+        msg = f"{path} is a symlink to {real}, which is not a regular file; fix the link or edit it by hand"
+        raise ConfigError(msg)
+    return real
+
+
 def _read(path: Path) -> str | None:
+    path = _target(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -103,20 +116,56 @@ def _ours(agent: str, command: object) -> bool:
     return isinstance(command, str) and f"hook {agent}" in command and "tether" in command
 
 
-def installed_commands(agent: str, data: Any) -> list[str]:
-    """The commands of `agent`'s hook events in parsed settings that run `tether hook AGENT`."""
-    adapter = registry.get(agent)
-    found: list[str] = []
+def _groups(data: Any, event: str) -> list[Any]:
     hooks = data.get("hooks") if isinstance(data, dict) else None
-    if not isinstance(hooks, dict):
-        return found
-    for event, _ in adapter.hook_entries(""):  # type: ignore[attr-defined]
-        for group in hooks.get(event) or []:
-            if not isinstance(group, dict):
-                continue
-            inner = group.get("hooks") if isinstance(group.get("hooks"), list) else [group]
-            found += [h["command"] for h in inner if isinstance(h, dict) and _ours(agent, h.get("command"))]
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
+    return groups if isinstance(groups, list) else []
+
+
+def _inner(group: Any) -> list[Any]:
+    return group["hooks"] if isinstance(group, dict) and isinstance(group.get("hooks"), list) else [group]
+
+
+def _recorded(record: dict[str, Any] | None, agent: str) -> list[tuple[str, Any]]:
+    """The (event, entry) pairs Tether wrote into a file, from its install record."""
+    if not record or record.get("agent") != agent or not isinstance(record.get("entries"), list):
+        return []
+    return [(e[0], e[1]) for e in record["entries"] if isinstance(e, list) and len(e) == 2 and isinstance(e[0], str)]
+
+
+def own_entries(agent: str, data: Any, record: dict[str, Any] | None) -> list[tuple[str, Any]]:
+    """The entries in parsed settings that Tether wrote: equal to an entry its install record holds."""
+    found = []
+    for event, entry in _recorded(record, agent):
+        if any(g == entry for g in _groups(data, event)):
+            found.append((event, entry))
     return found
+
+
+def installed_commands(agent: str, data: Any, record: dict[str, Any] | None = None) -> list[str]:
+    """The commands of the hook entries Tether wrote (a hand-made entry that runs `tether hook` does not count)."""
+    return [h["command"] for _, entry in own_entries(agent, data, record) for h in _inner(entry)
+            if isinstance(h, dict) and isinstance(h.get("command"), str)]
+
+
+def hand_made(agent: str, data: Any, record: dict[str, Any] | None = None) -> list[str]:
+    """Commands that run `tether hook AGENT` in entries Tether did not write (the person's own)."""
+    own = [entry for _, entry in own_entries(agent, data, record)]
+    out: list[str] = []
+    for event, _ in registry.get(agent).hook_entries(""):  # type: ignore[attr-defined]
+        for group in _groups(data, event):
+            if group in own:
+                continue
+            out += [h["command"] for h in _inner(group) if isinstance(h, dict) and _ours(agent, h.get("command"))]
+    return list(dict.fromkeys(out))
+
+
+def disabled(agent: str, data: Any) -> str:
+    """Why the agent runs no hooks from this file ('' when nothing there turns them off)."""
+    for key, value in getattr(registry.get(agent), "DISABLE", {}).items():
+        if isinstance(data, dict) and data.get(key) == value:
+            return f"{key} = {json.dumps(value)}: {registry.get(agent).TITLE} runs no hooks at all"  # type: ignore[attr-defined]
+    return ""
 
 
 def _state(tether_home: Path) -> dict[str, Any]:
@@ -139,6 +188,7 @@ def _backup(tether_home: Path, agent: str, path: Path, text: str) -> Path:
 
 
 def _write(path: Path, text: str) -> None:
+    path = _target(path)
     mode = (path.stat().st_mode & 0o777) if path.exists() else 0o644
     write_atomic(path, text, mode=mode)
 
@@ -147,12 +197,23 @@ def _file_hook(agent: str) -> bool:
     return bool(getattr(registry.get(agent), "FILE_HOOK", False))
 
 
+def _plugin_command(agent: str, text: str | None) -> str | None:
+    """The command of Tether's own plugin file: the file must be exactly what `plugin(command)` writes."""
+    found = re.search(r"^const COMMAND = (.*);$", text or "", re.MULTILINE)
+    try:
+        command = json.loads(found.group(1)) if found else None
+    except ValueError:
+        return None
+    ok = isinstance(command, str) and text == registry.get(agent).plugin(command)  # type: ignore[attr-defined]
+    return command if ok else None
+
+
 def _install_file(agent: str, path: Path, command: str, dry_run: bool) -> Change:
     """An agent whose hook is a file of its own (OpenCode's plugin): write it; never over another file."""
     before = _read(path)
     text = registry.get(agent).plugin(command)  # type: ignore[attr-defined]
     if before is not None:
-        if f"tether hook {agent}" in before or before == text:
+        if _plugin_command(agent, before) is not None:
             return Change(agent, path, "already-installed", before, before, dry_run=dry_run)
         msg = f"{path} exists and is not Tether's plugin; move it aside first"
         raise ConfigError(msg)
@@ -172,10 +233,11 @@ def install(agent: str, path: Path, tether_home: Path, command: str | None = Non
     before = _read(path)
     text = before if before is not None else adapter.TEMPLATE  # type: ignore[attr-defined]
     _scan(path, text)
-    if installed_commands(agent, json.loads(text)):
+    if installed_commands(agent, json.loads(text), _state(tether_home).get(str(path))):
         return Change(agent, path, "already-installed", before, before, dry_run=dry_run)
     snippets: list[list[Any]] = []
-    for event, entry in adapter.hook_entries(command):  # type: ignore[attr-defined]
+    entries = adapter.hook_entries(command)  # type: ignore[attr-defined]
+    for event, entry in entries:
         root = _scan(path, text)
         hooks = root.get("hooks")
         if hooks is None:
@@ -196,6 +258,7 @@ def install(agent: str, path: Path, tether_home: Path, command: str | None = Non
     _write(path, text)
     state = _state(tether_home)
     state[str(path)] = {"agent": agent, "snippets": snippets, "created": before is None,
+                        "entries": [[event, entry] for event, entry in entries],
                         "backup": str(change.backup) if change.backup else None}
     _save_state(tether_home, state)
     return change
@@ -213,59 +276,52 @@ def _remove_recorded(text: str, record: dict[str, Any]) -> str | None:
     return text
 
 
-def _remove_structural(agent: str, data: dict[str, Any]) -> dict[str, Any]:
+def _remove_structural(agent: str, data: dict[str, Any], record: dict[str, Any] | None) -> dict[str, Any]:
+    """The settings without the entries Tether wrote (by value); every other entry stays."""
     hooks = data.get("hooks")
-    for event, _ in registry.get(agent).hook_entries(""):  # type: ignore[attr-defined]
+    for event, entry in own_entries(agent, data, record):
         groups = hooks.get(event) if isinstance(hooks, dict) else None
-        if not isinstance(groups, list):
-            continue
-        kept = []
-        for group in groups:
-            inner = group.get("hooks") if isinstance(group, dict) and isinstance(group.get("hooks"), list) else None
-            if inner is None:
-                if not (isinstance(group, dict) and _ours(agent, group.get("command"))):
-                    kept.append(group)
-                continue
-            rest = [h for h in inner if not (isinstance(h, dict) and _ours(agent, h.get("command")))]
-            if rest:
-                kept.append(group | {"hooks": rest})
-        hooks[event] = kept  # type: ignore[index]
+        if isinstance(groups, list) and entry in groups:
+            groups.remove(entry)
+            if not groups:
+                del hooks[event]  # type: ignore[union-attr]
     return data
 
 
 def uninstall(agent: str, path: Path, tether_home: Path, dry_run: bool = False) -> Change:
-    """Remove the hook entries of `agent` from the settings file at `path`."""
+    """Remove the hook entries Tether wrote into the settings file at `path` (never an entry of the person's)."""
     before = _read(path)
     if _file_hook(agent):
-        if before is None or f"hook {agent}" not in before:
+        if _plugin_command(agent, before) is None:
             return Change(agent, path, "not-installed", before, before, dry_run=dry_run)
         change = Change(agent, path, "uninstalled", before, None, dry_run=dry_run)
         if not dry_run:
-            change.backup = _backup(tether_home, agent, path, before)
+            change.backup = _backup(tether_home, agent, path, before or "")
             path.unlink()
         return change
     if before is not None:
         _scan(path, before)
-    if before is None or not installed_commands(agent, json.loads(before)):
-        return Change(agent, path, "not-installed", before, before, dry_run=dry_run)
     state = _state(tether_home)
     record = state.get(str(path)) if isinstance(state.get(str(path)), dict) else None
-    after = _remove_recorded(before, record) if record and record.get("agent") == agent else None
+    if before is None or not own_entries(agent, json.loads(before), record):
+        return Change(agent, path, "not-installed", before, before, dry_run=dry_run)
+    after = _remove_recorded(before, record)  # type: ignore[arg-type]
     if after is not None:
         try:
-            if installed_commands(agent, json.loads(after)):
+            if own_entries(agent, json.loads(after), record) or hand_made(agent, json.loads(after)) != hand_made(
+                    agent, json.loads(before), record):
                 after = None
         except ValueError:
             after = None
     if after is None:
-        after = json.dumps(_remove_structural(agent, json.loads(before)), indent=2) + "\n"
+        after = json.dumps(_remove_structural(agent, json.loads(before), record), indent=2) + "\n"
     delete = bool(record and record.get("created")) and after == registry.get(agent).TEMPLATE  # type: ignore[attr-defined]
     change = Change(agent, path, "uninstalled", before, None if delete else after, dry_run=dry_run)
     if dry_run:
         return change
     change.backup = _backup(tether_home, agent, path, before)
     if delete:
-        path.unlink()
+        _target(path).unlink()
     else:
         _write(path, after)
     state.pop(str(path), None)
@@ -273,22 +329,29 @@ def uninstall(agent: str, path: Path, tether_home: Path, dry_run: bool = False) 
     return change
 
 
-def status(agent: str, path: Path) -> dict[str, Any]:
-    """Whether `path` holds the hook of `agent`, and with which commands."""
-    if _file_hook(agent):
-        try:
-            text = _read(path)
-        except ConfigError as e:
-            return {"agent": agent, "path": str(path), "exists": path.exists(), "installed": False, "error": str(e)}
-        found = re.search(r"^const COMMAND = (.*);$", text or "", re.MULTILINE)
-        commands = [json.loads(found.group(1))] if found and _ours(agent, json.loads(found.group(1))) else []
-        return {"agent": agent, "path": str(path), "exists": text is not None, "installed": bool(commands),
-                "commands": commands}
+def status(agent: str, path: Path, tether_home: Path | None = None) -> dict[str, Any]:
+    """Whether `path` holds the hook Tether wrote for `agent` (its commands), hand-made look-alikes, and whether
+    the file turns the agent's hooks off."""
+    row: dict[str, Any] = {"agent": agent, "path": str(path), "exists": path.exists(), "installed": False,
+                           "commands": [], "hand_made": []}
     try:
         text = _read(path)
+        if _file_hook(agent):
+            command = _plugin_command(agent, text)
+            return row | {"installed": command is not None, "commands": [command] if command else [],
+                          "hand_made": [] if command or not text or f"hook {agent}" not in text else [str(path)]}
         data = json.loads(text) if text is not None else None
+        if text is not None:
+            _scan(path, text)
     except (ConfigError, ValueError) as e:
-        return {"agent": agent, "path": str(path), "exists": path.exists(), "installed": False, "error": str(e)}
-    commands = installed_commands(agent, data)
-    return {"agent": agent, "path": str(path), "exists": text is not None, "installed": bool(commands),
-            "commands": commands}
+        return row | {"error": str(e)}
+    if tether_home is None:
+        from tether.runtime.agents.client import tether_home as default_home
+
+        tether_home = Path(default_home())
+    record = _state(tether_home).get(str(path))
+    record = record if isinstance(record, dict) else None
+    commands = installed_commands(agent, data, record)
+    row |= {"installed": bool(commands), "commands": commands, "hand_made": hand_made(agent, data, record)}
+    why = disabled(agent, data)
+    return row | ({"disabled": why} if why else {})

@@ -85,27 +85,35 @@ def uninstall(agent: AgentArg, scope: ScopeOption = "user", project: ProjectOpti
 
 @hook_app.command("status")
 def status(agent: Annotated[str | None, typer.Argument(help="One agent (default: all).")] = None,
-           project: ProjectOption = None, user_home: UserHomeOption = None, json_out: JsonOption = False) -> None:
-    """Where each agent's hook is installed (user and project settings)."""
+           project: ProjectOption = None, user_home: UserHomeOption = None, home: HomeOption = None,
+           json_out: JsonOption = False) -> None:
+    """Where each agent's hook is installed (user and project settings): only entries Tether wrote count."""
+    cfg = config(home)
     rows = []
     for name in [_agent(agent)] if agent else list(NAMES):
         for scope in settings.registry.get(name).SETTINGS:  # type: ignore[attr-defined]
-            rows.append(settings.status(name, _path(name, scope, project, user_home)) | {"scope": scope})
+            rows.append(settings.status(name, _path(name, scope, project, user_home), cfg.home) | {"scope": scope})
     if json_out:
         print_json({"hooks": rows})
         return
     for r in rows:
         shadow = any(c.endswith("--shadow") for c in r.get("commands") or [])
         mark = ("shadow" if shadow else "installed") if r["installed"] else ("error" if r.get("error") else "-")
-        out.print(f"{safe(r['agent']):<12} {r['scope']:<8} {mark:<10} {safe(r['path'])}", markup=False)
+        mark = "disabled" if r.get("disabled") else mark
+        note = f"  ({r['disabled']})" if r.get("disabled") else f"  (error: {r['error']})" if r.get("error") else ""
+        if r.get("hand_made"):
+            note += "  (hand-made entry, not Tether's: " + ", ".join(r["hand_made"]) + ")"
+        out.print(f"{safe(r['agent']):<12} {r['scope']:<8} {mark:<10} {safe(r['path'])}{safe(note)}", markup=False)
 
 
 @hook_app.command("doctor")
 def doctor(agent: AgentArg, scope: ScopeOption = "user", project: ProjectOption = None,
-           user_home: UserHomeOption = None, json_out: JsonOption = False) -> None:
+           user_home: UserHomeOption = None, home: HomeOption = None, json_out: JsonOption = False) -> None:
     """Run the installed hook with a canary deny (rm -rf /, never executed): it must block; exit 0 when it does."""
+    cfg = config(home)
     path = _path(_agent(agent), scope, project, user_home)
-    report = agent_doctor.doctor(agent, path, (project or Path.cwd()).absolute())
+    others = [_path(agent, s, project, user_home) for s in settings.registry.get(agent).SETTINGS]  # type: ignore[attr-defined]
+    report = agent_doctor.doctor(agent, path, (project or Path.cwd()).absolute(), cfg.home, others)
     if json_out:
         print_json(report)
     else:

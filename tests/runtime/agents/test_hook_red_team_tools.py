@@ -78,7 +78,8 @@ def test_the_tools_workdir_is_where_the_command_runs(agent: str, workdir: str, c
 @pytest.mark.parametrize("tool", ["patch", "apply_patch"])
 def test_opencode_patch_tools_are_judged_as_writes(tool: str) -> None:
     bad = PATCH.format(add="/etc/cron.d/job", delete="src/old.py", move="src/c.py")
-    assert decide("opencode", opencode(tool, {"patchText": bad})) == guard("printf '' >> /etc/cron.d/job", WS) != "allow"
+    expected = guard("printf '' >> /etc/cron.d/job", WS)
+    assert decide("opencode", opencode(tool, {"patchText": bad})) == expected != "allow"
     good = PATCH.format(add="src/new.py", delete="src/old.py", move="src/c.py")
     assert decide("opencode", opencode(tool, {"patchText": good})) == "allow"
 
