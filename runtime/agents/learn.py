@@ -40,7 +40,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tether.common.atomic import write_atomic
 from tether.common.files import open_regular, read_bytes
 from tether.runtime.agents.base import Call
 
@@ -76,6 +75,8 @@ def _locked(home: Path) -> Iterator[dict[str, Any]]:
         data["asks"] = [a for a in data["asks"] if isinstance(a, dict) and now - a.get("at", 0) < MAX_AGE_S]
         data["asks"] = data["asks"][-MAX_PENDING:]
         if json.dumps(data, sort_keys=True) != before:
+            from tether.common.atomic import write_atomic  # only when something changed (tempfile costs)
+
             write_atomic(home / PENDING, json.dumps(data))
     finally:
         os.close(fd)
@@ -214,9 +215,27 @@ def rollback(home: Path, kind: str, agent: str) -> None:
     _ledger(home).demote(kind, f"rolled back by a person after {agent}")
 
 
+def _maybe_promoted(home: Path, kinds: list[str]) -> bool:
+    """A cheap first look (tomllib, no pydantic): False when the ledger file cannot promote all of these kinds.
+
+    False here is always the full ledger's answer too (a file that does not parse is a closed ledger; a kind
+    not marked promoted is not promoted); True only means "ask the full ledger".
+    """
+    import tomllib
+
+    try:
+        raw = read_bytes(home / "trust.toml", 8 << 20)
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (OSError, ValueError):  # missing, unreadable or not TOML: the full ledger promotes nothing either
+        return False
+    table = data.get("kinds") if isinstance(data, dict) else None
+    return isinstance(table, dict) and all(isinstance(table.get(k), dict) and table[k].get("promoted") is True
+                                           for k in kinds)
+
+
 def promoted(home: Path, kinds: list[str]) -> bool:
     """Whether every asking kind is promoted (then the ask becomes the agent's allow)."""
-    if not kinds:
+    if not kinds or not _maybe_promoted(home, kinds):
         return False
     ledger = _ledger(home)
     return all(ledger.is_promoted(k) for k in kinds)
