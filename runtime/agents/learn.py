@@ -4,9 +4,10 @@ The hook cannot see the person's answer directly. It keeps the asks it made
 in `hook-pending.json` (Tether's home, under a lock) and resolves them:
 
 - **approved** when the agent's post-tool event (Claude Code `PostToolUse`,
-  Gemini CLI `AfterTool`, Cursor `afterShellExecution`) reports the same call
-  (same session, same command, and the same call id where the agent sends one):
-  the call ran, so the person let it;
+  Gemini CLI `AfterTool`, Cursor `afterShellExecution`) reports the very call
+  an ask was issued for (same session, transcript, command and call id), at
+  least `MIN_ANSWER_S` after the ask; the ask is consumed and its id
+  remembered, so one call counts once (`resolve_post`);
 - **refused** when the next pre-tool payload of the same session arrives at
   least `REFUSAL_GAP_S` later and the call never ran (the person said no and
   the model moved on; calls issued together in one turn are seconds apart

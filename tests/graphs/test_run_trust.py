@@ -10,7 +10,7 @@ from tether.common.events import ApprovalRecorded, CommandProposed, ExecFinished
 from tether.common.manifest import manifest
 
 SCENARIOS = Path(__file__).parent / "scenarios"
-PIP = "package-install:pip"
+PIP = "package-install:pip:PKG-001:install-workspace"
 
 pytestmark = pytest.mark.docker
 
