@@ -162,6 +162,7 @@ COMMAND_KEYS = ("command", "cmd", "script", "commands")
 PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "target_file", "filename", "dir_path", "directory")
 _PATCH_PATH = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?) *$", re.MULTILINE)
 _DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?!/dev/null)(?:[ab]/)?([^\t\n]+?)(?:\t.*)? *$", re.MULTILINE)
+_DIFF_TOOL = re.compile(r"(?<![\w.-])(?:patch|git\s+apply)(?![\w.-])")
 _PATCH_WORD = re.compile(r"(?<![\w.-])(?:apply_patch|applypatch)(?![\w.-])")
 
 
@@ -202,11 +203,14 @@ def patch_paths(text: str) -> list[str]:
 def shell_patch(command: str) -> list[str] | None:
     """The files an `apply_patch` inside a shell line touches (None when the line runs no apply_patch).
 
-    An apply_patch whose patch is not in the line (read from a file) gives [], which the hook asks about.
+    An apply_patch whose patch is not in the line (read from a file) gives [], which the hook asks about;
+    `patch` and `git apply` with a unified diff in a here-document give the diff's paths.
     """
-    if not _PATCH_WORD.search(command):
-        return None
-    return patch_paths(command)
+    if _PATCH_WORD.search(command):
+        return patch_paths(command)
+    if "<<" in command and _DIFF_TOOL.search(command):  # `patch -p1 <<EOF`, `git apply <<EOF`: a diff in the line
+        return patch_paths(command) or None
+    return None
 
 
 def tool_calls(tool: str, args: dict[str, Any], cwd: Path, workspace: Path, session: str, read_only: frozenset[str],

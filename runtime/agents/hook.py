@@ -45,10 +45,12 @@ def _expand(calls: list[Call]) -> list[Call]:
     return out
 
 
-def judge_calls(calls: list[Call], user_home: Path, tether_home: Path | None = None) -> Judged:
+def judge_calls(calls: list[Call], user_home: Path, tether_home: Path | None = None,
+                contents: list[str] | None = None) -> Judged:
     """Judge every call with the guardian (fail closed); the strictest decision, all rules and reasons.
 
-    A call that reaches for the hook itself or Tether's home (`tamper`) is denied whatever the guardian says.
+    A call that reaches for the hook itself or Tether's home (`tamper`) is denied whatever the guardian says;
+    `contents` (the text a write would put in a file) that would call the hook makes the call an ask.
     """
     from tether.guardian.decision import SEVERITY, Where
     from tether.guardian.judge import judge
@@ -77,6 +79,13 @@ def judge_calls(calls: list[Call], user_home: Path, tether_home: Path | None = N
         out.kinds += [k for k in kinds_of(r.hits, r.decoded) if k not in out.kinds]
         if r.decision != "allow":
             reasons.append(r.reason)
+    why = tampering(contents or [], [], tether_home) if calls else ""
+    if why and out.decision == "allow":
+        out.decision = "ask"
+        out.rules.append(RULE)
+        out.kinds.append("guardian-failure:-:HOOK-001:content")
+        reasons.append("HOOK-001: what this writes calls Tether's hook or names its state files (a program the agent "
+                       "writes could forge approvals); the person decides")
     out.reason = "; ".join(dict.fromkeys(reasons)) if reasons else "no risk pattern matched"
     return out
 
@@ -94,6 +103,23 @@ def _payload(data: bytes) -> dict[str, Any]:
         msg = f"payload is a JSON {type(payload).__name__}, not an object"
         raise PayloadError(msg)
     return payload
+
+
+def _contents(payload: dict[str, Any]) -> list[str]:
+    """The strings of a write's tool input (the text it would put in files), bounded."""
+    args = payload.get("tool_input", payload.get("args"))
+    out, size = [], 0
+    stack = [args]
+    while stack and size < MAX_PAYLOAD:
+        value = stack.pop()
+        if isinstance(value, str):
+            out.append(value)
+            size += len(value)
+        elif isinstance(value, dict):
+            stack += list(value.values())
+        elif isinstance(value, list):
+            stack += value
+    return out
 
 
 def _call_id(payload: dict[str, Any]) -> str:
@@ -156,7 +182,8 @@ def handle(agent: str, data: bytes, user_home: Path, tether_home: Path | None = 
             return answer, record
         parsed = adapter.parse(payload)
         calls = [] if parsed is None else parsed if isinstance(parsed, list) else [parsed]
-        judged = judge_calls(calls, user_home, tether_home)
+        judged = judge_calls(calls, user_home, tether_home,
+                             _contents(payload) if any(c.kind != "shell" for c in calls) else None)
         if tether_home is not None and calls:
             try:
                 _learn_pre(adapter, agent, payload, calls, judged, tether_home, shadow)

@@ -87,19 +87,27 @@ def _key(agent: str, call: Call) -> dict[str, Any]:
     return {"agent": agent, "session": call.session, "command": call.command, "transcript": call.transcript}
 
 
-def _fresh(data: dict[str, Any], agent: str, call_id: str) -> bool:
-    """Whether this call id may open a pending ask: never one already pending or already settled."""
+def _done_key(agent: str, call_id: str, command: str) -> str:
+    import hashlib
+
+    return f"{agent}:{call_id}:{hashlib.sha256(command.encode('utf-8', 'replace')).hexdigest()[:16]}"
+
+
+def _fresh(data: dict[str, Any], agent: str, call_id: str, command: str) -> bool:
+    """Whether this call may open a pending entry: never a call (id and command; an agent such as Cursor gives
+    several calls of one generation the same id) already pending or already settled."""
     if not call_id:
         return True
     done = data.setdefault("done", [])
-    return (f"{agent}:{call_id}" not in done
-            and not any(a.get("agent") == agent and a.get("id") == call_id for a in data["asks"]))
+    return (_done_key(agent, call_id, command) not in done
+            and not any(a.get("agent") == agent and a.get("id") == call_id and a.get("command") == command
+                        for a in data["asks"]))
 
 
-def _settled(data: dict[str, Any], agent: str, call_id: str) -> None:
+def _settled(data: dict[str, Any], agent: str, call_id: str, command: str) -> None:
     if call_id:
         done = data.setdefault("done", [])
-        done.append(f"{agent}:{call_id}")
+        done.append(_done_key(agent, call_id, command))
         data["done"] = done[-MAX_DONE:]
 
 
@@ -114,21 +122,19 @@ def add_ask(home: Path, agent: str, calls: list[Call], call_id: str, kinds: list
     if not kinds:
         return
     with _locked(home) as data:
-        if not _fresh(data, agent, call_id):
-            return
         for call in calls:
-            data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time()})
+            if _fresh(data, agent, call_id, call.command):
+                data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time()})
 
 
 def add_shadow(home: Path, agent: str, calls: list[Call], call_id: str, decision: str, effective: str,
                kinds: list[str]) -> None:
     """Shadow mode: remember every call and what the guardian and the ledger would have done with it."""
     with _locked(home) as data:
-        if not _fresh(data, agent, call_id):
-            return
         for call in calls:
-            data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time(),
-                                                     "shadow": {"decision": decision, "effective": effective}})
+            if _fresh(data, agent, call_id, call.command):
+                data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time(),
+                                                         "shadow": {"decision": decision, "effective": effective}})
 
 
 def _settle(home: Path, agent: str, entry: dict[str, Any], ran: bool) -> None:
@@ -165,7 +171,7 @@ def resolve_pre(home: Path, agent: str, session: str, call_id: str) -> int:
             this_call = bool(call_id) and a.get("id") == call_id
             if same and not this_call and now - a.get("at", now) >= REFUSAL_GAP_S:
                 refused.append(a)
-                _settled(data, agent, a.get("id") or "")
+                _settled(data, agent, a.get("id") or "", a.get("command") or "")
             else:
                 keep.append(a)
         data["asks"] = keep
@@ -195,7 +201,7 @@ def resolve_post(home: Path, agent: str, call: Call, call_id: str) -> int:
             (found if match else keep).append(a)
         data["asks"] = keep
         if found:
-            _settled(data, agent, call_id)
+            _settled(data, agent, call_id, call.command)
     approved = [a for a in found if a.get("shadow") or now - float(a.get("at") or now) >= MIN_ANSWER_S]
     for a in approved:
         _settle(home, agent, a, ran=True)

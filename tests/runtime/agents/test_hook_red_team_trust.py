@@ -187,3 +187,27 @@ def test_a_hook_call_whose_stdin_is_not_a_pipe_is_refused(tmp_path: Path, stdin:
                               env=dict(os.environ, HOME=str(HOME), TETHER_HOME=str(tmp_path / "th")))
     assert done.returncode == 2 and "not the agent's payload pipe" in done.stderr
     assert not (tmp_path / "th" / "hook-teaching.jsonl").exists()
+
+
+@pytest.mark.parametrize(("tool", "tool_input"), [
+    ("Write", {"file_path": "/home/p/proj/forge.sh", "content": "echo '{}' | tether hook claude-code\n"}),
+    ("Edit", {"file_path": "/home/p/proj/x.py", "old_string": "a", "new_string": "open('trust.toml', 'w')"}),
+])
+def test_a_write_whose_content_calls_the_hook_is_asked(tmp_path: Path, tool: str, tool_input: dict) -> None:
+    payload = pre("", 1) | {"tool_name": tool, "tool_input": tool_input}
+    answer, record = handle("claude-code", json.dumps(payload).encode(), HOME, tmp_path / "th")
+    assert record["decision"] == "ask" and "HOOK-001" in record["rules"] and decision(answer.stdout) == "ask"
+    plain = pre("", 2) | {"tool_name": "Write", "tool_input": {"file_path": "/home/p/proj/a.py", "content": "x=1"}}
+    assert handle("claude-code", json.dumps(plain).encode(), HOME, tmp_path / "th")[1]["decision"] == "allow"
+
+
+@pytest.mark.usefixtures("instant")
+def test_calls_sharing_one_generation_id_are_each_learned(tmp_path: Path) -> None:
+    """Cursor gives every shell call of one generation the same generation_id."""
+    home = tmp_path / "th"
+    for command in ("rm ../a.log", "rm ../b.log"):
+        c = {"hook_event_name": "beforeShellExecution", "conversation_id": "c1", "generation_id": "g-1",
+             "workspace_roots": [WS], "command": command, "cwd": WS}
+        assert json.loads(handle("cursor", json.dumps(c).encode(), HOME, home)[0].stdout)["permission"] == "ask"
+        handle("cursor", json.dumps(c | {"hook_event_name": "afterShellExecution", "output": ""}).encode(), HOME, home)
+    assert learn.taught(home) == {"outside-workspace:rm:CONF-001:parent": {"cursor": [2, 0]}}
