@@ -147,7 +147,7 @@ def log(agent: Annotated[str | None, typer.Option("--agent", help="Only this age
 
 
 @hook_app.command("rollback")
-def rollback(kind: Annotated[str, typer.Argument(help="Action kind, e.g. git-history:git.")],
+def rollback(kind: Annotated[str, typer.Argument(help="Action kind, e.g. outside-workspace:rm:CONF-001:parent.")],
              agent: Annotated[str, typer.Option("--agent", help="The agent whose action was undone.")] = "an agent",
              home: HomeOption = None) -> None:
     """You undid what an agent did under KIND: count a rollback in the trust ledger (it demotes the kind)."""
