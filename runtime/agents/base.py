@@ -14,6 +14,7 @@ Parts:
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -175,7 +176,7 @@ def work_folder(args: dict[str, Any], base: Path) -> Path:
         if not isinstance(value, str) or "\x00" in value:
             msg = f"tool input field {key!r} is not a folder path"
             raise PayloadError(msg)
-        return Path(value) if value.startswith("/") else base / value
+        return Path(os.path.normpath(value if value.startswith("/") else os.path.join(base, value)))
     return base
 
 

@@ -217,9 +217,17 @@ def _ledger(home: Path):  # type: ignore[no-untyped-def]
     return TrustLedger.load_or_closed(cfg.ledger_path, cfg.trust, runs_dir=cfg.runs_dir)
 
 
-def rollback(home: Path, kind: str, agent: str) -> None:
-    """The person undid what an agent did under `kind`: count a rollback, which demotes it."""
-    _ledger(home).demote(kind, f"rolled back by a person after {agent}")
+def rollback(home: Path, kind: str, agent: str) -> list[str]:
+    """The person undid what an agent did under `kind`: count a rollback, which demotes it; the kinds demoted.
+
+    A shorter kind (`category:program`, `category:program:RULE`) stands for every kind on record under it.
+    """
+    ledger = _ledger(home)
+    kinds = [kind] if kind.count(":") >= 3 else sorted(k for k in ledger.data.kinds if k == kind
+                                                          or k.startswith(kind + ":"))
+    for k in kinds or [kind]:
+        ledger.demote(k, f"rolled back by a person after {agent}")
+    return kinds or [kind]
 
 
 def _maybe_promoted(home: Path, kinds: list[str]) -> bool:

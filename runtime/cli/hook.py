@@ -155,8 +155,9 @@ def rollback(kind: Annotated[str, typer.Argument(help="Action kind, e.g. outside
 
     cfg = config(home)
     with errors_exit():
-        learn.rollback(cfg.home, kind, agent)
-    err.print(f"{safe(kind)}: rollback counted; it is asked again until it earns promotion anew")
+        kinds = learn.rollback(cfg.home, kind, agent)
+    for k in kinds:
+        err.print(f"{safe(k)}: rollback counted; it is asked again until it earns promotion anew")
 
 
 @hook_app.command("serve")

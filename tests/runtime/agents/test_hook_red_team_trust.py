@@ -211,3 +211,18 @@ def test_calls_sharing_one_generation_id_are_each_learned(tmp_path: Path) -> Non
         assert json.loads(handle("cursor", json.dumps(c).encode(), HOME, home)[0].stdout)["permission"] == "ask"
         handle("cursor", json.dumps(c | {"hook_event_name": "afterShellExecution", "output": ""}).encode(), HOME, home)
     assert learn.taught(home) == {"outside-workspace:rm:CONF-001:parent": {"cursor": [2, 0]}}
+
+
+@pytest.mark.usefixtures("instant")
+def test_a_rollback_by_category_and_program_demotes_every_kind_under_it(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tether.runtime.cli.app import app
+
+    home = tmp_path / "th"
+    approve_five([f"rm ../old{n}.log" for n in range(5)], home)
+    assert decision(call(pre("rm ../old9.log", 9), home)[1]) == "allow"
+    r = CliRunner().invoke(app, ["hook", "rollback", "outside-workspace:rm", "--agent", "claude-code",
+                                 "--home", str(home)])
+    assert r.exit_code == 0 and "outside-workspace:rm:CONF-001:parent" in r.output
+    assert decision(call(pre("rm ../old10.log", 10), home)[1]) == "ask"
