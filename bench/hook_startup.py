@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(3):
             _run([py, "-c", "pass"], env)
             _run([*hook], env, _payload("ls"))
-        base, warm, cold, mismatches = [], [], [], 0
+        base, warm, cold, guard, mismatches = [], [], [], [], 0
         for i in range(args.n):
             data = _payload(COMMANDS[i % len(COMMANDS)])
             base.append(_run([py, "-c", "pass"], env)[0])
@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             warm.append(t)
             t, want = _run([*hook], cold_env, data)
             cold.append(t)
+            guard.append(_run([py, "-m", "tether", "guard", "--workspace", "/home/tether/project", "--",
+                               COMMANDS[i % len(COMMANDS)]], env)[0])
             mismatches += got != want
     finally:
         stop = ("import sys; from pathlib import Path; from tether.runtime.agents.server import stop; "
@@ -87,10 +89,6 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(home, ignore_errors=True)
     ratio = statistics.median(warm) / statistics.median(base)
     ratio_cold = statistics.median(cold) / statistics.median(base)
-    guard = []
-    for i in range(args.n):
-        guard.append(_run([py, "-m", "tether", "guard", "--workspace", "/home/tether/project", "--",
-                           COMMANDS[i % len(COMMANDS)]], env)[0])
     print(f"python: {py}  runs: {args.n} each, interleaved  hook: {Path(hook[0]).name} {' '.join(hook[1:])}")
     print(f"python3 -c pass                median {statistics.median(base):7.1f} ms   p90 {_p90(base):7.1f} ms")
     print(f"tether hook (warm server)      median {statistics.median(warm):7.1f} ms   p90 {_p90(warm):7.1f} ms")

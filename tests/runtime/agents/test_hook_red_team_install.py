@@ -103,3 +103,24 @@ def test_a_hand_made_opencode_plugin_is_neither_installed_nor_removed(tmp_path: 
     assert not settings.status("opencode", path, tmp_path / "th")["installed"]
     assert settings.uninstall("opencode", path, tmp_path / "th").action == "not-installed"
     assert path.exists()
+
+
+def test_the_cli_says_hooks_are_disabled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from tether.runtime.cli.app import app
+
+    monkeypatch.setenv("TETHER_HOOK_SERVER", "0")
+    user, project = tmp_path / "u", tmp_path / "p"
+    project.mkdir()
+    args = ["--user-home", str(user), "--project", str(project), "--home", str(tmp_path / "th")]
+    runner = CliRunner()
+    assert runner.invoke(app, ["hook", "install", "claude-code", *args, "--command",
+                               f"{sys.executable} -m tether hook claude-code"]).exit_code == 0
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir(parents=True)
+    local.write_text('{"disableAllHooks": true}\n')
+    r = runner.invoke(app, ["hook", "doctor", "claude-code", *args])
+    assert r.exit_code == 1 and "hooks are disabled" in r.output and "disableAllHooks" in r.output
+    r = runner.invoke(app, ["hook", "status", "claude-code", *args])
+    assert "disabled" in r.output
