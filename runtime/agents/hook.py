@@ -63,7 +63,8 @@ def judge_calls(calls: list[Call], user_home: Path, tether_home: Path | None = N
         if call.kind == "unknown":
             out.decision = "deny" if out.decision == "deny" else "ask"
             out.rules += [UNKNOWN_RULE] if UNKNOWN_RULE not in out.rules else []
-            out.kinds += [f"unknown-tool:{call.tool[:60]}"] if f"unknown-tool:{call.tool[:60]}" not in out.kinds else []
+            kind = f"unknown-tool:{call.tool[:60].replace(':', '_')}:{UNKNOWN_RULE}:opaque"  # opaque: never promoted
+            out.kinds += [kind] if kind not in out.kinds else []
             reasons.append(f"Tether cannot read what tool {call.tool[:60]!r} does (no command, no file path)"
                            if not call.paths else call.command.lstrip("# "))
             continue

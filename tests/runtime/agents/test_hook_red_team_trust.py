@@ -226,3 +226,22 @@ def test_a_rollback_by_category_and_program_demotes_every_kind_under_it(tmp_path
                                  "--home", str(home)])
     assert r.exit_code == 0 and "outside-workspace:rm:CONF-001:parent" in r.output
     assert decision(call(pre("rm ../old10.log", 10), home)[1]) == "ask"
+
+
+@pytest.mark.parametrize("command", ["ls /work/tether/runtime/agents", "cat runtime/agents/hook.py",
+                                     "cd /work/tether && pytest tests/hooks", "git commit -m 'add a pre-commit hook'",
+                                     "grep -r trust docs/"])
+def test_ordinary_work_on_a_checkout_named_tether_is_not_tampering(tmp_path: Path, command: str) -> None:
+    _, record = handle("claude-code", json.dumps(pre(command, 1)).encode(), HOME, tmp_path / "th")
+    assert "HOOK-001" not in record["rules"], record
+
+
+@pytest.mark.usefixtures("instant")
+def test_approvals_of_an_unknown_tool_never_promote_it(tmp_path: Path) -> None:
+    home = tmp_path / "th"
+    mcp = {"session_id": "s1", "transcript_path": "/t", "cwd": WS, "permission_mode": "default",
+           "hook_event_name": "PreToolUse", "tool_name": "mcp__db__query", "tool_input": {"sql": "select 1"}}
+    for n in range(7):
+        assert decision(call(mcp | {"tool_use_id": f"t{n}"}, home)[1]) == "ask"
+        call(mcp | {"tool_use_id": f"t{n}", "hook_event_name": "PostToolUse"}, home)
+    assert decision(call(mcp | {"tool_use_id": "t9", "tool_input": {"sql": "drop table users"}}, home)[1]) == "ask"
