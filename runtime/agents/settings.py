@@ -5,12 +5,14 @@ Install adds the adapter's hook entries (`hook_entries`) as text
 The inserted snippets are recorded in Tether's home (`hooks-installed.json`),
 so uninstall removes exactly them and gives the original bytes back; when a
 snippet is no longer there (the person reformatted the file), uninstall falls
-back to removing every entry whose command runs `tether hook AGENT` and
-writes the JSON with two-space indent. Every write first copies the file to
-`hook-backups/` under Tether's home; `dry_run` only returns the change.
+back to removing the entries equal to the recorded ones (`owned`: only
+Tether's entries ever count or go) and writes the JSON with two-space indent.
+A file with a duplicate key is refused; a symlinked file is edited at its
+target. Every write first copies the file to `hook-backups/` under Tether's
+home; `dry_run` only returns the change.
 
 Parts: `Change` (what install/uninstall did or would do), `settings_path`,
-`default_command`, `install`, `uninstall`, `installed_commands`, `status`.
+`default_command`, `install`, `uninstall`, `status`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ from typing import Any
 from tether.common.atomic import write_atomic
 from tether.common.errors import ConfigError
 from tether.runtime.agents import jsonsplice, registry
+from tether.runtime.agents.owned import disabled, hand_made, installed_commands, own_entries
+
+__all__ = ["STATE", "Change", "default_command", "disabled", "hand_made", "install", "installed_commands",
+           "own_entries", "settings_path", "status", "uninstall"]
 
 STATE = "hooks-installed.json"
 MAX_SETTINGS = 4 << 20
@@ -110,62 +116,6 @@ def _scan(path: Path, text: str) -> jsonsplice.Node:
         msg = f"{path} does not hold a JSON object; not editing it"
         raise ConfigError(msg)
     return root
-
-
-def _ours(agent: str, command: object) -> bool:
-    return isinstance(command, str) and f"hook {agent}" in command and "tether" in command
-
-
-def _groups(data: Any, event: str) -> list[Any]:
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    groups = hooks.get(event) if isinstance(hooks, dict) else None
-    return groups if isinstance(groups, list) else []
-
-
-def _inner(group: Any) -> list[Any]:
-    return group["hooks"] if isinstance(group, dict) and isinstance(group.get("hooks"), list) else [group]
-
-
-def _recorded(record: dict[str, Any] | None, agent: str) -> list[tuple[str, Any]]:
-    """The (event, entry) pairs Tether wrote into a file, from its install record."""
-    if not record or record.get("agent") != agent or not isinstance(record.get("entries"), list):
-        return []
-    return [(e[0], e[1]) for e in record["entries"] if isinstance(e, list) and len(e) == 2 and isinstance(e[0], str)]
-
-
-def own_entries(agent: str, data: Any, record: dict[str, Any] | None) -> list[tuple[str, Any]]:
-    """The entries in parsed settings that Tether wrote: equal to an entry its install record holds."""
-    found = []
-    for event, entry in _recorded(record, agent):
-        if any(g == entry for g in _groups(data, event)):
-            found.append((event, entry))
-    return found
-
-
-def installed_commands(agent: str, data: Any, record: dict[str, Any] | None = None) -> list[str]:
-    """The commands of the hook entries Tether wrote (a hand-made entry that runs `tether hook` does not count)."""
-    return [h["command"] for _, entry in own_entries(agent, data, record) for h in _inner(entry)
-            if isinstance(h, dict) and isinstance(h.get("command"), str)]
-
-
-def hand_made(agent: str, data: Any, record: dict[str, Any] | None = None) -> list[str]:
-    """Commands that run `tether hook AGENT` in entries Tether did not write (the person's own)."""
-    own = [entry for _, entry in own_entries(agent, data, record)]
-    out: list[str] = []
-    for event, _ in registry.get(agent).hook_entries(""):  # type: ignore[attr-defined]
-        for group in _groups(data, event):
-            if group in own:
-                continue
-            out += [h["command"] for h in _inner(group) if isinstance(h, dict) and _ours(agent, h.get("command"))]
-    return list(dict.fromkeys(out))
-
-
-def disabled(agent: str, data: Any) -> str:
-    """Why the agent runs no hooks from this file ('' when nothing there turns them off)."""
-    for key, value in getattr(registry.get(agent), "DISABLE", {}).items():
-        if isinstance(data, dict) and data.get(key) == value:
-            return f"{key} = {json.dumps(value)}: {registry.get(agent).TITLE} runs no hooks at all"  # type: ignore[attr-defined]
-    return ""
 
 
 def _state(tether_home: Path) -> dict[str, Any]:
