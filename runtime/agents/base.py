@@ -8,6 +8,9 @@ Parts:
     Adapter: the protocol each agent module meets (module-level functions).
     text, string, folder: readers of untrusted payload fields.
     write_line: the shell line a file write is judged as (same path rules).
+    work_folder, command_of: a tool input's working folder (`workdir`, `dir_path`, ...) and shell line.
+    patch_paths, shell_patch: the files a patch touches (apply_patch, unified diff), also inside a shell line.
+    tool_calls: a tool without a table, read fail-closed (shell, writes, or an `unknown` call that asks).
     message: the one-paragraph reason an agent shows its model (with a safe
         alternative where one is known).
 """
