@@ -160,3 +160,14 @@ def test_a_unified_diff_in_a_here_document_is_judged_by_its_paths(tool: str) -> 
     assert decide("claude-code", payload) == guard("printf '' >> .git/hooks/pre-commit", WS) != "allow"
     ok = claude("Bash", {"command": f"{tool} <<'EOF'\n{diff.replace('.git/hooks/pre-commit', 'src/a.py')}EOF\n"})
     assert decide("claude-code", ok) == "allow"
+
+
+def test_a_cursor_cwd_outside_its_workspace_roots_does_not_widen_the_workspace() -> None:
+    """Cursor's beforeShellExecution sends `cwd` and `workspace_roots` (https://cursor.com/docs/agent/hooks)."""
+    payload = {"hook_event_name": "beforeShellExecution", "conversation_id": "c", "generation_id": "g",
+               "workspace_roots": [WS], "command": "rm -rf /home/p/Documents", "cwd": "/"}
+    assert decide("cursor", payload) == judge("rm -rf /home/p/Documents", Where(
+        workspace=Path(WS), cwd=Path("/"), home=HOME)).decision != "allow"
+    inside = payload | {"cwd": WS + "/src", "command": "rm -rf ../lib"}  # inside a root: the cwd is the workspace
+    src = Path(WS + "/src")
+    assert decide("cursor", inside) == judge("rm -rf ../lib", Where(workspace=src, cwd=src, home=HOME)).decision
