@@ -73,7 +73,7 @@ def judge_calls(calls: list[Call], user_home: Path, tether_home: Path | None = N
         if why:
             out.decision = "deny"
             out.rules += [RULE] if RULE not in out.rules else []
-            reasons.append(why)
+            reasons.append(f"{RULE}: {why}")
         if SEVERITY[r.decision] > SEVERITY[out.decision]:
             out.decision = r.decision
         out.rules += [h.id for h in r.hits if h.id not in out.rules]

@@ -19,7 +19,8 @@ from tether.runtime.cli import hook_fast
 from tether.runtime.cli.common import HomeOption, JsonOption, config, err, errors_exit, fail, out, print_json
 from tether.runtime.terminal import safe
 
-hook_app = typer.Typer(help="The guardian as a hook of other agents (Claude Code, Codex CLI, Gemini CLI, Cursor).",
+hook_app = typer.Typer(help="The guardian as a hook of other agents (Claude Code, Codex CLI, Gemini CLI, Cursor, "
+                            "OpenCode).",
                        no_args_is_help=True)
 AgentArg = Annotated[str, typer.Argument(help=f"The agent: {', '.join(NAMES)}.")]
 ScopeOption = Annotated[str, typer.Option("--scope", help="user (your home), project, or local (Claude Code).")]
@@ -76,7 +77,7 @@ def install(agent: AgentArg, scope: ScopeOption = "user", project: ProjectOption
 def uninstall(agent: AgentArg, scope: ScopeOption = "user", project: ProjectOption = None,
               user_home: UserHomeOption = None, dry_run: DryRunOption = False, home: HomeOption = None,
               json_out: JsonOption = False) -> None:
-    """Remove the hook from the agent's settings file (the bytes it added, when they are still there)."""
+    """Remove Tether's hook from the agent's settings file (the bytes it added; never an entry of yours)."""
     cfg = config(home)
     path = _path(_agent(agent), scope, project, user_home)
     with errors_exit():
