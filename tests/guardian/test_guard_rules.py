@@ -212,4 +212,4 @@ def test_categories_are_the_ledger_names() -> None:
 
 def test_hit_kind_names_the_program() -> None:
     v = judge("pip install requests")
-    assert v.kinds == ["package-install:pip"]
+    assert v.kinds == ["package-install:pip"]  # the guardian's kind; the ledger adds rule and shape
