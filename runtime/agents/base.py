@@ -29,17 +29,6 @@ from tether.common.errors import TetherError
 Decision = Literal["allow", "ask", "deny"]
 MAX_REASON = 1500
 
-ALTERNATIVES: dict[str, str] = {
-    "FS-001": "delete a named folder inside the workspace instead (e.g. rm -rf ./build)",
-    "FS-002": "write inside the workspace instead",
-    "CONF-001": "write inside the workspace (the working folder of this session) instead",
-    "GIT-001": "push with --force-with-lease, or push to a new branch",
-    "GIT-002": "commit or stash the work first (git stash), then reset",
-    "GIT-003": "list what would go first with git clean -n",
-    "NET-001": "download to a file, read it, then run it as a separate step",
-    "NET-002": "download to a file, read it, then run it as a separate step",
-}
-"""Rule id -> a safer way to reach the same end, told to the model with a deny."""
 
 
 class PayloadError(TetherError, ValueError):
@@ -152,7 +141,9 @@ def message(judged: Judged, call: Call | None = None) -> str:
             "allow": f"Tether's guardian allows {what}"}[judged.decision]
     out = f"{head}: {judged.reason}" if judged.reason else head
     if judged.decision == "deny":
-        tips = [ALTERNATIVES[r] for r in dict.fromkeys(judged.rules) if r in ALTERNATIVES]
+        from tether.guardian.alternatives import ALTERNATIVES
+
+        tips = [ALTERNATIVES[r] for r in dict.fromkeys(judged.rules) if r in ALTERNATIVES][:2]
         if tips:
             out += ". Safer: " + "; ".join(tips)
     out = " ".join(out.split())
