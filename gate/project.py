@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -26,19 +27,17 @@ from tether.gate.evidence import ProjectTest, is_generated
 MAX_SCRIPTS = 12
 PY_TEST = re.compile(r"(^|/)(test_[\w-]*|[\w-]+_test)\.py$")
 SH_TEST = re.compile(r"(^|/)(test[\w-]*|[\w-]+_test)\.sh$")
-PYTHON = (
-    "command -v python3 >/dev/null || { echo 'tether: no python3'; exit 127; }; "
-    "if python3 -c 'import pytest' 2>/dev/null; "
-    "then python3 -m pytest -rA -q -p no:cacheprovider --continue-on-collection-errors; "
-    "else python3 -m unittest discover -v -b; fi"
-)
-"""pytest when the sandbox has it (ids per test with -rA), else unittest (-v names each test, -b keeps prints out)."""
-UNITTEST = re.compile(
-    r"^(\w+) \(([\w.]+)\)[^\n]*?(?:\n[^\n]*?)? \.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)",
-    re.M,
-)
-PYTEST = re.compile(r"^(PASSED|FAILED|ERROR|XPASS|XFAIL) ([^\s(]\S*?(?:::\S+|\.py))(?: - (.*))?$", re.M)
+PYTHON = "python3 tests (pytest when the sandbox has it, else unittest)"
+"""The python suite's name in the report; what runs is gate/py_results.py (`Suite.line`)."""
+HARNESS = (Path(__file__).parent / "py_results.py").read_text(encoding="utf-8")
+RESULTS_CHUNK = 60_000
+"""Bytes of a results file one exec reads back (under the sandbox's 64 kB output cap)."""
+MAX_RESULTS = 20_000
 ASSERTION = re.compile(r"^(AssertionError\b|assert\b|Failed\b)")
+PYTEST_WORDS: dict[str, Outcome] = {"PASSED": "pass", "ERROR": "error", "XPASS": "error", "XFAIL": "skip",
+                                    "SKIPPED": "skip"}
+UNITTEST_WORDS: dict[str, Outcome] = {"ok": "pass", "FAIL": "fail", "ERROR": "error", "unexpected success": "fail",
+                                      "skipped": "skip", "expected failure": "skip"}
 
 
 @dataclass(frozen=True)
@@ -49,6 +48,16 @@ class Suite:
     command: str
     target: str = ""
     """The script a `script` suite runs (its one test id)."""
+
+    def line(self, results: str, mark: str) -> str:
+        """The shell line that runs the suite; a python suite writes each test's outcome to `results` (a path in
+        the sandbox's /tmp) and prints it after `mark`, with the runner's own output thrown away."""
+        if self.kind != "python":
+            return self.command
+        return (f"command -v python3 >/dev/null || {{ echo 'tether: no python3'; exit 127; }}; "
+                f"python3 -c {shlex.quote(HARNESS)} {results} </dev/null >/dev/null 2>&1; code=$?; "
+                f"printf '\\n%s %s\\n' {mark} \"$(wc -c < {results} 2>/dev/null || echo -1)\"; "
+                f"head -c {RESULTS_CHUNK} {results} 2>/dev/null; exit $code")
 
 
 def _existing(start: dict[str, FileState]) -> list[str]:
@@ -88,31 +97,45 @@ def _npm_has_test(root: Path | None) -> bool:
     return isinstance(test, str) and "no test specified" not in test
 
 
+def results_part(output: str, mark: str) -> tuple[int, str]:
+    """The size of a python suite's results file and the part of it in `output` (size -1: no file)."""
+    at = output.rfind(f"\n{mark} ")
+    if at < 0:
+        return -1, ""
+    head, _, rest = output[at + len(mark) + 2:].partition("\n")
+    try:
+        return int(head.strip()), rest
+    except ValueError:
+        return -1, ""
+
+
 def outcomes(suite: Suite, code: int, output: str) -> dict[str, Outcome]:
-    """Each test id's outcome in one run of `suite` (exit `code`, `output`)."""
+    """Each test id's outcome in one run of `suite` (exit `code`; `output`: a python suite's results file)."""
     if suite.kind == "python":
         return _python(code, output)
     whole: Outcome = "pass" if code == 0 else "error" if code in (126, 127) else "fail"
     return {suite.target or suite.command.rsplit("; ", 1)[-1]: whole}
 
 
-def _python(code: int, output: str) -> dict[str, Outcome]:
+def _word(tid: str, word: str, message: str) -> Outcome:
+    if "_FailedTest" in tid or "ModuleImportFailure" in tid:  # unittest's stand-in for a module that did not import
+        return "error"
+    if word == "FAILED":
+        return "fail" if not message or ASSERTION.match(message) else "error"
+    return PYTEST_WORDS.get(word) or UNITTEST_WORDS.get(word) or "error"
+
+
+def _python(code: int, results: str) -> dict[str, Outcome]:
     out: dict[str, Outcome] = {}
-    for name, where, word in UNITTEST.findall(output):
-        tid = where if where.endswith("." + name) else f"{where}.{name}"
-        if "_FailedTest" in where or "ModuleImportFailure" in where:
-            out[tid] = "error"
-            continue
-        out[tid] = {"ok": "pass", "FAIL": "fail", "ERROR": "error", "unexpected success": "fail"}.get(word, "skip")
-    for word, tid, message in PYTEST.findall(output):
-        if word == "PASSED":
-            out[tid] = "pass"
-        elif word == "FAILED":
-            out[tid] = "fail" if not message or ASSERTION.match(message) else "error"
-        elif word in ("ERROR", "XPASS"):
-            out[tid] = "error"
-        else:
-            out[tid] = "skip"
+    try:
+        data = json.loads(results) if results.strip() else {}
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or len(data) > MAX_RESULTS:
+        return {"(the python tests)": "error"}  # no results the gate can read: nothing passed
+    for tid, row in data.items():
+        ok = isinstance(row, list) and len(row) == 2 and all(isinstance(x, str) for x in row)
+        out[str(tid)[:500]] = _word(tid, row[0], row[1]) if ok else "error"
     if not out and code not in (0, 5):
         out["(the python tests)"] = "error"  # nothing collected: an import or usage error
     return out

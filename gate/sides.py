@@ -25,14 +25,15 @@ from tether.gate.checks import empty_test_run
 from tether.gate.collect import list_processes
 from tether.gate.copies import lay
 from tether.gate.evidence import CheckRun, real_changes
+from tether.gate.project import RESULTS_CHUNK, ProjectTest, Suite, merge, outcomes, results_part
 from tether.gate.project import Outcome as TestOutcome
-from tether.gate.project import ProjectTest, Suite, merge, outcomes
 from tether.gate.rerun import fresh
 from tether.gate.scan import outside_files
 from tether.sandbox.base import Sandbox
 from tether.sandbox.processes import left_running
 
 OUTPUT_KEEP = 2000
+MAX_RESULTS_BYTES = 8_000_000
 
 
 @dataclass
@@ -75,6 +76,24 @@ def _run(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str]:
     return res.exit_code, res.output
 
 
+def _suite(box: Sandbox, suite: Suite, plan: Plan, token: str) -> dict[str, TestOutcome]:
+    """One suite's outcomes per test id; a python suite's come from the results file its runner wrote, read back
+    in chunks (never from the runner's output, which the tests share)."""
+    results, mark = f"/tmp/.tether-{token}-results.json", f"tether-results-{token}"
+    code, output = _run(box, suite.line(results, mark), plan, token)
+    if suite.kind != "python":
+        return outcomes(suite, code, output)
+    size, text = results_part(output, mark)
+    while 0 < len(text) < size and len(text) < MAX_RESULTS_BYTES:
+        _, more = _run(box, f"tail -c +{len(text) + 1} {results} | head -c {RESULTS_CHUNK}", plan, token)
+        if not more:
+            break
+        text += more
+    if len(text) != size:  # no file, or one cut short: nothing the gate can read passed
+        return {"(the python tests)": "error"}
+    return outcomes(suite, code, text)
+
+
 def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, dict[str, TestOutcome]]:
     token = secrets.token_hex(8)
     baseline = list_processes(box)
@@ -82,7 +101,7 @@ def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, di
     for c in plan.checks:
         code, output = _run(box, c.command, plan, token)
         c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
-    seen = {s.command: outcomes(s, *_run(box, s.command, plan, token)) for s in plan.suites}
+    seen = {s.command: _suite(box, s, plan, token) for s in plan.suites}
     out.effects = real_changes(diff(start, manifest(folder)).changed)
     left = outside_files(box)
     own = f"/tmp/.tether-{token}-"
@@ -98,7 +117,7 @@ def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, di
 
 def _before(plan: Plan, box: Sandbox, folder: Path) -> dict[str, dict[str, TestOutcome]]:
     token = secrets.token_hex(8)
-    seen = {s.command: outcomes(s, *_run(box, s.command, plan, token)) for s in plan.suites}
+    seen = {s.command: _suite(box, s, plan, token) for s in plan.suites}
     passing = [c for c in plan.checks if c.passed_after]  # a check failing now fails R08 whatever it did before
     lay(folder, plan.workspace, plan.tests_overlay)
     for c in [c for c in passing if c.source == "person"]:
