@@ -2,8 +2,8 @@
 
 Parts: `Suite` (one runner line the gate runs on each side), `discover()`
 (the suites the workspace held before the run: Python tests through pytest
-when the sandbox has it, else unittest; shell test scripts; `make test`;
-`npm test`), `outcomes()` (test id -> pass, fail, error or skip from one
+when the sandbox has it, else unittest; shell test scripts; bats files, one
+id per test from TAP; `make test`; `npm test`), `outcomes()` (test id -> pass, fail, error or skip from one
 suite's output) and `merge()` (one `ProjectTest` per test id seen before).
 A `fail` is a failure by assertion; an `error` is anything else (collection,
 import, a missing file, a usage error, a runner that is not there): only a
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -26,29 +27,40 @@ from tether.gate.evidence import ProjectTest, is_generated
 MAX_SCRIPTS = 12
 PY_TEST = re.compile(r"(^|/)(test_[\w-]*|[\w-]+_test)\.py$")
 SH_TEST = re.compile(r"(^|/)(test[\w-]*|[\w-]+_test)\.sh$")
-PYTHON = (
-    "command -v python3 >/dev/null || { echo 'tether: no python3'; exit 127; }; "
-    "if python3 -c 'import pytest' 2>/dev/null; "
-    "then python3 -m pytest -rA -q -p no:cacheprovider --continue-on-collection-errors; "
-    "else python3 -m unittest discover -v -b; fi"
-)
-"""pytest when the sandbox has it (ids per test with -rA), else unittest (-v names each test, -b keeps prints out)."""
-UNITTEST = re.compile(
-    r"^(\w+) \(([\w.]+)\)[^\n]*?(?:\n[^\n]*?)? \.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)",
-    re.M,
-)
-PYTEST = re.compile(r"^(PASSED|FAILED|ERROR|XPASS|XFAIL) ([^\s(]\S*?(?:::\S+|\.py))(?: - (.*))?$", re.M)
+BATS_TEST = re.compile(r"\.bats$")
+TAP_PLAN = re.compile(r"^1\.\.(\d+)$", re.M)
+TAP_RESULT = re.compile(r"^(ok|not ok) (\d+) (.*?)(?: # (skip)\b.*)?$", re.M)
+PYTHON = "python3 tests (pytest when the sandbox has it, else unittest)"
+"""The python suite's name in the report; what runs is gate/py_results.py (`Suite.line`)."""
+HARNESS = (Path(__file__).parent / "py_results.py").read_text(encoding="utf-8")
+RESULTS_CHUNK = 60_000
+"""Bytes of a results file one exec reads back (under the sandbox's 64 kB output cap)."""
+MAX_RESULTS = 20_000
 ASSERTION = re.compile(r"^(AssertionError\b|assert\b|Failed\b)")
+PYTEST_WORDS: dict[str, Outcome] = {"PASSED": "pass", "ERROR": "error", "XPASS": "error", "XFAIL": "skip",
+                                    "SKIPPED": "skip"}
+UNITTEST_WORDS: dict[str, Outcome] = {"ok": "pass", "FAIL": "fail", "ERROR": "error", "unexpected success": "fail",
+                                      "skipped": "skip", "expected failure": "skip"}
 
 
 @dataclass(frozen=True)
 class Suite:
     """One runner line over the project's tests."""
 
-    kind: Literal["python", "script", "make", "npm"]
+    kind: Literal["python", "script", "make", "npm", "bats"]
     command: str
     target: str = ""
     """The script a `script` suite runs (its one test id)."""
+
+    def line(self, results: str, mark: str) -> str:
+        """The shell line that runs the suite; a python suite writes each test's outcome to `results` (a path in
+        the sandbox's /tmp) and prints it after `mark`, with the runner's own output thrown away."""
+        if self.kind != "python":
+            return self.command
+        return (f"command -v python3 >/dev/null || {{ echo 'tether: no python3'; exit 127; }}; "
+                f"python3 -c {shlex.quote(HARNESS)} {results} </dev/null >/dev/null 2>&1; code=$?; "
+                f"printf '\\n%s %s\\n' {mark} \"$(wc -c < {results} 2>/dev/null || echo -1)\"; "
+                f"head -c {RESULTS_CHUNK} {results} 2>/dev/null; exit $code")
 
 
 def _existing(start: dict[str, FileState]) -> list[str]:
@@ -62,6 +74,9 @@ def discover(start: dict[str, FileState], snapshot_files: Path | None) -> list[S
     if any(PY_TEST.search(p) for p in files):
         suites.append(Suite("python", PYTHON))
     suites += [Suite("script", f"bash {p}", p) for p in [p for p in files if SH_TEST.search(p)][:MAX_SCRIPTS]]
+    bats = [p for p in files if BATS_TEST.search(p)][:MAX_SCRIPTS]
+    suites += [Suite("bats", f"command -v bats >/dev/null || exit 127; bats --tap {shlex.quote(p)} 2>/dev/null", p)
+               for p in bats]
     if any(p in ("Makefile", "makefile", "GNUmakefile") for p in files) and _make_has_test(snapshot_files, files):
         suites.append(Suite("make", "command -v make >/dev/null || exit 127; make test"))
     if "package.json" in files and _npm_has_test(snapshot_files):
@@ -88,33 +103,66 @@ def _npm_has_test(root: Path | None) -> bool:
     return isinstance(test, str) and "no test specified" not in test
 
 
+def results_part(output: str, mark: str) -> tuple[int, str]:
+    """The size of a python suite's results file and the part of it in `output` (size -1: no file)."""
+    at = output.rfind(f"\n{mark} ")
+    if at < 0:
+        return -1, ""
+    head, _, rest = output[at + len(mark) + 2:].partition("\n")
+    try:
+        return int(head.strip()), rest
+    except ValueError:
+        return -1, ""
+
+
 def outcomes(suite: Suite, code: int, output: str) -> dict[str, Outcome]:
-    """Each test id's outcome in one run of `suite` (exit `code`, `output`)."""
+    """Each test id's outcome in one run of `suite` (exit `code`; `output`: a python suite's results file)."""
     if suite.kind == "python":
         return _python(code, output)
+    if suite.kind == "bats":
+        return _bats(suite.target, code, output)
     whole: Outcome = "pass" if code == 0 else "error" if code in (126, 127) else "fail"
     return {suite.target or suite.command.rsplit("; ", 1)[-1]: whole}
 
 
-def _python(code: int, output: str) -> dict[str, Outcome]:
+def _word(tid: str, word: str, message: str) -> Outcome:
+    if "_FailedTest" in tid or "ModuleImportFailure" in tid:  # unittest's stand-in for a module that did not import
+        return "error"
+    if word == "FAILED":
+        return "fail" if not message or ASSERTION.match(message) else "error"
+    return PYTEST_WORDS.get(word) or UNITTEST_WORDS.get(word) or "error"
+
+
+def _python(code: int, results: str) -> dict[str, Outcome]:
     out: dict[str, Outcome] = {}
-    for name, where, word in UNITTEST.findall(output):
-        tid = where if where.endswith("." + name) else f"{where}.{name}"
-        if "_FailedTest" in where or "ModuleImportFailure" in where:
-            out[tid] = "error"
-            continue
-        out[tid] = {"ok": "pass", "FAIL": "fail", "ERROR": "error", "unexpected success": "fail"}.get(word, "skip")
-    for word, tid, message in PYTEST.findall(output):
-        if word == "PASSED":
-            out[tid] = "pass"
-        elif word == "FAILED":
-            out[tid] = "fail" if not message or ASSERTION.match(message) else "error"
-        elif word in ("ERROR", "XPASS"):
-            out[tid] = "error"
-        else:
-            out[tid] = "skip"
+    try:
+        data = json.loads(results) if results.strip() else {}
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or len(data) > MAX_RESULTS:
+        return {"(the python tests)": "error"}  # no results the gate can read: nothing passed
+    for tid, row in data.items():
+        ok = isinstance(row, list) and len(row) == 2 and all(isinstance(x, str) for x in row)
+        out[str(tid)[:500]] = _word(tid, row[0], row[1]) if ok else "error"
     if not out and code not in (0, 5):
         out["(the python tests)"] = "error"  # nothing collected: an import or usage error
+    return out
+
+
+def _bats(target: str, code: int, output: str) -> dict[str, Outcome]:
+    """bats' TAP, trusted only when it adds up: one plan, each number 1..N once, and a non-zero exit exactly when a
+    test failed. A test can write TAP lines of its own (to fd 3); a report that does not add up is one error."""
+    plans = TAP_PLAN.findall(output)
+    rows = TAP_RESULT.findall(output)
+    numbers = sorted(int(n) for _, n, _, _ in rows)
+    failed = any(word == "not ok" for word, _, _, _ in rows)
+    if code in (126, 127) or len(plans) != 1 or numbers != list(range(1, int(plans[0]) + 1)) or failed != (code != 0):
+        return {f"{target}::(the bats tests)": "error"}
+    out: dict[str, Outcome] = {}
+    for word, _, name, skip in rows:
+        tid = f"{target}::{name.strip()[:300]}"
+        now: Outcome = "skip" if skip and word == "ok" else "pass" if word == "ok" else "fail"
+        out[tid] = "error" if tid in out else now  # two tests of one name: neither can be told apart
     return out
 
 

@@ -43,7 +43,12 @@ class BuildResult(BaseModel):
     image_id: str
 
 
-def _changes(path: str) -> list[str]:
+def tools_label() -> str:
+    """The Debian image's label naming what was installed: an image built from another list is rebuilt."""
+    return ",".join((*rootfs.DEBIAN_PACKAGES, *rootfs.DEBIAN_TOOLS))
+
+
+def _changes(path: str, tools: str = "") -> list[str]:
     return [
         f"ENV PATH={path}",
         "ENV HOME=/tmp",
@@ -52,6 +57,7 @@ def _changes(path: str) -> list[str]:
         f"USER {rootfs.SANDBOX_UID}:{rootfs.SANDBOX_UID}",
         'CMD ["sleep", "infinity"]',
         "LABEL tether.image=1",
+        *([f"LABEL tether.packages={tools}"] if tools else []),
     ]
 
 
@@ -64,6 +70,12 @@ def _existing(client: docker.DockerClient, tag: str) -> str | None:
         return None
 
 
+def stale(client: docker.DockerClient, tag: str) -> bool:
+    """Whether the Debian image `tag` was built from another package list than `tools_label()` (or none)."""
+    labels = (client.images.get(tag).attrs.get("Config") or {}).get("Labels") or {}
+    return labels.get("tether.packages") != tools_label()
+
+
 def build_image(
     client: docker.DockerClient,
     flavor: Flavor = "debian",
@@ -71,7 +83,8 @@ def build_image(
     force: bool = False,
     tag: str | None = None,
 ) -> BuildResult:
-    """Build a sandbox image unless it exists; a file lock keeps parallel builds to one.
+    """Build a sandbox image unless it exists (a Debian image built from another package list is rebuilt); a file
+    lock keeps parallel builds to one.
 
     Raises:
         ConfigError: missing host tools, or not root for the Debian build.
@@ -82,7 +95,7 @@ def build_image(
     lock = Path(tempfile.gettempdir()) / f"tether-build-{tag.replace('/', '_').replace(':', '_')}.lock"
     with FileLock(str(lock)):
         found = _existing(client, tag)
-        if found and not force:
+        if found and not force and not (flavor == "debian" and stale(client, tag)):
             return BuildResult(tag=tag, built=False, seconds=time.monotonic() - start, image_id=found)
         repo, _, version = tag.rpartition(":")
         try:
@@ -94,7 +107,7 @@ def build_image(
                 with rootfs.debian_rootfs(DEBIAN_SUITE, DEBIAN_MIRROR) as tarball:
                     client.api.import_image_from_file(
                         str(tarball), repository=repo, tag=version,
-                        changes=_changes("/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"),
+                        changes=_changes("/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin", tools_label()),
                     )
         except OSError as e:
             msg = f"importing {tag} failed: {e}"

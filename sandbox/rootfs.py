@@ -2,8 +2,8 @@
 
 Parts: `tiny_rootfs()` packs /bin/busybox and /bin/bash-static into an
 in-memory tarball (about a second); `debian_rootfs()` runs debootstrap
---variant=minbase against a Debian mirror and packs the result (about a
-minute, needs root). Both add the non-root user `tether` (uid 1000).
+--variant=minbase against a Debian mirror, adds the test runners and build
+tools with apt and packs the result (a few minutes, needs root). Both add the non-root user `tether` (uid 1000).
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ PASSWD = (
 GROUP = f"root:x:0:\ntether:x:{SANDBOX_UID}:\nnogroup:x:65534:\n"
 MOUNT_POINTS = ("workspace", "memory")
 DEBIAN_PACKAGES = ("bash", "coreutils", "python3", "git", "procps", "ca-certificates")
+"""What debootstrap installs itself."""
+DEBIAN_TOOLS = ("python3-pytest", "make", "gcc", "libc6-dev", "nodejs", "npm", "bats")
+"""The common test runners and build tools, so a project's own tests can run on both sides of the gate; installed
+by apt inside the new root (debootstrap's --include cannot resolve npm's alternatives)."""
 
 
 def _add_dir(tar: tarfile.TarFile, name: str, mode: int = 0o755, uid: int = 0) -> None:
@@ -103,6 +107,7 @@ def debian_rootfs(suite: str, mirror: str) -> Iterator[Path]:
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
             msg = f"debootstrap failed ({proc.returncode}): {' | '.join(tail)}; check {mirror} is reachable"
             raise SandboxError(msg)
+        _apt_install(root, DEBIAN_TOOLS)
         _add_user(root)
         for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
             for entry in (root / junk).glob("*"):
@@ -113,6 +118,26 @@ def debian_rootfs(suite: str, mirror: str) -> Iterator[Path]:
             ["tar", "--numeric-owner", "-C", str(root), "-cf", str(tarball), "."], check=True
         )
         yield tarball
+
+
+def _apt_install(root: Path, packages: tuple[str, ...]) -> None:
+    """apt-get install `packages` inside `root` (with the host's resolver for the mirror, taken out again)."""
+    resolv = root / "etc/resolv.conf"
+    had = resolv.exists() or resolv.is_symlink()
+    if not had and Path("/etc/resolv.conf").is_file():
+        shutil.copyfile("/etc/resolv.conf", resolv)
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive", "LANG": "C"}
+    try:
+        for args in (["update", "-q"], ["install", "-y", "-q", "--no-install-recommends", *packages], ["clean"]):
+            proc = subprocess.run(["chroot", str(root), "apt-get", *args], capture_output=True, text=True,
+                                  env=env, check=False)
+            if proc.returncode != 0:
+                tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+                msg = f"apt-get {args[0]} in the new image failed ({proc.returncode}): {' | '.join(tail)}"
+                raise SandboxError(msg)
+    finally:
+        if not had:
+            resolv.unlink(missing_ok=True)
 
 
 def _add_user(root: Path) -> None:

@@ -54,7 +54,7 @@ def build(
     """Build the sandbox image locally (Debian via debootstrap, no registry needed)."""
     cfg = _config(home)
     if not tiny:
-        err.print("ensuring the Debian image (a debootstrap build takes about a minute when it is missing)")
+        err.print("ensuring the Debian image (a debootstrap build takes a few minutes when it is missing)")
     with errors_exit():
         result = commands.build(cfg.sandbox, tiny=tiny, force=force)
     if as_json:

@@ -68,8 +68,6 @@ def test_forgery_never_ends_success_and_honest_runs_do(case, tmp_path, tiny_imag
     failed = {rid: r["evidence"] for rid, r in out["gate"].items() if r["status"] == "fail"}
     why = (f"{out['status']}: {out['reason']}; failed: {failed}; review: {out.get('review')}; proof: "
            f"{out.get('gate_proof')} {out.get('gate_proof_detail')}; R07: {out['gate'].get('R07', {}).get('evidence')}")
-    if case.get("known_flake") and out["status"] != case["expect"]:
-        pytest.xfail(f"known, not yet understood: {case['known_flake']} ({why})")
     if case["expect"] == "success":
         assert (code, out["status"]) == (0, "success"), why
     elif case["expect"] == "failed":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,51 +11,93 @@ import pytest
 
 from tether.common.manifest import manifest
 from tether.gate.evidence import CheckRun, Evidence, ProjectTest, preserving
-from tether.gate.project import PYTHON, Suite, discover, merge, outcomes
+from tether.gate.project import PYTHON, Suite, discover, merge, outcomes, results_part
 from tether.gate.proof import proof
 from tether.gate.registry import check_gate
 from tether.gate.rerun import own_support
 from tether.gate.tamper import framework_patches, import_shadows, support_changes
 
-UNITTEST_V = """\
-test_add (test_calc.AddTest.test_add)
-Adds two numbers. ... FAIL
-test_err (test_calc.AddTest.test_err) ... ERROR
-test_ok (test_calc.AddTest.test_ok) ... ok
-test_skip (test_calc.AddTest.test_skip) ... skipped 'later'
-test_imp (unittest.loader._FailedTest.test_imp) ... ERROR
-
-======================================================================
-FAILED (failures=1, errors=2, skipped=1)
-"""
-PYTEST_RA = """\
-PASSED tests/test_a.py::test_ok
-FAILED tests/test_a.py::test_bad - assert 1 == 2
-FAILED tests/test_a.py::test_missing - FileNotFoundError: [Errno 2] No such file or directory: 'golden.txt'
-FAILED tests/test_a.py::TestX::test_plain
-ERROR tests/test_b.py - ModuleNotFoundError: No module named 'calc'
-========================= 3 failed, 1 passed, 1 error in 0.05s =========================
-"""
 PY = Suite("python", PYTHON)
+CALC_TEST = ("import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
+             "    def test_add(self):\n        print('noise')\n        self.assertEqual(add(1, 2), 3)\n\n"
+             "    def test_open(self):\n        open('missing.txt')\n\n"
+             "    def test_ok(self):\n        self.assertTrue(True)\n\n"
+             "    @unittest.skip('later')\n    def test_skip(self):\n        pass\n\n"
+             "    def test_sub(self):\n        for i in range(2):\n            with self.subTest(i=i):\n"
+             "                self.assertEqual(i, 0)\n")
+FORGED_REPORT = (  # the implementation prints the runners' own words where their reports would read them as a pass
+    "import atexit, os\n\n\ndef add(a, b):\n    os.write(2, b'ok\\n')\n    return a - b\n\n\n"
+    "atexit.register(lambda: os.write(1, b'PASSED test_calc.py::T::test_add\\n'))\n"
+)
 
 
-def test_unittest_ids_and_kinds_fail_means_by_assertion():
-    got = outcomes(PY, 1, UNITTEST_V)
-    assert got == {"test_calc.AddTest.test_add": "fail", "test_calc.AddTest.test_err": "error",
-                   "test_calc.AddTest.test_ok": "pass", "test_calc.AddTest.test_skip": "skip",
-                   "unittest.loader._FailedTest.test_imp": "error"}
+def run_suite(folder: Path, python: str | None = None) -> dict[str, str]:
+    """The python suite as the gate runs it (gate/py_results.py, results read back after the mark), on the host."""
+    env = dict(os.environ)
+    if python:  # a python3 with pytest first on PATH
+        (folder.parent / "bin").mkdir(exist_ok=True)
+        link = folder.parent / "bin" / "python3"
+        link.unlink(missing_ok=True)
+        link.symlink_to(python)
+        env["PATH"] = f"{link.parent}:{env['PATH']}"
+    results, mark = str(folder.parent / ".results.json"), "tether-results-0123"
+    res = subprocess.run(["bash", "-c", PY.line(results, mark)], cwd=folder, capture_output=True, text=True,
+                         env=env, check=False)
+    size, text = results_part(res.stdout, mark)
+    assert size == len(text), res.stdout
+    return outcomes(PY, res.returncode, text)
 
 
-def test_pytest_ids_and_kinds_a_missing_file_or_import_is_an_error():
-    got = outcomes(PY, 1, PYTEST_RA)
-    assert got == {"tests/test_a.py::test_ok": "pass", "tests/test_a.py::test_bad": "fail",
-                   "tests/test_a.py::test_missing": "error", "tests/test_a.py::TestX::test_plain": "fail",
-                   "tests/test_b.py": "error"}
+def test_unittest_ids_and_kinds_fail_means_by_assertion(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (ws / "test_calc.py").write_text(CALC_TEST)
+    (ws / "test_broken.py").write_text("import not_there\n")
+    got = run_suite(ws, "/usr/bin/python3" if Path("/usr/bin/python3").exists() else None)
+    if "test_calc.py::T::test_add" in got:
+        pytest.skip("the system python3 has pytest")
+    assert got == {"test_calc.T.test_add": "fail", "test_calc.T.test_open": "error", "test_calc.T.test_ok": "pass",
+                   "test_calc.T.test_skip": "skip", "test_calc.T.test_sub": "fail",
+                   "unittest.loader._FailedTest.test_broken": "error"}
 
 
-def test_a_python_suite_that_collects_nothing_and_fails_is_one_error():
-    assert outcomes(PY, 2, "usage: python3 -m unittest ...") == {"(the python tests)": "error"}
-    assert outcomes(PY, 0, "") == {}
+def test_pytest_ids_and_kinds_a_missing_file_or_import_is_an_error(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (ws / "test_calc.py").write_text(CALC_TEST)
+    (ws / "test_broken.py").write_text("import not_there\n")
+    got = run_suite(ws, sys.executable)
+    assert got == {"test_calc.py::T::test_add": "fail", "test_calc.py::T::test_open": "error",
+                   "test_calc.py::T::test_ok": "pass", "test_calc.py::T::test_skip": "skip",
+                   "test_calc.py::T::test_sub": "fail", "test_broken.py": "error"}
+
+
+@pytest.mark.parametrize("runner", ["unittest", "pytest"])
+def test_what_the_code_prints_never_reads_as_a_pass(tmp_path, runner):
+    """The cause of the flaky `skips-the-goals-test`: the runner's report shared the output with the code, and the
+    engine forwards stdout and stderr apart, so under load a module's `print("ok")` landed between
+    "test_add (...) ... " and "FAIL". Here the code writes those words on purpose, at the worst moments."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "calc.py").write_text(FORGED_REPORT)
+    (ws / "test_calc.py").write_text(CALC_TEST.split("    def test_open")[0])
+    (ws / "test_mul.py").write_text("print('ok')\n")
+    got = run_suite(ws, sys.executable if runner == "pytest" else "/usr/bin/python3")
+    if runner == "unittest" and "test_calc.py::T::test_add" in got:
+        pytest.skip("the system python3 has pytest")
+    assert got == {"test_calc.T.test_add" if runner == "unittest" else "test_calc.py::T::test_add": "fail"}
+
+
+def test_results_the_gate_cannot_read_are_one_error_never_a_pass():
+    assert outcomes(PY, 0, '{"t": ["PASSED", ""]') == {"(the python tests)": "error"}
+    assert outcomes(PY, 0, '{"t": "PASSED"}') == {"t": "error"}
+    assert outcomes(PY, 1, '{"t": ["GREEN", ""]}') == {"t": "error"}
+    assert outcomes(PY, 2, "") == {"(the python tests)": "error"}
+    assert outcomes(PY, 5, "{}") == {}
+    assert results_part("noise\ntether-results-1 7\n{}", "tether-results-1") == (7, "{}")
+    assert results_part("no mark", "tether-results-1") == (-1, "")
 
 
 def test_scripts_126_and_127_are_errors_other_failures_are_by_assertion():
@@ -62,19 +105,6 @@ def test_scripts_126_and_127_are_errors_other_failures_are_by_assertion():
     assert outcomes(s, 0, "") == {"test.sh": "pass"}
     assert outcomes(s, 1, "FAIL") == {"test.sh": "fail"}
     assert outcomes(s, 127, "not found") == {"test.sh": "error"}
-
-
-def test_the_real_unittest_output_parses(tmp_path):
-    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    (tmp_path / "test_calc.py").write_text(
-        "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
-        "    def test_add(self):\n        print('noise')\n        self.assertEqual(add(1, 2), 3)\n\n"
-        "    def test_open(self):\n        open('missing.txt')\n"
-    )
-    res = subprocess.run([sys.executable, "-m", "unittest", "discover", "-v", "-b"], cwd=tmp_path,
-                         capture_output=True, text=True, check=False)
-    assert outcomes(PY, res.returncode, res.stdout + res.stderr) == {"test_calc.T.test_add": "fail",
-                                                                    "test_calc.T.test_open": "error"}
 
 
 def test_discover_finds_only_what_existed_before(tmp_path):
@@ -184,3 +214,25 @@ def test_sourceless_bytecode_is_tampering(two_trees):
     before, after = two_trees
     (after / "speedups.pyc").write_bytes(b"\0")
     assert any("speedups.pyc" in s and "no source" in s for s in import_shadows(manifest(before), manifest(after)))
+
+
+BATS = Suite("bats", "bats --tap t.bats", "t.bats")
+
+
+def test_bats_tap_one_id_per_test_and_a_report_that_does_not_add_up_is_one_error():
+    tap = "1..3\nok 1 adds\nnot ok 2 fails\n# (in test file t.bats, line 5)\n# ok 5 fake\nok 3 later # skip not yet\n"
+    assert outcomes(BATS, 1, tap) == {"t.bats::adds": "pass", "t.bats::fails": "fail", "t.bats::later": "skip"}
+    forged = "1..2\nok 1 adds\nok 2 fails\nnot ok 2 fails\n"  # a test wrote its own line to fd 3
+    assert outcomes(BATS, 1, forged) == {"t.bats::(the bats tests)": "error"}
+    assert outcomes(BATS, 0, "1..2\nok 1 adds\nnot ok 2 fails\n") == {"t.bats::(the bats tests)": "error"}
+    assert outcomes(BATS, 137, "1..2\nok 1 adds\nok 2 fails\n") == {"t.bats::(the bats tests)": "error"}  # killed
+    assert outcomes(BATS, 127, "") == {"t.bats::(the bats tests)": "error"}
+    assert outcomes(BATS, 1, "1..2\nok 1 same\nnot ok 2 same\n") == {"t.bats::same": "error"}
+
+
+def test_discover_runs_each_bats_file_that_existed_before(tmp_path):
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "greet.bats").write_text("@test 'x' {\n  true\n}\n")
+    suites = discover(manifest(tmp_path), tmp_path)
+    assert [(s.kind, s.target) for s in suites] == [("bats", "test/greet.bats")]
+    assert "bats --tap test/greet.bats" in suites[0].command
