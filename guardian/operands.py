@@ -18,6 +18,8 @@ from tether.guardian.rules import Inv
 from tether.guardian.words import UNKNOWN
 
 _PRINTERS = frozenset({"echo", "printf", "test", "[", "[[", "logger", "banner", "figlet", "((", ":"})
+_KEY_USERS = frozenset({"ssh", "scp", "sftp", "ssh-copy-id", "autossh", "mosh", "sshfs"})
+"""`-i KEY` (and `-F CONFIG`) authenticate with a key: it is not read out."""
 _GREPS = frozenset({"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep", "pcregrep",
                     "ugrep", "git-grep"})
 _GREP_VALUED = frozenset({"-A", "-B", "-C", "-m", "-d", "-D", "--max-count", "--context",
@@ -57,8 +59,10 @@ def _after_pattern(inv: Inv, pattern_opts: tuple[str, ...], valued: frozenset[st
 def path_operands(inv: Inv) -> list[str]:
     """The arguments of `inv` that may name files it opens (everything but known data)."""
     prog = inv.prog
-    if prog in _PRINTERS:
-        return []
+    if prog in _PRINTERS or prog == "ssh-add":
+        return []  # ssh-add loads a key into the agent: it prints nothing of it
+    if prog in _KEY_USERS:
+        return [a for i, a in enumerate(inv.args) if not (i and inv.args[i - 1] in ("-i", "-F"))]
     if prog == "git" and inv.positional[:1] == ["grep"]:
         return _after_pattern(Inv(inv.argv[1:], inv.simple), ("-e",), _GREP_VALUED)
     if prog in _GREPS:

@@ -14,7 +14,11 @@ import re
 from tether.guardian.rules import Inv, rule
 
 _SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/docker\.sock|"
-                              r"/run/docker\.sock|/var/lib/docker|/boot|/usr|/var|/run)(?:/?:|:|$)")
+                              r"/run/docker\.sock|/var/lib/docker|/boot|/usr|/var|/run|"
+                              r"(?:/home/[^/:]+|/Users/[^/:]+|/root)(?:/\.(?:ssh|aws|kube|gnupg|docker|azure|"
+                              r"config|password-store|mozilla|local/share/keyrings|netrc|git-credentials)[^:]*)?)"
+                              r"(?:/?:|:|$)")
+"""Host paths whose mount gives a container the host, its runtime or a person's home and credentials."""
 
 
 @rule("SYS-002", "system-config", "deny", "sysctl", "changes kernel parameters",
@@ -86,10 +90,12 @@ def _network(inv: Inv) -> bool:
       "privileged container or host namespaces", "docker run --privileged -it alpine sh")
 def _privileged(inv: Inv) -> bool:
     joined = " ".join(inv.args)
-    return bool(re.search(r"--privileged|--cap-add[= ](?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|"
-                          r"DAC_READ_SEARCH|NET_ADMIN)|--(?:pid|ipc|uts|userns|cgroupns)[= ]host|"
-                          r"--security-opt[= ](?:apparmor|seccomp|label)[=:]unconfined|"
-                          r"--device[= ]/dev/(?:sd|nvme|mem|kmem)", joined))
+    return bool(re.search(r"--privileged|--cap-add[= ](?:CAP_)?(?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|"
+                          r"DAC_READ_SEARCH|NET_ADMIN|SYS_RAWIO|BPF|SYS_BOOT)\b|"
+                          r"--(?:pid|ipc|uts|userns|cgroupns)[= ]host|"
+                          r"--security-opt[= ](?:(?:apparmor|seccomp|label)[=:]unconfined|systempaths=unconfined)|"
+                          r"--device[= ]/dev/(?:sd|nvme|mem|kmem|vd|xvd|hd|mmcblk|mapper|dm-|port|disk)", joined,
+                          re.I))
 
 
 @rule("CTR-002", "container-escape", "deny", ("docker", "podman", "nerdctl"),
@@ -106,6 +112,8 @@ def _mounts(inv: Inv) -> bool:
             continue
         src = re.search(r"(?:source|src)=([^,]+)", value)
         path = src.group(1) if src else value.split(":", 1)[0]
+        if path == "~" or path.startswith("~/"):
+            return True  # bash expands `~:/h` too: the person's home
         if _SENSITIVE_MOUNT.match(path if path.endswith(":") else path + ":"):
             return True
     return False

@@ -1,0 +1,271 @@
+"""The model of secrets: which commands print one (sources) and which send data to another host (sinks).
+
+Parts:
+    is_source: why an invocation prints a secret: an environment dump (`env`,
+        `printenv`, `export -p`, `declare -x`), a token command
+        (`secrets_table.TOKEN_COMMANDS`: `gh auth token`, `aws configure
+        export-credentials`, `git credential fill`, `security find-*`...), a
+        credential file or store it reads (the CRED path rules and
+        `STORE_PATHS`), a folder of them archived or copied whole (`tar c ~/.ssh`),
+        a dotenv file outside the workspace, interpreter code reading the whole
+        environment.
+    token_origin: the token command and the hosts its token is meant for.
+    sink_of: how an invocation sends data out (HTTP data options and URLs,
+        sockets, copies to `host:`, ssh, DNS names, mail, `git push URL`);
+        local destinations are not sinks.
+    owned: every secret is a token sent only to its own service.
+    code_secret / code_flow: the same for interpreter code (called by
+        `guardian.interp_code`).
+
+`guardian.secrets_flow` follows secrets from sources to sinks; the data is
+`guardian.secrets_table`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tether.guardian import secrets_table as T
+from tether.guardian.lazy_re import Lazy as _Lazy
+from tether.guardian.paths import SCRATCH, normalise, under
+from tether.guardian.rules import Inv
+from tether.guardian.rules_paths import path_hits
+from tether.guardian.words import UNKNOWN
+
+if TYPE_CHECKING:
+    from tether.guardian.analyse import Analyser
+
+_STORE = re.compile(T.STORE_PATHS)
+DIRS = re.compile(T.SECRET_DIRS)
+_DOTENV, _TEMPLATE = re.compile(T.DOTENV), re.compile(T.TEMPLATES)
+_LOCAL = re.compile(T.LOCAL_HOST)
+META, META_SECRET = _Lazy(T.METADATA), _Lazy(T.METADATA_SECRET)
+_HOST = re.compile(r"^(?:[a-z][\w+.-]*://)?(?:[^@/\s]*@)?\[?([\w.-]+|[0-9a-f:]+)\]?")
+_ARCHIVERS = frozenset({"tar", "bsdtar", "gtar", "zip", "7z", "7za", "cpio", "rsync", "scp", "cp", "pax",
+                        "rclone", "find", "du", "grep", "rg"})
+_TOKEN_STOP = frozenset({"ls", "list", "insert", "generate", "edit", "rm", "init", "git", "mv", "cp", "grep",
+                         "find", "help", "--help", "--version", "otp"})
+
+
+Origin = tuple[str, str]
+"""(what the secret is, the hosts it is meant for: "" when none)."""
+Origins = set[Origin]
+
+
+_KEY_USERS = frozenset({"ssh", "scp", "sftp", "rsync", "ssh-copy-id", "autossh", "mosh", "sshfs"})
+"""`-i KEY` authenticates with a key: it is not read out."""
+
+
+def read_words(inv: Inv) -> list[str]:
+    """Arguments that may name a file read, with `@`, `<`, `name=@` and `--opt=` stripped."""
+    out = []
+    args = inv.args
+    for i, a in enumerate(args):
+        if inv.prog in _KEY_USERS and i and args[i - 1] in ("-i", "-F", "-o", "-S", "-e"):
+            continue
+        if a.startswith("--") and "=" in a:
+            a = a.split("=", 1)[1]
+        elif a.startswith("-"):
+            continue
+        a = re.sub(r"^[\w.:-]*=?[@<]", "", a) if ("@" in a or "<" in a) else a
+        out.append(a)
+    return out
+
+
+def token_origin(inv: Inv) -> tuple[str, str] | None:
+    """(label, owner hosts) when `inv` prints a token, password or key (TOKEN_COMMANDS)."""
+    spec = T.TOKEN_COMMANDS.get(inv.prog)
+    if spec is None:
+        return None
+    pos = [p for p in inv.positional if UNKNOWN not in p]
+    for sub in spec["sub"].split("|"):
+        if sub == "*":
+            if pos and pos[0] not in _TOKEN_STOP and not inv.has("--help"):
+                return f"{inv.prog} {pos[0]}", spec["owner"]
+            continue
+        words = sub.split()
+        plain = [w for w in words if not w.startswith("-")]
+        dashes = [w for w in words if w.startswith("-")]
+        if pos[: len(plain)] == plain and all(any(a == d or a.startswith(d + "=") or len(d) == 2 and
+                                                  a.startswith(d) for a in inv.args) for d in dashes):
+            return f"{inv.prog} {sub}", spec["owner"]
+    return None
+
+
+def _env_dump(inv: Inv) -> bool:
+    how = T.ENV_DUMPS.get(inv.prog)
+    if how is None or inv.via:
+        return False
+    if how == "bare":
+        if inv.prog == "env":
+            return not [a for a in inv.args if a not in ("-0", "--null")]
+        return not inv.positional and not inv.has("o")
+    letters = how[5:]
+    return not inv.positional and (not inv.args or all(a.startswith("-") and set(a[1:]) <= set(letters)
+                                                      for a in inv.args))
+
+
+def secret_path(path: str) -> bool:
+    """A credential file or store (CRED-001..004, CRED-006)."""
+    return _STORE.search(path) is not None or any(r.category == "credential-access"
+                                                  for r in path_hits(path, "read"))
+
+
+def is_source(an: Analyser, inv: Inv) -> str:
+    """Why `inv` prints a secret ("" when it does not)."""
+    if _env_dump(inv):
+        return "the environment"
+    tok = token_origin(inv)
+    if tok is not None:
+        return tok[0]
+    if inv.prog in T.QUIET or inv.prog in ("echo", "printf"):
+        return ""
+    s = inv.simple
+    from tether.guardian.interp_code import language
+
+    if language(inv.prog) and inv.prog not in ("awk", "gawk", "mawk", "nawk"):
+        what = code_secret(" ".join(inv.args) + "\n" + (s.stdin or ""))
+        if what:
+            return f"{inv.prog} code reading {what}"
+    cwd = s.cwd
+    if inv.prog in ("tar", "bsdtar", "gtar"):
+        cwd = next((normalise(inv.args[i + 1], cwd, an.home) for i, a in enumerate(inv.args[:-1])
+                    if a in ("-C", "--directory") and UNKNOWN not in inv.args[i + 1]), cwd)
+    for a in read_words(inv) + [r.target for r in s.redirects if r.op == "<"]:
+        if UNKNOWN in a or not a or a == "-" or inv.prog not in _ARCHIVERS and "/" not in a and \
+                not a.startswith((".", "~")):
+            continue
+        p = normalise(a, cwd, an.home)
+        if secret_path(p) or inv.prog in _ARCHIVERS and DIRS.search(p) and p != an.ws:
+            return p
+        if dotenv_outside(an, p):
+            return p
+    return ""
+
+
+def dotenv_outside(an: Analyser, path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return bool(_DOTENV.search(name)) and not _TEMPLATE.search(name.split(".env", 1)[-1] or "x.") and \
+        not under(path, an.ws) and not any(under(path, d) for d in SCRATCH)
+
+
+@dataclass(slots=True)
+class Sink:
+    kind: str
+    data: list[str]
+    """Words that travel: data options, URLs, queried names, copied sources."""
+    stdin: bool
+    files: list[str]
+    hosts: list[str]
+
+
+def sink_of(inv: Inv) -> Sink | None:
+    """How `inv` sends data to another host, or None (local destinations are not sinks)."""
+    kind = T.NET_SINKS.get(inv.prog)
+    if kind is None:
+        return None
+    args, pos = inv.args, inv.positional
+    data: list[str] = []
+    files: list[str] = []
+    stdin = kind in ("socket", "shell", "mail") or bool({"xargs", "parallel"} & set(inv.via))
+    dests: list[str] = []
+    if kind == "http":
+        for i, a in enumerate(args):
+            opt, eq, val = a.partition("=")
+            if eq and opt in T.HTTP_DATA:
+                a, nxt = opt, val
+            else:
+                nxt = args[i + 1] if i + 1 < len(args) else ""
+            if a in T.HTTP_DATA:
+                data.append(nxt)
+                if T.HTTP_DATA[a] == "file" or "@" in nxt[:40] or nxt.startswith("<"):
+                    f = re.sub(r"^[^@<]*[@<]", "", nxt) if T.HTTP_DATA[a] == "value" else nxt
+                    (files.append(f) if f not in ("-", "/dev/stdin", ".") else None)
+                    stdin = stdin or f in ("-", "/dev/stdin", ".")
+            elif len(a) > 2 and a[:2] in ("-d", "-F", "-T", "-H") and not a.startswith("--"):
+                data.append(a[2:])
+        dests = [p for p in pos if "://" in p or re.match(r"^[\w-]+(?:\.[\w-]+)+(?:[:/]|$)|^\[?[0-9a-f:]+\]", p)]
+        if inv.prog in ("http", "https", "xh", "xhs", "httpie", "curlie"):
+            stdin = stdin or "--ignore-stdin" not in args
+            data += pos[1:]
+            files += [re.sub(r"^[^@]*@", "", p) for p in pos[1:] if "@" in p]
+        data += dests
+    elif kind == "socket":
+        if inv.prog == "openssl":
+            if not pos or pos[0] != "s_client":
+                return None
+            dests = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-connect"] or [UNKNOWN]
+        elif inv.prog == "socat":
+            dests = [a for a in pos if re.match(r"(?i)^(?:tcp|udp|ssl|openssl|sctp|dccp)[46]?(?:-connect)?:", a)]
+            files = [a.split(":", 1)[1] for a in pos if re.match(r"(?i)^(?:open|file|gopen):", a)]
+        else:
+            if inv.has("l", "--listen"):
+                return None
+            dests = pos[:1]
+        data = pos
+    elif kind in ("copy", "shell", "git"):
+        remote = [p for p in pos if re.match(r"^(?:[\w.-]+@)?[\w.-]+:(?!//)|^\w+://", p)]
+        if kind == "copy":
+            if not remote and inv.prog not in ("ftp", "lftp", "tftp", "smbclient"):
+                return None
+            dests = remote or pos[:1]
+            files = [p for p in pos if p not in remote]
+        elif kind == "shell":
+            dests = pos[:1]
+            data = pos[1:]
+        else:
+            if pos[:1] not in (["push"], ["remote"]) or not remote:
+                return None
+            dests, data = remote, remote
+    elif kind == "dns":
+        data = [p for p in pos if not p.startswith("@")]
+        dests = data
+    else:
+        data, dests = pos, pos or [UNKNOWN]
+    hosts = [m.group(1).lower() if (m := _HOST.match(d)) and UNKNOWN not in d else "" for d in dests]
+    if dests and kind != "dns" and all(_LOCAL.match(d) for d in dests):
+        return None
+    return Sink(kind, data, stdin, files, hosts or [""])
+
+
+def owned(origins: set[tuple[str, str]], sink: Sink) -> bool:
+    """Every secret is a token sent only to the service it is for (`gh auth token` to github.com)."""
+    for _label, owner in origins:
+        if not owner or not all(h and any(h == o or h.endswith("." + o) for o in owner.split())
+                                for h in sink.hosts):
+            return False
+    return True
+
+
+_CODE_SENDS, _CODE_ENV, _CODE_SECRETS = _Lazy(T.CODE_SENDS), _Lazy(T.CODE_ENV), _Lazy(T.CODE_SECRETS)
+
+
+def code_secret(code: str) -> str:
+    """What secret interpreter code reads ("" for none): the whole environment or a credential file."""
+    m = _CODE_ENV.search(code) or _CODE_SECRETS.search(code)
+    return ("the environment" if "env" in m.group(0).lower() else m.group(0)) if m else ""
+
+
+def code_flow(code: str, lang: str, sends: bool = False) -> list[tuple[str, str]]:
+    """(rule id, detail) for code that sends a secret or reads a metadata endpoint; `sends`: the
+    caller's own upload and socket patterns matched (`interp_code`)."""
+    out = []
+    meta = META.search(code)
+    if meta:
+        tail = code[meta.start(): meta.start() + 200]
+        out.append(("CRED-008" if META_SECRET.search(tail) else "CRED-009", f"{lang}: {meta.group(0).strip()}"))
+    secret = code_secret(code) if ("env" in code or "ENV" in code or "/" in code) else ""
+    if secret and (sends or _CODE_SENDS.search(code)) and not _all_local(code):
+        out.append(("EXFIL-006", f"{lang} code sends {secret} over the network"))
+    return out
+
+
+_URL = _Lazy(r"[a-z][\w+.-]*://[^\s\"'`]+")
+
+
+def _all_local(code: str) -> bool:
+    urls = _URL.findall(code)
+    return bool(urls) and all(_LOCAL.match(u) for u in urls)
+
