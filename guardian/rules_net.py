@@ -94,8 +94,13 @@ def _upload(inv: Inv) -> bool:
 
 def _workspace_file(name: str) -> bool:
     """A request body read from a file below the working folder (`-d @payload.json`): an API call,
-    not an upload; `-F`/`-T` uploads and files elsewhere still ask."""
-    return not name.startswith(("/", "~", "$")) and ".." not in name.split("/") and "\x00" not in name
+    not an upload; `-F`/`-T` uploads, other kinds of file and files elsewhere still ask."""
+    return not name.startswith(("/", "~", "$")) and ".." not in name.split("/") and "\x00" not in name and \
+        bool(_BODY_FILE.search(name))
+
+
+_BODY_FILE = re.compile(r"\.(?:json|jsonl|ndjson|xml|ya?ml|graphql|gql|txt)$", re.I)
+"""Request bodies by their kind; a dump (`@dump.sql`, `@data.db`) is still an upload."""
 
 
 @rule("EXFIL-002", "exfiltration", "deny", tuple(_NET_SINKS),

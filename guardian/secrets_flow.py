@@ -159,7 +159,8 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                 continue
             elif (seen_source or flow.vars or flow.unknown) and any(UNKNOWN in d for d in sink.data + sink.files):
                 an._hit("EXFIL-007", inv.prog, "a secret was read earlier in the line")
-        if got and any(r.writes and r.op == ">&" and r.target in net_fds for r in s.redirects):
+        if got and any(r.writes and (r.op == ">&" and r.target in net_fds or re.match(r"^/dev/(?:tcp|udp)/", r.target))
+                       for r in s.redirects):
             an._hit("EXFIL-006", s.argv[0], "written to a network socket opened with /dev/tcp")
         if got and not quiet:
             _written(an, flow, s, got)
@@ -199,8 +200,7 @@ def _sink_files(an: Analyser, flow: Flow, inv: Inv, sink: Sink) -> Origins:
     names = sink.files + [r.target for r in s.redirects if r.op == "<"]
     for raw in names:
         if UNKNOWN in raw or not raw:
-            out |= flow.unknown
-            continue
+            continue  # a file written under an unknown name may be this one: EXFIL-007 asks
         p = normalise(raw, s.cwd, an.home)
         out |= flow.files.get(p, set())
         if secret_path(p) or sink.kind == "copy" and DIRS.search(p) and not under(an.ws, p):

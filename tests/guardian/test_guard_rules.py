@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from guard_helpers import judge
+from secrets_cases import SECRET_CASES
 
 from tether.guardian import DESTRUCTIVE_CATEGORIES, all_rules
 from tether.guardian.rules import CATEGORIES
@@ -166,6 +167,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     "HOSTEXEC-004": (["pre-commit install", "npx husky init", "git lfs install", "lefthook install"],
                      ["pre-commit run --all-files", "git lfs ls-files"]),
 }
+
+CASES.update(SECRET_CASES)
 
 
 def test_table_covers_every_rule() -> None:
