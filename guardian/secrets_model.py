@@ -165,7 +165,7 @@ def sink_of(inv: Inv) -> Sink | None:
     """How `inv` sends data to another host, or None (local destinations are not sinks)."""
     kind = T.NET_SINKS.get(inv.prog)
     if kind is None:
-        return None
+        return _code_sink(inv)
     args, pos = inv.args, inv.positional
     data: list[str] = []
     files: list[str] = []
@@ -230,6 +230,19 @@ def sink_of(inv: Inv) -> Sink | None:
     return Sink(kind, data, stdin, files, hosts or [""])
 
 
+def _code_sink(inv: Inv) -> Sink | None:
+    """An interpreter whose code (option, heredoc or here-string) talks to the network: what it
+    reads on stdin or in its arguments can leave (`| python3 -c 'requests.post(.., sys.stdin.read())'`)."""
+    from tether.guardian.interp_code import _SOCKET, _UPLOAD, language
+
+    if not language(inv.prog) or inv.prog.endswith("awk"):
+        return None
+    code = " ".join(inv.args) + "\n" + (inv.simple.stdin or "")
+    if not (_CODE_SENDS.search(code) or _UPLOAD.search(code) or _SOCKET.search(code)) or all_local(code):
+        return None
+    return Sink("code", [a for a in inv.args if UNKNOWN in a], True, [], [""])
+
+
 def owned(origins: set[tuple[str, str]], sink: Sink) -> bool:
     """Every secret is a token sent only to the service it is for (`gh auth token` to github.com)."""
     for _label, owner in origins:
@@ -257,7 +270,7 @@ def code_flow(code: str, lang: str, sends: bool = False) -> list[tuple[str, str]
         tail = code[meta.start(): meta.start() + 200]
         out.append(("CRED-008" if META_SECRET.search(tail) else "CRED-009", f"{lang}: {meta.group(0).strip()}"))
     secret = code_secret(code) if ("env" in code or "ENV" in code or "/" in code) else ""
-    if secret and (sends or _CODE_SENDS.search(code)) and not _all_local(code):
+    if secret and (sends or _CODE_SENDS.search(code)) and not all_local(code):
         out.append(("EXFIL-006", f"{lang} code sends {secret} over the network"))
     return out
 
@@ -265,7 +278,7 @@ def code_flow(code: str, lang: str, sends: bool = False) -> list[tuple[str, str]
 _URL = _Lazy(r"[a-z][\w+.-]*://[^\s\"'`]+")
 
 
-def _all_local(code: str) -> bool:
+def all_local(code: str) -> bool:
     urls = _URL.findall(code)
     return bool(urls) and all(_LOCAL.match(u) for u in urls)
 
