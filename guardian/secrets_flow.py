@@ -121,7 +121,7 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
             if why:
                 tok = token_origin(inv)
                 got.add((why, tok[1] if tok else ""))
-                if tok:
+                if tok and tok[2]:
                     token_simples.append((s, tok[0]))
         for u in _chain(s):
             got |= taint.get(id(u), set())

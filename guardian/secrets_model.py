@@ -74,23 +74,26 @@ def read_words(inv: Inv) -> list[str]:
     return out
 
 
-def token_origin(inv: Inv) -> tuple[str, str] | None:
-    """(label, owner hosts) when `inv` prints a token, password or key (TOKEN_COMMANDS)."""
+def token_origin(inv: Inv) -> tuple[str, str, bool] | None:
+    """(label, owner hosts, whether reading it alone asks) when `inv` prints a token, password or
+    key (TOKEN_COMMANDS: `sub` asks, `store` is a secret manager read, a source only)."""
     spec = T.TOKEN_COMMANDS.get(inv.prog)
     if spec is None:
         return None
     pos = [p for p in inv.positional if UNKNOWN not in p]
-    for sub in spec["sub"].split("|"):
-        if sub == "*":
-            if pos and pos[0] not in _TOKEN_STOP and not inv.has("--help"):
-                return f"{inv.prog} {pos[0]}", spec["owner"]
-            continue
-        words = sub.split()
-        plain = [w for w in words if not w.startswith("-")]
-        dashes = [w for w in words if w.startswith("-")]
-        if pos[: len(plain)] == plain and all(any(a == d or a.startswith(d + "=") or len(d) == 2 and
-                                                  a.startswith(d) for a in inv.args) for d in dashes):
-            return f"{inv.prog} {sub}", spec["owner"]
+    for key in ("sub", "store"):
+        for sub in spec.get(key, "").split("|"):
+            if sub == "*":
+                if pos and pos[0] not in _TOKEN_STOP and not inv.has("--help"):
+                    return f"{inv.prog} {pos[0]}", spec["owner"], key == "sub"
+                continue
+            words = sub.split()
+            plain = [w for w in words if not w.startswith("-")]
+            dashes = [w for w in words if w.startswith("-")]
+            if words and pos[: len(plain)] == plain and all(
+                    any(a == d or a.startswith(d + "=") or len(d) == 2 and a.startswith(d) for a in inv.args)
+                    for d in dashes):
+                return f"{inv.prog} {sub}", spec["owner"], key == "sub"
     return None
 
 

@@ -10,9 +10,12 @@ Sources:
     ENV_DUMPS: program -> how it dumps the whole environment: "bare" (no
         operand: `printenv`, `env`), "opts:LETTERS" (`export -p`, `declare -x`;
         no operand or only those options).
-    TOKEN_COMMANDS: program -> subcommand prefixes (space separated words;
-        "*" any) that print a token, password or key; `owner` hosts the token
-        is meant for (sending it there is ordinary use).
+    TOKEN_COMMANDS: program -> `sub`: subcommand prefixes (space separated
+        words, `|` between them; "*" any) that print a token, password or key
+        (reading one asks, CRED-005); `store`: reads of a secret manager the
+        project configured (`vault kv get`, `aws secretsmanager
+        get-secret-value`, `op item get`): ordinary alone, a source when sent;
+        `owner`: hosts the token is meant for (sending it there is ordinary).
     SECRET_DIRS: folders that hold credentials (the home, ~/.ssh, ~/.aws, ...):
         archived, copied or sent whole, they are a source.
     STORE_PATHS: regex over resolved paths of credential stores beyond the
@@ -48,17 +51,16 @@ ENV_DUMPS: dict[str, str] = {
 TOKEN_COMMANDS: dict[str, dict[str, str]] = {
     "gh": {"sub": "auth token", "owner": "github.com githubusercontent.com ghcr.io"},
     "glab": {"sub": "auth token|config get token", "owner": "gitlab.com"},
-    "aws": {"sub": "configure export-credentials|configure get|sts get-session-token|sts assume-role|"
+    "aws": {"sub": "configure export-credentials|sts get-session-token|sts assume-role|"
             "ecr get-login-password|ecr-public get-login-password|codeartifact get-authorization-token|"
-            "iam create-access-key|secretsmanager get-secret-value|ssm get-parameter|ssm get-parameters|"
-            "sso get-role-credentials|sts get-federation-token",
+            "iam create-access-key|sso get-role-credentials|sts get-federation-token",
+            "store": "secretsmanager get-secret-value|ssm get-parameter|ssm get-parameters",
             "owner": "amazonaws.com amazonaws.com.cn aws.amazon.com"},
-    "gcloud": {"sub": "auth print-access-token|auth print-identity-token|"
-               "auth application-default print-access-token|secrets versions access|"
+    "gcloud": {"sub": "auth print-access-token|auth print-identity-token|auth application-default print-access-token|"
                "iam service-accounts keys create|container clusters get-credentials",
-               "owner": "googleapis.com google.com gcr.io pkg.dev"},
-    "az": {"sub": "account get-access-token|keyvault secret show|keyvault secret download|acr login|"
-           "ad sp create-for-rbac|storage account keys list",
+               "store": "secrets versions access", "owner": "googleapis.com google.com gcr.io pkg.dev"},
+    "az": {"sub": "account get-access-token|acr login|ad sp create-for-rbac|storage account keys list",
+           "store": "keyvault secret show|keyvault secret download",
            "owner": "azure.com microsoft.com windows.net azurecr.io azure.net"},
     "git": {"sub": "credential fill|credential-cache get|credential-store get", "owner": ""},
     "git-credential-store": {"sub": "get", "owner": ""},
@@ -74,9 +76,9 @@ TOKEN_COMMANDS: dict[str, dict[str, str]] = {
     "gopass": {"sub": "show|cat|*", "owner": ""},
     "lpass": {"sub": "show", "owner": ""},
     "bw": {"sub": "get|export|list", "owner": ""},
-    "op": {"sub": "read|item get|document get|inject", "owner": ""},
-    "vault": {"sub": "read|kv get|token lookup|print token|login", "owner": ""},
-    "kubectl": {"sub": "config view --raw|create token|get secret -o|get secrets -o", "owner": ""},
+    "op": {"sub": "", "store": "read|item get|document get|inject", "owner": ""},
+    "vault": {"sub": "print token|token create", "store": "read|kv get|token lookup|login", "owner": ""},
+    "kubectl": {"sub": "config view --raw|create token", "store": "get secret -o|get secrets -o", "owner": ""},
     "docker-credential-desktop": {"sub": "get|list", "owner": ""},
     "docker-credential-pass": {"sub": "get|list", "owner": ""},
     "docker-credential-secretservice": {"sub": "get|list", "owner": ""},
