@@ -19,7 +19,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from tether.guardian import programs
 from tether.guardian import secrets_table as T
+from tether.guardian.operands import path_operands
 from tether.guardian.paths import normalise
 from tether.guardian.rules import Inv, static_rule
 from tether.guardian.words import UNKNOWN
@@ -49,6 +51,9 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
         if why:
             an._hit("CTR-009", prog, why[:80])
         return
+    e = programs.entry(prog)
+    if e is not None and e.get("by") == "unwrap":
+        return  # sudo, timeout, xargs...: the command they run is judged itself
     devices = [a for a in _device_words(inv) if _BLOCK.match(a)]
     if not devices:
         return
@@ -61,8 +66,8 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
 def _device_words(inv: Inv) -> list[str]:
     """Paths a program reads: operands, `if=`, `-d DEV` and a `<` redirect (not where it writes)."""
     s = inv.simple
-    out = [a[3:] if a.startswith("if=") else a for a in inv.args if not a.startswith(("-", "of=")) or
-           a.startswith("if=")]
+    out = [a[3:] if a.startswith("if=") else a for a in path_operands(inv) if not a.startswith(("-", "of="))
+           or a.startswith("if=")]
     out += [r.target for r in s.redirects if r.op == "<"]
     return [normalise(a, s.cwd, "/") for a in out if a.startswith("/dev/") and UNKNOWN not in a]
 

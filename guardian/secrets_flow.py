@@ -32,6 +32,7 @@ from tether.guardian.secrets_model import (
     DIRS,
     META,
     META_SECRET,
+    WHOLE_HOME,
     Origins,
     Sink,
     dotenv_outside,
@@ -50,8 +51,8 @@ if TYPE_CHECKING:
     from tether.guardian.shell import Simple
 
 _LOGIN = frozenset({"login", "--password-stdin", "--with-token", "--token-stdin", "--password-from-stdin"})
-_SWEEP = _Lazy(r"(?i)secret|passw|token|credential|api[_-]?key|private|BEGIN .*KEY|AKIA|id_rsa|id_ed25519|"
-               r"id_ecdsa|id_\*|\.pem\b|\.key\b|\.p12|\.pfx|\.env\b|\.kdbx|wallet")
+_SWEEP = _Lazy(r"(?i)secret|password|passphrase|token|credential|api[_-]?key|private|BEGIN .*KEY|AKIA|"
+               r"id_rsa|id_ed25519|id_ecdsa|id_\*|\.pem\b|\.key\b|\.p12|\.pfx|\.env\b|\.kdbx|wallet")
 static_rule("EXFIL-006", "exfiltration", "deny",
             "a secret (environment, token command, credential file or store) reaches a network sink "
             "through a pipe, substitution, variable, file, archive, encoder or xargs",
@@ -203,7 +204,8 @@ def _sink_files(an: Analyser, flow: Flow, inv: Inv, sink: Sink) -> Origins:
             continue  # a file written under an unknown name may be this one: EXFIL-007 asks
         p = normalise(raw, s.cwd, an.home)
         out |= flow.files.get(p, set())
-        if secret_path(p) or sink.kind == "copy" and DIRS.search(p) and not under(an.ws, p):
+        if secret_path(p) or sink.kind == "copy" and DIRS.search(p) and not under(an.ws, p) and \
+                not WHOLE_HOME.match(p):  # a home copied whole to a host is EXFIL-003's question
             out.add((p, ""))
     return out
 
@@ -264,7 +266,7 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
                 break
     if prog in T.QUIET or prog in ("echo", "printf"):
         return
-    for a in read_words(inv):
+    for a in read_words(inv) if any(".env" in a for a in inv.args) else ():
         if "/" in a and ".env" in a and UNKNOWN not in a and dotenv_outside(an, normalise(a, inv.simple.cwd,
                                                                                              an.home)):
             an._hit("CRED-007", prog, a[:80])

@@ -23,6 +23,7 @@ Parts:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -45,6 +46,8 @@ META, META_SECRET = _Lazy(T.METADATA), _Lazy(T.METADATA_SECRET)
 _HOST = re.compile(r"^(?:[a-z][\w+.-]*://)?(?:[^@/\s]*@)?\[?([\w.-]+|[0-9a-f:]+)\]?")
 _ARCHIVERS = frozenset({"tar", "bsdtar", "gtar", "zip", "7z", "7za", "cpio", "rsync", "scp", "cp", "pax",
                         "rclone", "find", "du", "grep", "rg"})
+_COPIERS = frozenset({"rsync", "scp", "rclone", "cp"})
+WHOLE_HOME = re.compile(r"^(?:/home/[^/]+|/root|/Users/[^/]+|/home|)/?$")
 _TOKEN_STOP = frozenset({"ls", "list", "insert", "generate", "edit", "rm", "init", "git", "mv", "cp", "grep",
                          "find", "help", "--help", "--version", "otp"})
 
@@ -110,6 +113,19 @@ def _env_dump(inv: Inv) -> bool:
                                                       for a in inv.args))
 
 
+_HINT = _Lazy(r"\.(?:ssh|gnupg|aws|azure|kube|docker|netrc|git-cred|npmrc|pypirc|vault|terraform|pgpass|my\.cnf|"
+              r"config|mozilla|local|password|cargo|gem|s3cfg|boto|oci|gradle|m2|yarnrc|cf|env)|\w\.env|/proc/|"
+              r"shadow|sudoers|passwd|ssh_host|Library/|secrets|/etc/ssl|kubernetes|rancher|kubelet")
+"""Every credential path holds one of these: words without any are not read further."""
+
+
+def _language(prog: str) -> str:
+    from tether.guardian.interp_code import language
+
+    return language(prog)
+
+
+@functools.lru_cache(maxsize=2048)
 def secret_path(path: str) -> bool:
     """A credential file or store (CRED-001..004, CRED-006)."""
     return _STORE.search(path) is not None or any(r.category == "credential-access"
@@ -126,12 +142,13 @@ def is_source(an: Analyser, inv: Inv) -> str:
     if inv.prog in T.QUIET or inv.prog in ("echo", "printf"):
         return ""
     s = inv.simple
-    from tether.guardian.interp_code import language
-
-    if language(inv.prog) and inv.prog not in ("awk", "gawk", "mawk", "nawk"):
+    if _language(inv.prog) and inv.prog not in ("awk", "gawk", "mawk", "nawk"):
         what = code_secret(" ".join(inv.args) + "\n" + (s.stdin or ""))
         if what:
             return f"{inv.prog} code reading {what}"
+    if inv.prog not in _ARCHIVERS and not _HINT.search("\0".join(inv.args)) and not any(
+            r.op == "<" for r in s.redirects):
+        return ""  # no word names a credential place: the common case, kept cheap
     cwd = s.cwd
     if inv.prog in ("tar", "bsdtar", "gtar"):
         cwd = next((normalise(inv.args[i + 1], cwd, an.home) for i, a in enumerate(inv.args[:-1])
@@ -141,8 +158,9 @@ def is_source(an: Analyser, inv: Inv) -> str:
                 not a.startswith((".", "~")):
             continue
         p = normalise(a, cwd, an.home)
-        if secret_path(p) or inv.prog in _ARCHIVERS and DIRS.search(p) and p != an.ws:
-            return p
+        if secret_path(p) or inv.prog in _ARCHIVERS and DIRS.search(p) and p != an.ws and not (
+                inv.prog in _COPIERS and WHOLE_HOME.match(p)):
+            return p  # a home copied whole to a host is EXFIL-003's question, archived it is a source
         if dotenv_outside(an, p):
             return p
     return ""
@@ -236,10 +254,10 @@ def sink_of(inv: Inv) -> Sink | None:
 def _code_sink(inv: Inv) -> Sink | None:
     """An interpreter whose code (option, heredoc or here-string) talks to the network: what it
     reads on stdin or in its arguments can leave (`| python3 -c 'requests.post(.., sys.stdin.read())'`)."""
-    from tether.guardian.interp_code import _SOCKET, _UPLOAD, language
-
-    if not language(inv.prog) or inv.prog.endswith("awk"):
+    if not _language(inv.prog) or inv.prog.endswith("awk"):
         return None
+    from tether.guardian.interp_code import _SOCKET, _UPLOAD
+
     code = " ".join(inv.args) + "\n" + (inv.simple.stdin or "")
     if not (_CODE_SENDS.search(code) or _UPLOAD.search(code) or _SOCKET.search(code)) or all_local(code):
         return None

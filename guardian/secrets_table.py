@@ -157,7 +157,7 @@ du file touch mkdir chmod chown ssh-add ssh-keygen readlink realpath basename di
 """.split())
 
 HOST_ESCAPE: str = (r"^/proc/(?:\d+|[*?\[][^/]*|\$[^/]*|\x00[^/]*)/(?:root|cwd)(?:/|$)|"
-                    r"^/proc/sysrq-trigger$|^/proc/\d+/ns/")
+                    r"^/proc/sysrq-trigger$")
 
 FS_DEBUGGERS: frozenset[str] = frozenset("""
 debugfs xfs_db xfs_io e2image fsdb icat fls istat ifind ffind blkcat blkls jcat jls ntfscat ntfsls
