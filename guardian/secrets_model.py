@@ -240,6 +240,11 @@ def sink_of(inv: Inv) -> Sink | None:
             if pos[:1] not in (["push"], ["remote"]) or not remote:
                 return None
             dests, data = remote, remote
+    elif kind == "cloud":
+        files = _cloud_upload(inv.prog, pos)
+        if files is None:
+            return None
+        stdin, dests = "-" in files, [UNKNOWN]
     elif kind == "dns":
         data = [p for p in pos if not p.startswith("@")]
         dests = data
@@ -249,6 +254,23 @@ def sink_of(inv: Inv) -> Sink | None:
     if dests and kind != "dns" and all(_LOCAL.match(d) for d in dests):
         return None
     return Sink(kind, data, stdin, files, hosts or [""])
+
+
+def _cloud_upload(prog: str, pos: list[str]) -> list[str] | None:
+    """The local files a cloud CLI uploads (`aws s3 cp F s3://b`, `gsutil cp`, `gcloud storage cp`,
+    `az storage blob upload -f`, `gh gist create F`, `gh release upload T F`), or None."""
+    bucket = ("s3://", "gs://", "az://", "https://")
+    if prog == "aws" and pos[:1] == ["s3"] and pos[1:2] in (["cp"], ["mv"], ["sync"]):
+        return [p for p in pos[2:] if not p.startswith(bucket)] if pos[-1].startswith(bucket) else None
+    if prog == "gsutil" and pos[:1] in (["cp"], ["mv"], ["rsync"]) or prog == "gcloud" and pos[:2] == [
+            "storage", "cp"]:
+        rest = pos[1:] if prog == "gsutil" else pos[2:]
+        return [p for p in rest if not p.startswith(bucket)] if rest and rest[-1].startswith(bucket) else None
+    if prog == "gh" and pos[:2] == ["gist", "create"]:
+        return pos[2:] or ["-"]
+    if prog == "gh" and pos[:2] == ["release", "upload"]:
+        return pos[3:]
+    return None
 
 
 def _code_sink(inv: Inv) -> Sink | None:

@@ -27,7 +27,9 @@ Sinks:
     NET_SINKS: program -> how it carries data out: "http" (data options,
         `@file`, stdin), "socket" (stdin, redirects), "copy" (local sources
         to a `host:` destination), "shell" (stdin and remote command), "dns"
-        (the queried name), "mail" (stdin, body files).
+        (the queried name), "mail" (stdin, body files), "cloud" (an upload to a
+        bucket, a gist or a release: `aws s3 cp F s3://..`, `gsutil cp`,
+        `gh gist create F`).
     HTTP_DATA: option -> "value" (literal data) | "file" (a file or `-`).
 Other:
     METADATA: regex of cloud instance-metadata hosts; METADATA_SECRET: the
@@ -129,7 +131,7 @@ NET_SINKS: dict[str, str] = {
     "ftp": "copy", "lftp": "copy", "tftp": "copy", "dig": "dns", "nslookup": "dns", "host": "dns",
     "drill": "dns", "delv": "dns", "kdig": "dns", "ping": "dns", "ping6": "dns", "traceroute": "dns",
     "sendmail": "mail", "mail": "mail", "mailx": "mail", "mutt": "mail", "msmtp": "mail", "swaks": "mail",
-    "git": "git",
+    "git": "git", "aws": "cloud", "gsutil": "cloud", "gcloud": "cloud", "gh": "cloud", "az": "cloud",
 }
 
 HTTP_DATA: dict[str, str] = {
@@ -144,7 +146,8 @@ HTTP_DATA: dict[str, str] = {
 
 LOCAL_HOST: str = r"^(?:[a-z][\w+.-]*://)?(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[?::1\]?|0\.0\.0\.0)(?:[:/]|$)"
 
-METADATA: str = (r"(?:^|[/@\s\"'=(])(?:169\.254\.169\.254|169\.254\.170\.2|169\.254\.169\.123|"
+METADATA: str = (r"(?i)(?:^|[/@\s\"'=(])(?:169\.254\.169\.254|169\.254\.170\.2|169\.254\.169\.123|"
+                 r"instance-data(?:\.ec2\.internal)?|metadata(?=/computeMetadata)|"
                  r"\[?fd00:ec2::254\]?|metadata\.google\.internal|metadata\.goog|metadata\.azure\.com|"
                  r"100\.100\.100\.200|192\.0\.0\.192|metadata\.tencentyun\.com|"
                  r"0xa9fea9fe|2852039166|0251\.0376\.0251\.0376)(?:[:/\s\"'),\x00]|$)")
