@@ -40,6 +40,7 @@ static_rule("CTR-009", "container-escape", "deny",
 
 _BLOCK = re.compile(T.BLOCK_DEVICE)
 _POD = re.compile(T.POD_ESCAPE)
+_HELM_SET = re.compile(r"(?i)(?:^|[.,])(?:hostPID|hostNetwork|hostIPC|privileged)=true|hostPath")
 _POD_VERBS = frozenset({"run", "create", "apply", "replace", "patch", "debug", "expose"})
 
 
@@ -50,6 +51,14 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
         why = _pod_escape(an, inv)
         if why:
             an._hit("CTR-009", prog, why[:80])
+        return
+    if prog == "mknod" and any(a in ("b", "c") for a in inv.positional[1:2]):
+        an._hit("CTR-007", prog, "creates a device node (a raw disk or memory behind the guardian's back)")
+        return
+    if prog == "helm" and inv.positional[:1] in (["install"], ["upgrade"], ["template"]):
+        bad = next((a for a in inv.args if _HELM_SET.search(a)), None)
+        if bad:
+            an._hit("CTR-009", prog, bad[:80])
         return
     e = programs.entry(prog)
     if e is not None and e.get("by") == "unwrap":

@@ -15,6 +15,10 @@ from tether.guardian.rules import Inv, rule
 
 _SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/docker\.sock|"
                               r"/run/docker\.sock|/var/lib/docker|/boot|/usr|/var|/run|"
+                              r"(?!/etc/(?:localtime|timezone)|/dev/(?:shm|null|urandom|random|zero|fuse|snd|dri|"
+                              r"nvidia|kvm|net/tun)|/run/user/|/var/run/user/)"
+                              r"(?:/etc|/root|/proc|/sys|/dev|/boot|/run|/var/run|/var/lib/(?:docker|kubelet|"
+                              r"containerd))/[^:]*|"
                               r"(?:/home/[^/:]+|/Users/[^/:]+|/root)(?:/\.(?:ssh|aws|kube|gnupg|docker|azure|"
                               r"config|password-store|mozilla|local/share/keyrings|netrc|git-credentials)[^:]*)?)"
                               r"(?:/?:|:|$)")
@@ -90,7 +94,7 @@ def _network(inv: Inv) -> bool:
       "privileged container or host namespaces", "docker run --privileged -it alpine sh")
 def _privileged(inv: Inv) -> bool:
     joined = " ".join(inv.args)
-    return bool(re.search(r"--privileged|--cap-add[= ](?:CAP_)?(?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|"
+    return bool(re.search(r"--privileged(?!=false)|--cap-add[= ](?:CAP_)?(?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|"
                           r"DAC_READ_SEARCH|NET_ADMIN|SYS_RAWIO|BPF|SYS_BOOT)\b|"
                           r"--(?:pid|ipc|uts|userns|cgroupns)[= ]host|"
                           r"--security-opt[= ](?:(?:apparmor|seccomp|label)[=:]unconfined|systempaths=unconfined)|"
@@ -119,7 +123,7 @@ def _mounts(inv: Inv) -> bool:
     return False
 
 
-@rule("CTR-003", "container-escape", "deny", ("nsenter", "unshare", "chroot", "pivot_root",
+@rule("CTR-003", "container-escape", "deny", ("nsenter", "unshare", "chroot", "pivot_root", "systemd-nspawn",
                                                 "runc", "ctr", "capsh"),
       "enters or creates namespaces or a new root", "nsenter -t 1 -m -u -i -n sh")
 def _namespaces(inv: Inv) -> bool:

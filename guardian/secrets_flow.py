@@ -117,11 +117,12 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                 pending = set()
             continue
         invs = _invs(s)
+        own: Origins = set()
         for inv in invs:
             why = is_source(an, inv)
             if why:
                 tok = token_origin(inv)
-                got.add((why, tok[1] if tok else ""))
+                own.add((why, tok[1] if tok else ""))
                 if tok and tok[2]:
                     token_simples.append((s, tok[0]))
         for u in _chain(s):
@@ -145,14 +146,14 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                 flow.vars |= pending  # `export K=$(..)`: the variable holds it
             pending = set()
         quiet = s.argv[0].rsplit("/", 1)[-1] in T.QUIET or _counts(s.argv)
-        if got and not quiet:
-            taint[id(s)] = got
-            seen_source |= got
+        if (got or own) and not quiet:
+            taint[id(s)] = got | own
+            seen_source |= got | own
         for inv in invs:
             sink = sink_of(inv)
             if sink is None:
                 continue
-            carried = set(got) | _sink_files(an, flow, inv, sink)
+            carried = got | _sink_files(an, flow, inv, sink)  # its own reads count through its inputs
             if carried and not owned(carried, sink):
                 label = sorted(carried)[0][0]
                 an._hit("EXFIL-006", inv.prog, f"{label} -> {inv.prog}")
@@ -161,6 +162,7 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
             elif (seen_source or flow.vars or flow.unknown) and (
                     any(UNKNOWN in d for d in sink.data + sink.files) or s.captured and sink.stdin and not s.upstream):
                 an._hit("EXFIL-007", inv.prog, "a secret was read earlier in the line")  # `| tee >(curl -d @-)` too
+        got |= own
         if got and any(r.writes and (r.op == ">&" and r.target in net_fds or re.match(r"^/dev/(?:tcp|udp)/", r.target))
                        for r in s.redirects):
             an._hit("EXFIL-006", s.argv[0], "written to a network socket opened with /dev/tcp")
@@ -175,6 +177,7 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
     _tokens(an, simples, token_simples)
 
 
+_PROC_SECRET, _HOST_ESCAPE = re.compile(T.PROC_SECRET), re.compile(T.HOST_ESCAPE)
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _RUNS_TEXT = SHELLS | {"eval", "source", "."}
 
@@ -267,6 +270,12 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
                 break
     if prog in T.QUIET or prog in ("echo", "printf"):
         return
+    for a in inv.args + [r.target for r in inv.simple.redirects if r.op == "<"]:
+        if UNKNOWN in a and a.startswith("/proc/"):
+            if _PROC_SECRET.match(a):
+                an._hit("CRED-004", prog, a.replace(UNKNOWN, "$?"))
+            elif _HOST_ESCAPE.match(a):
+                an._hit("CTR-006", prog, a.replace(UNKNOWN, "$?"))
     for a in read_words(inv) if any(".env" in a for a in inv.args) else ():
         if "/" in a and ".env" in a and UNKNOWN not in a and dotenv_outside(an, normalise(a, inv.simple.cwd,
                                                                                              an.home)):

@@ -125,6 +125,23 @@ def _language(prog: str) -> str:
     return language(prog)
 
 
+_BLOCK = re.compile(T.BLOCK_DEVICE)
+_PROC_SECRET = re.compile(T.PROC_SECRET)
+
+
+def _remote_command(inv: Inv) -> list[str] | None:
+    """The command `kubectl exec P -- CMD`, `docker exec C CMD`, `ssh HOST CMD` runs elsewhere."""
+    how = T.REMOTE_EXEC.get(inv.prog)
+    if how is None:
+        return None
+    args, pos = inv.args, inv.positional
+    if how == "--":
+        return args[args.index("--") + 1:] if pos[:1] == ["exec"] and "--" in args else None
+    if how == "exec":
+        return pos[2:] if pos[:1] == ["exec"] and len(pos) > 2 else None
+    return pos[1:] if len(pos) > 1 else None
+
+
 @functools.lru_cache(maxsize=2048)
 def secret_path(path: str) -> bool:
     """A credential file or store (CRED-001..004, CRED-006)."""
@@ -142,6 +159,17 @@ def is_source(an: Analyser, inv: Inv) -> str:
     if inv.prog in T.QUIET or inv.prog in ("echo", "printf"):
         return ""
     s = inv.simple
+    if inv.prog == "ps" and any(not a.startswith("-") and "e" in a and a.isalpha() for a in inv.args):
+        return "process environments (ps e)"
+    inner = _remote_command(inv)
+    if inner is not None:
+        why = is_source(an, Inv(inner, s))
+        return f"{inv.prog}: {why}" if why else ""
+    if inv.prog not in T.DEVICE_INFO and any(_BLOCK.match(a[3:] if a.startswith("if=") else a)
+                                            for a in inv.args if a.startswith(("/dev/", "if=/dev/"))):
+        return "a raw block device"
+    if any(UNKNOWN in a and _PROC_SECRET.match(a) for a in inv.args + [r.target for r in s.redirects]):
+        return "another process's environment"
     if _language(inv.prog) and inv.prog not in ("awk", "gawk", "mawk", "nawk"):
         what = code_secret(" ".join(inv.args) + "\n" + (s.stdin or ""))
         if what:
@@ -250,6 +278,7 @@ def sink_of(inv: Inv) -> Sink | None:
         dests = data
     else:
         data, dests = pos, pos or [UNKNOWN]
+        files = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-A", "-a", "--attach", "--attach-file")]
     hosts = [m.group(1).lower() if (m := _HOST.match(d)) and UNKNOWN not in d else "" for d in dests]
     if dests and kind != "dns" and all(_LOCAL.match(d) for d in dests):
         return None

@@ -87,7 +87,9 @@ TOKEN_COMMANDS: dict[str, dict[str, str]] = {
     "docker-credential-osxkeychain": {"sub": "get|list", "owner": ""},
     "docker-credential-ecr-login": {"sub": "get|list", "owner": ""},
     "docker-credential-gcloud": {"sub": "get", "owner": ""},
-    "heroku": {"sub": "auth:token|authorizations:create", "owner": "heroku.com"},
+    "heroku": {"sub": "auth:token|authorizations:create", "store": "config|config:get", "owner": "heroku.com"},
+    "docker": {"sub": "", "store": "inspect|container inspect", "owner": ""},
+    "podman": {"sub": "", "store": "inspect|container inspect", "owner": ""},
     "doctl": {"sub": "auth token", "owner": "digitalocean.com"},
     "npm": {"sub": "token create", "owner": "npmjs.org npmjs.com"},
     "keyctl": {"sub": "print|pipe|read", "owner": ""},
@@ -109,7 +111,7 @@ STORE_PATHS: str = (
     r"configstore/|Code/User/globalStorage/|github-copilot/)|"
     r"\.cargo/credentials|\.gem/credentials|\.s3cfg|\.boto|\.terraformrc|\.config/helm/|"
     r"\.oci/|\.gradle/gradle\.properties|\.m2/settings(?:-security)?\.xml|\.yarnrc\.yml|"
-    r"\.config/gh/|\.cf/config\.json|\.config/doctl/|\.config/heroku|\.netrc$))|"
+    r"\.config/gh/|\.cf/config\.json|\.config/doctl/|\.config/heroku))|"
     r"^/var/run/secrets/|^/run/secrets/|^/etc/(?:ssl/private/|kubernetes/(?:admin|kubelet)\.conf|"
     r"kubernetes/pki/|rancher/k3s/k3s\.yaml)|^/var/lib/kubelet/pki/|^/proc/[^/]+/environ$"
 )
@@ -129,7 +131,8 @@ NET_SINKS: dict[str, str] = {
     "socat": "socket", "telnet": "socket", "openssl": "socket", "cryptcat": "socket", "sbd": "socket",
     "ssh": "shell", "scp": "copy", "sftp": "copy", "rsync": "copy", "rclone": "copy", "smbclient": "copy",
     "ftp": "copy", "lftp": "copy", "tftp": "copy", "dig": "dns", "nslookup": "dns", "host": "dns",
-    "drill": "dns", "delv": "dns", "kdig": "dns", "ping": "dns", "ping6": "dns", "traceroute": "dns",
+    "drill": "dns", "delv": "dns", "whois": "dns", "getent": "dns", "resolvectl": "dns", "kdig": "dns",
+    "ping": "dns", "ping6": "dns", "traceroute": "dns",
     "sendmail": "mail", "mail": "mail", "mailx": "mail", "mutt": "mail", "msmtp": "mail", "swaks": "mail",
     "git": "git", "aws": "cloud", "gsutil": "cloud", "gcloud": "cloud", "gh": "cloud", "az": "cloud",
 }
@@ -171,8 +174,15 @@ DEVICE_INFO: frozenset[str] = frozenset("""
 lsblk blkid findmnt df fdisk sfdisk parted smartctl hdparm udevadm lsof stat ls file test [ [[ mount
 umount losetup cryptsetup pvs lvs vgs pvdisplay lvdisplay vgdisplay nvme mdadm dmsetup
 """.split())
-BLOCK_DEVICE: str = r"^/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|rdisk\d|md\d|dm-\d|mapper/|" \
+BLOCK_DEVICE: str = r"^/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|disk/|rdisk\d|md\d|dm-\d|" \
+                    r"mapper/|" \
                     r"loop\d|root$|mem$|kmem$|port$)"
+
+PROC_SECRET: str = r"^/proc/[^/]*\x00[^/]*/(?:environ|mem|maps)$"
+"""Another process's environment or memory, its pid known only at run time (`/proc/$(pgrep x)/environ`)."""
+REMOTE_EXEC: dict[str, str] = {"kubectl": "--", "oc": "--", "docker": "exec", "podman": "exec", "nerdctl": "exec",
+                               "ssh": "host"}
+"""Programs that run a command elsewhere and print its output here: its secrets are sources too."""
 
 POD_ESCAPE: str = (r"[\"']?(?:hostPID|hostNetwork|hostIPC|privileged|allowPrivilegeEscalation)[\"']?\s*:\s*"
                    r"[\"']?true|[\"']?hostPath[\"']?\s*:|[\"']?add[\"']?\s*:\s*\[?[^\]\n]*"
