@@ -255,6 +255,8 @@ def sink_of(inv: Inv) -> Sink | None:
             dests = pos[:1]
         data = pos
     elif kind in ("copy", "shell", "git"):
+        valued = _COPY_VALUED.get(inv.prog, frozenset())
+        pos = [a for i, a in enumerate(args) if not a.startswith("-") and not (i and args[i - 1] in valued)]
         remote = [p for p in pos if re.match(r"^(?:[\w.-]+@)?[\w.-]+:(?!//)|^\w+://", p)]
         if kind == "copy":
             if not remote and inv.prog not in ("ftp", "lftp", "tftp", "smbclient"):
@@ -283,6 +285,17 @@ def sink_of(inv: Inv) -> Sink | None:
     if dests and kind != "dns" and all(_LOCAL.match(d) for d in dests):
         return None
     return Sink(kind, data, stdin, files, hosts or [""])
+
+
+_COPY_VALUED = {
+    "scp": frozenset({"-i", "-F", "-o", "-P", "-l", "-S", "-J", "-c"}),
+    "sftp": frozenset({"-i", "-F", "-o", "-P", "-l", "-S", "-J", "-c", "-b", "-B", "-R", "-s"}),
+    "rsync": frozenset({"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir",
+                        "--exclude-from", "--include-from", "--files-from", "--log-file", "--chmod", "-B", "--port"}),
+    "ssh": frozenset({"-i", "-F", "-o", "-p", "-l", "-S", "-J", "-c", "-b", "-E", "-L", "-R", "-D", "-W", "-m",
+                      "-O", "-Q", "-w", "-B", "-e", "-I"}),
+}
+"""Options of the copy tools and ssh that take a value (the value is neither a source nor a host)."""
 
 
 def _cloud_upload(prog: str, pos: list[str]) -> list[str] | None:

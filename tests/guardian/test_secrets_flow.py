@@ -168,3 +168,13 @@ def test_cloud_uploads_process_substitution_and_metadata_aliases(command: str, d
 def test_remote_output_process_environments_and_more_sinks(command: str, decision: str) -> None:
     v = judge(command)
     assert v.decision == decision, (command, v.rules)
+
+
+@pytest.mark.parametrize("command", [
+    'git -c core.sshCommand="ssh -i ~/.ssh/id_ed25519" push origin main',
+    'GIT_SSH_COMMAND="ssh -i ~/.ssh/deploy_key" git fetch', "ssh -p 2222 -i ~/.ssh/id_rsa host uptime",
+    "scp -i ~/.ssh/id_rsa -P 2222 README.md u@203.0.113.3:/tmp/",
+])
+def test_a_key_used_to_authenticate_is_not_sent(command: str) -> None:
+    v = judge(command)
+    assert "EXFIL-006" not in v.rules and "CRED-001" not in v.rules, v.rules
