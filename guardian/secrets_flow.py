@@ -159,8 +159,8 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                 an._hit("EXFIL-006", inv.prog, f"{label} -> {inv.prog}")
             elif carried:
                 continue
-            elif (seen_source or flow.vars or flow.unknown) and (
-                    any(UNKNOWN in d for d in sink.data + sink.files) or s.captured and sink.stdin and not s.upstream):
+            elif flow.unknown and any(UNKNOWN in d for d in sink.data + sink.files) or (
+                    seen_source and s.captured and sink.stdin and not s.upstream):
                 an._hit("EXFIL-007", inv.prog, "a secret was read earlier in the line")  # `| tee >(curl -d @-)` too
         got |= own
         if got and any(r.writes and (r.op == ">&" and r.target in net_fds or re.match(r"^/dev/(?:tcp|udp)/", r.target))

@@ -107,7 +107,7 @@ def _env_dump(inv: Inv) -> bool:
     if how == "bare":
         if inv.prog == "env":
             return not [a for a in inv.args if a not in ("-0", "--null")]
-        return not inv.positional and not inv.has("o")
+        return not inv.args if inv.prog == "set" else not inv.positional  # `set -e` sets options
     letters = how[5:]
     return not inv.positional and (not inv.args or all(a.startswith("-") and set(a[1:]) <= set(letters)
                                                       for a in inv.args))

@@ -171,7 +171,7 @@ ntfsfix ntfsclone zdb btrfs-select-super dumpe2fs e2fsck fsck fsck.ext4 fsck.ext
 xfs_repair tune2fs resize2fs debugreiserfs partclone.ext4 ext4magic extundelete photorec testdisk
 """.split())
 DEVICE_INFO: frozenset[str] = frozenset("""
-lsblk blkid findmnt df fdisk sfdisk parted smartctl hdparm udevadm lsof stat ls file test [ [[ mount
+lsblk blkid findmnt df fdisk sfdisk parted smartctl hdparm udevadm lsof stat ls file test [ [[ mount readlink realpath
 umount losetup cryptsetup pvs lvs vgs pvdisplay lvdisplay vgdisplay nvme mdadm dmsetup
 """.split())
 BLOCK_DEVICE: str = r"^/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|disk/|rdisk\d|md\d|dm-\d|" \
