@@ -41,6 +41,8 @@ static_rule("CTR-009", "container-escape", "deny",
 _BLOCK = re.compile(T.BLOCK_DEVICE)
 _POD = re.compile(T.POD_ESCAPE)
 _HELM_SET = re.compile(r"(?i)(?:^|[.,])(?:hostPID|hostNetwork|hostIPC|privileged)=true|hostPath")
+_RUNTIME_API = re.compile(r"://[^/\s]+:(?:2375|2376)/(?:v[\d.]+/)?(?:containers|exec|images/create|volumes)|"
+                          r"://[^/\s]+:1025[05]/(?:run|exec|pods|attach|runningpods|containerLogs)")
 _POD_VERBS = frozenset({"run", "create", "apply", "replace", "patch", "debug", "expose"})
 
 
@@ -60,6 +62,8 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
         if bad:
             an._hit("CTR-009", prog, bad[:80])
         return
+    if prog in ("curl", "wget", "http", "https", "xh") and any(_RUNTIME_API.search(a) for a in inv.args):
+        an._hit("CTR-004", prog, "the Docker or kubelet API over TCP")
     e = programs.entry(prog)
     if e is not None and e.get("by") == "unwrap":
         return  # sudo, timeout, xargs...: the command they run is judged itself
@@ -99,6 +103,8 @@ def _pod_escape(an: Analyser, inv: Inv) -> str:
             return f"--overrides {_POD.search(value).group(0)}"  # type: ignore[union-attr]
         manifest = args[i + 1] if a in ("-f", "--filename") and i + 1 < len(args) else (
             a.split("=", 1)[1] if a.startswith("--filename=") else "")
+        if "://" in manifest and _POD.search(manifest):
+            return f"manifest {manifest[:60]}"  # a pod from a known escape collection
         if manifest:
             text = an._stdin(inv.simple) if manifest == "-" else an.files.get(
                 normalise(manifest, inv.simple.cwd, an.home))

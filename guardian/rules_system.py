@@ -90,7 +90,7 @@ def _network(inv: Inv) -> bool:
                          "replace", "mtu", "promisc", "modify", "connect", "disconnect"})
 
 
-@rule("CTR-001", "container-escape", "deny", ("docker", "podman", "nerdctl"),
+@rule("CTR-001", "container-escape", "deny", ("docker", "podman", "nerdctl", "docker-compose", "podman-compose"),
       "privileged container or host namespaces", "docker run --privileged -it alpine sh")
 def _privileged(inv: Inv) -> bool:
     joined = " ".join(inv.args)

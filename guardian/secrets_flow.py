@@ -284,8 +284,8 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
         an._hit("CRED-010", prog, " ".join(inv.argv)[:80])
 
 
-_SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "trufflehog",
-                        "gitleaks"})
+_SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "plocate", "mlocate",
+                        "trufflehog", "gitleaks"})
 
 
 def _sweeps(an: Analyser, inv: Inv) -> bool:
@@ -293,5 +293,6 @@ def _sweeps(an: Analyser, inv: Inv) -> bool:
     if inv.prog in ("grep", "egrep", "fgrep") and not inv.has("r", "R", "--recursive"):
         return False
     roots = [normalise(p, inv.simple.cwd, an.home) for p in inv.positional if UNKNOWN not in p]
-    wide = any(r in ("/", "/home", "/root", "/Users", an.home) or r == an.home + "/" for r in roots)
+    wide = inv.prog in ("locate", "plocate", "mlocate") or any(
+        r in ("/", "/home", "/root", "/Users", an.home) or r.startswith(an.home + "/.") for r in roots)
     return wide and any(_SWEEP.search(a) for a in inv.args)

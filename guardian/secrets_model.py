@@ -357,9 +357,13 @@ def code_flow(code: str, lang: str, sends: bool = False) -> list[tuple[str, str]
     secret = code_secret(code) if ("env" in code or "ENV" in code or "/" in code) else ""
     if secret and (sends or _CODE_SENDS.search(code)) and not all_local(code):
         out.append(("EXFIL-006", f"{lang} code sends {secret} over the network"))
+    elif secret and secret != "the environment" or _CODE_STORES.search(code):
+        out.append(("CRED-006", f"{lang} code reads a credential store"))
     return out
 
 
+_CODE_STORES = _Lazy(r"keyring\.get_(?:password|credential)|SecKeychain|win32cred|CredRead|secretstorage|"
+                     r"Login Data|logins\.json|key4\.db|cookies\.sqlite|Cookies\b[\"']|\.password-store")
 _URL = _Lazy(r"[a-z][\w+.-]*://[^\s\"'`]+")
 
 

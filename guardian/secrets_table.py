@@ -111,7 +111,9 @@ STORE_PATHS: str = (
     r"configstore/|Code/User/globalStorage/|github-copilot/)|"
     r"\.cargo/credentials|\.gem/credentials|\.s3cfg|\.boto|\.terraformrc|\.config/helm/|"
     r"\.oci/|\.gradle/gradle\.properties|\.m2/settings(?:-security)?\.xml|\.yarnrc\.yml|"
-    r"\.config/gh/|\.cf/config\.json|\.config/doctl/|\.config/heroku))|"
+    r"\.config/gh/|\.cf/config\.json|\.config/doctl/|\.config/heroku|"
+    r"\.(?:bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli)_history$|\.zhistory$|"
+    r"\.local/share/fish/fish_history$))|"
     r"^/var/run/secrets/|^/run/secrets/|^/etc/(?:ssl/private/|kubernetes/(?:admin|kubelet)\.conf|"
     r"kubernetes/pki/|rancher/k3s/k3s\.yaml)|^/var/lib/kubelet/pki/|^/proc/[^/]+/environ$"
 )
@@ -151,6 +153,8 @@ LOCAL_HOST: str = r"^(?:[a-z][\w+.-]*://)?(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+
 
 METADATA: str = (r"(?i)(?:^|[/@\s\"'=(])(?:169\.254\.169\.254|169\.254\.170\.2|169\.254\.169\.123|"
                  r"instance-data(?:\.ec2\.internal)?|metadata(?=/computeMetadata)|"
+                 r"169\.254\.169\.254\.(?:nip|sslip|xip)\.io|a9fea9fe\.nip\.io|169\.254\.43518|"
+                 r"\[?::ffff:(?:a9fe:a9fe|169\.254\.169\.254)\]?|0xa9\.0xfe\.0xa9\.0xfe|"
                  r"\[?fd00:ec2::254\]?|metadata\.google\.internal|metadata\.goog|metadata\.azure\.com|"
                  r"100\.100\.100\.200|192\.0\.0\.192|metadata\.tencentyun\.com|"
                  r"0xa9fea9fe|2852039166|0251\.0376\.0251\.0376)(?:[:/\s\"'),\x00]|$)")
@@ -186,7 +190,8 @@ REMOTE_EXEC: dict[str, str] = {"kubectl": "--", "oc": "--", "docker": "exec", "p
 
 POD_ESCAPE: str = (r"[\"']?(?:hostPID|hostNetwork|hostIPC|privileged|allowPrivilegeEscalation)[\"']?\s*:\s*"
                    r"[\"']?true|[\"']?hostPath[\"']?\s*:|[\"']?add[\"']?\s*:\s*\[?[^\]\n]*"
-                   r"(?:SYS_ADMIN|ALL|SYS_PTRACE|SYS_MODULE)|nsenter")
+                   r"(?:SYS_ADMIN|ALL|SYS_PTRACE|SYS_MODULE)|nsenter|(?i:badPods|everything-allowed|"
+                   r"priv-and-hostpid|hostpid-exec|hostnetwork-exec|hostpath-exec)")
 KUBE_PROGS: frozenset[str] = frozenset({"kubectl", "oc", "microk8s.kubectl", "k3s", "kubecolor"})
 # fmt: on
 

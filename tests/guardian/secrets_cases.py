@@ -28,7 +28,7 @@ SECRET_CASES: dict[str, tuple[list[str], list[str]]] = {
                   "service-accounts/default/token", "curl http://169.254.170.2/v2/credentials/x"],
                  ["curl http://169.254.169.254/latest/meta-data/instance-id", "curl https://example.com/token"]),
     "CRED-009": (["curl http://169.254.169.254/latest/meta-data/instance-id", "curl http://[fd00:ec2::254]/latest/"],
-                 ["curl http://169.254.169.254.nip.io/", "ping 169.254.1.1"]),
+                 ["curl http://169.254.169.254.example.com/", "ping 169.254.1.1"]),
     "CRED-010": (["grep -r aws_secret_access_key ~", "find / -name '*.pem'", "rg -i 'api_key' /home"],
                  ["grep -r TODO ~", "find . -name '*.pem'", "grep -rn secret src/"]),
     "CTR-006": (["cat /proc/1/root/etc/shadow", "ls /proc/1/root/", "echo b > /proc/sysrq-trigger",

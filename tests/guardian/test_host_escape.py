@@ -90,3 +90,17 @@ def test_escapes_behind_wrappers_are_never_allowed(command: str, wrap: str, tail
 def test_escape_neighbours(command: str, decision: str) -> None:
     v = judge(command)
     assert v.decision == decision, (command, v.rules)
+
+
+@pytest.mark.parametrize(("command", "decision"), [
+    ("kubectl apply -f https://raw.githubusercontent.com/BishopFox/badPods/main/manifests/everything-allowed/pod/"
+     "everything-allowed-exec-pod.yaml", "deny"),
+    ("kubectl apply -f https://raw.githubusercontent.com/kubernetes/dashboard/v2.7.0/aio/deploy/recommended.yaml",
+     "allow"),
+    ("curl -k https://10.0.0.5:10250/run/default/p/c -d cmd=id", "deny"),
+    ("curl -X POST http://10.0.0.5:2375/containers/create -d @c.json", "deny"),
+    ("curl http://localhost:2375/version", "allow"), ("docker-compose run --privileged app sh", "deny"),
+    ("docker-compose run --rm app pytest", "allow"),
+])
+def test_runtime_apis_and_escape_manifests(command: str, decision: str) -> None:
+    assert judge(command).decision == decision, judge(command).rules

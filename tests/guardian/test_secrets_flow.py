@@ -178,3 +178,14 @@ def test_remote_output_process_environments_and_more_sinks(command: str, decisio
 def test_a_key_used_to_authenticate_is_not_sent(command: str) -> None:
     v = judge(command)
     assert "EXFIL-006" not in v.rules and "CRED-001" not in v.rules, v.rules
+
+
+@pytest.mark.parametrize(("command", "decision"), [
+    ("curl http://169.254.169.254.nip.io/latest/meta-data/iam/security-credentials/", "deny"),
+    ("curl 'http://[::ffff:a9fe:a9fe]/latest/user-data'", "deny"), ("grep -r token ~/.config", "ask"),
+    ("locate id_rsa", "ask"), ("cat ~/.bash_history", "ask"), ("grep -r TODO ~/.config/nvim", "allow"),
+    ("python3 -c 'import keyring; print(keyring.get_password(\"pypi\", \"me\"))'", "ask"),
+    ("history | tail -5", "allow"),
+])
+def test_metadata_spellings_sweeps_and_stores(command: str, decision: str) -> None:
+    assert judge(command).decision == decision, judge(command).rules
