@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from tether.guardian import secrets_table as T
 from tether.guardian.lazy_re import Lazy as _Lazy
+from tether.guardian.operands import path_operands
 from tether.guardian.paths import normalise, under
 from tether.guardian.programs_table import SHELLS
 from tether.guardian.rules import Inv, static_rule
@@ -288,11 +289,25 @@ _SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd
                         "trufflehog", "gitleaks"})
 
 
+def _until_expr(args: list[str]) -> list[str]:
+    """`find`'s starting points: the words before its expression."""
+    out = []
+    for a in args:
+        if a.startswith(("-", "(", "!", ")")):
+            break
+        out.append(a)
+    return out
+
+
 def _sweeps(an: Analyser, inv: Inv) -> bool:
     """A recursive search of the home folder, /home, /root or / with a pattern for secrets."""
     if inv.prog in ("grep", "egrep", "fgrep") and not inv.has("r", "R", "--recursive"):
         return False
-    roots = [normalise(p, inv.simple.cwd, an.home) for p in inv.positional if UNKNOWN not in p]
+    if inv.prog in ("find", "fd"):
+        words = inv.positional if inv.prog == "fd" else [a for a in _until_expr(inv.args)]
+    else:
+        words = [a for a in path_operands(inv) if not a.startswith("-")]  # not the pattern
+    roots = [normalise(p, inv.simple.cwd, an.home) for p in words if UNKNOWN not in p]
     wide = inv.prog in ("locate", "plocate", "mlocate") or any(
         r in ("/", "/home", "/root", "/Users", an.home) or r.startswith(an.home + "/.") for r in roots)
     return wide and any(_SWEEP.search(a) for a in inv.args)
