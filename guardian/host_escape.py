@@ -67,6 +67,8 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
     e = programs.entry(prog)
     if e is not None and e.get("by") == "unwrap":
         return  # sudo, timeout, xargs...: the command they run is judged itself
+    if not any("/dev/" in a for a in inv.args) and not any(r.op == "<" for r in inv.simple.redirects):
+        return
     devices = [a for a in _device_words(inv) if _BLOCK.match(a)]
     if not devices:
         return

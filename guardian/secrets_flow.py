@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tether.guardian import programs
 from tether.guardian import secrets_table as T
 from tether.guardian.lazy_re import Lazy as _Lazy
 from tether.guardian.operands import path_operands
@@ -30,6 +31,7 @@ from tether.guardian.paths import normalise, under
 from tether.guardian.programs_table import SHELLS
 from tether.guardian.rules import Inv, static_rule
 from tether.guardian.secrets_model import (
+    _HINT,
     DIRS,
     META,
     META_SECRET,
@@ -38,6 +40,7 @@ from tether.guardian.secrets_model import (
     Sink,
     dotenv_outside,
     is_source,
+    language,
     owned,
     read_words,
     secret_path,
@@ -105,6 +108,8 @@ def _invs(s: Simple) -> list[Inv]:
 def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
     """Follow secrets through one line's commands, in the order they run."""
     flow = _flow(an)
+    if not (flow.files or flow.vars or flow.texts) and not any(_may_matter(s) for s in simples):
+        return  # no source, sink or wrapper in the line, nothing carried from before: the common case
     taint: dict[int, Origins] = {}
     pending: Origins = set()
     net_fds: set[str] = set()
@@ -181,6 +186,22 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
 _PROC_SECRET, _HOST_ESCAPE = re.compile(T.PROC_SECRET), re.compile(T.HOST_ESCAPE)
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _RUNS_TEXT = SHELLS | {"eval", "source", "."}
+_NAMES = frozenset(T.ENV_DUMPS) | frozenset(T.TOKEN_COMMANDS) | frozenset(T.NET_SINKS) | frozenset(T.REMOTE_EXEC) | \
+    _RUNS_TEXT | {"ps", "tar", "bsdtar", "gtar", "zip", "7z", "7za", "cpio", "rsync", "scp", "cp", "pax", "rclone"}
+
+
+def _may_matter(s: Simple) -> bool:
+    """Whether a command could be a source, a sink or a wrapper of one (cheap checks only)."""
+    if not s.argv:
+        return bool(s.payloads)
+    name = s.argv[0].rsplit("/", 1)[-1]
+    if name in _NAMES or s.payloads or language(name):
+        return True
+    e = programs.entry(name)
+    if e is not None and e.get("by") == "unwrap":
+        return True
+    return any(_HINT.search(a) or "/dev/" in a for a in s.argv[1:]) or any(
+        r.op == "<" or "/dev/" in r.target for r in s.redirects)
 
 
 def _chain(s: Simple, depth: int = 0) -> list[Simple]:

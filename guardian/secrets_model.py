@@ -119,6 +119,12 @@ _HINT = _Lazy(r"\.(?:ssh|gnupg|aws|azure|kube|docker|netrc|git-cred|npmrc|pypirc
 """Every credential path holds one of these: words without any are not read further."""
 
 
+@functools.lru_cache(maxsize=1024)
+def language(prog: str) -> str:
+    """The interpreter language of a program name (`guardian.interp_code.language`), cached."""
+    return _language(prog)
+
+
 def _language(prog: str) -> str:
     from tether.guardian.interp_code import language
 
@@ -170,7 +176,7 @@ def is_source(an: Analyser, inv: Inv) -> str:
         return "a raw block device"
     if any(UNKNOWN in a and _PROC_SECRET.match(a) for a in inv.args + [r.target for r in s.redirects]):
         return "another process's environment"
-    if _language(inv.prog) and inv.prog not in ("awk", "gawk", "mawk", "nawk"):
+    if language(inv.prog) and inv.prog not in ("awk", "gawk", "mawk", "nawk"):
         what = code_secret(" ".join(inv.args) + "\n" + (s.stdin or ""))
         if what:
             return f"{inv.prog} code reading {what}"
@@ -318,7 +324,7 @@ def _cloud_upload(prog: str, pos: list[str]) -> list[str] | None:
 def _code_sink(inv: Inv) -> Sink | None:
     """An interpreter whose code (option, heredoc or here-string) talks to the network: what it
     reads on stdin or in its arguments can leave (`| python3 -c 'requests.post(.., sys.stdin.read())'`)."""
-    if not _language(inv.prog) or inv.prog.endswith("awk"):
+    if not language(inv.prog) or inv.prog.endswith("awk"):
         return None
     from tether.guardian.interp_code import _SOCKET, _UPLOAD
 
