@@ -43,6 +43,25 @@ _POD = re.compile(T.POD_ESCAPE)
 _HELM_SET = re.compile(r"(?i)(?:^|[.,])(?:hostPID|hostNetwork|hostIPC|privileged)=true|hostPath")
 _RUNTIME_API = re.compile(r"://[^/\s]+:(?:2375|2376)/(?:v[\d.]+/)?(?:containers|exec|images/create|volumes)|"
                           r"://[^/\s]+:1025[05]/(?:run|exec|pods|attach|runningpods|containerLogs)")
+_ENGINES = frozenset({"docker", "podman", "nerdctl", "docker-compose", "podman-compose"})
+_HOME_MOUNT = re.compile(r"^(?:/home/[^/:]+|/Users/[^/:]+|/root)(?:/\.(?:ssh|aws|kube|gnupg|docker|azure|config|"
+                         r"password-store|mozilla|local/share/keyrings|netrc|git-credentials|vault-token|pgpass)"
+                         r"(?:/[^:]*)?)?/?$")
+
+
+def _mount_sources(inv: Inv) -> list[str]:
+    """Host paths of `-v SRC:DST`, `--volume`, `--mount src=..`."""
+    args, out = inv.args, []
+    for i, a in enumerate(args):
+        value = args[i + 1] if a in ("-v", "--volume", "--mount") and i + 1 < len(args) else (
+            a.split("=", 1)[1] if a.startswith(("--volume=", "--mount=")) else a[2:] if a.startswith("-v") and
+            len(a) > 2 else None)
+        if value:
+            src = re.search(r"(?:source|src)=([^,]+)", value)
+            out.append(src.group(1) if src else value.split(":", 1)[0])
+    return out
+
+
 _POD_VERBS = frozenset({"run", "create", "apply", "replace", "patch", "debug", "expose"})
 
 
@@ -64,6 +83,11 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
         return
     if prog in ("curl", "wget", "http", "https", "xh") and any(_RUNTIME_API.search(a) for a in inv.args):
         an._hit("CTR-004", prog, "the Docker or kubelet API over TCP")
+    if prog in _ENGINES:
+        home = next((m for m in _mount_sources(inv) if m.startswith(("/", "~")) and _HOME_MOUNT.match(
+            normalise(m, "/", an.home))), None)
+        if home is not None:
+            an._hit("CRED-002", prog, f"mounts {home} (credentials) into a container")
     e = programs.entry(prog)
     if e is not None and e.get("by") == "unwrap":
         return  # sudo, timeout, xargs...: the command they run is judged itself

@@ -9,6 +9,7 @@ ordinary development and allowed.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from tether.guardian.rules import Inv, rule
@@ -19,10 +20,9 @@ _SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/
                               r"nvidia|kvm|net/tun)|/run/user/|/var/run/user/)"
                               r"(?:/etc|/root|/proc|/sys|/dev|/boot|/run|/var/run|/var/lib/(?:docker|kubelet|"
                               r"containerd))/[^:]*|"
-                              r"(?:/home/[^/:]+|/Users/[^/:]+|/root)(?:/\.(?:ssh|aws|kube|gnupg|docker|azure|"
-                              r"config|password-store|mozilla|local/share/keyrings|netrc|git-credentials)[^:]*)?)"
-                              r"(?:/?:|:|$)")
-"""Host paths whose mount gives a container the host, its runtime or a person's home and credentials."""
+                              r")(?:/?:|:|$)")
+"""Host paths whose mount gives a container the host or its runtime (a home or its credential folders:
+`host_escape`, CRED-002 ask)."""
 
 
 @rule("SYS-002", "system-config", "deny", "sysctl", "changes kernel parameters",
@@ -116,8 +116,9 @@ def _mounts(inv: Inv) -> bool:
             continue
         src = re.search(r"(?:source|src)=([^,]+)", value)
         path = src.group(1) if src else value.split(":", 1)[0]
-        if path == "~" or path.startswith("~/"):
-            return True  # bash expands `~:/h` too: the person's home
+        if path.startswith(("/", "~")):  # `/tmp/../`, `~/../../` name the host's root too
+            home = inv.simple.env.get("HOME", "/root")
+            path = posixpath.normpath(home + path[1:] if path.startswith("~") else path).replace("//", "/")
         if _SENSITIVE_MOUNT.match(path if path.endswith(":") else path + ":"):
             return True
     return False

@@ -115,6 +115,7 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
     net_fds: set[str] = set()
     seen_source: Origins = set()
     token_simples: list[tuple[Simple, str]] = []
+    used: set[str] = set()
     for s in simples:
         got: Origins = set()
         if not s.argv:
@@ -164,6 +165,7 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                 label = sorted(carried)[0][0]
                 an._hit("EXFIL-006", inv.prog, f"{label} -> {inv.prog}")
             elif carried:
+                used |= {label for label, _owner in carried}  # a token sent to its own service
                 continue
             elif flow.unknown and any(UNKNOWN in d for d in sink.data + sink.files) or (
                     seen_source and s.captured and sink.stdin and not s.upstream):
@@ -180,7 +182,7 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
         last = taint.get(id(simples[-1]))
         if last:
             flow.texts[text] = last
-    _tokens(an, simples, token_simples)
+    _tokens(an, simples, [(t, label) for t, label in token_simples if label not in used])
 
 
 _PROC_SECRET, _HOST_ESCAPE = re.compile(T.PROC_SECRET), re.compile(T.HOST_ESCAPE)
@@ -268,7 +270,8 @@ def _written(an: Analyser, flow: Flow, s: Simple, got: Origins) -> None:
 
 def _tokens(an: Analyser, simples: list[Simple], found: list[tuple[Simple, str]]) -> None:
     """CRED-005 for a token command, unless its output only feeds a login (`| docker login
-    --password-stdin`) or becomes a login's `--password`."""
+    --password-stdin`), becomes a login's `--password`, or is sent only to its own service
+    (`found` leaves those out)."""
     for t, label in found:
         readers = [s for s in simples if t in s.upstream]
         if readers and all(_LOGIN & set(r.argv) for r in readers):

@@ -20,8 +20,8 @@ DENIED = [
     "docker run --mount type=bind,source=/,target=/h alpine",
     "docker run --cap-add SYS_ADMIN alpine", "docker run --cap-add=cap_sys_admin alpine",
     "docker run --cap-add=ALL alpine",
-    "docker run -v /var/run/docker.sock:/var/run/docker.sock img", "docker run -v ~/.ssh:/k alpine",
-    "docker run -v ~:/h alpine",
+    "docker run -v /var/run/docker.sock:/var/run/docker.sock img",
+    "docker run -v ~/.ssh/../../../:/h alpine", "docker run -v /tmp/../:/h alpine",
     "docker run --device=/dev/nvme0n1 alpine", "docker run --security-opt seccomp=unconfined alpine",
     "podman run --privileged fedora", "nerdctl run --ipc=host alpine", "sudo docker run --privileged -it alpine sh",
     "kubectl run x --image=a --overrides='{\"spec\":{\"hostPID\":true}}'",
@@ -104,3 +104,11 @@ def test_escape_neighbours(command: str, decision: str) -> None:
 ])
 def test_runtime_apis_and_escape_manifests(command: str, decision: str) -> None:
     assert judge(command).decision == decision, judge(command).rules
+
+
+@pytest.mark.parametrize("command", ["docker run -v ~/.ssh:/k alpine", "docker run -v ~:/h alpine",
+                                     "docker run -v ~/.aws:/root/.aws amazon/aws-cli s3 ls",
+                                     "docker run --mount type=bind,src=/home/tether/.kube,dst=/k x"])
+def test_a_home_or_its_credentials_mounted_into_a_container_asks(command: str) -> None:
+    v = judge(command)
+    assert v.decision == "ask" and "CRED-002" in v.rules, v.rules
