@@ -195,7 +195,7 @@ POD_ESCAPE: str = (r"[\"']?(?:hostPID|hostNetwork|hostIPC|privileged|allowPrivil
 KUBE_PROGS: frozenset[str] = frozenset({"kubectl", "oc", "microk8s.kubectl", "k3s", "kubecolor"})
 # fmt: on
 
-CODE_SENDS: str = (r"urlopen|urllib|requests\.|httpx|aiohttp|http\.client|HTTPConnection|fetch\(|axios|"
+CODE_SENDS: str = (r"urlopen|urllib|\brequests\b|httpx|aiohttp|http\.client|HTTPConnection|fetch\(|axios|"
                    r"https?\.(?:get|request)\(|XMLHttpRequest|HTTP::Tiny|LWP|Net::HTTP|open-uri|Faraday|"
                    r"HTTParty|RestClient|file_get_contents\(\s*[\"']https?:|curl_init|dns\.|gethostbyname|"
                    r"getaddrinfo|smtplib|Net::SMTP|ftplib|paramiko|websocket")
@@ -208,4 +208,8 @@ CODE_ENV: str = (r"os\.environ(?!\s*(?:\.get\b|\[|\.setdefault|\.pop|\.update|\.
 CODE_SECRETS: str = (r"\.ssh/id_|\.aws/credentials|\.netrc\b|\.git-credentials|\.docker/config\.json|"
                      r"\.kube/config|logins\.json|key4\.db|Login Data|\.config/gcloud|\.pgpass|\.pypirc|"
                      r"\.vault-token|\.config/gh/hosts|/etc/shadow|/var/run/secrets/|"
-                     r"\.password-store|\.local/share/keyrings")
+                     r"\.password-store|\.local/share/keyrings|"
+                     r"(?:popen|check_output|getoutput|run|call|execSync|exec|spawnSync|system|qx|`)\s*\(?\s*\[?\s*"
+                     r"[\"'](?:env|printenv|set|export -p)[\"']|gh[\"', ]+auth[\"', ]+token|print-access-token|"
+                     r"get-access-token|export-credentials|credential[\"', ]+fill|find-generic-password|"
+                     r"secret-tool[\"', ]+lookup")
