@@ -325,6 +325,8 @@ def _until_expr(args: list[str]) -> list[str]:
 
 def _sweeps(an: Analyser, inv: Inv) -> bool:
     """A recursive search of the home folder, /home, /root or / with a pattern for secrets."""
+    if not any(_SWEEP.search(a) for a in inv.args):
+        return False
     if inv.prog in ("grep", "egrep", "fgrep") and not inv.has("r", "R", "--recursive"):
         return False
     if inv.prog in ("find", "fd"):

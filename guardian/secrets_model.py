@@ -113,7 +113,8 @@ def _env_dump(inv: Inv) -> bool:
                                                       for a in inv.args))
 
 
-_HINT = _Lazy(r"\.(?:ssh|gnupg|aws|azure|kube|docker|netrc|git-cred|npmrc|pypirc|vault|terraform|pgpass|my\.cnf|"
+_SPECIAL = frozenset({"ps"}) | frozenset(T.REMOTE_EXEC)
+_HINT = _Lazy(r"/dev/|\.(?:ssh|gnupg|aws|azure|kube|docker|netrc|git-cred|npmrc|pypirc|vault|terraform|pgpass|my\.cnf|"
               r"config|mozilla|local|password|cargo|gem|s3cfg|boto|oci|gradle|m2|yarnrc|cf|env)|\w\.env|/proc/|"
               r"shadow|sudoers|passwd|ssh_host|Library/|secrets|/etc/ssl|kubernetes|rancher|kubelet")
 """Every credential path holds one of these: words without any are not read further."""
@@ -165,6 +166,9 @@ def is_source(an: Analyser, inv: Inv) -> str:
     if inv.prog in T.QUIET or inv.prog in ("echo", "printf"):
         return ""
     s = inv.simple
+    if inv.prog not in _ARCHIVERS and inv.prog not in _SPECIAL and not s.stdin and not s.redirects and \
+            not _HINT.search("\0".join(inv.args)) and not language(inv.prog):
+        return ""  # no word names a credential place or a device: the common case, kept cheap
     if inv.prog == "ps" and any(not a.startswith("-") and "e" in a and a.isalpha() for a in inv.args):
         return "process environments (ps e)"
     inner = _remote_command(inv)
