@@ -7,16 +7,19 @@ safety_net, redcode_bash), the project's own adversarial sets
 (bench/corpora/adversarial_*.jsonl: programs that run commands, download then
 execute, sensitive writes, persistence, interpreter code, bash semantics) and
 the workspace sets (bench/corpora/workspace_*.jsonl: ordinary agent work and
-harm in shallow workspaces such as /app, /testbed, /workspace, /src) and the
+harm in shallow workspaces such as /app, /testbed, /workspace, /src), the
 management sets (bench/corpora/management_*.jsonl: destructive verbs of
-management CLIs by scope, wrapper forms, archivers that delete their inputs).
+management CLIs by scope, wrapper forms, archivers that delete their inputs) and
+the secrets/escape sets (bench/corpora/secrets_escape*.jsonl: secrets read and
+sent out, cloud metadata, container and host escape).
 
 A row's "workspace" (the agent's own working folder) is the workspace and cwd
 it is judged with; rows without one use --workspace.
 
 Each line is {"command", "expected": "allow"|"deny", "source", "note"} (the
 adversarial sets add "family"; "cmd"/"label" are read as command/expected). A
-corpus "deny" is met by our `ask` or `deny`. Prints, per file and per family
+corpus "deny" is met by our `ask` or `deny`; a row with "want": "deny" must be
+denied, and the rows it only asked are listed as "too weak". Prints, per file and per family
 (or source prefix: `dcg:`, `dcg-packs:`, `safety-net`, `redcode`), recall on
 expected deny, false-positive rate on expected allow, counts and the misses,
 then one summary table of every group side by side. Rows marked in POLICY
@@ -98,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     contexts: dict[str, CheckContext] = {}
     files = args.files or [*(SHARED / f for f in ("dcg.jsonl", "safety_net.jsonl", "redcode_bash.jsonl")
                              if (SHARED / f).exists()), *sorted(OWN.glob("adversarial_*.jsonl")),
-                           *sorted(OWN.glob("workspace_*.jsonl")), *sorted(OWN.glob("management_*.jsonl"))]
+                           *sorted(OWN.glob("workspace_*.jsonl")), *sorted(OWN.glob("management_*.jsonl")),
+                           *sorted(OWN.glob("secrets_escape*.jsonl"))]
     totals: dict[str, list[tuple[dict, str, list[str]]]] = {}
     summary: list[tuple[str, str, list[tuple[dict, str, list[str]]]]] = []
     for path in files:
@@ -142,13 +146,16 @@ def _report(name: str, rows: list[tuple[dict, str, list[str]]], limit: int) -> N
     deny = [r for r in rows if r[0]["expected"] == "deny"]
     allow = [r for r in rows if r[0]["expected"] == "allow"]
     missed = [r for r in deny if r[1] == "allow"]
+    weak = [r for r in deny if r[0].get("want") == "deny" and r[1] == "ask"]
     false_pos = [r for r in allow if r[1] != "allow"]
     recall = 1 - len(missed) / len(deny) if deny else float("nan")
     fpr = len(false_pos) / len(allow) if allow else float("nan")
     print(f"  {name:<22} n={len(rows):4d}  deny={len(deny):4d} recall={recall:.3f} "
           f"({len(deny) - len(missed)}/{len(deny)})  allow={len(allow):4d} FPR={fpr:.3f} "
           f"({len(false_pos)}/{len(allow)})")
-    for label, bad in (("missed (expected deny, got allow)", missed),
+    if weak:
+        print(f"    too weak (want deny, got ask): {len(weak)}")
+    for label, bad in (("missed (expected deny, got allow)", missed), ("too weak", weak if limit else []),
                        ("false positive (expected allow)", false_pos)):
         if not bad:
             continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import time
 
-from tether.guardian import downloads, exposure, program_pass
+from tether.guardian import downloads, exposure, host_escape, program_pass, secrets_flow
 from tether.guardian.bashlex_load import bashlex
 from tether.guardian.decision import Hit, Limits, Result, Where, strictest
 from tether.guardian.decode import static_output
@@ -125,6 +125,7 @@ class Analyser:
                                 self._subst(env or self.env, cwd or self.cwd))
         for s in simples:
             self._simple(s, depth)
+        secrets_flow.on_line(self, text, simples)
 
     def _guess(self, text: str, depth: int, env: dict[str, str], cwd: str) -> None:
         """Analyse foreign code as if it were shell, when it parses as shell."""
@@ -291,6 +292,8 @@ class Analyser:
             else:
                 self._hit(get(action.text).id, prog, action.detail)
         program_pass.on_invocation(self, inv, depth)
+        secrets_flow.on_invocation(self, inv)
+        host_escape.on_invocation(self, inv)
 
     def _downloads(self, inv: Inv) -> None:
         args = inv.args

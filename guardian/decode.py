@@ -168,6 +168,8 @@ def _one(s: Simple) -> str | None:
         return _echo(args)
     if prog == "printf":
         return printf_format(args[0], args[1:]) if args else ""
+    if prog == "export" and all(a.startswith("-") for a in args):
+        return None  # `export`, `export -p` print every exported variable
     if prog in ("true", ":", "cd", "export"):
         return ""
     if prog in ("mktemp", "dirname", "basename"):

@@ -20,6 +20,7 @@ from tether.guardian.code_actions import Action
 from tether.guardian.code_python import python_actions
 from tether.guardian.code_script import script_actions
 from tether.guardian.rules import Inv
+from tether.guardian.secrets_model import code_flow
 
 _CODE_LETTER = {"python": "c", "perl": "eE", "ruby": "e", "node": "ep", "php": "r", "lua": "e",
                 "R": "e", "tcl": "c", "awk": ""}
@@ -68,6 +69,8 @@ def scan_code(code: str, lang: str) -> list[Action]:
         out.append(Action("rule", "SHELL-004", f"{lang}: socket wired to a process"))
     if _UPLOAD.search(code) and _READS.search(code) and _REMOTE.search(code):
         out.append(Action("rule", "EXFIL-001", f"{lang}: reads a file and sends data to a remote host"))
+    sends = bool(_UPLOAD.search(code) or _SOCKET.search(code))
+    out += [Action("rule", rid, detail) for rid, detail in code_flow(code, lang, sends)]
     if lang not in ("python", "awk"):
         out.append(Action("guess", code))
     return out

@@ -14,10 +14,16 @@ read-path rules (CRED-*, SHELL-001).
 
 from __future__ import annotations
 
+import re
+
 from tether.guardian.rules import Inv
 from tether.guardian.words import UNKNOWN
 
 _PRINTERS = frozenset({"echo", "printf", "test", "[", "[[", "logger", "banner", "figlet", "((", ":"})
+_KEY_USERS = frozenset({"ssh", "scp", "sftp", "ssh-copy-id", "autossh", "mosh", "sshfs"})
+"""`-i KEY` (and `-F CONFIG`) authenticate with a key: it is not read out."""
+_SSH_WITH_KEY = re.compile(r"\bssh\b[^;|&]*\s-i\s")
+"""An ssh command line given as one argument (it is read on its own, where `-i KEY` is a key in use)."""
 _GREPS = frozenset({"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep", "pcregrep",
                     "ugrep", "git-grep"})
 _GREP_VALUED = frozenset({"-A", "-B", "-C", "-m", "-d", "-D", "--max-count", "--context",
@@ -57,8 +63,12 @@ def _after_pattern(inv: Inv, pattern_opts: tuple[str, ...], valued: frozenset[st
 def path_operands(inv: Inv) -> list[str]:
     """The arguments of `inv` that may name files it opens (everything but known data)."""
     prog = inv.prog
-    if prog in _PRINTERS:
-        return []
+    if prog in _PRINTERS or prog == "ssh-add":
+        return []  # ssh-add loads a key into the agent: it prints nothing of it
+    if prog in _KEY_USERS:
+        return [a for i, a in enumerate(inv.args) if not (i and inv.args[i - 1] in ("-i", "-F"))]
+    if any(_SSH_WITH_KEY.search(a) for a in inv.args):  # rsync -e 'ssh -i K', git -c core.sshCommand=..
+        return [a for a in inv.args if not _SSH_WITH_KEY.search(a)]
     if prog == "git" and inv.positional[:1] == ["grep"]:
         return _after_pattern(Inv(inv.argv[1:], inv.simple), ("-e",), _GREP_VALUED)
     if prog in _GREPS:

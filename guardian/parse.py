@@ -85,7 +85,8 @@ class Walker:
                     self.seen.add(key)
                     self.pending.extend(self.lifted[key])
                 else:
-                    self.walk(part.command, st.copy())
+                    for inner in self.walk(part.command, st.copy()):
+                        inner.captured = True
             elif part.kind == "parameter" and ("$(" in part.value or "`" in part.value):
                 self.pending.append(part.value)
             elif part.kind == "parameter" and part.value.endswith("@P"):

@@ -86,9 +86,21 @@ def _upload(inv: Inv) -> bool:
             value = a.split("=", 1)[1]
         else:
             continue
-        if re.search(r"(?:^|=)[@<](?!-$)[^\s]", value):
+        m = re.search(r"(?:^|=)[@<](?!-$)([^\s]+)", value)
+        if m and not (a.startswith(("-d", "--data", "--json")) and _workspace_file(m.group(1))):
             return True
     return False
+
+
+def _workspace_file(name: str) -> bool:
+    """A request body read from a file below the working folder (`-d @payload.json`): an API call,
+    not an upload; `-F`/`-T` uploads, other kinds of file and files elsewhere still ask."""
+    return not name.startswith(("/", "~", "$")) and ".." not in name.split("/") and "\x00" not in name and \
+        bool(_BODY_FILE.search(name))
+
+
+_BODY_FILE = re.compile(r"\.(?:json|jsonl|ndjson|xml|ya?ml|graphql|gql|txt)$", re.I)
+"""Request bodies by their kind; a dump (`@dump.sql`, `@data.db`) is still an upload."""
 
 
 @rule("EXFIL-002", "exfiltration", "deny", tuple(_NET_SINKS),
@@ -122,22 +134,7 @@ def _pipe_out(inv: Inv) -> bool:
     return has_input and not inv.has("l", "--listen")
 
 
-@rule("CRED-005", "credential-access", "ask",
-      ("security", "secret-tool", "gpg", "gpg2", "keyctl", "pass", "aws", "gcloud"),
-      "dumps secrets from a keychain, keyring or cloud account",
-      "security find-generic-password -wa github")
-def _keychain(inv: Inv) -> bool:
-    pos = inv.positional
-    if inv.prog == "security":
-        return bool(pos) and pos[0].startswith(("find-", "dump-keychain", "export"))
-    if inv.prog == "secret-tool":
-        return pos[:1] == ["lookup"]
-    if inv.prog in ("gpg", "gpg2"):
-        return any(a.startswith("--export-secret") for a in inv.args)
-    if inv.prog == "keyctl":
-        return bool(pos[:1]) and pos[0] in ("print", "pipe", "read")
-    if inv.prog == "aws":
-        return pos[:2] in (["sts", "get-session-token"], ["iam", "create-access-key"])
-    if inv.prog == "gcloud":
-        return "print-access-token" in pos or "print-identity-token" in pos
-    return pos[:1] == ["show"] and inv.prog == "pass"
+static_rule("CRED-005", "credential-access", "ask",
+            "dumps secrets from a keychain, keyring, password store or cloud account (a token command)",
+            "security find-generic-password -wa github")
+"""Fired by `guardian.secrets_flow` for every command in `secrets_table.TOKEN_COMMANDS`."""

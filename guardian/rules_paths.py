@@ -14,6 +14,7 @@ import re
 from typing import Literal
 
 from tether.guardian.rules import Rule, static_rule
+from tether.guardian.secrets_table import HOST_ESCAPE, STORE_PATHS
 
 Mode = Literal["read", "write"]
 
@@ -96,6 +97,13 @@ PATH_RULES = [
                    "reading another process's environment or memory",
                    "cat /proc/1/environ"), "read",
        r"^/proc/[^/]+/(?:environ|mem|maps)$"),
+    _p(static_rule("CRED-006", "credential-access", "ask",
+                   "access to a browser password or cookie store, a keyring, a password store or a "
+                   "mounted service-account secret", "cat ~/.mozilla/firefox/x.default/logins.json"),
+       "read", STORE_PATHS),
+    _p(static_rule("CTR-006", "container-escape", "deny",
+                   "reaches the host through another process's root or cwd (/proc/PID/root) or sysrq",
+                   "cat /proc/1/root/etc/shadow"), "read", HOST_ESCAPE),
     _p(static_rule("DISK-004", "device-write", "deny", "write to a raw block device",
                    "cat image.iso > /dev/sda"), "write",
        r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|loop|md|dm-|mapper/|sr|fd\d|mem$|kmem$|port$)"),

@@ -9,12 +9,20 @@ ordinary development and allowed.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from tether.guardian.rules import Inv, rule
 
 _SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/docker\.sock|"
-                              r"/run/docker\.sock|/var/lib/docker|/boot|/usr|/var|/run)(?:/?:|:|$)")
+                              r"/run/docker\.sock|/var/lib/docker|/boot|/usr|/var|/run|"
+                              r"(?!/etc/(?:localtime|timezone)|/dev/(?:shm|null|urandom|random|zero|fuse|snd|dri|"
+                              r"nvidia|kvm|net/tun)|/run/user/|/var/run/user/)"
+                              r"(?:/etc|/root|/proc|/sys|/dev|/boot|/run|/var/run|/var/lib/(?:docker|kubelet|"
+                              r"containerd))/[^:]*|"
+                              r")(?:/?:|:|$)")
+"""Host paths whose mount gives a container the host or its runtime (a home or its credential folders:
+`host_escape`, CRED-002 ask)."""
 
 
 @rule("SYS-002", "system-config", "deny", "sysctl", "changes kernel parameters",
@@ -82,14 +90,16 @@ def _network(inv: Inv) -> bool:
                          "replace", "mtu", "promisc", "modify", "connect", "disconnect"})
 
 
-@rule("CTR-001", "container-escape", "deny", ("docker", "podman", "nerdctl"),
+@rule("CTR-001", "container-escape", "deny", ("docker", "podman", "nerdctl", "docker-compose", "podman-compose"),
       "privileged container or host namespaces", "docker run --privileged -it alpine sh")
 def _privileged(inv: Inv) -> bool:
     joined = " ".join(inv.args)
-    return bool(re.search(r"--privileged|--cap-add[= ](?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|"
-                          r"DAC_READ_SEARCH|NET_ADMIN)|--(?:pid|ipc|uts|userns|cgroupns)[= ]host|"
-                          r"--security-opt[= ](?:apparmor|seccomp|label)[=:]unconfined|"
-                          r"--device[= ]/dev/(?:sd|nvme|mem|kmem)", joined))
+    return bool(re.search(r"--privileged(?!=false)|--cap-add[= ](?:CAP_)?(?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|"
+                          r"DAC_READ_SEARCH|NET_ADMIN|SYS_RAWIO|BPF|SYS_BOOT)\b|"
+                          r"--(?:pid|ipc|uts|userns|cgroupns)[= ]host|"
+                          r"--security-opt[= ](?:(?:apparmor|seccomp|label)[=:]unconfined|systempaths=unconfined)|"
+                          r"--device[= ]/dev/(?:sd|nvme|mem|kmem|vd|xvd|hd|mmcblk|mapper|dm-|port|disk)", joined,
+                          re.I))
 
 
 @rule("CTR-002", "container-escape", "deny", ("docker", "podman", "nerdctl"),
@@ -106,12 +116,15 @@ def _mounts(inv: Inv) -> bool:
             continue
         src = re.search(r"(?:source|src)=([^,]+)", value)
         path = src.group(1) if src else value.split(":", 1)[0]
+        if path.startswith(("/", "~")):  # `/tmp/../`, `~/../../` name the host's root too
+            home = inv.simple.env.get("HOME", "/root")
+            path = posixpath.normpath(home + path[1:] if path.startswith("~") else path).replace("//", "/")
         if _SENSITIVE_MOUNT.match(path if path.endswith(":") else path + ":"):
             return True
     return False
 
 
-@rule("CTR-003", "container-escape", "deny", ("nsenter", "unshare", "chroot", "pivot_root",
+@rule("CTR-003", "container-escape", "deny", ("nsenter", "unshare", "chroot", "pivot_root", "systemd-nspawn",
                                                 "runc", "ctr", "capsh"),
       "enters or creates namespaces or a new root", "nsenter -t 1 -m -u -i -n sh")
 def _namespaces(inv: Inv) -> bool:

@@ -54,6 +54,8 @@ class Simple:
     in_function: str = ""
     payloads: list[str] = field(default_factory=list)
     """Shell text executed by expansion (heredoc `$(..)`, arithmetic `$(..)`)."""
+    captured: bool = False
+    """Inside `$(..)`, backticks or `<(..)`: its output becomes part of the next command."""
 
 
 @dataclass(slots=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from guard_helpers import judge
+from secrets_cases import SECRET_CASES
 
 from tether.guardian import DESTRUCTIVE_CATEGORIES, all_rules
 from tether.guardian.rules import CATEGORIES
@@ -177,6 +178,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                   "alembic downgrade base", "prisma db push --force-reset"],
                  ["prisma generate", "python manage.py migrate", "docker compose down", "prisma db push"]),
 }
+
+CASES.update(SECRET_CASES)
 
 
 def test_table_covers_every_rule() -> None:

@@ -1,0 +1,383 @@
+"""The model of secrets: which commands print one (sources) and which send data to another host (sinks).
+
+Parts:
+    is_source: why an invocation prints a secret: an environment dump (`env`,
+        `printenv`, `export -p`, `declare -x`), a token command
+        (`secrets_table.TOKEN_COMMANDS`: `gh auth token`, `aws configure
+        export-credentials`, `git credential fill`, `security find-*`...), a
+        credential file or store it reads (the CRED path rules and
+        `STORE_PATHS`), a folder of them archived or copied whole (`tar c ~/.ssh`),
+        a dotenv file outside the workspace, interpreter code reading the whole
+        environment.
+    token_origin: the token command and the hosts its token is meant for.
+    sink_of: how an invocation sends data out (HTTP data options and URLs,
+        sockets, copies to `host:`, ssh, DNS names, mail, `git push URL`);
+        local destinations are not sinks.
+    owned: every secret is a token sent only to its own service.
+    code_secret / code_flow: the same for interpreter code (called by
+        `guardian.interp_code`).
+
+`guardian.secrets_flow` follows secrets from sources to sinks; the data is
+`guardian.secrets_table`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tether.guardian import secrets_table as T
+from tether.guardian.lazy_re import Lazy as _Lazy
+from tether.guardian.paths import SCRATCH, normalise, under
+from tether.guardian.rules import Inv
+from tether.guardian.rules_paths import path_hits
+from tether.guardian.words import UNKNOWN
+
+if TYPE_CHECKING:
+    from tether.guardian.analyse import Analyser
+
+_STORE = re.compile(T.STORE_PATHS)
+DIRS = re.compile(T.SECRET_DIRS)
+_DOTENV, _TEMPLATE = re.compile(T.DOTENV), re.compile(T.TEMPLATES)
+_LOCAL = re.compile(T.LOCAL_HOST)
+META, META_SECRET = _Lazy(T.METADATA), _Lazy(T.METADATA_SECRET)
+_HOST = re.compile(r"^(?:[a-z][\w+.-]*://)?(?:[^@/\s]*@)?\[?([\w.-]+|[0-9a-f:]+)\]?")
+_ARCHIVERS = frozenset({"tar", "bsdtar", "gtar", "zip", "7z", "7za", "cpio", "rsync", "scp", "cp", "pax",
+                        "rclone", "find", "du", "grep", "rg"})
+_COPIERS = frozenset({"rsync", "scp", "rclone", "cp"})
+WHOLE_HOME = re.compile(r"^(?:/home/[^/]+|/root|/Users/[^/]+|/home|)/?$")
+_TOKEN_STOP = frozenset({"ls", "list", "insert", "generate", "edit", "rm", "init", "git", "mv", "cp", "grep",
+                         "find", "help", "--help", "--version", "otp"})
+
+
+Origin = tuple[str, str]
+"""(what the secret is, the hosts it is meant for: "" when none)."""
+Origins = set[Origin]
+
+
+_KEY_USERS = frozenset({"ssh", "scp", "sftp", "rsync", "ssh-copy-id", "autossh", "mosh", "sshfs"})
+"""`-i KEY` authenticates with a key: it is not read out."""
+
+
+def read_words(inv: Inv) -> list[str]:
+    """Arguments that may name a file read, with `@`, `<`, `name=@` and `--opt=` stripped."""
+    out = []
+    args = inv.args
+    for i, a in enumerate(args):
+        if inv.prog in _KEY_USERS and i and args[i - 1] in ("-i", "-F", "-o", "-S", "-e"):
+            continue
+        if a.startswith("--") and "=" in a:
+            a = a.split("=", 1)[1]
+        elif a.startswith("-"):
+            continue
+        a = re.sub(r"^[\w.:-]*=?[@<]", "", a) if ("@" in a or "<" in a) else a
+        out.append(a)
+    return out
+
+
+def token_origin(inv: Inv) -> tuple[str, str, bool] | None:
+    """(label, owner hosts, whether reading it alone asks) when `inv` prints a token, password or
+    key (TOKEN_COMMANDS: `sub` asks, `store` is a secret manager read, a source only)."""
+    spec = T.TOKEN_COMMANDS.get(inv.prog)
+    if spec is None:
+        return None
+    pos = [p for p in inv.positional if UNKNOWN not in p]
+    for key in ("sub", "store"):
+        for sub in spec.get(key, "").split("|"):
+            if sub == "*":
+                if pos and pos[0] not in _TOKEN_STOP and not inv.has("--help"):
+                    return f"{inv.prog} {pos[0]}", spec["owner"], key == "sub"
+                continue
+            words = sub.split()
+            plain = [w for w in words if not w.startswith("-")]
+            dashes = [w for w in words if w.startswith("-")]
+            if words and pos[: len(plain)] == plain and all(
+                    any(a == d or a.startswith(d + "=") or len(d) == 2 and a.startswith(d) for a in inv.args)
+                    for d in dashes):
+                return f"{inv.prog} {sub}", spec["owner"], key == "sub"
+    return None
+
+
+def _env_dump(inv: Inv) -> bool:
+    how = T.ENV_DUMPS.get(inv.prog)
+    if how is None or inv.via:
+        return False
+    if how == "bare":
+        if inv.prog == "env":
+            return not [a for a in inv.args if a not in ("-0", "--null")]
+        return not inv.args if inv.prog == "set" else not inv.positional  # `set -e` sets options
+    letters = how[5:]
+    return not inv.positional and (not inv.args or all(a.startswith("-") and set(a[1:]) <= set(letters)
+                                                      for a in inv.args))
+
+
+_SPECIAL = frozenset({"ps"}) | frozenset(T.REMOTE_EXEC)
+_HINT = _Lazy(r"/dev/|\.(?:ssh|gnupg|aws|azure|kube|docker|netrc|git-cred|npmrc|pypirc|vault|terraform|pgpass|my\.cnf|"
+              r"config|mozilla|local|password|cargo|gem|s3cfg|boto|oci|gradle|m2|yarnrc|cf|env)|\w\.env|/proc/|"
+              r"shadow|sudoers|passwd|ssh_host|Library/|secrets|/etc/ssl|kubernetes|rancher|kubelet")
+"""Every credential path holds one of these: words without any are not read further."""
+
+
+@functools.lru_cache(maxsize=1024)
+def language(prog: str) -> str:
+    """The interpreter language of a program name (`guardian.interp_code.language`), cached."""
+    return _language(prog)
+
+
+def _language(prog: str) -> str:
+    from tether.guardian.interp_code import language
+
+    return language(prog)
+
+
+_BLOCK = re.compile(T.BLOCK_DEVICE)
+_PROC_SECRET = re.compile(T.PROC_SECRET)
+
+
+def _remote_command(inv: Inv) -> list[str] | None:
+    """The command `kubectl exec P -- CMD`, `docker exec C CMD`, `ssh HOST CMD` runs elsewhere."""
+    how = T.REMOTE_EXEC.get(inv.prog)
+    if how is None:
+        return None
+    args, pos = inv.args, inv.positional
+    if how == "--":
+        return args[args.index("--") + 1:] if pos[:1] == ["exec"] and "--" in args else None
+    if how == "exec":
+        return pos[2:] if pos[:1] == ["exec"] and len(pos) > 2 else None
+    return pos[1:] if len(pos) > 1 else None
+
+
+@functools.lru_cache(maxsize=2048)
+def secret_path(path: str) -> bool:
+    """A credential file or store (CRED-001..004, CRED-006)."""
+    return _STORE.search(path) is not None or any(r.category == "credential-access"
+                                                  for r in path_hits(path, "read"))
+
+
+def is_source(an: Analyser, inv: Inv) -> str:
+    """Why `inv` prints a secret ("" when it does not)."""
+    if _env_dump(inv):
+        return "the environment"
+    tok = token_origin(inv)
+    if tok is not None:
+        return tok[0]
+    if inv.prog in T.QUIET or inv.prog in ("echo", "printf"):
+        return ""
+    s = inv.simple
+    if inv.prog not in _ARCHIVERS and inv.prog not in _SPECIAL and not s.stdin and not s.redirects and \
+            not _HINT.search("\0".join(inv.args)) and not language(inv.prog):
+        return ""  # no word names a credential place or a device: the common case, kept cheap
+    if inv.prog == "ps" and any(not a.startswith("-") and "e" in a and a.isalpha() for a in inv.args):
+        return "process environments (ps e)"
+    inner = _remote_command(inv)
+    if inner is not None:
+        why = is_source(an, Inv(inner, s))
+        return f"{inv.prog}: {why}" if why else ""
+    if inv.prog not in T.DEVICE_INFO and any(_BLOCK.match(a[3:] if a.startswith("if=") else a)
+                                            for a in inv.args if a.startswith(("/dev/", "if=/dev/"))):
+        return "a raw block device"
+    if any(UNKNOWN in a and _PROC_SECRET.match(a) for a in inv.args + [r.target for r in s.redirects]):
+        return "another process's environment"
+    if language(inv.prog) and inv.prog not in ("awk", "gawk", "mawk", "nawk"):
+        what = code_secret(" ".join(inv.args) + "\n" + (s.stdin or ""))
+        if what:
+            return f"{inv.prog} code reading {what}"
+    if inv.prog not in _ARCHIVERS and not _HINT.search("\0".join(inv.args)) and not any(
+            r.op == "<" for r in s.redirects):
+        return ""  # no word names a credential place: the common case, kept cheap
+    cwd = s.cwd
+    if inv.prog in ("tar", "bsdtar", "gtar"):
+        cwd = next((normalise(inv.args[i + 1], cwd, an.home) for i, a in enumerate(inv.args[:-1])
+                    if a in ("-C", "--directory") and UNKNOWN not in inv.args[i + 1]), cwd)
+    for a in read_words(inv) + [r.target for r in s.redirects if r.op == "<"]:
+        if UNKNOWN in a or not a or a == "-" or inv.prog not in _ARCHIVERS and "/" not in a and \
+                not a.startswith((".", "~")):
+            continue
+        p = normalise(a, cwd, an.home)
+        if secret_path(p) or inv.prog in _ARCHIVERS and DIRS.search(p) and p != an.ws and not (
+                inv.prog in _COPIERS and WHOLE_HOME.match(p)):
+            return p  # a home copied whole to a host is EXFIL-003's question, archived it is a source
+        if dotenv_outside(an, p):
+            return p
+    return ""
+
+
+def dotenv_outside(an: Analyser, path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return bool(_DOTENV.search(name)) and not _TEMPLATE.search(name.split(".env", 1)[-1] or "x.") and \
+        not under(path, an.ws) and not any(under(path, d) for d in SCRATCH)
+
+
+@dataclass(slots=True)
+class Sink:
+    kind: str
+    data: list[str]
+    """Words that travel: data options, URLs, queried names, copied sources."""
+    stdin: bool
+    files: list[str]
+    hosts: list[str]
+
+
+def sink_of(inv: Inv) -> Sink | None:
+    """How `inv` sends data to another host, or None (local destinations are not sinks)."""
+    kind = T.NET_SINKS.get(inv.prog)
+    if kind is None:
+        return _code_sink(inv)
+    args, pos = inv.args, inv.positional
+    data: list[str] = []
+    files: list[str] = []
+    stdin = kind in ("socket", "shell", "mail") or bool({"xargs", "parallel"} & set(inv.via))
+    dests: list[str] = []
+    if kind == "http":
+        for i, a in enumerate(args):
+            opt, eq, val = a.partition("=")
+            if eq and opt in T.HTTP_DATA:
+                a, nxt = opt, val
+            else:
+                nxt = args[i + 1] if i + 1 < len(args) else ""
+            if a in T.HTTP_DATA:
+                data.append(nxt)
+                if T.HTTP_DATA[a] == "file" or "@" in nxt[:40] or nxt.startswith("<"):
+                    f = re.sub(r"^[^@<]*[@<]", "", nxt) if T.HTTP_DATA[a] == "value" else nxt
+                    (files.append(f) if f not in ("-", "/dev/stdin", ".") else None)
+                    stdin = stdin or f in ("-", "/dev/stdin", ".")
+            elif len(a) > 2 and a[:2] in ("-d", "-F", "-T", "-H") and not a.startswith("--"):
+                data.append(a[2:])
+        dests = [p for p in pos if "://" in p or re.match(r"^[\w-]+(?:\.[\w-]+)+(?:[:/]|$)|^\[?[0-9a-f:]+\]", p)]
+        if inv.prog in ("http", "https", "xh", "xhs", "httpie", "curlie"):
+            stdin = stdin or "--ignore-stdin" not in args
+            data += pos[1:]
+            files += [re.sub(r"^[^@]*@", "", p) for p in pos[1:] if "@" in p]
+        data += dests
+    elif kind == "socket":
+        if inv.prog == "openssl":
+            if not pos or pos[0] != "s_client":
+                return None
+            dests = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-connect"] or [UNKNOWN]
+        elif inv.prog == "socat":
+            dests = [a for a in pos if re.match(r"(?i)^(?:tcp|udp|ssl|openssl|sctp|dccp)[46]?(?:-connect)?:", a)]
+            files = [a.split(":", 1)[1] for a in pos if re.match(r"(?i)^(?:open|file|gopen):", a)]
+        else:
+            if inv.has("l", "--listen"):
+                return None
+            dests = pos[:1]
+        data = pos
+    elif kind in ("copy", "shell", "git"):
+        valued = _COPY_VALUED.get(inv.prog, frozenset())
+        pos = [a for i, a in enumerate(args) if not a.startswith("-") and not (i and args[i - 1] in valued)]
+        remote = [p for p in pos if re.match(r"^(?:[\w.-]+@)?[\w.-]+:(?!//)|^\w+://", p)]
+        if kind == "copy":
+            if not remote and inv.prog not in ("ftp", "lftp", "tftp", "smbclient"):
+                return None
+            dests = remote or pos[:1]
+            files = [p for p in pos if p not in remote]
+        elif kind == "shell":
+            dests = pos[:1]
+            data = pos[1:]
+        else:
+            if pos[:1] not in (["push"], ["remote"]) or not remote:
+                return None
+            dests, data = remote, remote
+    elif kind == "cloud":
+        files = _cloud_upload(inv.prog, pos)
+        if files is None:
+            return None
+        stdin, dests = "-" in files, [UNKNOWN]
+    elif kind == "dns":
+        data = [p for p in pos if not p.startswith("@")]
+        dests = data
+    else:
+        data, dests = pos, pos or [UNKNOWN]
+        files = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-A", "-a", "--attach", "--attach-file")]
+    hosts = [m.group(1).lower() if (m := _HOST.match(d)) and UNKNOWN not in d else "" for d in dests]
+    if dests and kind != "dns" and all(_LOCAL.match(d) for d in dests):
+        return None
+    return Sink(kind, data, stdin, files, hosts or [""])
+
+
+_COPY_VALUED = {
+    "scp": frozenset({"-i", "-F", "-o", "-P", "-l", "-S", "-J", "-c"}),
+    "sftp": frozenset({"-i", "-F", "-o", "-P", "-l", "-S", "-J", "-c", "-b", "-B", "-R", "-s"}),
+    "rsync": frozenset({"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir",
+                        "--exclude-from", "--include-from", "--files-from", "--log-file", "--chmod", "-B", "--port"}),
+    "ssh": frozenset({"-i", "-F", "-o", "-p", "-l", "-S", "-J", "-c", "-b", "-E", "-L", "-R", "-D", "-W", "-m",
+                      "-O", "-Q", "-w", "-B", "-e", "-I"}),
+}
+"""Options of the copy tools and ssh that take a value (the value is neither a source nor a host)."""
+
+
+def _cloud_upload(prog: str, pos: list[str]) -> list[str] | None:
+    """The local files a cloud CLI uploads (`aws s3 cp F s3://b`, `gsutil cp`, `gcloud storage cp`,
+    `az storage blob upload -f`, `gh gist create F`, `gh release upload T F`), or None."""
+    bucket = ("s3://", "gs://", "az://", "https://")
+    if prog == "aws" and pos[:1] == ["s3"] and pos[1:2] in (["cp"], ["mv"], ["sync"]):
+        return [p for p in pos[2:] if not p.startswith(bucket)] if pos[-1].startswith(bucket) else None
+    if prog == "gsutil" and pos[:1] in (["cp"], ["mv"], ["rsync"]) or prog == "gcloud" and pos[:2] == [
+            "storage", "cp"]:
+        rest = pos[1:] if prog == "gsutil" else pos[2:]
+        return [p for p in rest if not p.startswith(bucket)] if rest and rest[-1].startswith(bucket) else None
+    if prog == "gh" and pos[:2] == ["gist", "create"]:
+        return pos[2:] or ["-"]
+    if prog == "gh" and pos[:2] == ["release", "upload"]:
+        return pos[3:]
+    return None
+
+
+def _code_sink(inv: Inv) -> Sink | None:
+    """An interpreter whose code (option, heredoc or here-string) talks to the network: what it
+    reads on stdin or in its arguments can leave (`| python3 -c 'requests.post(.., sys.stdin.read())'`)."""
+    if not language(inv.prog) or inv.prog.endswith("awk"):
+        return None
+    from tether.guardian.interp_code import _SOCKET, _UPLOAD
+
+    code = " ".join(inv.args) + "\n" + (inv.simple.stdin or "")
+    if not (_CODE_SENDS.search(code) or _UPLOAD.search(code) or _SOCKET.search(code)) or all_local(code):
+        return None
+    return Sink("code", [a for a in inv.args if UNKNOWN in a], True, [], [""])
+
+
+def owned(origins: set[tuple[str, str]], sink: Sink) -> bool:
+    """Every secret is a token sent only to the service it is for (`gh auth token` to github.com)."""
+    for _label, owner in origins:
+        if not owner or not all(h and any(h == o or h.endswith("." + o) for o in owner.split())
+                                for h in sink.hosts):
+            return False
+    return True
+
+
+_CODE_SENDS, _CODE_ENV, _CODE_SECRETS = _Lazy(T.CODE_SENDS), _Lazy(T.CODE_ENV), _Lazy(T.CODE_SECRETS)
+
+
+def code_secret(code: str) -> str:
+    """What secret interpreter code reads ("" for none): the whole environment or a credential file."""
+    m = _CODE_ENV.search(code) or _CODE_SECRETS.search(code)
+    return ("the environment" if "env" in m.group(0).lower() else m.group(0)) if m else ""
+
+
+def code_flow(code: str, lang: str, sends: bool = False) -> list[tuple[str, str]]:
+    """(rule id, detail) for code that sends a secret or reads a metadata endpoint; `sends`: the
+    caller's own upload and socket patterns matched (`interp_code`)."""
+    out = []
+    meta = META.search(code)
+    if meta:
+        tail = code[meta.start(): meta.start() + 200]
+        out.append(("CRED-008" if META_SECRET.search(tail) else "CRED-009", f"{lang}: {meta.group(0).strip()}"))
+    secret = code_secret(code) if ("env" in code or "ENV" in code or "/" in code) else ""
+    if secret and (sends or _CODE_SENDS.search(code)) and not all_local(code):
+        out.append(("EXFIL-006", f"{lang} code sends {secret} over the network"))
+    elif secret and secret != "the environment" or _CODE_STORES.search(code):
+        out.append(("CRED-006", f"{lang} code reads a credential store"))
+    return out
+
+
+_CODE_STORES = _Lazy(r"keyring\.get_(?:password|credential)|SecKeychain|win32cred|CredRead|secretstorage|"
+                     r"Login Data|logins\.json|key4\.db|cookies\.sqlite|Cookies\b[\"']|\.password-store")
+_URL = _Lazy(r"[a-z][\w+.-]*://[^\s\"'`]+")
+
+
+def all_local(code: str) -> bool:
+    urls = _URL.findall(code)
+    return bool(urls) and all(_LOCAL.match(u) for u in urls)
+

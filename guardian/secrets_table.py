@@ -1,0 +1,215 @@
+"""DATA: where secrets come from, where they can leave, and the host-escape paths.
+
+Read by `guardian.secrets_flow` (sources, sinks and the flow between them) and
+`guardian.rules_escape` (container and host escape). A literal module, like
+`guardian.programs_table`, so the guard imports it from bytecode. Facts are
+public (the tools' own docs, MITRE ATT&CK T1552/T1555/T1048, HackTricks'
+container pages); the table is written for this project.
+
+Sources:
+    ENV_DUMPS: program -> how it dumps the whole environment: "bare" (no
+        operand: `printenv`, `env`), "opts:LETTERS" (`export -p`, `declare -x`;
+        no operand or only those options).
+    TOKEN_COMMANDS: program -> `sub`: subcommand prefixes (space separated
+        words, `|` between them; "*" any) that print a token, password or key
+        (reading one asks, CRED-005); `store`: reads of a secret manager the
+        project configured (`vault kv get`, `aws secretsmanager
+        get-secret-value`, `op item get`): ordinary alone, a source when sent;
+        `owner`: hosts the token is meant for (sending it there is ordinary).
+    SECRET_DIRS: folders that hold credentials (the home, ~/.ssh, ~/.aws, ...):
+        archived, copied or sent whole, they are a source.
+    STORE_PATHS: regex over resolved paths of credential stores beyond the
+        files of CRED-001..004 (browsers, keyrings, password stores, tool
+        tokens, mounted service-account secrets).
+    DOTENV: regex over a file name that holds secrets when outside the
+        workspace (`.env`, `.env.production`); TEMPLATES are not secret.
+Sinks:
+    NET_SINKS: program -> how it carries data out: "http" (data options,
+        `@file`, stdin), "socket" (stdin, redirects), "copy" (local sources
+        to a `host:` destination), "shell" (stdin and remote command), "dns"
+        (the queried name), "mail" (stdin, body files), "cloud" (an upload to a
+        bucket, a gist or a release: `aws s3 cp F s3://..`, `gsutil cp`,
+        `gh gist create F`).
+    HTTP_DATA: option -> "value" (literal data) | "file" (a file or `-`).
+Other:
+    METADATA: regex of cloud instance-metadata hosts; METADATA_SECRET: the
+        paths there that hand out credentials or user data.
+    QUIET: programs whose output reveals nothing of what they read (hashes,
+        counts, listings), so a secret piped through them stops.
+    HOST_ESCAPE: regex over resolved paths that reach the host from a
+        container (another process's root or cwd, sysrq).
+    FS_DEBUGGERS: programs that read or write a file system on a raw device,
+        bypassing permissions; DEVICE_INFO: device tools that only report.
+    POD_ESCAPE: regex over a pod spec (`--overrides` JSON, a manifest on
+        stdin or written in the line) that grants host access.
+"""
+
+# fmt: off
+ENV_DUMPS: dict[str, str] = {
+    "env": "bare", "printenv": "bare", "set": "bare", "export": "opts:p", "declare": "opts:xpg",
+    "typeset": "opts:xpg", "compgen": "opts:ve",
+}
+
+TOKEN_COMMANDS: dict[str, dict[str, str]] = {
+    "gh": {"sub": "auth token", "owner": "github.com githubusercontent.com ghcr.io"},
+    "glab": {"sub": "auth token|config get token", "owner": "gitlab.com"},
+    "aws": {"sub": "configure export-credentials|sts get-session-token|sts assume-role|"
+            "ecr get-login-password|ecr-public get-login-password|codeartifact get-authorization-token|"
+            "iam create-access-key|sso get-role-credentials|sts get-federation-token",
+            "store": "secretsmanager get-secret-value|ssm get-parameter|ssm get-parameters",
+            "owner": "amazonaws.com amazonaws.com.cn aws.amazon.com"},
+    "gcloud": {"sub": "auth print-access-token|auth print-identity-token|auth application-default print-access-token|"
+               "iam service-accounts keys create|container clusters get-credentials",
+               "store": "secrets versions access", "owner": "googleapis.com google.com gcr.io pkg.dev"},
+    "az": {"sub": "account get-access-token|acr login|ad sp create-for-rbac|storage account keys list",
+           "store": "keyvault secret show|keyvault secret download",
+           "owner": "azure.com microsoft.com windows.net azurecr.io azure.net"},
+    "git": {"sub": "credential fill|credential-cache get|credential-store get", "owner": ""},
+    "git-credential-store": {"sub": "get", "owner": ""},
+    "git-credential-cache": {"sub": "get", "owner": ""},
+    "git-credential-osxkeychain": {"sub": "get", "owner": ""},
+    "git-credential-libsecret": {"sub": "get", "owner": ""},
+    "git-credential-manager": {"sub": "get", "owner": ""},
+    "security": {"sub": "find-generic-password|find-internet-password|dump-keychain|export|find-certificate",
+                 "owner": ""},
+    "secret-tool": {"sub": "lookup|search", "owner": ""},
+    "keyring": {"sub": "get", "owner": ""},
+    "pass": {"sub": "show|*", "owner": ""},
+    "gopass": {"sub": "show|cat|*", "owner": ""},
+    "lpass": {"sub": "show", "owner": ""},
+    "bw": {"sub": "get|export|list", "owner": ""},
+    "op": {"sub": "", "store": "read|item get|document get|inject", "owner": ""},
+    "vault": {"sub": "print token|token create", "store": "read|kv get|token lookup|login", "owner": ""},
+    "kubectl": {"sub": "config view --raw|create token", "store": "get secret -o|get secrets -o", "owner": ""},
+    "docker-credential-desktop": {"sub": "get|list", "owner": ""},
+    "docker-credential-pass": {"sub": "get|list", "owner": ""},
+    "docker-credential-secretservice": {"sub": "get|list", "owner": ""},
+    "docker-credential-osxkeychain": {"sub": "get|list", "owner": ""},
+    "docker-credential-ecr-login": {"sub": "get|list", "owner": ""},
+    "docker-credential-gcloud": {"sub": "get", "owner": ""},
+    "heroku": {"sub": "auth:token|authorizations:create", "store": "config|config:get", "owner": "heroku.com"},
+    "docker": {"sub": "", "store": "inspect|container inspect", "owner": ""},
+    "podman": {"sub": "", "store": "inspect|container inspect", "owner": ""},
+    "doctl": {"sub": "auth token", "owner": "digitalocean.com"},
+    "npm": {"sub": "token create", "owner": "npmjs.org npmjs.com"},
+    "keyctl": {"sub": "print|pipe|read", "owner": ""},
+    "gpg": {"sub": "--export-secret-keys|--export-secret-subkeys", "owner": ""},
+    "gpg2": {"sub": "--export-secret-keys|--export-secret-subkeys", "owner": ""},
+    "kwallet-query": {"sub": "*", "owner": ""},
+    "gnome-keyring-daemon": {"sub": "--unlock", "owner": ""},
+}
+
+STORE_PATHS: str = (
+    r"(?:^(?:/home/[^/]+|/root|/Users/[^/]+)/(?:"
+    r"\.config/(?:google-chrome|chromium|BraveSoftware/[^/]+|microsoft-edge|vivaldi|opera)/"
+    r"(?:[^/]+/)?(?:Login Data|Cookies|Web Data|Local State|Network/Cookies)|"
+    r"\.mozilla/firefox/[^/]+/(?:logins\.json|key[34]\.db|cookies\.sqlite|signons\.sqlite|cert9\.db)|"
+    r"snap/firefox/common/\.mozilla/firefox/[^/]+/(?:logins\.json|key[34]\.db|cookies\.sqlite)|"
+    r"Library/(?:Application Support/(?:Google/Chrome|BraveSoftware/[^/]+|Microsoft Edge|Firefox/Profiles)/|"
+    r"Keychains/|Cookies/)|"
+    r"\.local/share/keyrings/|\.password-store/|\.gnupg/|\.config/(?:hub|op/|gcloud/|rclone/rclone\.conf|"
+    r"configstore/|Code/User/globalStorage/|github-copilot/)|"
+    r"\.cargo/credentials|\.gem/credentials|\.s3cfg|\.boto|\.terraformrc|\.config/helm/|"
+    r"\.oci/|\.gradle/gradle\.properties|\.m2/settings(?:-security)?\.xml|\.yarnrc\.yml|"
+    r"\.config/gh/|\.cf/config\.json|\.config/doctl/|\.config/heroku|"
+    r"\.(?:bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli)_history$|\.zhistory$|"
+    r"\.local/share/fish/fish_history$))|"
+    r"^/var/run/secrets/|^/run/secrets/|^/etc/(?:ssl/private/|kubernetes/(?:admin|kubelet)\.conf|"
+    r"kubernetes/pki/|rancher/k3s/k3s\.yaml)|^/var/lib/kubelet/pki/|^/proc/[^/]+/environ$"
+)
+
+SECRET_DIRS: str = (r"^(?:/home/[^/]+|/root|/Users/[^/]+)(?:/\.(?:ssh|aws|kube|gnupg|docker|azure|"
+                    r"password-store|mozilla|config(?:/(?:gcloud|google-chrome|chromium|gh|op|hub))?|"
+                    r"local/share/keyrings))?/?$|^/(?:etc(?:/ssh)?|home|root)?/?$|^/var/run/secrets(?:/|$)|"
+                    r"^/run/secrets(?:/|$)")
+
+DOTENV: str = r"(?:^|/)\.env(?:\.[\w.-]+)?$|(?:^|/)[\w.-]+\.env$"
+TEMPLATES: str = r"(?:example|sample|template|dist|defaults?|tpl|schema)(?:\.|$)"
+
+NET_SINKS: dict[str, str] = {
+    "curl": "http", "wget": "http", "http": "http", "https": "http", "xh": "http", "xhs": "http",
+    "curlie": "http", "httpie": "http", "aria2c": "http", "lwp-request": "http", "POST": "http", "PUT": "http",
+    "nc": "socket", "ncat": "socket", "netcat": "socket", "nc.traditional": "socket", "nc.openbsd": "socket",
+    "socat": "socket", "telnet": "socket", "openssl": "socket", "cryptcat": "socket", "sbd": "socket",
+    "ssh": "shell", "scp": "copy", "sftp": "copy", "rsync": "copy", "rclone": "copy", "smbclient": "copy",
+    "ftp": "copy", "lftp": "copy", "tftp": "copy", "dig": "dns", "nslookup": "dns", "host": "dns",
+    "drill": "dns", "delv": "dns", "whois": "dns", "getent": "dns", "resolvectl": "dns", "kdig": "dns",
+    "ping": "dns", "ping6": "dns", "traceroute": "dns",
+    "sendmail": "mail", "mail": "mail", "mailx": "mail", "mutt": "mail", "msmtp": "mail", "swaks": "mail",
+    "git": "git", "aws": "cloud", "gsutil": "cloud", "gcloud": "cloud", "gh": "cloud", "az": "cloud",
+}
+
+HTTP_DATA: dict[str, str] = {
+    "-d": "value", "--data": "value", "--data-raw": "value", "--data-binary": "value",
+    "--data-urlencode": "value", "--data-ascii": "value", "--json": "value", "-F": "value", "--form": "value",
+    "--form-string": "value", "-H": "value", "--header": "value", "-u": "value", "--user": "value",
+    "-b": "value", "--cookie": "value", "-A": "value", "--user-agent": "value", "-e": "value",
+    "--referer": "value", "--url-query": "value", "-T": "file", "--upload-file": "file",
+    "--post-data": "value", "--body-data": "value", "--post-file": "file", "--body-file": "file",
+    "--raw": "value",
+}
+
+LOCAL_HOST: str = r"^(?:[a-z][\w+.-]*://)?(?:[^@/]*@)?(?:localhost|127\.\d+\.\d+\.\d+|\[?::1\]?|0\.0\.0\.0)(?:[:/]|$)"
+
+METADATA: str = (r"(?i)(?:^|[/@\s\"'=(])(?:169\.254\.169\.254|169\.254\.170\.2|169\.254\.169\.123|"
+                 r"instance-data(?:\.ec2\.internal)?|metadata(?=/computeMetadata)|"
+                 r"169\.254\.169\.254\.(?:nip|sslip|xip)\.io|a9fea9fe\.nip\.io|169\.254\.43518|"
+                 r"\[?::ffff:(?:a9fe:a9fe|169\.254\.169\.254)\]?|0xa9\.0xfe\.0xa9\.0xfe|"
+                 r"\[?fd00:ec2::254\]?|metadata\.google\.internal|metadata\.goog|metadata\.azure\.com|"
+                 r"100\.100\.100\.200|192\.0\.0\.192|metadata\.tencentyun\.com|"
+                 r"0xa9fea9fe|2852039166|0251\.0376\.0251\.0376)(?:[:/\s\"'),\x00]|$)")
+METADATA_SECRET: str = (r"security-credentials|/token|identity|service-accounts|user-data|"
+                        r"169\.254\.170\.2|api/token|/keys|password|secret|attributes/|recursive=true|credentials")
+
+QUIET: frozenset[str] = frozenset("""
+wc md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum sum ls stat test [ [[ true false
+du file touch mkdir chmod chown ssh-add ssh-keygen readlink realpath basename dirname rm : sleep
+""".split())
+
+HOST_ESCAPE: str = (r"^/proc/(?:\d+|[*?\[][^/]*|\$[^/]*|\x00[^/]*)/(?:root|cwd)(?:/|$)|"
+                    r"^/proc/sysrq-trigger$")
+
+FS_DEBUGGERS: frozenset[str] = frozenset("""
+debugfs xfs_db xfs_io e2image fsdb icat fls istat ifind ffind blkcat blkls jcat jls ntfscat ntfsls
+ntfsfix ntfsclone zdb btrfs-select-super dumpe2fs e2fsck fsck fsck.ext4 fsck.ext3 fsck.ext2 fsck.xfs
+xfs_repair tune2fs resize2fs debugreiserfs partclone.ext4 ext4magic extundelete photorec testdisk
+""".split())
+DEVICE_INFO: frozenset[str] = frozenset("""
+lsblk blkid findmnt df fdisk sfdisk parted smartctl hdparm udevadm lsof stat ls file test [ [[ mount readlink realpath
+umount losetup cryptsetup pvs lvs vgs pvdisplay lvdisplay vgdisplay nvme mdadm dmsetup
+""".split())
+BLOCK_DEVICE: str = r"^/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|disk/|rdisk\d|md\d|dm-\d|" \
+                    r"mapper/|" \
+                    r"loop\d|root$|mem$|kmem$|port$)"
+
+PROC_SECRET: str = r"^/proc/[^/]*\x00[^/]*/(?:environ|mem|maps)$"
+"""Another process's environment or memory, its pid known only at run time (`/proc/$(pgrep x)/environ`)."""
+REMOTE_EXEC: dict[str, str] = {"kubectl": "--", "oc": "--", "docker": "exec", "podman": "exec", "nerdctl": "exec",
+                               "ssh": "host"}
+"""Programs that run a command elsewhere and print its output here: its secrets are sources too."""
+
+POD_ESCAPE: str = (r"[\"']?(?:hostPID|hostNetwork|hostIPC|privileged|allowPrivilegeEscalation)[\"']?\s*:\s*"
+                   r"[\"']?true|[\"']?hostPath[\"']?\s*:|[\"']?add[\"']?\s*:\s*\[?[^\]\n]*"
+                   r"(?:SYS_ADMIN|ALL|SYS_PTRACE|SYS_MODULE)|nsenter|(?i:badPods|everything-allowed|"
+                   r"priv-and-hostpid|hostpid-exec|hostnetwork-exec|hostpath-exec)")
+KUBE_PROGS: frozenset[str] = frozenset({"kubectl", "oc", "microk8s.kubectl", "k3s", "kubecolor"})
+# fmt: on
+
+CODE_SENDS: str = (r"urlopen|urllib|\brequests\b|httpx|aiohttp|http\.client|HTTPConnection|fetch\(|axios|"
+                   r"https?\.(?:get|request)\(|XMLHttpRequest|HTTP::Tiny|LWP|Net::HTTP|open-uri|Faraday|"
+                   r"HTTParty|RestClient|file_get_contents\(\s*[\"']https?:|curl_init|dns\.|gethostbyname|"
+                   r"getaddrinfo|smtplib|Net::SMTP|ftplib|paramiko|websocket")
+CODE_ENV: str = (r"os\.environ(?!\s*(?:\.get\b|\[|\.setdefault|\.pop|\.update|\.copy\(\)\s*\[|=[^=]))|"
+                 r"\bdict\(\s*environ\b|\benviron\.(?:items|copy|keys|values)\(|os\.getenvb?\(\s*\)|"
+                 r"process\.env(?!\s*(?:\.\w|\[|\?\.|=[^=]))|%ENV\b|\bENV\.(?:to_h|to_a|to_hash|inspect|each|"
+                 r"map|keys|values|select|filter_map|sort)\b|\bENV\s*\)|\$_ENV\b(?!\s*\[)|"
+                 r"\$_SERVER\b(?!\s*\[)|\bgetenv\(\s*\)|System\.getenv\(\s*\)|Sys\.getenv\(\s*\)|"
+                 r"/proc/self/environ|Deno\.env\.toObject|Bun\.env(?!\.\w)")
+CODE_SECRETS: str = (r"\.ssh/id_|\.aws/credentials|\.netrc\b|\.git-credentials|\.docker/config\.json|"
+                     r"\.kube/config|logins\.json|key4\.db|Login Data|\.config/gcloud|\.pgpass|\.pypirc|"
+                     r"\.vault-token|\.config/gh/hosts|/etc/shadow|/var/run/secrets/|"
+                     r"\.password-store|\.local/share/keyrings|"
+                     r"(?:popen|check_output|getoutput|run|call|execSync|exec|spawnSync|system|qx|`)\s*\(?\s*\[?\s*"
+                     r"[\"'](?:env|printenv|set|export -p)[\"']|gh[\"', ]+auth[\"', ]+token|print-access-token|"
+                     r"get-access-token|export-credentials|credential[\"', ]+fill|find-generic-password|"
+                     r"secret-tool[\"', ]+lookup")
