@@ -142,7 +142,7 @@ def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
 
 def refresh_confidences(store: MemoryStore) -> None:
     """Rewrite each listed rule line whose confidence is not the value in force now (it fades with idle time)."""
-    listed = store.manifest().rules
+    listed = store.listed().rules
     if not listed:
         return
     record, now = store.line_record(), store.clock()

@@ -96,6 +96,9 @@ class MemoryStore:
         self._files = ""
         self._engine = ""
         """`_engine_files()` when the last session left the index open."""
+        self._engine_paths: list[str] = []
+        self._dirty_engine = True
+        """Whether the engine may have added or removed files since `_engine_paths` was listed."""
         self._dirty = False
         """Whether this session wrote markdown or the index (then its end records a new state)."""
         self._watch: FolderWatch | None = None
@@ -165,7 +168,8 @@ class MemoryStore:
 
     def _keep_open(self) -> None:
         """Leave the index open a short while; then release it, so other processes can load it."""
-        self._engine = self._engine_files()
+        self._engine = self._engine_files(None if self._dirty_engine or not self._engine_paths else self._engine_paths)
+        self._dirty_engine = False
         timer = threading.Timer(KEEP_OPEN_S, self._release_idle)
         timer.daemon = True
         self._release = timer
@@ -179,6 +183,7 @@ class MemoryStore:
 
     def _close_index(self) -> None:
         self._seen = None
+        self._dirty_engine = True
         try:
             self.index.close()
         except Exception as e:  # the engine raises plain errors; the next session reloads and checks
@@ -212,14 +217,17 @@ class MemoryStore:
             self._watch = FolderWatch.start([self.lessons_dir, self.rules_dir, self.runs_dir])
             self._watch_ok = self._watch is not None
         moved = self._watch.changed() if self._watch is not None else True
-        if self._seen is not None and state == self._seen and not moved and self._engine == self._engine_files():
+        if self._seen is not None and state == self._seen and not moved \
+                and self._engine == self._engine_files(self._engine_paths):
             return  # the open index is current
         try:
-            if self._seen is not None and (state != self._seen or self._engine != self._engine_files()):
+            changed = self._seen is not None and self._engine != self._engine_files(self._engine_paths)
+            if self._seen is not None and (state != self._seen or changed):
                 self._close_index()  # another process (or a person) changed it since: load it afresh
             if self._seen is None:
                 _take_over(self)
             self.index.open()
+            self._dirty_engine = True
             self._files = self.fingerprint()
             if state is None or state != self._state(self.index.count()):
                 log.info("memory index is stale or unrecorded; rebuilding from markdown")
@@ -233,19 +241,26 @@ class MemoryStore:
             self.rebuild()
             self._save_state()
 
-    def _engine_files(self) -> str:
-        """The index engine's own files (name, size, mtime): between sessions nothing but another hand changes them."""
+    def _engine_files(self, paths: list[str] | None = None) -> str:
+        """The index engine's own files (name, size, mtime, inode): between sessions only another hand changes them.
+
+        With `paths` (the files found when the index was left open) only those are checked: a file
+        rewritten, truncated or removed shows; listing the folders again is left to a session that wrote.
+        """
+        if paths is None:
+            paths = []
+            for folder, dirs, files in os.walk(self.root / ".index"):
+                dirs.sort()
+                paths += [os.path.join(folder, n) for n in sorted(files) if n != "state.json"]
+            self._engine_paths = paths
         h = hashlib.sha256()
-        for folder, dirs, files in os.walk(self.root / ".index"):
-            dirs.sort()
-            for name in sorted(files):
-                if name == "state.json":
-                    continue
-                try:
-                    st = os.stat(os.path.join(folder, name))
-                except OSError:
-                    continue
-                h.update(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}\n".encode())
+        for path in paths:
+            try:
+                st = os.stat(path)
+            except OSError:
+                h.update(f"{path}:gone\n".encode())
+                continue
+            h.update(f"{path}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}\n".encode())
         return h.hexdigest()
 
     def _state(self, count: int) -> dict[str, object]:
@@ -255,6 +270,7 @@ class MemoryStore:
     def _save_state(self) -> None:
         """Record the index as current: flushed, with the markdown's fingerprint as the session leaves it."""
         self.index.flush()
+        self._dirty_engine = True
         if self._watch is not None:
             self._watch.changed()  # this session's own writes: the fingerprint below takes them in
         self._files = self.fingerprint()
@@ -435,6 +451,10 @@ class MemoryStore:
     def manifest(self) -> Manifest:
         """What MEMORY.md lists; without the file, every live item (a copy the caller may change)."""
         return self._manifest().model_copy(deep=True)
+
+    def listed(self) -> Manifest:
+        """What MEMORY.md lists, shared and cached while the file is unchanged: read it, never change it."""
+        return self._manifest()
 
     def _manifest(self) -> Manifest:
         try:
