@@ -16,6 +16,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -90,7 +91,9 @@ class MemoryStore:
         """Whether the last session had to rebuild the index."""
         self._guard = threading.RLock()
         """Guards the session depth and the index's open/close against the idle-release timer."""
-        self._release: threading.Timer | None = None
+        self._releaser: threading.Thread | None = None
+        self._deadline = 0.0
+        """When (time.monotonic) the idle index is released."""
         self._seen: dict[str, object] | None = None
         """state.json as this process last read or wrote it while the index stayed open; None once closed."""
         self._files = ""
@@ -139,9 +142,6 @@ class MemoryStore:
         try:
             with self._guard:
                 self._depth += 1
-                if self._release is not None:
-                    self._release.cancel()
-                    self._release = None
             try:
                 if self._depth == 1:
                     self._dirty = False
@@ -167,19 +167,14 @@ class MemoryStore:
             self._lock.release()
 
     def _keep_open(self) -> None:
-        """Leave the index open a short while; then release it, so other processes can load it."""
+        """Leave the index open a short while; then release it, so other processes can load it. Call under _guard."""
         self._engine = self._engine_files(None if self._dirty_engine or not self._engine_paths else self._engine_paths)
         self._dirty_engine = False
-        timer = threading.Timer(KEEP_OPEN_S, self._release_idle)
-        timer.daemon = True
-        self._release = timer
-        timer.start()
-
-    def _release_idle(self) -> None:
-        with self._guard:
-            if self._depth == 0 and self._release is threading.current_thread():
-                self._release = None
-                self._close_index()
+        self._deadline = time.monotonic() + KEEP_OPEN_S
+        if self._releaser is None:  # one thread per burst of sessions: it ends once it has closed the index
+            self._releaser = threading.Thread(target=_release_when_idle, args=(weakref.ref(self),), daemon=True,
+                                              name="tether-memory-index-release")
+            self._releaser.start()
 
     def _close_index(self) -> None:
         self._seen = None
@@ -192,9 +187,7 @@ class MemoryStore:
     def close(self) -> None:
         """Release the index and the folder watch now (also done when the store is collected or at exit)."""
         with self._guard:
-            if self._release is not None:
-                self._release.cancel()
-                self._release = None
+            self._deadline = 0.0
             if self._depth == 0:
                 self._close_index()
             if self._watch is not None:
@@ -554,11 +547,25 @@ def _take_over(store: MemoryStore) -> None:
     if holder is not None and holder is not store:
         with holder._guard:
             if holder._depth == 0:
-                if holder._release is not None:
-                    holder._release.cancel()
-                    holder._release = None
+                holder._deadline = 0.0
                 holder._close_index()
     _HOLDERS[key] = weakref.ref(store)
+
+
+def _release_when_idle(ref: weakref.ref[MemoryStore]) -> None:
+    """The release thread: close the store's index once no session used it for KEEP_OPEN_S, then end."""
+    while True:
+        store = ref()
+        if store is None:
+            return
+        with store._guard:
+            wait = store._deadline - time.monotonic()
+            if wait <= 0 and store._depth == 0:
+                store._close_index()
+                store._releaser = None
+                return
+        del store  # no strong reference while asleep: a dropped store is collected (and its index closed)
+        time.sleep(max(wait, 0.02))
 
 
 def _shut(index: LessonIndex, guard: threading.RLock) -> None:
