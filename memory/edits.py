@@ -27,7 +27,12 @@ lines became editable, or the record was lost) is a person's edit only when
 it is not the store's rendering and MEMORY.md is newer than the item's file;
 otherwise the file wins. With `refresh` (the index was rebuilt because
 markdown changed behind the store's back), unedited lines are rewritten from
-their files, so a hand-edited lessons/<id>.md shows in MEMORY.md too.
+their files, so a hand-edited lessons/<id>.md shows in MEMORY.md too; a
+lesson whose title or insight no longer says what its line (written by the
+store) said was edited by hand in its file: that edit gets the same history
+entry as a MEMORY.md edit (reason "edited by a person in lessons/<id>.md",
+the replaced text in `before`) and pins the lesson, unless the file's own
+history explains the change.
 """
 
 from __future__ import annotations
@@ -65,6 +70,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 Kind = Literal["lessons", "rules"]
+FILE_EDIT = "edited by a person in lessons/{id}.md"
+"""Reason of the history entry a hand edit of a lesson file gets (verdict `edited`: the lesson is pinned)."""
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 """An id a person may give a lesson in MEMORY.md: it becomes a file name under lessons/, never a path."""
 
@@ -199,6 +206,9 @@ def _settle(store: MemoryStore, kind: Kind, item_id: str, line: str, recorded: s
         rule_line(item, confidence=current_confidence(item, store.config, store.clock()))
     file = store.lesson_path(item_id) if kind == "lessons" else store.rules_dir / f"{item_id}.md"
     file_wins = recorded is None and file.stat().st_mtime_ns > listed_at  # no record: the newer side wins
+    if isinstance(item, Lesson) and recorded == line_digest(line) and not is_generated(line, item) \
+            and _pin_file_edit(store, item, line):
+        return True
     if recorded == line_digest(line) or is_generated(line, item) or file_wins:
         _rewrite(store, kind, item_id, line, generated, adopted)
         return False
@@ -220,6 +230,27 @@ def _settle(store: MemoryStore, kind: Kind, item_id: str, line: str, recorded: s
             return False
         store.save_rule(item.model_copy(update={"text": text, "edited": now}), applying_edit=True)
     log.info("applied a person's MEMORY.md edit to %s", item_id)
+    return True
+
+
+def _pin_file_edit(store: MemoryStore, item: Lesson, line: str) -> bool:
+    """Record a hand edit of lessons/<id>.md as a person's edit (history entry, pinned); True when it was one.
+
+    The store wrote `line` from the file, so a title or insight that differs from it was changed in the
+    file behind the store, unless the file's own history explains the change (a write of the store cut
+    short before MEMORY.md, or an older version of the file checked out with its history).
+    """
+    old_title, old_insight = edited_lesson(line, item)
+    if not old_insight or (old_title, old_insight) == (one_line(item.title), one_line(item.insight)):
+        return False
+    if any(h.before and one_line(h.before) == old_insight for h in item.history):
+        return False
+    now = store.clock()
+    revision = Revision(at=now, run_id="", verdict=EDITED, status="accepted", reason=FILE_EDIT.format(id=item.id),
+                        before=old_insight, before_applicability=item.applicability)
+    store.save_lesson(item.model_copy(update={"history": [*item.history, revision], "revised": now,
+                                              "revision_count": item.revision_count + 1}), applying_edit=True)
+    log.info("recorded a person's edit of lessons/%s.md (the lesson is pinned)", item.id)
     return True
 
 

@@ -234,3 +234,26 @@ def test_a_line_added_while_a_run_writes_is_kept_and_adopted_next(cycle: MemoryC
         store.save_lesson(lesson.model_copy(update={"insight": "Put the largest numbers first, checked."}))
         assert f"- {ADDED}" in store.manifest_path.read_text()  # the store's write kept it
     assert [x.source_run for x in cycle.read("merge spreadsheets").lessons] == [""]
+
+
+def test_a_hand_edited_lesson_file_is_pinned_and_revisions_only_propose(cycle: MemoryCycle, scripted,
+                                                                         clock: Clock) -> None:
+    lesson_id = learn_desc(cycle, scripted)
+    store = cycle.store
+    assert cycle.read(ASC_GOAL).lesson_ids == [lesson_id]  # the index is open in this process from here on
+    clock.advance(hours=1)
+    path = store.lesson_path(lesson_id)
+    path.write_text(path.read_text().replace(OLD, NEW))  # in an editor, between two recalls
+    assert cycle.read(ASC_GOAL).lessons[0].insight == NEW
+    lesson = store.load_lesson(lesson_id)
+    assert lesson.pinned and [(h.verdict, h.before, h.at) for h in lesson.history] == [("edited", OLD, clock())]
+    assert read_manifest(store.manifest_path).lessons[lesson_id].endswith(f"{NEW} (success)")
+    assert "edited by a person in lessons/" in show_item(store, lesson_id)["revisions"][0]["reason"]
+
+    clock.advance(hours=1)
+    outdated = {"verdict": "outdated", "evidence": [SOURCE_QUOTE], "lesson": "Sort numbers somehow else."}
+    step = revise(cycle, scripted, lesson_id, outdated, "run-o", "failure")
+    assert (step.status, step.verdict) == ("proposed", "outdated"), step.detail
+    lesson = store.load_lesson(lesson_id)
+    assert lesson.insight == NEW and lesson.pending[0].proposed == "Sort numbers somehow else."
+    assert len([h for h in lesson.history if h.verdict == "edited"]) == 1, "the store's own write is no edit"
