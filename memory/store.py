@@ -291,11 +291,18 @@ class MemoryStore:
         """
         h = hashlib.sha256()
         for folder in (self.lessons_dir, self.rules_dir):
+            entries = []
             try:
                 with os.scandir(folder) as it:
-                    entries = sorted((e.name, e.stat()) for e in it if e.name.endswith(".md") and e.is_file())
+                    for e in it:
+                        if e.name.endswith(".md") and e.is_file():
+                            try:
+                                entries.append((e.name, e.stat()))
+                            except FileNotFoundError:
+                                continue  # removed while listed: as if listed a moment later
             except FileNotFoundError:
-                entries = []
+                pass
+            entries.sort(key=lambda x: x[0])
             h.update(f"{folder.name}/\n".encode())
             h.update("".join(f"{n}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}\n" for n, st in entries).encode())
         try:

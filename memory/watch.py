@@ -119,3 +119,6 @@ class FolderWatch:
         if self._fd >= 0:
             fd, self._fd = self._fd, -1
             os.close(fd)
+
+    def __del__(self) -> None:  # a dropped store's watch gives its descriptor (and inotify instance) back
+        self.close()
