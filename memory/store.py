@@ -50,7 +50,7 @@ from tether.memory.watch import FolderWatch
 log = logging.getLogger(__name__)
 STATE_VERSION = 2
 KEEP_OPEN_S = 0.5
-RELOAD_AFTER = 50
+RELOAD_AFTER = 12
 """Writing sessions after which the open index is closed (and loaded afresh by the next session).
 
 Measured with Qdrant Edge: searches slow down with the updates made through one loaded shard (after
