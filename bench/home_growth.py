@@ -137,10 +137,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--at", type=int, default=50, help="the early point recall is compared with")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="generate the home in this (new) folder and keep it, to profile or inspect afterwards")
     args = parser.parse_args()
     rng = random.Random(20)
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    with tempfile.TemporaryDirectory() as d:
+    with tempfile.TemporaryDirectory() as tmp:
+        d = str(args.keep.resolve()) if args.keep else tmp
         home = Path(d) / "home"
         config = load_config(home, environ={}, cwd=Path(d))
         cycle = MemoryCycle(config.memory_dir, config.memory, clock=lambda: now)

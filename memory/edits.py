@@ -27,7 +27,12 @@ lines became editable, or the record was lost) is a person's edit only when
 it is not the store's rendering and MEMORY.md is newer than the item's file;
 otherwise the file wins. With `refresh` (the index was rebuilt because
 markdown changed behind the store's back), unedited lines are rewritten from
-their files, so a hand-edited lessons/<id>.md shows in MEMORY.md too.
+their files, so a hand-edited lessons/<id>.md shows in MEMORY.md too; a
+lesson whose title or insight no longer says what its line (written by the
+store) said was edited by hand in its file: that edit gets the same history
+entry as a MEMORY.md edit (reason "edited by a person in lessons/<id>.md",
+the replaced text in `before`) and pins the lesson, unless the file's own
+history explains the change.
 """
 
 from __future__ import annotations
@@ -65,6 +70,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 Kind = Literal["lessons", "rules"]
+PERSON_AT = "person:"
+"""Line-record value of a person's own line: its line index (a person line's text is never the store's)."""
+FILE_EDIT = "edited by a person in lessons/{id}.md"
+"""Reason of the history entry a hand edit of a lesson file gets (verdict `edited`: the lesson is pinned)."""
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 """An id a person may give a lesson in MEMORY.md: it becomes a file name under lessons/, never a path."""
 
@@ -142,7 +151,7 @@ def apply_line_edits(store: MemoryStore, refresh: bool = False) -> list[str]:
 
 def refresh_confidences(store: MemoryStore) -> None:
     """Rewrite each listed rule line whose confidence is not the value in force now (it fades with idle time)."""
-    listed = store.manifest().rules
+    listed = store.listed().rules
     if not listed:
         return
     record, now = store.line_record(), store.clock()
@@ -168,9 +177,17 @@ def person_lesson(text: str, now: datetime) -> Lesson:
 
 
 def _adopt_added(store: MemoryStore, manifest: Manifest) -> list[str]:
-    """Make sure each line a person added has its person lesson (written, indexed, live); the line stays as is."""
+    """Make sure each line a person added has its person lesson (written, indexed, live); the line stays as is.
+
+    A person line whose text was changed in place (the line at the same position listed another
+    person lesson, whose text is now nowhere in the file) is that lesson reworded (`_reword`).
+    """
     now, made = store.clock(), []
-    for _, text in manifest.added:
+    record = store.line_record()
+    gone = {int(v.removeprefix(PERSON_AT)): k.split("/", 1)[1] for k, v in record.items()
+            if v.startswith(PERSON_AT) and v.removeprefix(PERSON_AT).isdigit() and k.split("/", 1)[1]
+            not in manifest.lessons}
+    for n, text in manifest.added:
         lesson = person_lesson(text, now)
         if manifest.person.get(lesson.id) is None:
             continue  # the same text twice: one lesson
@@ -183,12 +200,52 @@ def _adopt_added(store: MemoryStore, manifest: Manifest) -> list[str]:
             continue
         if current is not None and current.status == "live":
             continue
+        if current is None and n in gone and _reword(store, gone.pop(n), lesson, now):
+            made.append(lesson.id)
+            continue
         if current is not None:  # the same text added again after it was retired: revived
             lesson = current.model_copy(update={"status": "live"})
         store.save_lesson(lesson)  # its own line lists it; MEMORY.md is not rewritten
         made.append(lesson.id)
         log.info("a line added to MEMORY.md became lesson %s", lesson.id)
+    _record_person_lines(store, manifest)
     return made
+
+
+def _reword(store: MemoryStore, old_id: str, new: Lesson, now: datetime) -> bool:
+    """Give the person lesson `old_id` the text of its edited line: one lesson, its id the new text's, history kept."""
+    try:
+        old = store.load_lesson(old_id)
+    except (UnknownMemoryItemError, StateFileError):
+        return False
+    if old.author != "person" or old.status != "live":
+        return False
+    revision = Revision(at=now, run_id="", verdict=EDITED, status="accepted", before=old.insight,
+                        before_applicability=old.applicability,
+                        reason=f"{PERSON_EDIT} (its own line reworded; the lesson was {old.id})")
+    archive = store.history_path(old.id)
+    if archive.is_file():  # the archived history moves with the lesson
+        text = read_text(archive).replace(old.id, new.id)
+        write_atomic(store.history_path(new.id), text)
+    store.save_lesson(old.model_copy(update={
+        "id": new.id, "title": new.title, "insight": new.insight, "history": [*old.history, revision],
+        "revised": now, "revision_count": old.revision_count + 1}))
+    store.delete_lesson(old.id)
+    log.info("a person's MEMORY.md line was reworded: lesson %s is now %s", old.id, new.id)
+    return True
+
+
+def _record_person_lines(store: MemoryStore, manifest: Manifest) -> None:
+    """Note where each person line is (`person:<line index>`), so a line reworded in place is known next time."""
+    record = store.line_record()
+    mine = {f"lessons/{pid}": f"{PERSON_AT}{n}" for pid, n in manifest.person.items()}
+    if {k: v for k, v in record.items() if v.startswith(PERSON_AT)} == mine:
+        return
+    try:
+        write_record(store.lines_path, manifest, {k: v for k, v in record.items()
+                                                  if not v.startswith(PERSON_AT)} | mine)
+    except StateFileError as e:  # a full disk: a reworded line then makes a new lesson, as before
+        log.warning("person lines not recorded: %s", e)
 
 
 def _settle(store: MemoryStore, kind: Kind, item_id: str, line: str, recorded: str | None,
@@ -199,6 +256,9 @@ def _settle(store: MemoryStore, kind: Kind, item_id: str, line: str, recorded: s
         rule_line(item, confidence=current_confidence(item, store.config, store.clock()))
     file = store.lesson_path(item_id) if kind == "lessons" else store.rules_dir / f"{item_id}.md"
     file_wins = recorded is None and file.stat().st_mtime_ns > listed_at  # no record: the newer side wins
+    if isinstance(item, Lesson) and recorded == line_digest(line) and not is_generated(line, item) \
+            and _pin_file_edit(store, item, line):
+        return True
     if recorded == line_digest(line) or is_generated(line, item) or file_wins:
         _rewrite(store, kind, item_id, line, generated, adopted)
         return False
@@ -220,6 +280,27 @@ def _settle(store: MemoryStore, kind: Kind, item_id: str, line: str, recorded: s
             return False
         store.save_rule(item.model_copy(update={"text": text, "edited": now}), applying_edit=True)
     log.info("applied a person's MEMORY.md edit to %s", item_id)
+    return True
+
+
+def _pin_file_edit(store: MemoryStore, item: Lesson, line: str) -> bool:
+    """Record a hand edit of lessons/<id>.md as a person's edit (history entry, pinned); True when it was one.
+
+    The store wrote `line` from the file, so a title or insight that differs from it was changed in the
+    file behind the store, unless the file's own history explains the change (a write of the store cut
+    short before MEMORY.md, or an older version of the file checked out with its history).
+    """
+    old_title, old_insight = edited_lesson(line, item)
+    if not old_insight or (old_title, old_insight) == (one_line(item.title), one_line(item.insight)):
+        return False
+    if any(h.before and one_line(h.before) == old_insight for h in item.history):
+        return False
+    now = store.clock()
+    revision = Revision(at=now, run_id="", verdict=EDITED, status="accepted", reason=FILE_EDIT.format(id=item.id),
+                        before=old_insight, before_applicability=item.applicability)
+    store.save_lesson(item.model_copy(update={"history": [*item.history, revision], "revised": now,
+                                              "revision_count": item.revision_count + 1}), applying_edit=True)
+    log.info("recorded a person's edit of lessons/%s.md (the lesson is pinned)", item.id)
     return True
 
 

@@ -3,6 +3,7 @@
 Parts: `MemoryStoreError` (the markdown corpus cannot be read or written),
 `UnknownMemoryItemError` (an id names no lesson, rule or run),
 `IndexUnavailableError` (the derived index cannot be opened or is corrupt),
+`IndexBusyError` (another process holds the index engine; never a reason to rebuild),
 `DenseUnavailableError` (dense embeddings asked for but the extra is absent).
 """
 
@@ -23,3 +24,7 @@ class IndexUnavailableError(TetherError, RuntimeError):
 
 class DenseUnavailableError(ConfigError, ImportError):
     """memory.dense = true but the optional embedding package is not installed."""
+
+
+class IndexBusyError(MemoryStoreError):
+    """Another process holds the index engine open past the wait; nothing is rebuilt or lost."""

@@ -30,6 +30,8 @@ Without an embedder it is BM25 alone. Sparse vectors are stored in every mode.""
 SPARSE = "bm25"
 DENSE = "dense"
 RRF_K = 60
+BUSY_WAIT_S = 30.0
+"""How long `open` waits for an engine another process holds open (it releases it soon after its session)."""
 _NS = uuid.UUID("6f1c1d1e-7e62-4c1b-9a52-0d5a8f7c3b10")
 
 
@@ -77,6 +79,10 @@ class LessonIndex(Protocol):
 
     def reset(self) -> None:
         """Drop everything and leave an empty, open index."""
+        ...
+
+    def flush(self) -> None:
+        """Make every update so far durable, keeping the engine open."""
         ...
 
     def close(self) -> None:

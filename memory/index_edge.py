@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,8 @@ import qdrant_edge as qe
 
 from tether.memory.config import MemoryConfig
 from tether.memory.dense import Embedder
-from tether.memory.errors import IndexUnavailableError
-from tether.memory.index import DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, SearchMode, point_id
+from tether.memory.errors import IndexBusyError, IndexUnavailableError
+from tether.memory.index import BUSY_WAIT_S, DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, SearchMode, point_id
 from tether.memory.text import sparse_document, sparse_query
 
 _BATCH = 512
@@ -99,12 +100,21 @@ class EdgeIndex:
             msg = f"no edge index at {self.path}"
             raise IndexUnavailableError(msg)
         ensure_space(self.path, _holes(self.path) + HEADROOM)
-        try:
-            shard = qe.EdgeShard.load(str(self.path), self._config())
-            shard.info()
-        except Exception as e:  # the engine raises plain errors for every kind of damage
-            msg = f"edge index at {self.path} cannot be loaded ({e}); it will be rebuilt from markdown"
-            raise IndexUnavailableError(msg) from e
+        deadline = time.monotonic() + BUSY_WAIT_S
+        while True:
+            try:
+                shard = qe.EdgeShard.load(str(self.path), self._config())
+                shard.info()
+                break
+            except Exception as e:  # the engine raises plain errors for every kind of damage
+                if "WouldBlock" not in str(e):
+                    msg = f"edge index at {self.path} cannot be loaded ({e}); it will be rebuilt from markdown"
+                    raise IndexUnavailableError(msg) from e
+                if time.monotonic() > deadline:  # never rebuilt: that would remove the files another process uses
+                    msg = (f"the memory index at {self.path} is held by another tether process for over "
+                           f"{BUSY_WAIT_S:.0f} s; try again when it has finished")
+                    raise IndexBusyError(msg) from e
+                time.sleep(0.02)  # another process holds it open between its sessions: released within KEEP_OPEN_S
         self._shard = shard
         try:
             self._index_kind()
@@ -146,6 +156,10 @@ class EdgeIndex:
         """Keyword index on `kind` (every search filters on it); added to shards made before it existed."""
         if "kind" not in self.shard.info().payload_schema:
             self.shard.update(qe.UpdateOperation.create_field_index("kind", qe.PayloadSchemaType.Keyword))
+
+    def flush(self) -> None:
+        if self._shard is not None:
+            self._shard.flush()
 
     def close(self) -> None:
         if self._shard is not None:

@@ -7,6 +7,7 @@ hybrid by RRF) as the edge backend, so the two answer alike; a server is the pat
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,8 @@ from qdrant_client import QdrantClient, models
 
 from tether.memory.config import MemoryConfig
 from tether.memory.dense import Embedder
-from tether.memory.errors import IndexUnavailableError
-from tether.memory.index import DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, SearchMode, point_id
+from tether.memory.errors import IndexBusyError, IndexUnavailableError
+from tether.memory.index import BUSY_WAIT_S, DENSE, RRF_K, SPARSE, IndexDoc, IndexHit, Kind, SearchMode, point_id
 from tether.memory.text import sparse_document, sparse_query
 
 _BATCH = 512
@@ -44,14 +45,22 @@ class QdrantIndex:
         return self._client
 
     def _connect(self) -> QdrantClient:
-        try:
-            if self.url is not None:
-                return QdrantClient(url=self.url, timeout=10)
-            return QdrantClient(path=str(self.path))
-        except Exception as e:  # local mode raises plain errors on a damaged folder
-            where = self.url or self.path
-            msg = f"qdrant index at {where} cannot be opened ({e}); it will be rebuilt from markdown"
-            raise IndexUnavailableError(msg) from e
+        deadline = time.monotonic() + BUSY_WAIT_S
+        while True:
+            try:
+                if self.url is not None:
+                    return QdrantClient(url=self.url, timeout=10)
+                return QdrantClient(path=str(self.path))
+            except Exception as e:  # local mode raises plain errors on a damaged folder
+                where = self.url or self.path
+                if "already accessed" not in str(e):
+                    msg = f"qdrant index at {where} cannot be opened ({e}); it will be rebuilt from markdown"
+                    raise IndexUnavailableError(msg) from e
+                if time.monotonic() > deadline:  # never rebuilt: another process uses the folder
+                    msg = (f"the memory index at {where} is held by another tether process for over "
+                           f"{BUSY_WAIT_S:.0f} s; try again when it has finished")
+                    raise IndexBusyError(msg) from e
+                time.sleep(0.02)  # held open between another process's sessions: released shortly
 
     def open(self) -> None:
         if self._client is not None:
@@ -86,6 +95,9 @@ class QdrantIndex:
         if self.url is not None:  # local mode ignores payload indexes and warns
             client.create_payload_index(self.collection, "kind", models.PayloadSchemaType.KEYWORD)
         self._client = client
+
+    def flush(self) -> None:
+        """Nothing to do: the client writes through on each call."""
 
     def close(self) -> None:
         if self._client is not None:

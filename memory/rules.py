@@ -55,7 +55,7 @@ def select_rules(
     Rules of the current project come first among equals.
     """
     cfg, now = store.config, store.clock()
-    listed = store.manifest().rules
+    listed = store.listed().rules
     live = []
     for r in store.rules():
         if r.status == "live" and r.id in listed:

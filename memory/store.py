@@ -13,7 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import shutil
+import threading
+import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -41,9 +45,19 @@ from tether.memory.lesson import (
 from tether.memory.manifest import Manifest, lesson_line, read_manifest, render_manifest, rule_line
 from tether.memory.rule import Rule, current_confidence, rule_from_markdown, rule_to_markdown
 from tether.memory.run import RunMeta, RunRecord, Turn, parse_turns, render_trajectory, trajectory_jsonl
+from tether.memory.watch import FolderWatch
 
 log = logging.getLogger(__name__)
-STATE_VERSION = 1
+STATE_VERSION = 2
+KEEP_OPEN_S = 0.5
+RELOAD_AFTER = 12
+"""Writing sessions after which the open index is closed (and loaded afresh by the next session).
+
+Measured with Qdrant Edge: searches slow down with the updates made through one loaded shard (after
+250 runs' worth in one process a search took ~7 ms, ~1 ms once reloaded), while a load rebuilds its
+in-memory index from the stored points; so a long-lived process reloads it now and then."""
+"""How long the index stays open after a session: long enough for a burst of sessions, short enough
+that another process waiting for the engine (which one process at a time may load) is not kept long."""
 GITIGNORE = """# Written by tether: everything here but markdown is derived or local state.
 # The index is rebuilt from the markdown (`tether memory rebuild`); the raw turns
 # are read back from trajectory.md when trajectory.jsonl is missing.
@@ -81,6 +95,26 @@ class MemoryStore:
         self._manifest_cache: tuple[tuple[int, int, int], Manifest] | None = None
         self.rebuilt = False
         """Whether the last session had to rebuild the index."""
+        self._guard = threading.RLock()
+        """Guards the session depth and the index's open/close against the idle-release timer."""
+        self._releaser: threading.Thread | None = None
+        self._deadline = 0.0
+        """When (time.monotonic) the idle index is released."""
+        self._seen: dict[str, object] | None = None
+        """state.json as this process last read or wrote it while the index stayed open; None once closed."""
+        self._files = ""
+        self._engine = ""
+        """`_engine_files()` when the last session left the index open."""
+        self._engine_paths: list[str] = []
+        self._dirty_engine = True
+        """Whether the engine may have added or removed files since `_engine_paths` was listed."""
+        self._dirty = False
+        """Whether this session wrote markdown or the index (then its end records a new state)."""
+        self._writes = 0
+        """Sessions that wrote since the index was loaded (see RELOAD_AFTER)."""
+        self._watch: FolderWatch | None = None
+        self._watch_ok = True
+        weakref.finalize(self, _shut, self.index, self._guard)
 
     def _write_gitignore(self) -> None:
         """Ship a `.gitignore` for what is derived, so the folder can be a git repository of markdown."""
@@ -102,63 +136,180 @@ class MemoryStore:
     # -- session: lock + index -------------------------------------------------
     @contextmanager
     def session(self) -> Iterator[MemoryStore]:
-        """Hold the root lock with the index open; nested sessions share the outer one."""
+        """Hold the root lock with the index open; nested sessions share the outer one.
+
+        The index stays open after the session for `KEEP_OPEN_S` (see `_keep_open`), so a burst of
+        sessions in one process (a recall, the after-run cycle) loads the engine once.
+        """
         try:
             self._lock.acquire()
         except OSError as e:
             msg = f"cannot lock the memory folder {self.root}: {e.strerror or e}; check that it is writable"
             raise MemoryStoreError(msg) from e
+        clean = False
         try:
-            self._depth += 1
+            with self._guard:
+                self._depth += 1
             try:
                 if self._depth == 1:
+                    self._dirty = False
                     self._open_index()
                     self._ensure_manifest()
                     apply_line_edits(self, refresh=self.rebuilt)
                     refresh_confidences(self)
                 yield self
-                if self._depth == 1:
+                if self._depth == 1 and self._dirty:
                     # Only a session that ended cleanly records the index as current; after an
                     # error or a signal the fingerprint check decides at the next session.
                     self._save_state()
+                clean = True
             finally:
-                self._depth -= 1
-                if self._depth == 0:
-                    self.index.close()
+                with self._guard:
+                    self._depth -= 1
+                    if self._depth == 0:
+                        if clean and self._writes < RELOAD_AFTER:
+                            self._keep_open()
+                        else:  # the engine's state after an error is unknown: the next session loads it afresh
+                            self._close_index()
         finally:
             self._lock.release()
 
+    def _keep_open(self) -> None:
+        """Leave the index open a short while; then release it, so other processes can load it. Call under _guard."""
+        self._engine = self._engine_files(None if self._dirty_engine or not self._engine_paths else self._engine_paths)
+        self._dirty_engine = False
+        self._deadline = time.monotonic() + KEEP_OPEN_S
+        if self._releaser is None:  # one thread per burst of sessions: it ends once it has closed the index
+            self._releaser = threading.Thread(target=_release_when_idle, args=(weakref.ref(self),), daemon=True,
+                                              name="tether-memory-index-release")
+            self._releaser.start()
+
+    def _close_index(self) -> None:
+        self._seen = None
+        self._writes = 0
+        self._dirty_engine = True
+        try:
+            self.index.close()
+        except Exception as e:  # the engine raises plain errors; the next session reloads and checks
+            log.warning("memory index not closed cleanly: %s", e)
+
+    def close(self) -> None:
+        """Release the index and the folder watch now (also done when the store is collected or at exit)."""
+        with self._guard:
+            self._deadline = 0.0
+            if self._depth == 0:
+                self._close_index()
+            if self._watch is not None:
+                self._watch.close()
+                self._watch = None
+
     def _open_index(self) -> None:
+        """Open the index and check it reflects the markdown; rebuild it when it does not.
+
+        The check is skipped when this process kept the index open since its last session, no other
+        process recorded a change (state.json is what this process last saw) and the folder watch saw
+        no file change: then nothing can have changed (see docs/memory.md, "The index").
+        """
         self.rebuilt = False
         try:
-            self.index.open()
             state = json.loads(read_text(self.state_path)) if self.state_path.is_file() else None
-            if state != self._state(self.index.count()):
+        except (json.JSONDecodeError, OSError, MemoryStoreError):
+            state = None
+        if self._watch is None and self._watch_ok:
+            self._watch = FolderWatch.start([self.lessons_dir, self.rules_dir, self.runs_dir])
+            self._watch_ok = self._watch is not None
+        moved = self._watch.changed() if self._watch is not None else True
+        if self._seen is not None and state == self._seen and not moved \
+                and self._engine == self._engine_files(self._engine_paths):
+            return  # the open index is current
+        try:
+            changed = self._seen is not None and self._engine != self._engine_files(self._engine_paths)
+            if self._seen is not None and (state != self._seen or changed):
+                self._close_index()  # another process (or a person) changed it since: load it afresh
+            if self._seen is None:
+                _take_over(self)
+            self.index.open()
+            self._dirty_engine = True
+            self._files = self.fingerprint()
+            if state is None or state != self._state(self.index.count()):
                 log.info("memory index is stale or unrecorded; rebuilding from markdown")
                 self.rebuild()
+                self._save_state()
+            else:
+                self._seen = state
         except (IndexUnavailableError, json.JSONDecodeError, OSError) as e:
             fresh = not self.state_path.exists()
             (log.info if fresh else log.warning)("memory index unusable (%s); rebuilding from markdown", e)
             self.rebuild()
+            self._save_state()
+
+    def _engine_files(self, paths: list[str] | None = None) -> str:
+        """The index engine's own files (name, size, mtime, inode): between sessions only another hand changes them.
+
+        With `paths` (the files found when the index was left open) only those are checked: a file
+        rewritten, truncated or removed shows; listing the folders again is left to a session that wrote.
+        """
+        if paths is None:
+            paths = []
+            for folder, dirs, files in os.walk(self.root / ".index"):
+                dirs.sort()
+                paths += [os.path.join(folder, n) for n in sorted(files) if n != "state.json"]
+            self._engine_paths = paths
+        h = hashlib.sha256()
+        for path in paths:
+            try:
+                st = os.stat(path)
+            except OSError:
+                h.update(f"{path}:gone\n".encode())
+                continue
+            h.update(f"{path}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}\n".encode())
+        return h.hexdigest()
 
     def _state(self, count: int) -> dict[str, object]:
         return {"version": STATE_VERSION, "backend": self.index.name, "dense": self.config.uses_dense,
-                "count": count, "fingerprint": self.fingerprint()}
+                "count": count, "fingerprint": self._files}
 
     def _save_state(self) -> None:
-        write_atomic(self.state_path, json.dumps(self._state(self.index.count())))
+        """Record the index as current: flushed, with the markdown's fingerprint as the session leaves it."""
+        self.index.flush()
+        self._dirty_engine = True
+        if self._watch is not None:
+            self._watch.changed()  # this session's own writes: the fingerprint below takes them in
+        self._files = self.fingerprint()
+        state = self._state(self.index.count())
+        write_atomic(self.state_path, json.dumps(state))
+        self._seen = state
+        self._dirty = False
+        self._writes += 1
 
     def fingerprint(self) -> str:
-        """Digest of every indexed markdown file's name, size and mtime: changes when a person edits one."""
+        """Digest of the indexed markdown as files: every lesson and rule file, and the runs folder.
+
+        Each lesson and rule file counts by name, size, mtime and inode (an edit in place changes the
+        mtime, an atomic rewrite the inode); the runs folder by its own mtime and inode, which change
+        when a run folder is added or removed, so the cost does not grow with the number of runs.
+        """
         h = hashlib.sha256()
-        for folder, pattern in (
-            (self.lessons_dir, "*.md"),
-            (self.rules_dir, "*.md"),
-            (self.runs_dir, "*/trajectory.md"),
-        ):
-            for path in sorted(folder.glob(pattern)):
-                st = path.stat()
-                h.update(f"{path.relative_to(self.root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+        for folder in (self.lessons_dir, self.rules_dir):
+            entries = []
+            try:
+                with os.scandir(folder) as it:
+                    for e in it:
+                        if e.name.endswith(".md") and e.is_file():
+                            try:
+                                entries.append((e.name, e.stat()))
+                            except FileNotFoundError:
+                                continue  # removed while listed: as if listed a moment later
+            except FileNotFoundError:
+                pass
+            entries.sort(key=lambda x: x[0])
+            h.update(f"{folder.name}/\n".encode())
+            h.update("".join(f"{n}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}\n" for n, st in entries).encode())
+        try:
+            st = self.runs_dir.stat()
+            h.update(f"runs/:{st.st_mtime_ns}:{st.st_ino}\n".encode())
+        except FileNotFoundError:
+            pass
         return h.hexdigest()
 
     def rebuild(self) -> int:
@@ -168,7 +319,7 @@ class MemoryStore:
         docs += [self._rule_doc(r) for r in self.rules() if r.status == "live"]
         docs += [self._run_doc(m) for m in self.runs()]
         self.index.upsert(docs)
-        self.rebuilt = True
+        self.rebuilt = self._dirty = True
         return len(docs)
 
     # -- documents -------------------------------------------------------------
@@ -216,6 +367,7 @@ class MemoryStore:
             archive.parent.mkdir(exist_ok=True)
             old = read_text(archive) if archive.is_file() else ""
             write_atomic(archive, archive_markdown(lesson.id, old, moved))
+        self._dirty = True
         write_atomic(self.lesson_path(lesson.id), lesson_to_markdown(lesson))
         if lesson.status == "live":
             self.index.upsert([self._lesson_doc(lesson)])
@@ -225,6 +377,7 @@ class MemoryStore:
         self._relist("lessons", lesson.id, line, new=new, force=applying_edit)
 
     def delete_lesson(self, lesson_id: str) -> None:
+        self._dirty = True
         self.lesson_path(lesson_id).unlink(missing_ok=True)
         self.history_path(lesson_id).unlink(missing_ok=True)
         self.index.delete([("lesson", lesson_id)])
@@ -244,6 +397,7 @@ class MemoryStore:
 
     def save_rule(self, rule: Rule, *, new: bool = False, applying_edit: bool = False) -> None:
         """Write the rule, re-index it, and relist it (its line as for `save_lesson`)."""
+        self._dirty = True
         write_atomic(self.rules_dir / f"{rule.id}.md", rule_to_markdown(rule))
         if rule.status == "live":
             self.index.upsert([self._rule_doc(rule)])
@@ -253,6 +407,7 @@ class MemoryStore:
         self._relist("rules", rule.id, line if rule.status == "live" else None, new=new, force=applying_edit)
 
     def delete_rule(self, rule_id: str) -> None:
+        self._dirty = True
         (self.rules_dir / f"{rule_id}.md").unlink(missing_ok=True)
         self.index.delete([("rule", rule_id)])
         self._relist("rules", rule_id, None, new=False)
@@ -277,6 +432,7 @@ class MemoryStore:
 
     def save_run(self, record: RunRecord, meta: RunMeta) -> None:
         """Write runs/<id>/trajectory.md and trajectory.jsonl (raw turns) and index the run."""
+        self._dirty = True
         folder = self.run_dir(record.run_id)
         write_atomic(folder / "trajectory.jsonl", trajectory_jsonl(record))
         write_atomic(folder / "trajectory.md", render_trajectory(meta, record))
@@ -297,6 +453,7 @@ class MemoryStore:
         return [Turn.model_validate_json(line) for line in read_text(path).splitlines() if line.strip()]
 
     def delete_run(self, run_id: str) -> None:
+        self._dirty = True
         shutil.rmtree(self.run_dir(run_id), ignore_errors=True)
         self.index.delete([("run", run_id)])
 
@@ -304,6 +461,10 @@ class MemoryStore:
     def manifest(self) -> Manifest:
         """What MEMORY.md lists; without the file, every live item (a copy the caller may change)."""
         return self._manifest().model_copy(deep=True)
+
+    def listed(self) -> Manifest:
+        """What MEMORY.md lists, shared and cached while the file is unchanged: read it, never change it."""
+        return self._manifest()
 
     def _manifest(self) -> Manifest:
         try:
@@ -389,6 +550,48 @@ class MemoryStore:
 
 
 T = TypeVar("T")
+
+
+_HOLDERS: dict[str, weakref.ref[MemoryStore]] = {}
+"""Memory root -> the store of this process that last opened its index (it may hold it open idle)."""
+
+
+def _take_over(store: MemoryStore) -> None:
+    """Have another store of this process on the same root release the index now (the engine admits one)."""
+    key = str(store.root.resolve())
+    other = _HOLDERS.get(key)
+    holder = other() if other is not None else None
+    if holder is not None and holder is not store:
+        with holder._guard:
+            if holder._depth == 0:
+                holder._deadline = 0.0
+                holder._close_index()
+    _HOLDERS[key] = weakref.ref(store)
+
+
+def _release_when_idle(ref: weakref.ref[MemoryStore]) -> None:
+    """The release thread: close the store's index once no session used it for KEEP_OPEN_S, then end."""
+    while True:
+        store = ref()
+        if store is None:
+            return
+        with store._guard:
+            wait = store._deadline - time.monotonic()
+            if wait <= 0 and store._depth == 0:
+                store._close_index()
+                store._releaser = None
+                return
+        del store  # no strong reference while asleep: a dropped store is collected (and its index closed)
+        time.sleep(max(wait, 0.02))
+
+
+def _shut(index: LessonIndex, guard: threading.RLock) -> None:
+    """Close a collected (or, at exit, a still open) store's index: flushed, its engine released."""
+    with guard:
+        try:
+            index.close()
+        except Exception as e:  # at exit nothing is left to tell; the next session checks the index
+            log.debug("memory index not closed at exit: %s", e)
 
 
 def _readable(paths: list[Path], parse: Callable[[Path], T]) -> list[T]:

@@ -19,7 +19,7 @@ def gc(
     home: HomeOption = None,
     json: JsonOption = False,
 ) -> None:
-    """Prune finished runs' checkpoints to the last one and old snapshots; a live or paused run is never touched."""
+    """Prune finished runs' checkpoints and old snapshots, merge near-equal lessons; a live run is never touched."""
     from tether.runtime.run.gc import gc_home
 
     cfg = config(home)
@@ -34,6 +34,11 @@ def gc(
     if not dry_run:
         out.print(f"removed {len(report.snapshots_pruned)} snapshot(s), kept the newest "
                   f"{cfg.workspace.snapshot_keep}")
+    verb = "would merge" if dry_run else "merged"
+    for gone, kept in report.lessons_merged.items():
+        out.print(f"{verb} lesson {safe(gone)} into {safe(kept)} (the same text; its history stays in its file)")
+    for group in report.lessons_left:
+        out.print(f"left lessons {safe(', '.join(group))}: the same text, but one is a person's (pinned)")
     for run_id, why in report.skipped.items():
         out.print(f"left run {safe(run_id)}: {why}")
 

@@ -2,7 +2,8 @@
 
 Parts: `prune_run` (at a run's end, `run.keep_checkpoints`), `GcReport`
 and `gc_home` (`tether gc`: every finished run's checkpoints, then old
-snapshots per `workspace.snapshot_keep`, then the database compacted).
+snapshots per `workspace.snapshot_keep`, then the database compacted, then
+near-equal live lessons merged as a revision would merge them, memory.merge).
 
 A run is finished when run.json has a final status (not `running` or
 `interrupted`), it waits for no answer, no live process holds it (its live
@@ -69,6 +70,10 @@ class GcReport(BaseModel):
     skipped: dict[str, str] = Field(default_factory=dict)
     """Runs left alone, with why (live, paused, not finished)."""
     snapshots_pruned: list[str] = Field(default_factory=list)
+    lessons_merged: dict[str, str] = Field(default_factory=dict)
+    """Live lessons that said what an older one says: retired into it (id -> the id kept), histories kept."""
+    lessons_left: list[list[str]] = Field(default_factory=list)
+    """Groups of near-equal lessons left alone because a person's (pinned) lesson is among them."""
     db_before: int = 0
     db_after: int = 0
     """Size of the database file (with its WAL) before and after."""
@@ -114,4 +119,20 @@ def gc_home(config: TetherConfig, *, dry_run: bool = False) -> GcReport:
     if not dry_run and keep:
         report.snapshots_pruned = gc_snapshots(config.runs_dir, keep)
     report.db_after = _file_bytes(config.checkpoint_db)
+    if config.memory_dir.is_dir():
+        report.lessons_merged, report.lessons_left = _merge_lessons(config, dry_run)
     return report
+
+
+def _merge_lessons(config: TetherConfig, dry_run: bool) -> tuple[dict[str, str], list[list[str]]]:
+    """Near-equal live lessons merged by memory.merge's rule (a home from before revisions merged them)."""
+    from datetime import UTC, datetime
+
+    from tether.memory.merge import merge_all
+    from tether.memory.store import MemoryStore
+
+    store = MemoryStore(config.memory_dir, config.memory)
+    try:
+        return merge_all(store, datetime.now(UTC), dry_run=dry_run)
+    finally:
+        store.close()

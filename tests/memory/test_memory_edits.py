@@ -149,7 +149,9 @@ def test_lines_without_a_record_and_hand_edited_files(cycle: MemoryCycle, script
     path.write_text(path.read_text().replace(OLD, "Sort numbers from largest to smallest."))
     assert cycle.read("sort numbers").lessons[0].insight == "Sort numbers from largest to smallest."
     assert "Sort numbers from largest to smallest." in store.manifest_path.read_text()  # the line follows the file
-    assert store.load_lesson(lesson_id).history == []
+    lesson = store.load_lesson(lesson_id)  # a person's edit of the file, recorded as one and pinned
+    assert [(h.verdict, h.status, h.before) for h in lesson.history] == [("edited", "accepted", OLD)]
+    assert "lessons/" in lesson.history[0].reason and lesson.pinned
 
     store.lines_path.unlink()  # a MEMORY.md from before lines were editable: the newer side wins
     edit_line(cycle, lesson_id, "Sort numbers from largest to smallest.", NEW)

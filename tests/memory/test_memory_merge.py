@@ -88,3 +88,37 @@ def test_negations_and_small_words_keep_two_texts_apart() -> None:
     assert not same_text("Use pip to install.", "Do not use pip to install.", 0.9)
     assert derived_title("Short one. Then more.") == "Short one. Then more."
     assert derived_title("A first sentence. " + "Then a much longer one " * 3) == "A first sentence…"
+
+
+def test_gc_merges_near_duplicates_an_old_home_already_holds(tmp_path, scripted, clock: Clock) -> None:
+    """A home from before merging: three live lessons share a text (two agent's, one a person's elsewhere)."""
+    from tether.memory.lesson import Lesson
+    from tether.runtime.config import load_config
+    from tether.runtime.run.gc import gc_home
+
+    config = load_config(tmp_path / "home", environ={}, cwd=tmp_path)
+    cycle = MemoryCycle(config.memory_dir, config.memory, clock=clock)
+    desc = learn_desc(cycle, scripted)
+    store = cycle.store
+    same = "Put the largest numbers first when sorting the numbers."  # near-equal to the desc lesson's text
+    person = "Check the encoding of the input file before reading it."
+    with store.session():
+        store.save_lesson(Lesson(id="L-dup00001", title="Largest first", source_run="run-desc", created=clock.now,
+                                 source_outcome="success", insight=same), new=True)
+        store.save_lesson(Lesson(id="L-enc00001", title="Encoding", source_run="run-desc", created=clock.now,
+                                 source_outcome="success", insight=person), new=True)
+        store.save_lesson(Lesson(id="P-enc00002", title="Encoding", source_run="", author="person",
+                                 created=clock.now, insight=person), new=True)
+    dry = gc_home(config, dry_run=True)
+    assert dry.lessons_merged == {"L-dup00001": desc}
+    assert dry.lessons_left == [["L-enc00001", "P-enc00002"]]
+    assert store.load_lesson("L-dup00001").status == "live"  # a dry run writes nothing
+
+    report = gc_home(config)
+    assert report.lessons_merged == {"L-dup00001": desc} and report.lessons_left == [["L-enc00001", "P-enc00002"]]
+    gone, kept = store.load_lesson("L-dup00001"), store.load_lesson(desc)
+    assert gone.status == "retired" and gone.history[-1].verdict == "merged" and desc in gone.history[-1].reason
+    assert kept.status == "live" and "L-dup00001" in kept.history[-1].reason
+    assert "L-dup00001" not in read_manifest(store.manifest_path).lessons
+    assert {store.load_lesson(i).status for i in ("L-enc00001", "P-enc00002")} == {"live"}
+    assert gc_home(config).lessons_merged == {}, "a second gc finds nothing left to merge"

@@ -234,3 +234,56 @@ def test_a_line_added_while_a_run_writes_is_kept_and_adopted_next(cycle: MemoryC
         store.save_lesson(lesson.model_copy(update={"insight": "Put the largest numbers first, checked."}))
         assert f"- {ADDED}" in store.manifest_path.read_text()  # the store's write kept it
     assert [x.source_run for x in cycle.read("merge spreadsheets").lessons] == [""]
+
+
+def test_a_hand_edited_lesson_file_is_pinned_and_revisions_only_propose(cycle: MemoryCycle, scripted,
+                                                                         clock: Clock) -> None:
+    lesson_id = learn_desc(cycle, scripted)
+    store = cycle.store
+    assert cycle.read(ASC_GOAL).lesson_ids == [lesson_id]  # the index is open in this process from here on
+    clock.advance(hours=1)
+    path = store.lesson_path(lesson_id)
+    path.write_text(path.read_text().replace(OLD, NEW))  # in an editor, between two recalls
+    assert cycle.read(ASC_GOAL).lessons[0].insight == NEW
+    lesson = store.load_lesson(lesson_id)
+    assert lesson.pinned and [(h.verdict, h.before, h.at) for h in lesson.history] == [("edited", OLD, clock())]
+    assert read_manifest(store.manifest_path).lessons[lesson_id].endswith(f"{NEW} (success)")
+    assert "edited by a person in lessons/" in show_item(store, lesson_id)["revisions"][0]["reason"]
+
+    clock.advance(hours=1)
+    outdated = {"verdict": "outdated", "evidence": [SOURCE_QUOTE], "lesson": "Sort numbers somehow else."}
+    step = revise(cycle, scripted, lesson_id, outdated, "run-o", "failure")
+    assert (step.status, step.verdict) == ("proposed", "outdated"), step.detail
+    lesson = store.load_lesson(lesson_id)
+    assert lesson.insight == NEW and lesson.pending[0].proposed == "Sort numbers somehow else."
+    assert len([h for h in lesson.history if h.verdict == "edited"]) == 1, "the store's own write is no edit"
+
+
+def test_rewording_a_person_s_own_line_updates_that_lesson_with_a_history_entry(cycle: MemoryCycle, scripted,
+                                                                                clock: Clock) -> None:
+    learn_desc(cycle, scripted)
+    add_lines(cycle, f"- {ADDED}")
+    [x] = cycle.read("merge two spreadsheets").lessons
+    model = scripted(compile=["c"], revise=[{"verdict": "confirmed", "evidence": [SOURCE_QUOTE], "lesson": ""}],
+                     lessons=[{"lessons": []}])
+    cycle.after_run(record("run-c", "merge sheets", turns=[(f"Per {x.id}, dedup.", "sort -u a b", 0, "")]), model,
+                    cycle.read("merge two spreadsheets"))
+    assert [h.run_id for h in cycle.store.load_lesson(x.id).history] == ["run-c"]
+    clock.advance(hours=1)
+    path = cycle.store.manifest_path
+    path.write_text(path.read_text().replace(ADDED, "Spreadsheets: Deduplicate rows by their key before merging."))
+
+    [y] = cycle.read("merge two spreadsheets").lessons
+    assert y.insight == "Deduplicate rows by their key before merging." and y.title == "Spreadsheets"
+    lessons = [v for v in cycle.store.lessons() if v.author == "person"]
+    assert [v.id for v in lessons] == [y.id], "one lesson, not a second one beside the old"
+    lesson = lessons[0]
+    assert [(h.run_id, h.verdict) for h in lesson.history] == [("run-c", "confirmed"), ("", "edited")]
+    assert lesson.history[-1].status == "accepted"
+    assert lesson.history[-1].before == "Deduplicate records before merging spreadsheets."
+    assert x.id in lesson.history[-1].reason and lesson.pinned and lesson.created < clock()
+    assert read_manifest(path).lessons[y.id] == "- Spreadsheets: Deduplicate rows by their key before merging."
+
+    add_lines(cycle, "- Spreadsheets: Sort the rows by date.")  # a new line elsewhere is a new lesson
+    cycle.read("sort rows by date")
+    assert len([v for v in cycle.store.lessons() if v.author == "person"]) == 2
