@@ -84,6 +84,7 @@ class EgressProxy:
         self._listener: socket.socket | None = None
         self._allow = AllowList()
         self._live: set[socket.socket] = set()
+        self._clients = 0
         self._threads: list[threading.Thread] = []
         self._records: list[ConnectionRecord] = []
         self._bytes = 0
@@ -100,7 +101,7 @@ class EgressProxy:
 
     def open(self, allow: AllowList) -> list[ConnectionRecord]:
         self.close()
-        self._allow, self._records, self._bytes = allow, [], 0
+        self._allow, self._records, self._bytes, self._clients = allow, [], 0, 0
         self._stop = threading.Event()
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()
@@ -141,11 +142,13 @@ class EgressProxy:
             except OSError:
                 return
             with self._lock:
-                full = len(self._live) >= self.limits.max_connections
+                full = self._clients >= self.limits.max_connections
                 if not full:
                     self._live.add(client)
+                    self._clients += 1
             if full:
-                self._refuse(client, "-", "-", 0, 503, f"more than {self.limits.max_connections} connections at once")
+                self._refuse(client, "-", "-", 0, 503, f"more than {self.limits.max_connections} connections at once",
+                             drain=False)
                 continue
             t = threading.Thread(target=self._serve, args=(client, stop), daemon=True, name="egress-conn")
             self._threads.append(t)
@@ -155,13 +158,19 @@ class EgressProxy:
         with self._lock:
             self._records.append(record)
 
-    def _refuse(self, client: socket.socket, method: str, host: str, port: int, status: int, reason: str) -> None:
+    def _refuse(self, client: socket.socket, method: str, host: str, port: int, status: int, reason: str,
+                *, drain: bool = True) -> None:
         self._record(ConnectionRecord(method=method, host=host, port=port, allowed=False, reason=reason))
         body = f"tether egress proxy refused {host}:{port}: {reason}\n".encode()
         head = (f"HTTP/1.1 {status} {'Forbidden' if status == 403 else 'Refused'}\r\nContent-Type: text/plain\r\n"
                 f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
         with contextlib.suppress(OSError):
             client.sendall(head + body)
+            client.shutdown(socket.SHUT_WR)
+            client.settimeout(0.5)  # read what the client still sends, so the close does not reset the answer away
+            for _ in range(16 if drain else 0):
+                if not client.recv(65536):
+                    break
         with contextlib.suppress(OSError):
             client.close()
 
@@ -186,6 +195,7 @@ class EgressProxy:
         finally:
             with self._lock:
                 self._live.discard(client)
+                self._clients -= 1
             with contextlib.suppress(OSError):
                 client.close()
 
