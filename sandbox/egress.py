@@ -85,6 +85,7 @@ class EgressProxy:
         self._allow = AllowList()
         self._live: set[socket.socket] = set()
         self._clients = 0
+        self._refusers = threading.Semaphore(8)
         self._threads: list[threading.Thread] = []
         self._records: list[ConnectionRecord] = []
         self._bytes = 0
@@ -147,12 +148,20 @@ class EgressProxy:
                     self._live.add(client)
                     self._clients += 1
             if full:
-                self._refuse(client, "-", "-", 0, 503, f"more than {self.limits.max_connections} connections at once",
-                             drain=False)
+                why = f"more than {self.limits.max_connections} connections at once"
+                drain = self._refusers.acquire(blocking=False)  # a few refusals wait for the client; a flood does not
+                threading.Thread(target=self._refuse_full, args=(client, why, drain), daemon=True).start()
                 continue
             t = threading.Thread(target=self._serve, args=(client, stop), daemon=True, name="egress-conn")
             self._threads.append(t)
             t.start()
+
+    def _refuse_full(self, client: socket.socket, why: str, drain: bool) -> None:
+        try:
+            self._refuse(client, "-", "-", 0, 503, why, drain=drain)
+        finally:
+            if drain:
+                self._refusers.release()
 
     def _record(self, record: ConnectionRecord) -> None:
         with self._lock:

@@ -8,7 +8,8 @@ from tether.sandbox.egress_rules import AllowList, TargetError, decide, parse_ta
 
 
 def _never(host: str, port: int) -> list[str]:  # noqa: ARG001
-    raise AssertionError(f"the proxy resolved {host}: a refusal by rule must come before any lookup")
+    msg = f"the proxy resolved {host}: a refusal by rule must come before any lookup"
+    raise AssertionError(msg)
 
 
 @pytest.mark.parametrize("target", [
