@@ -18,6 +18,7 @@ from tether.common.events import EgressConnection
 from tether.guardian.network_hosts import NetworkDefaults, network_needs
 from tether.guardian.verdict import RuleHit, Verdict, strictest
 from tether.sandbox.base import ExecResult
+from tether.sandbox.egress_rules import TargetError, parse_target, special
 from tether.sandbox.errors import SandboxError
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ class NetworkRules:
     """`ask`: a command that needs the network asks for its hosts; `off`: such commands are denied."""
     allow: tuple[str, ...] = ()
     """Hosts a person always allows (`[network] allow`): opened to every network command without an ask."""
+    addresses: tuple[str, ...] = ()
+    """Loopback, link-local or private addresses a person named in config; a line naming another is denied."""
     defaults: NetworkDefaults = field(default_factory=NetworkDefaults)
 
 
@@ -64,6 +67,12 @@ def network_verdict(rules: NetworkRules, command: str, verdict: Verdict) -> tupl
                       reason=f"{need.unproxied[0]} needs a protocol the egress proxy does not carry (only HTTP and "
                              "HTTPS); use an https:// URL")
         return _with(verdict, hit), None
+    closed = [h for h in need.hosts if _non_public(h) and not _always(h, rules.addresses)]
+    if closed:
+        hit = RuleHit(id="NET-012", category=CATEGORY, program=prog, decision="deny",
+                      reason=f"{closed[0]} is a loopback, link-local or private address; only a person opens one, by "
+                             "naming it in `[network] addresses` (docs/network.md)")
+        return _with(verdict, hit), None
     hosts = sorted(set(need.hosts) | set(rules.allow))
     if need.unknown or not all(_always(h, rules.allow) for h in need.hosts):
         named = ", ".join(need.hosts) or "no host it could name"
@@ -72,6 +81,14 @@ def network_verdict(rules: NetworkRules, command: str, verdict: Verdict) -> tupl
                       reason=f"opens the network to {named} for this command only{extra}")
         return _with(verdict, hit), hosts
     return verdict, hosts
+
+
+def _non_public(host: str) -> bool:
+    try:
+        target = parse_target(host)
+    except TargetError:
+        return True  # unreadable: closed
+    return target.ip and special(target.host)
 
 
 def _with(verdict: Verdict, hit: RuleHit) -> Verdict:

@@ -105,36 +105,46 @@ def special(address: str) -> bool:
 
 @dataclass
 class AllowList:
-    """What one grant opens: host names (`*.example.org` for subdomains), each with an optional port."""
+    """What one grant opens: host names (`*.example.org` for subdomains), each with an optional port, and the
+    non-public addresses a person named in config (reached only when the grant opens them too)."""
 
     hosts: set[tuple[str, int | None]] = field(default_factory=set)
+    addresses: set[tuple[str, int | None]] = field(default_factory=set)
 
     @classmethod
-    def of(cls, entries: Iterable[str]) -> AllowList:
+    def of(cls, entries: Iterable[str], addresses: Iterable[str] = ()) -> AllowList:
         """Entries like `pypi.org`, `pypi.org:443`, `*.crates.io`, `127.0.0.1:8000`; raise TargetError on a bad one."""
-        out: set[tuple[str, int | None]] = set()
-        for entry in entries:
-            wild = entry.startswith("*.")
-            bare = entry[2:] if wild else entry
-            has_port = ":" in bare.rsplit("]", 1)[-1]
-            t = parse_target(bare if has_port else bare + ":1")
-            if wild and t.ip:
-                msg = f"{entry}: a wildcard needs a host name, not an address"
-                raise TargetError(msg)
-            out.add((("*." if wild else "") + t.host, t.port if has_port else None))
-        return cls(out)
+        return cls(_entries(entries), _entries(addresses))
 
     def admits(self, target: Target) -> bool:
-        for host, port in self.hosts:
-            if port is not None and port != target.port:
-                continue
-            if host == target.host or (host.startswith("*.") and not target.ip and target.host.endswith(host[1:])):
-                return True
-        return False
+        return _matches(self.hosts, target)
 
     def names_address(self, target: Target) -> bool:
-        """A non-public address is reached only when the person named that very address (and its port) as a host."""
-        return target.ip and any(h == target.host and p in (None, target.port) for h, p in self.hosts)
+        """A non-public address is reached only when a person named that very address (and its port) in config."""
+        return target.ip and any(h == target.host and p in (None, target.port) for h, p in self.addresses)
+
+
+def _entries(entries: Iterable[str]) -> set[tuple[str, int | None]]:
+    out: set[tuple[str, int | None]] = set()
+    for entry in entries:
+        wild = entry.startswith("*.")
+        bare = entry[2:] if wild else entry
+        has_port = ":" in bare.rsplit("]", 1)[-1]
+        t = parse_target(bare if has_port else bare + ":1")
+        if wild and t.ip:
+            msg = f"{entry}: a wildcard needs a host name, not an address"
+            raise TargetError(msg)
+        out.add((("*." if wild else "") + t.host, t.port if has_port else None))
+    return out
+
+
+def _matches(entries: set[tuple[str, int | None]], target: Target) -> bool:
+    for host, port in entries:
+        if port is not None and port != target.port:
+            continue
+        if host == target.host or (host.startswith("*.") and not target.ip and target.host.endswith(host[1:])):
+            return True
+    return False
 
 
 def system_resolve(host: str, port: int) -> list[str]:

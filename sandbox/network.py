@@ -28,8 +28,11 @@ LOCAL_NAMES = "localhost,127.0.0.1,::1"
 class SandboxNetwork:
     """The egress proxy of one sandbox; nothing listens until `grant()`."""
 
-    def __init__(self, limits: EgressLimits | None = None, *, resolve: Resolver = system_resolve,
-                 connector: Connector = direct_connect) -> None:
+    def __init__(self, limits: EgressLimits | None = None, *, addresses: Iterable[str] = (),
+                 resolve: Resolver = system_resolve, connector: Connector = direct_connect) -> None:
+        """`addresses`: the loopback, link-local or private addresses a person named in config (a local index);
+        a grant reaches such an address only when it is one of these."""
+        self.addresses = list(addresses)
         self.folder = Path(tempfile.mkdtemp(prefix="tether-egress-"))
         self.folder.chmod(0o755)
         shutil.copyfile(FORWARDER, self.folder / "forward.py")
@@ -49,7 +52,7 @@ class SandboxNetwork:
     def grant(self, hosts: Iterable[str]) -> Iterator[list[ConnectionRecord]]:
         """Open the proxy for `hosts` (entries like `pypi.org`, `127.0.0.1:8000`) while the block runs."""
         try:
-            allow = AllowList.of(hosts)
+            allow = AllowList.of(hosts, self.addresses)
         except TargetError as e:
             msg = f"cannot open the network for {e}; name hosts like `pypi.org` or `127.0.0.1:8000`"
             raise SandboxError(msg) from e

@@ -54,7 +54,8 @@ def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_di
     from tether.sandbox.docker import DockerSandbox
     from tether.sandbox.network import SandboxNetwork
 
-    network = SandboxNetwork(config.network.limits()) if config.network.mode != "off" else None
+    net = config.network
+    network = SandboxNetwork(net.limits(), addresses=net.named_addresses()) if net.mode != "off" else None
     return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace,
                          lending_record=lending_record(config.home, workspace), network=network).start()
 
@@ -63,6 +64,7 @@ def network_rules(config: TetherConfig, meta: dict[str, Any]) -> NetworkRules:
     """The run's network rules: `--network` (kept in the run's meta) over `[network]`."""
     net = config.network
     return NetworkRules(mode="off" if meta.get("network") == "off" else net.mode, allow=tuple(net.allow),
+                        addresses=tuple(net.named_addresses()),
                         defaults=NetworkDefaults(pip_index_url=net.pip_index_url, npm_registry=net.npm_registry))
 
 

@@ -51,6 +51,11 @@ class Upstream:
             conn.close()
 
 
+def _local(upstream: Upstream) -> AllowList:
+    """A grant of the upstream's address, which the person named in config."""
+    return AllowList.of([f"127.0.0.1:{upstream.port}"], [f"127.0.0.1:{upstream.port}"])
+
+
 @pytest.fixture
 def upstream():
     u = Upstream()
@@ -91,7 +96,7 @@ def _ask(proxy: EgressProxy, request: bytes, then: bytes = b"") -> bytes:
 
 
 def test_proxy_connect_to_a_named_loopback_address_reaches_it_and_is_recorded(proxy, upstream):
-    with proxy.grant(AllowList.of([f"127.0.0.1:{upstream.port}"])) as records:
+    with proxy.grant(_local(upstream)) as records:
         out = _ask(proxy, f"CONNECT 127.0.0.1:{upstream.port} HTTP/1.1\r\nHost: x\r\n\r\n".encode(), b"hello END")
     assert out.startswith(b"HTTP/1.1 200") and b"echo:hello END" in out
     assert proxy.connected == [("127.0.0.1", upstream.port)]
@@ -104,8 +109,9 @@ def test_proxy_connect_to_a_named_loopback_address_reaches_it_and_is_recorded(pr
                                     "2130706433:80", "[::ffff:127.0.0.1]:80", "localhost:{port}", "127.0.0.1:{port}",
                                     "evil.example.com:443"])
 def test_proxy_refuses_metadata_private_loopback_not_named_and_hosts_off_the_allowlist(proxy, upstream, target):
+    """The grant names the metadata address, but no person named it in config: refused, as is every other."""
     target = target.format(port=upstream.port)
-    with proxy.grant(AllowList.of(["pypi.org", "localhost"])) as records:
+    with proxy.grant(AllowList.of(["pypi.org", "localhost", "169.254.169.254:80"], ["10.0.0.1:80"])) as records:
         out = _ask(proxy, f"CONNECT {target} HTTP/1.1\r\n\r\n".encode())
     assert out.startswith(b"HTTP/1.1 403") and b"tether egress proxy refused" in out
     assert proxy.connected == [] and upstream.received == []
@@ -114,7 +120,7 @@ def test_proxy_refuses_metadata_private_loopback_not_named_and_hosts_off_the_all
 
 
 def test_proxy_host_header_does_not_decide_a_plain_get(proxy, upstream):
-    allow = AllowList.of([f"127.0.0.1:{upstream.port}"])
+    allow = _local(upstream)
     with proxy.grant(allow) as records:
         refused = _ask(proxy, f"GET http://169.254.169.254/latest HTTP/1.1\r\nHost: 127.0.0.1:{upstream.port}\r\n\r\n"
                        .encode())
@@ -132,13 +138,13 @@ def test_proxy_host_header_does_not_decide_a_plain_get(proxy, upstream):
 def test_proxy_sni_inside_an_allowed_tunnel_only_reaches_the_allowed_address(proxy, upstream):
     """The CONNECT target decides; a TLS hello naming another host goes to the allowed address, nowhere else."""
     hello = b"\x16\x03\x01\x00\x40\x01\x00\x00\x3c\x03\x03" + b"metadata.google.internal" + b" END"
-    with proxy.grant(AllowList.of([f"127.0.0.1:{upstream.port}"])):
+    with proxy.grant(_local(upstream)):
         _ask(proxy, f"CONNECT 127.0.0.1:{upstream.port} HTTP/1.1\r\nHost: 169.254.169.254:80\r\n\r\n".encode(), hello)
     assert proxy.connected == [("127.0.0.1", upstream.port)]
 
 
 def test_proxy_refuses_other_methods_and_https_absolute_uris(proxy, upstream):
-    with proxy.grant(AllowList.of([f"127.0.0.1:{upstream.port}"])) as records:
+    with proxy.grant(_local(upstream)) as records:
         for req in (f"POST http://127.0.0.1:{upstream.port}/ HTTP/1.1\r\n\r\n",
                     f"GET https://127.0.0.1:{upstream.port}/ HTTP/1.1\r\n\r\n", "GET / HTTP/1.1\r\n\r\n",
                     "garbage\r\n\r\n"):
@@ -148,7 +154,7 @@ def test_proxy_refuses_other_methods_and_https_absolute_uris(proxy, upstream):
 
 def test_proxy_bounds_request_head_idle_time_and_bytes(tmp_path, upstream):
     p = EgressProxy(tmp_path, EgressLimits(idle_timeout_s=0.5, max_bytes=2000, head_bytes=1024))
-    allow = AllowList.of([f"127.0.0.1:{upstream.port}"])
+    allow = _local(upstream)
     try:
         with p.grant(allow) as records:
             assert _ask(p, b"GET http://x/ HTTP/1.1\r\n" + b"X: " + b"a" * 5000).startswith(b"HTTP/1.1 400")
@@ -171,7 +177,7 @@ def test_proxy_limits_connections_at_once(tmp_path, upstream):
     p = EgressProxy(tmp_path, EgressLimits(max_connections=2, idle_timeout_s=5))
     held = []
     try:
-        with p.grant(AllowList.of([f"127.0.0.1:{upstream.port}"])) as records:
+        with p.grant(_local(upstream)) as records:
             for _ in range(2):
                 c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 c.connect(str(p.socket_path))
@@ -189,7 +195,7 @@ def test_proxy_limits_connections_at_once(tmp_path, upstream):
 
 def test_proxy_listens_only_while_a_grant_is_open_and_closing_cuts_live_tunnels(proxy, upstream):
     assert not proxy.socket_path.exists()
-    with proxy.grant(AllowList.of([f"127.0.0.1:{upstream.port}"])):
+    with proxy.grant(_local(upstream)):
         c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         c.connect(str(proxy.socket_path))
         c.sendall(f"CONNECT 127.0.0.1:{upstream.port} HTTP/1.1\r\n\r\n".encode())

@@ -49,9 +49,11 @@ def test_egress_refuses_metadata_loopback_and_private_even_when_asked_by_address
     assert not d.allowed
 
 
-def test_egress_an_address_is_reached_only_when_named_with_its_port():
-    allow = AllowList.of(["127.0.0.1:8000"])
+def test_egress_an_address_is_reached_only_when_granted_and_named_in_config_with_its_port():
+    allow = AllowList.of(["127.0.0.1:8000", "127.0.0.1:8001", "127.0.0.2:8000"], ["127.0.0.1:8000"])
     assert decide(parse_target("127.0.0.1:8000"), allow, _never).address == "127.0.0.1"
+    assert not decide(parse_target("127.0.0.1:8000"), AllowList.of(["127.0.0.1:8000"]), _never).allowed
+    assert not decide(parse_target("127.0.0.1:8000"), AllowList.of([], ["127.0.0.1:8000"]), _never).allowed
     assert not decide(parse_target("127.0.0.1:8001"), allow, _never).allowed
     assert not decide(parse_target("127.0.0.2:8000"), allow, _never).allowed
 
@@ -65,7 +67,7 @@ def test_egress_a_host_not_on_the_allowlist_is_refused_before_any_lookup():
                                       ["::1"], ["::ffff:127.0.0.1"]])
 def test_egress_dns_trick_a_name_resolving_to_a_private_address_is_refused(resolved):
     """Even when the person named 127.0.0.1 itself: a name is judged by every address it resolves to."""
-    allow = AllowList.of(["rebind.example.com", "127.0.0.1:8000"])
+    allow = AllowList.of(["rebind.example.com", "127.0.0.1:8000"], ["127.0.0.1:8000"])
     d = decide(parse_target("rebind.example.com:8000"), allow, lambda h, p: resolved)
     assert not d.allowed and "resolves to" in d.reason
 

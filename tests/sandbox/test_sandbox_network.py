@@ -63,7 +63,7 @@ def index(tmp_path):
 
 
 @pytest.fixture
-def box(tmp_path, debian_image, docker_client):
+def box(tmp_path, debian_image, docker_client, index):
     """A started Debian sandbox with an egress proxy whose connects are recorded; pip's wheel in the workspace."""
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -75,7 +75,7 @@ def box(tmp_path, debian_image, docker_client):
         return direct_connect(address, timeout)
 
     sb = DockerSandbox(ws, DockerSandboxConfig(image=debian_image, default_timeout_s=60), client=docker_client,
-                       network=SandboxNetwork(connector=spy))
+                       network=SandboxNetwork(addresses=[index.host], connector=spy))
     sb.connected = connected  # type: ignore[attr-defined]
     with sb:
         yield sb
