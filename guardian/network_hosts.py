@@ -200,7 +200,7 @@ def _one(argv: list[str], env: dict[str, str], defaults: NetworkDefaults, need: 
         need.hosts.extend(_DEFAULTS.get(prog, ()))
 
 
-_VALUED = {"curl": "oOdHXuAeTrwmxKEFbcyzCQ", "wget": "oOPaeUtTlARDiwQ"}
+_VALUED = {"curl": "odHXuAeTrwmxKEFbcyzCQ", "wget": "oOPaeUtTlARDiwQ"}
 _BARE_HOST = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?::[0-9]+)?(?:/\S*)?$", re.I)
 
 
