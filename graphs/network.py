@@ -92,8 +92,9 @@ def _non_public(host: str) -> bool:
 
 
 def _with(verdict: Verdict, hit: RuleHit) -> Verdict:
+    reasons = [verdict.reason] if verdict.hits and verdict.reason else []
     return Verdict(decision=strictest(verdict.decision, hit.decision), hits=[*verdict.hits, hit],
-                   reason="; ".join(r for r in (verdict.reason if verdict.hits else "", f"{hit.id}: {hit.reason}") if r), decoded=verdict.decoded)
+                   reason="; ".join([*reasons, f"{hit.id}: {hit.reason}"]), decoded=verdict.decoded)
 
 
 def run_granted(ctx: RunContext, cmd_id: str, command: str, hosts: list[str]) -> ExecResult:
