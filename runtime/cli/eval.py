@@ -109,6 +109,11 @@ def eval_cmd(
     if report["errors"]:
         err.print(f"[yellow]{len(report['errors'])} cell(s) could not run; rerun to retry them[/]")
         raise typer.Exit(1)
+    if not report["summary"]["tasks_measured"]:
+        skipped = sum(1 for row in report["table"] if row.get("skipped"))
+        err.print(f"[bold red]no task was measured[/] ({skipped} skipped, reasons above); make their images "
+                  "buildable offline (docs/eval.md) or pass tasks that run on --image")
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

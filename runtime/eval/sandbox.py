@@ -63,7 +63,9 @@ def task_image(client: docker.DockerClient, task: Task, default: str) -> tuple[s
         try:
             client.images.get(base)
         except errors.ImageNotFound:
-            return None, f"base image {base} is not present locally and nothing is pulled; build or load it first"
+            return None, (f"base image {base} is not present locally and nothing is pulled; load it "
+                          f"(`docker load -i FILE.tar`, saved with `docker save {base}` on a machine that has it) or "
+                          f"pull it on a connected machine (`docker pull {base}`)")
     tag = f"tether-eval/{task.name.lower()}:{_digest(task.environment)}"
     try:
         client.images.get(tag)
@@ -71,9 +73,10 @@ def task_image(client: docker.DockerClient, task: Task, default: str) -> tuple[s
     except errors.ImageNotFound:
         pass
     try:
+        limit = {"timeout": max(1, int(task.settings.build_timeout_s))} if task.settings.build_timeout_s else {}
         client.images.build(path=str(task.environment), tag=tag, pull=False, rm=True, forcerm=True,
-                            network_mode="none", labels={"tether.eval": "1"})
-    except (errors.BuildError, errors.APIError) as e:
+                            network_mode="none", labels={"tether.eval": "1"}, **limit)
+    except (errors.BuildError, errors.APIError, OSError) as e:  # OSError: a build past build_timeout_sec
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         return None, f"environment/Dockerfile did not build: {first[:300]}"
     return tag, ""
