@@ -34,7 +34,7 @@ class SandboxNetwork:
         a grant reaches such an address only when it is one of these."""
         self.addresses = list(addresses)
         self.folder = Path(tempfile.mkdtemp(prefix="tether-egress-"))
-        self.folder.chmod(0o755)
+        self.folder.chmod(0o711)  # the sandbox user reaches the files by name; nobody lists the folder
         shutil.copyfile(FORWARDER, self.folder / "forward.py")
         (self.folder / "forward.py").chmod(0o644)
         self.proxy = EgressProxy(self.folder, limits, resolve=resolve, connector=connector)

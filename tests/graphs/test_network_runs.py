@@ -94,6 +94,10 @@ def test_network_approved_install_runs_through_the_proxy_and_is_journaled(net, i
     assert "/simple/tetherdemo/" in index.hits
     # the grant was for that command only: the check after it ran without a way out
     assert len({e.cmd_id for e in egress}) == 1
+    code, shown, err = net.cli("show", out["run_id"])
+    assert code == 0, err
+    [cmd] = [c for c in shown["commands"] if c["id"] == verdict.cmd_id]
+    assert cmd["network"] and all(line.startswith(f"allowed {index.host}") for line in cmd["network"])
 
 
 def test_network_the_same_command_without_approval_is_refused_with_a_clear_line(net, index, tmp_path):
