@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tether.sandbox.egress_rules import AllowList, Resolver, TargetError, decide, parse_target, system_resolve
 
 SOCKET_NAME = "proxy.sock"
+CHUNK = 256 * 1024
 _DROPPED_HEADERS = (b"host", b"connection", b"proxy-connection", b"proxy-authorization", b"keep-alive")
 Connector = Callable[[tuple[str, int], float], socket.socket]
 
@@ -122,6 +123,8 @@ class EgressProxy:
         self._stop.set()
         listener, self._listener = self._listener, None
         if listener is not None:
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)  # wakes the accept loop at once
             listener.close()
         with self._lock:
             live = list(self._live)
@@ -290,7 +293,7 @@ class EgressProxy:
                 idle_since = time.monotonic()
                 for key, _ in events:
                     src: socket.socket = key.fileobj  # type: ignore[assignment]
-                    data = src.recv(65536)
+                    data = src.recv(CHUNK)
                     if not data:
                         sel.unregister(src)
                         open_ends -= 1

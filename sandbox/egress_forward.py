@@ -21,7 +21,7 @@ PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "npm_con
 def _pipe(src, dst):
     try:
         while True:
-            data = src.recv(65536)
+            data = src.recv(262144)
             if not data:
                 break
             dst.sendall(data)
