@@ -28,7 +28,9 @@ _DEFAULTS = {
     "gem": ("rubygems.org:443", "index.rubygems.org:443"),
     "bundle": ("rubygems.org:443", "index.rubygems.org:443"),
     "yarn": ("registry.yarnpkg.com:443", *NPM),
+    "apt-get": ("deb.debian.org:80", "security.debian.org:80", "archive.ubuntu.com:80", "security.ubuntu.com:80"),
 }
+_DEFAULTS["apt"] = _DEFAULTS["apt-get"]
 _VERBS = {
     "pip": {"install", "download", "wheel", "index"}, "npm": {"install", "i", "ci", "add", "update", "up", "view",
                                                                "info", "outdated", "exec", "init", "pack"},
@@ -38,6 +40,8 @@ _VERBS = {
     "go": {"get", "install", "mod"}, "gem": {"install", "fetch", "update"}, "bundle": {"", "install", "update"},
     "git": {"clone", "fetch", "pull", "ls-remote", "submodule"}, "uv": {"pip", "add", "sync", "lock"},
     "poetry": {"install", "add", "update", "lock"}, "pipx": {"install", "run"}, "npx": {"*"},
+    "apt-get": {"update", "install", "upgrade", "dist-upgrade", "full-upgrade", "source", "download", "build-dep"},
+    "apt": {"update", "install", "upgrade", "full-upgrade", "source", "download"},
 }
 _DOWNLOADERS = {"curl", "wget", "aria2c", "http", "https", "xh", "lwp-download"}
 _URL_OPTS = {"pip": ("-i", "--index-url", "--extra-index-url", "-f", "--find-links"), "npm": ("--registry",),
@@ -120,6 +124,8 @@ def _program(argv: list[str]) -> tuple[str, list[str]]:
     prog = posixpath.basename(argv[0])
     if re.match(r"^(?:python|pypy)[0-9.]*$", prog) and argv[1:2] == ["-m"] and len(argv) > 2:
         return posixpath.basename(argv[2]), argv[3:]
+    if re.match(r"^(?:python|pypy)[0-9.]*$", prog) and len(argv) > 1 and posixpath.basename(argv[1]) in ("pip", "pip3"):
+        return "pip", argv[2:]  # pip run from its wheel or a checkout: `python3 pip.whl/pip install ...`
     prog = re.sub(r"^(pip)[0-9.]*$", r"\1", prog)
     return prog, argv[1:]
 
