@@ -6,6 +6,7 @@ The package comes from a local index on host loopback, named in the eval's confi
 
 from __future__ import annotations
 
+import contextlib
 import ensurepip
 import json
 import shutil
@@ -88,3 +89,28 @@ def test_network_build_of_a_task_image_through_the_proxy_is_measured(tmp_path, t
     assert "/simple/tetherdemo/" in index.hits
     records = json.loads((tmp_path / "out" / "builds" / "net-install.json").read_text())
     assert records and all(r["allowed"] and r["host"] == "127.0.0.1" for r in records)
+
+
+def test_network_sandbox_build_of_a_dockerfile_through_the_proxy(tmp_path, tasks, docker_client):
+    folder, index = tasks
+    context = folder / "net-install" / "environment"
+    dockerfile = context / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text().replace(
+        "WORKDIR", "RUN python3 -c \"import urllib.request as u; u.urlopen('http://169.254.169.254/latest')\" "
+                   "|| echo refused\nWORKDIR", 1))
+    tag = "tether-test/net-build:1"
+    env = {"TETHER_NETWORK__ADDRESSES": f'["{index.host}"]'}
+    args = ["sandbox", "build", "--dockerfile", str(context), "--tag", tag, "--json", "--home", str(tmp_path / "h")]
+    offline = CliRunner().invoke(app, args, env=env)
+    assert offline.exit_code != 0 and "--build-network" in offline.stderr and index.hits == []
+    try:
+        result = CliRunner().invoke(app, [*args, "--build-network"], env=env)
+        assert result.exit_code == 0, result.stderr
+        report = json.loads(result.stdout)
+        assert report["connections"] >= 2 and len(report["refused"]) == 1 and "169.254.169.254" in report["refused"][0]
+        listing = docker_client.containers.run(tag, ["ls", "/opt/wheels"], network_mode="none", remove=True)
+        assert b"tetherdemo-1.0-py3-none-any.whl" in listing
+        assert docker_client.images.get(tag).attrs["Config"]["User"] == "1000:1000"
+    finally:
+        with contextlib.suppress(Exception):
+            docker_client.images.remove(tag, force=True)
