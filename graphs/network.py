@@ -6,11 +6,13 @@ to the guardian's verdict: a command that needs the network (guardian's
 `network_needs`) asks, naming the hosts it opens, unless every host is always
 allowed; with the network off it is denied. `run_granted()` runs an approved
 command with the egress proxy open to exactly those hosts and journals every
-connection it made or was refused.
+connection it made or was refused (where no way out can be opened, e.g. an
+image without python3, the command runs without one and its output says so).
 """
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -99,12 +101,14 @@ def _with(verdict: Verdict, hit: RuleHit) -> Verdict:
 
 def run_granted(ctx: RunContext, cmd_id: str, command: str, hosts: list[str]) -> ExecResult:
     """Run `command` with the egress proxy open to `hosts`; journal each connection; name refusals in the output."""
-    try:
-        with ctx.sandbox.egress(hosts) as records:
+    with ExitStack() as stack:
+        try:
+            records = stack.enter_context(ctx.sandbox.egress(hosts))
+        except SandboxError as e:  # no way out can be opened here: the command runs without one, and is told so
             result = ctx.sandbox.exec(command, cwd=ctx.workspace_mount)
-    except SandboxError as e:
-        return ExecResult(command=command, exit_code=126, output=f"TETHER: the network could not be opened: {e}\n",
-                          duration_s=0.0)
+            note = f"\nTETHER: the network could not be opened ({e}); the command ran without one\n"
+            return result.model_copy(update={"output": result.output + note})
+        result = ctx.sandbox.exec(command, cwd=ctx.workspace_mount)
     refused = []
     for i, r in enumerate(records):
         ctx.journal.append(EgressConnection(
