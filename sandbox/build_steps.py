@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.sandbox import cleanup
 from tether.sandbox.egress import ConnectionRecord
 from tether.sandbox.errors import SandboxError
 from tether.sandbox.network import SandboxNetwork
@@ -103,6 +104,7 @@ def build(client: docker.DockerClient, context: Path, tag: str, network: Sandbox
         raise SandboxError(msg)
     deadline = time.monotonic() + timeout_s
     state = BuildState(image="")
+    labels = {**(labels or {}), **cleanup.owner_labels(f"build-{tag}")}  # a killed build's steps: `tether sandbox gc`
     for word, rest in steps:
         if time.monotonic() > deadline:
             msg = f"the build ran past its {timeout_s:.0f} s"
@@ -114,11 +116,11 @@ def build(client: docker.DockerClient, context: Path, tag: str, network: Sandbox
             name, _, default = rest.partition("=")
             state.args.setdefault(name.strip(), default.strip().strip('"'))
         elif word == "RUN":
-            _run(client, state, _expand(rest, state), network, hosts_of, deadline, labels or {})
+            _run(client, state, _expand(rest, state), network, hosts_of, deadline, labels)
         elif word in ("COPY", "ADD"):
-            _copy(client, state, context, word, _expand(rest, state), labels or {})
+            _copy(client, state, context, word, _expand(rest, state), labels)
         elif word in CONFIG_ONLY:
-            _config(client, state, word, _expand(rest, state), labels or {})
+            _config(client, state, word, _expand(rest, state), labels)
         else:
             msg = f"Dockerfile instruction {word} is not supported by the networked build; build it without " \
                   "--build-network on a connected machine"
@@ -131,6 +133,7 @@ def _has_python(client: docker.DockerClient, image: str) -> None:
     from tether.sandbox.engine import docker_sdk
 
     try:
+        client.images.get(image)  # never a pull: `containers.run` would pull a missing image
         out = client.containers.run(image, ["sh", "-c", "command -v python3 || echo none"], network_mode="none",
                                     remove=True, entrypoint=[], user="0")
     except docker_sdk().errors.ImageNotFound as e:

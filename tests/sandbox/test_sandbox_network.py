@@ -162,3 +162,28 @@ def test_network_a_sandbox_without_a_proxy_refuses_every_grant(tmp_path, tiny_im
             pytest.raises(SandboxError, match="no network"), sb.egress(["pypi.org"]):
         pass
     assert sb.network is None
+
+
+@pytest.mark.parametrize(("dockerfile", "why"), [
+    ("FROM {tiny}\nRUN true\n", "no python3"),
+    ("FROM {debian} AS a\nFROM {debian}\nCOPY --from=a /x /x\n", "one stage"),
+    ("FROM {debian}\nONBUILD RUN true\n", "ONBUILD is not supported"),
+    ("FROM {debian}\nADD https://example.org/x /x\n", "only files of the build context"),
+    ("FROM {debian}\nCOPY ../outside /x\n", "not a file of the build context"),
+    ("FROM {debian}\nRUN exit 3\n", "exited 3"),
+    ("FROM tether-test/absent:1\nRUN true\n", "not present locally"),
+])
+def test_network_build_refuses_what_it_cannot_build_safely(tmp_path, docker_client, tiny_image, debian_image,
+                                                           dockerfile, why):
+    from tether.sandbox.build_steps import build
+
+    (tmp_path / "ctx").mkdir()
+    (tmp_path / "outside").write_text("secret")
+    (tmp_path / "ctx" / "Dockerfile").write_text(dockerfile.format(tiny=tiny_image, debian=debian_image))
+    network = SandboxNetwork()
+    try:
+        with pytest.raises(SandboxError, match=why):
+            build(docker_client, tmp_path / "ctx", "tether-test/refused:1", network, lambda line: [])
+    finally:
+        network.close()
+    assert not docker_client.images.list(name="tether-test/refused")
