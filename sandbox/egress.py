@@ -50,6 +50,8 @@ class EgressLimits(BaseModel):
     """Bytes (both ways, all connections) one grant may carry; past it every connection is cut."""
     head_bytes: int = Field(default=16_384, ge=1024, le=1 << 20)
     """Largest request head (request line and headers) read from the sandbox."""
+    max_records: int = Field(default=1000, gt=0, le=1_000_000)
+    """Connections recorded one by one per grant; past it the rest are counted in one last record."""
 
 
 @dataclass
@@ -168,7 +170,15 @@ class EgressProxy:
 
     def _record(self, record: ConnectionRecord) -> None:
         with self._lock:
-            self._records.append(record)
+            if len(self._records) < self.limits.max_records:
+                self._records.append(record)
+                return
+            if len(self._records) == self.limits.max_records:
+                self._records.append(ConnectionRecord(method="-", host="(more)", port=0, allowed=False, reason=""))
+            last = self._records[-1]
+            last.port += 1  # the count of connections past the limit
+            last.allowed = last.allowed or record.allowed
+            last.reason = f"{last.port} more connection(s) past {self.limits.max_records}, not recorded one by one"
 
     def _refuse(self, client: socket.socket, method: str, host: str, port: int, status: int, reason: str,
                 *, drain: bool = True) -> None:

@@ -206,3 +206,14 @@ def test_proxy_listens_only_while_a_grant_is_open_and_closing_cuts_live_tunnels(
     c.close()
     with pytest.raises(OSError):
         socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).connect(str(proxy.socket_path))
+
+
+def test_proxy_records_are_bounded_per_grant(tmp_path):
+    p = EgressProxy(tmp_path, EgressLimits(max_records=3))
+    try:
+        with p.grant(AllowList.of(["pypi.org"])) as records:
+            for _ in range(6):
+                _ask(p, b"CONNECT 10.0.0.1:443 HTTP/1.1\r\n\r\n")
+        assert len(records) == 4 and records[-1].host == "(more)" and "3 more connection(s)" in records[-1].reason
+    finally:
+        p.close()
