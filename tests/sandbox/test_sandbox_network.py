@@ -187,3 +187,14 @@ def test_network_build_refuses_what_it_cannot_build_safely(tmp_path, docker_clie
     finally:
         network.close()
     assert not docker_client.images.list(name="tether-test/refused")
+
+
+def test_network_dns_trick_a_granted_name_that_resolves_to_loopback_is_refused(box, index):
+    """`localhost` is granted and 127.0.0.1:PORT is a named address, yet the name is refused: names are judged by
+    what they resolve to, and a name resolving to a non-public address never passes."""
+    with box.egress([index.host, f"localhost:{index.port}"]) as records:
+        r = box.exec(f"NO_PROXY= no_proxy= {FETCH}'http://localhost:{index.port}/simple/'")
+    assert r.exit_code == 3 and "403" in r.output, r.output
+    assert index.hits == [] and box.connected == []
+    [rec] = records
+    assert rec.host == "localhost" and not rec.allowed and "resolves to" in rec.reason
