@@ -9,8 +9,10 @@ runs as an agent runs it: a new process with a Claude Code PreToolUse payload
 on stdin, the commands rotating through ordinary and harmful lines, with a
 warm `tether hook serve` (the first call starts it) in a throw-away Tether
 home. The same runs with TETHER_HOOK_SERVER=0 (every call imports the
-guardian) are printed for comparison, and every answer is checked against
-the in-process one.
+guardian; the default, since a same-uid process could stand in for the
+server) are printed with their own ratio, beside `tether guard -- CMD`
+(the same judge, so the in-process hook's floor), and every answer is
+checked against the in-process one.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(3):
             _run([py, "-c", "pass"], env)
             _run([*hook], env, _payload("ls"))
-        base, warm, cold, mismatches = [], [], [], 0
+        base, warm, cold, guard, mismatches = [], [], [], [], 0
         for i in range(args.n):
             data = _payload(COMMANDS[i % len(COMMANDS)])
             base.append(_run([py, "-c", "pass"], env)[0])
@@ -77,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             warm.append(t)
             t, want = _run([*hook], cold_env, data)
             cold.append(t)
+            guard.append(_run([py, "-m", "tether", "guard", "--workspace", "/home/tether/project", "--",
+                               COMMANDS[i % len(COMMANDS)]], env)[0])
             mismatches += got != want
     finally:
         stop = ("import sys; from pathlib import Path; from tether.runtime.agents.server import stop; "
@@ -84,11 +88,17 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([py, "-c", stop, home], env=env, check=False)
         shutil.rmtree(home, ignore_errors=True)
     ratio = statistics.median(warm) / statistics.median(base)
+    ratio_cold = statistics.median(cold) / statistics.median(base)
     print(f"python: {py}  runs: {args.n} each, interleaved  hook: {Path(hook[0]).name} {' '.join(hook[1:])}")
     print(f"python3 -c pass                median {statistics.median(base):7.1f} ms   p90 {_p90(base):7.1f} ms")
     print(f"tether hook (warm server)      median {statistics.median(warm):7.1f} ms   p90 {_p90(warm):7.1f} ms")
-    print(f"tether hook (in-process)       median {statistics.median(cold):7.1f} ms   p90 {_p90(cold):7.1f} ms")
+    print(f"tether hook (in-process)       median {statistics.median(cold):7.1f} ms   p90 {_p90(cold):7.1f} ms"
+          "   (the default: TETHER_HOOK_SERVER unset)")
+    print(f"tether guard -- CMD            median {statistics.median(guard):7.1f} ms   p90 {_p90(guard):7.1f} ms"
+          "   (the floor of the in-process hook: the same judge)")
     print(f"ratio (median, warm)           {ratio:.2f}x   target <= 2x: {'met' if ratio <= 2 else 'NOT met'}")
+    print(f"ratio (median, in-process)     {ratio_cold:.2f}x   target <= 2x: {'met' if ratio_cold <= 2 else 'NOT met'}"
+          f"   (tether guard: {statistics.median(guard) / statistics.median(base):.2f}x)")
     print(f"answers differing between the server and in-process: {mismatches} of {args.n}")
     return 0 if mismatches == 0 else 1
 

@@ -29,6 +29,10 @@ class Approvals(Protocol):
         """Shadow mode: note the verdict, what trust would have done, and the person's answer (if asked)."""
         ...
 
+    def trust_kinds(self, verdict: Verdict) -> list[str]:
+        """The trust ledger's kinds of a verdict (rule and shape), as the journal records them."""
+        ...
+
 
 class NoApprovals:
     """Nothing learned, nothing audited: every ask goes to a person."""
@@ -41,3 +45,6 @@ class NoApprovals:
 
     def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
         return None
+
+    def trust_kinds(self, verdict: Verdict) -> list[str]:
+        return verdict.kinds

@@ -259,11 +259,19 @@ def _judge(ctx: RunContext, state: RunState, c: dict[str, Any], sid: str) -> Non
             decision=verdict.decision,
             enforced=enforced,
             rules=verdict.rules,
-            kinds=verdict.kinds,
+            kinds=_kinds(ctx, verdict),
             categories=sorted({h.category for h in verdict.hits}),
             reason=verdict.reason,
         )
     )
+
+
+def _kinds(ctx: RunContext, verdict: Verdict) -> list[str]:
+    """The trust ledger's kinds (rule and shape) for the journal, so rollback demotes what the ledger counted."""
+    try:
+        return ctx.approvals.trust_kinds(verdict)
+    except Exception:  # a seam without it (an older hooks object): the guardian's coarser kinds
+        return verdict.kinds
 
 
 def _trusted(ctx: RunContext, verdict: Verdict) -> bool:

@@ -87,6 +87,8 @@ class Analyser:
         """>0 while foreign code is read as if it were shell (`_guess`)."""
         self.files: dict[str, str | None] = {}
         self.seen_vars: set[tuple[str, str]] = set()
+        self.listed: set[str] = set()
+        """Management tools whose every object id a command in this line printed (`docker ps -aq`)."""
         self.env = {"HOME": self.home, "PWD": self.cwd, "TMPDIR": "/tmp", "IFS": " \t\n",
                     "USER": "tether", "SHELL": "/bin/bash", "PATH": "/usr/local/bin:/usr/bin:/bin"}
 

@@ -22,13 +22,16 @@ def fail(command: str, cause: str) -> Result:
     return Result("deny", [hit], f"GUARD-FAIL: {hit.reason}", [command])
 
 
-def judge(command: str, where: Where, limits: Limits = LIMITS) -> Result:
-    """Judge one bash command line (`where` and `limits` may be the pydantic forms too)."""
+def judge(command: str, where: Where, limits: Limits = LIMITS, analyser_type: type[Analyser] = Analyser) -> Result:
+    """Judge one bash command line (`where` and `limits` may be the pydantic forms too).
+
+    `analyser_type` is a subclass of Analyser that records what it sees (`explain`).
+    """
     if not isinstance(command, str):
         return fail(repr(command), f"command is {type(command).__name__}, not str")
     deadline = Deadline(limits)
     try:
-        analyser = Analyser(where, limits, deadline)  # type: ignore[arg-type]
+        analyser = analyser_type(where, limits, deadline)  # type: ignore[arg-type]
         analyser.run(command, 0)
         result = analyser.result(command)
     except PARSE_ERRORS as e:
@@ -36,7 +39,7 @@ def judge(command: str, where: Where, limits: Limits = LIMITS) -> Result:
         if not bash_accepts(command):
             return fail(command, cause)
         try:
-            analyser = Analyser(where, limits, deadline)  # type: ignore[arg-type]
+            analyser = analyser_type(where, limits, deadline)  # type: ignore[arg-type]
             judge_parts(analyser, command, cause)
             result = analyser.result(command)
         except Exception as e2:  # fail closed

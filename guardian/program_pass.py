@@ -24,7 +24,7 @@ import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tether.guardian import downloads, escapes, exposure, payload_pass, programs
+from tether.guardian import downloads, escapes, exposure, management, payload_pass, programs
 from tether.guardian.bashlex_load import bashlex
 from tether.guardian.escapes import Act
 from tether.guardian.lazy_re import Lazy as _Lazy
@@ -93,6 +93,7 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
     downloads.mark_downloads(an, inv)
     downloads.runs_download(an, inv)
     exposure.check(an, inv)
+    management.on_invocation(an, inv)
 
 
 _ESCAPE_LINE = re.compile(r"^(?:\^[A-Z@\[\]])*(?::?!|:(?=(?:sh|shell|terminal|term)$))")
@@ -130,8 +131,9 @@ def _do(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) -> None:
     if act.remote:
         found = _isolated(an, replace(act, remote=False), inv, s, depth)
         fed = bool(an._stdin(s) or s.upstream or any(r.op == "<" for r in s.redirects))  # type: ignore[attr-defined]
-        for h in found:
-            if h.decision == "deny" or (h.id == "EXEC-001" and act.detail == "host" and not fed):
+        for h in found:  # a database reset or cloud delete is one wherever it is run from
+            if h.decision == "deny" or (h.id == "EXEC-001" and act.detail == "host" and not fed) or \
+                    h.category in ("cloud-destructive", "database-destructive"):
                 an.hits.setdefault((h.id, h.program), h)
         return
     if act.kind == "shell":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from tether.guardian.management import inert
 from tether.guardian.rules import Inv, rule
 
 _VERB = re.compile(
@@ -26,10 +27,10 @@ _SERVICE_CLIS = ("gh", "doppler", "op", "vault", "velero", "nats", "rabbitmqctl"
                  "kafka-consumer-groups", "kafka-delete-records", "supabase", "planetscale", "pscale",
                  "stripe", "twilio", "redis-cli", "etcdctl", "ansible", "pulumi", "serverless",
                  "sls", "cdk", "sam", "copilot", "databricks", "snowsql", "bq", "cf", "juju")
-_SQL = re.compile(r"\b(?:drop\s+(?:database|table|schema|index|view|user|role|keyspace|collection)|"
+SQL_DESTRUCTIVE = re.compile(r"\b(?:drop\s+(?:database|table|schema|index|view|user|role|keyspace|collection)|"
                   r"truncate\s+(?:table\s+)?\w|delete\s+from\s+\w+\s*(?:;|$|\"|')|"
                   r"flushall|flushdb|dropDatabase|\.drop\(\)|deleteMany\(\s*\{\s*\}\s*\)|"
-                  r"alter\s+table\s+\w+\s+drop)", re.I)
+                  r"alter\s+table\s+\w+\s+drop)|\)\.drop\(\s*\)", re.I)
 _SQL_CLIS = ("psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhouse-client", "cockroach",
              "mongo", "mongosh", "redis-cli", "cqlsh", "duckdb", "snowsql", "bq", "sqlplus")
 
@@ -38,10 +39,17 @@ def _verbs(words: list[str]) -> bool:
     return any(_VERB.search(w) for w in words)
 
 
+def destructive_word(word: str) -> bool:
+    """Whether one verb word deletes, destroys, purges or revokes (`delete-stack`, `apps:destroy`)."""
+    return bool(_VERB.search(word) or _VERB.search(word.rsplit(":", 1)[-1]))
+
+
 @rule("CLOUD-001", "cloud-destructive", "ask", "aws",
       "AWS call that deletes, terminates, purges or overwrites resources or secrets",
       "aws s3 rm s3://bucket --recursive")
 def _aws(inv: Inv) -> bool:
+    if inert(inv):
+        return False
     pos = inv.positional
     if pos[:2] == ["s3", "sync"] or pos[:2] == ["s3", "mv"]:
         return "--delete" in inv.long or pos[1] == "mv"
@@ -51,18 +59,24 @@ def _aws(inv: Inv) -> bool:
 @rule("CLOUD-002", "cloud-destructive", "ask", "gcloud", "gcloud command that deletes resources",
       "gcloud compute instances delete vm-1")
 def _gcloud(inv: Inv) -> bool:
+    if inert(inv):
+        return False
     return _verbs(inv.positional[1:5])
 
 
 @rule("CLOUD-003", "cloud-destructive", "ask", "az", "Azure CLI command that deletes resources",
       "az group delete --name prod-rg")
 def _az(inv: Inv) -> bool:
+    if inert(inv):
+        return False
     return _verbs(inv.positional[1:4])
 
 
 @rule("CLOUD-004", "cloud-destructive", "ask", ("kubectl", "helm", "oc", "k9s"),
       "deletes Kubernetes objects or releases, or drains nodes", "kubectl delete namespace prod")
 def _kube(inv: Inv) -> bool:
+    if inert(inv):
+        return False
     pos = inv.positional
     if inv.prog == "helm":
         return pos[:1] in (["uninstall"], ["delete"], ["del"], ["rollback"])
@@ -74,6 +88,8 @@ def _kube(inv: Inv) -> bool:
 @rule("CLOUD-005", "cloud-destructive", "ask", ("terraform", "tofu", "pulumi", "terragrunt", "cdk"),
       "destroys infrastructure", "terraform destroy -auto-approve")
 def _iac(inv: Inv) -> bool:
+    if inert(inv):
+        return False
     pos = inv.positional
     return "destroy" in pos[:2] or any(a == "-destroy" for a in inv.args) or (
         pos[:2] == ["state", "rm"]) or "--destroy" in inv.long
@@ -83,6 +99,8 @@ def _iac(inv: Inv) -> bool:
       "service CLI verb that deletes, purges, revokes or disables remote state",
       "gh repo delete owner/repo --yes")
 def _services(inv: Inv) -> bool:
+    if inert(inv):
+        return False
     pos = inv.positional
     if inv.prog == "redis-cli":
         return False
@@ -117,7 +135,7 @@ def _sql(inv: Inv) -> bool:
         texts.append(inv.simple.stdin)
     if inv.prog == "redis-cli":
         return any(a.lower() in ("flushall", "flushdb") for a in inv.args)
-    return any(_SQL.search(t) for t in texts)
+    return any(SQL_DESTRUCTIVE.search(t) for t in texts)
 
 
 @rule("DB-002", "database-destructive", "ask", ("dropdb", "mysqladmin", "dropuser", "mongorestore",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from tether.guardian import archive_targets
 from tether.guardian.paths import Verb
 from tether.guardian.rules import Inv
 
@@ -334,6 +335,8 @@ def write_targets(inv: Inv) -> list[tuple[str, Verb]]:
         return _chmod(inv)
     fn = _TABLE.get(inv.prog)
     out = fn(inv) if fn is not None else []
+    if inv.prog in archive_targets.PROGRAMS:
+        out = out + archive_targets.deletes(inv)
     if inv.prog == "find":
         out = out + _find_writes(inv)
     return [(p, v) for p, v in out if p and p != "-"]

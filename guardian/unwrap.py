@@ -14,6 +14,7 @@ so `echo / | xargs rm -rf` is judged as `rm -rf /`.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 
 from tether.guardian.operands import find_matches
@@ -36,14 +37,22 @@ _VALUED = {
     "xargs": set("adEILnPsJ") | {"--arg-file", "--delimiter", "--eof",
                                      "--max-lines", "--max-args", "--max-procs",
                                      "--max-chars", "--process-slot-var"},
-    "parallel": set("jSIE") | {"--jobs", "--results", "--sshlogin", "--joblog", "--tmpdir",
-                               "--workdir", "--delay", "--timeout", "--retries", "--tag-string"},
+    "parallel": set("jSIEaCdLlNnPs") | {
+        "--jobs", "--results", "--res", "--sshlogin", "--joblog", "--tmpdir", "--workdir", "--wd",
+        "--delay", "--timeout", "--retries", "--tag-string", "--halt", "--halt-on-error", "--colsep",
+        "--arg-file", "--delimiter", "--block", "--block-size", "--max-args", "--max-replace-args",
+        "--max-lines", "--load", "--memfree", "--nice", "--env", "--basefile", "--bf", "--return",
+        "--transferfile", "--tf", "--sshloginfile", "--slf", "--termseq", "--header", "--rpl",
+        "--limit", "--semaphorename", "--id", "--sqlmaster", "--sqlworker", "--ssh", "--arg-sep",
+        "--arg-file-sep", "--max-procs", "--eof", "--replace", "--extensionreplace", "--tagstring"},
+    "sem": set(),  # filled below: GNU parallel --semaphore takes parallel's options
     "time": set("fo") | {"--format", "--output"},
     "nohup": set(),
     "command": set(),
     "exec": set("a"),
     "builtin": set(),
 }
+_VALUED["sem"] = _VALUED["parallel"]
 WRAPPERS = frozenset(_VALUED) | {"busybox", "find"}
 _PRIV = frozenset({"sudo", "doas", "pkexec", "run0"})
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -141,31 +150,46 @@ def _xargs(rest: list[str], seen: dict[str, str], stdin: StdinEval) -> list[list
     return [cmd + items]
 
 
-def _parallel(rest: list[str], stdin: StdinEval) -> list[list[str]]:
+_SOURCES = (":::", ":::+", "::::", "::::+")
+_SHELLY = re.compile(r"[\s;|&<>()$`]")
+
+
+def _parallel(rest: list[str], seen: dict[str, str], stdin: StdinEval) -> list[list[str]]:
+    """Commands GNU parallel runs: the template (through a shell when it needs one) filled
+    with the items of `:::`/`:::+` groups, `::::` files and `-a` (unknown), or stdin lines.
+    A template run through the shell comes back as `sh -c LINE` with wrapper name
+    `parallel-template` (its items are quoted by parallel: data, not code)."""
     groups: list[list[str]] = []
     cmd = rest
-    if ":::" in rest:
-        k = rest.index(":::")
-        cmd, tail = rest[:k], rest[k + 1 :]
-        current: list[str] = []
-        for t in tail:
-            if t in (":::", "::::"):
-                groups.append(current)
-                current = []
-            else:
-                current.append(t)
-        groups.append(current)
+    starts = [k for k, t in enumerate(rest) if t in _SOURCES]
+    if starts:
+        cmd = rest[: starts[0]]
+        for n, k in enumerate(starts):
+            end = starts[n + 1] if n + 1 < len(starts) else len(rest)
+            items = rest[k + 1 : end]
+            groups.append([UNKNOWN] if rest[k].startswith("::::") else items)
+    elif "a" in seen or "--arg-file" in seen:
+        groups.append([UNKNOWN])
+    elif "--pipe" in seen or "--pipepart" in seen:
+        return [cmd] if cmd else []
     else:
         data = stdin()
         groups.append([UNKNOWN] if data is None else (data.splitlines() or []))
+    repl = seen.get("I") or seen.get("--replace") or "{}"
+    if cmd and "q" not in seen and "--quote" not in seen and any(_SHELLY.search(c) for c in cmd):
+        cmd = ["sh", "-c", " ".join(cmd) + ("" if any(repl in c or "{" in c for c in cmd) else " " + repl)]
     first = groups[0] if groups else []
     if not cmd:
         return [[UNKNOWN] if UNKNOWN in a else ["eval", a] for a in first]
+    shell = cmd[:2] == ["sh", "-c"] and len(cmd) == 3 and rest[:2] != ["sh", "-c"]
     out = []
-    for idx, item in enumerate(first[:8] or [""]):
+    for idx, raw in enumerate(first[:8] or [""]):
+        item = shlex.quote(raw) if shell and raw and not any(ch in raw for ch in UNKNOWN + "*?[") else raw
         argv = []
         for c in cmd:
-            c2 = c.replace("{}", item)
+            c2 = c.replace(repl, item)
+            for form in ("{.}", "{/}", "{//}", "{/.}"):
+                c2 = c2.replace(form, item)
             for n, g in enumerate(groups, 1):
                 c2 = c2.replace(f"{{{n}}}", g[min(idx, len(g) - 1)] if g else "")
             argv.append(c2)
@@ -173,6 +197,41 @@ def _parallel(rest: list[str], stdin: StdinEval) -> list[list[str]]:
             argv.append(item)
         out.append(argv)
     return out
+
+
+_PYTHON = re.compile(r"^(?:python[0-9.]*|py|pypy[0-9.]*)$")
+_PY_VALUED = frozenset("cWX")
+"""Python options that take a value (`-W error`, `-X dev`); `-c` ends the options (its code is a payload)."""
+
+
+def _module_cli(name: str, args: list[str]) -> list[str] | None:
+    """`python -m pip install x` -> `pip install x`: a module run as a program is judged as that program too
+    (pip, venv, http.server...), with the module's own name, so the rules for `pip` also see `python -m pip`."""
+    if not _PYTHON.match(name):
+        return None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-m" and i + 1 < len(args):
+            return [args[i + 1], *args[i + 2 :]]
+        if not a.startswith("-") or a in ("-", "--"):
+            return None
+        if a.startswith("--"):
+            i += 1
+            continue
+        letters = a[1:]
+        for k, ch in enumerate(letters):
+            if ch == "m":
+                mod = letters[k + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
+                tail = args[i + 1 :] if letters[k + 1 :] else args[i + 2 :]
+                return [mod, *tail] if mod else None
+            if ch in _PY_VALUED:
+                if ch == "c":
+                    return None
+                i += 0 if letters[k + 1 :] else 1
+                break
+        i += 1
+    return None
 
 
 def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]:
@@ -185,15 +244,25 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
     if name == "find":
         inner = [u for cmd in _find(argv[1:]) for u in unwrap(cmd, stdin, depth + 1)]
         return [(argv, False, [])] + _tag(inner, name)
+    module = _module_cli(name, argv[1:])
+    if module:
+        return [(argv, False, [])] + _tag(unwrap(module, stdin, depth + 1), name)
     if name not in _VALUED and name not in _PRIV:
         return [(argv, False, [])]
     rest, seen = _skip_options(name, argv[1:])
     if name == "xargs":
         cmds = _xargs(rest, seen, stdin)
     elif name == "parallel":
-        cmds = _parallel(rest, stdin)
+        cmds = _parallel(rest, seen, stdin)
+        if cmds and cmds[0][:2] == ["sh", "-c"] and rest[:2] != ["sh", "-c"]:
+            # judged both ways: as the shell line parallel builds, and as the words given
+            plain = _parallel(rest, {**seen, "q": ""}, stdin)
+            return [(inner, sudo, ["parallel-template", *via]) for cmd in cmds if cmd
+                    for inner, sudo, via in unwrap(cmd, stdin, depth + 1)] + \
+                [(inner, sudo, ["parallel", *via]) for cmd in plain if cmd
+                 for inner, sudo, via in unwrap(cmd, stdin, depth + 1)]
     elif name == "env" and ("S" in seen or "--split-string" in seen):
-        cmds = [["env", *(seen.get("S") or seen.get("--split-string", "")).split(), *rest]]
+        cmds = [["env", *_split_string(seen.get("S") or seen.get("--split-string", "")), *rest]]
     elif name == "watch" and rest and "x" not in seen and "--exec" not in seen:
         cmds = [["sh", "-c", " ".join(rest)]]  # watch runs its words through `sh -c`
     else:
@@ -207,6 +276,14 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
         for inner, sudo, via in unwrap(cmd, stdin, depth + 1):
             out.append((inner, sudo or name in _PRIV, [name, *via]))
     return out or [([], name in _PRIV, [name])]
+
+
+def _split_string(text: str) -> list[str]:
+    """`env -S STRING`: words with env's own quotes and backslashes (not a shell: no pipes)."""
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
 
 
 def _tag(items: list[Unwrapped], name: str) -> list[Unwrapped]:

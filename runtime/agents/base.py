@@ -8,12 +8,17 @@ Parts:
     Adapter: the protocol each agent module meets (module-level functions).
     text, string, folder: readers of untrusted payload fields.
     write_line: the shell line a file write is judged as (same path rules).
+    work_folder, command_of: a tool input's working folder (`workdir`, `dir_path`, ...) and shell line.
+    patch_paths, shell_patch: the files a patch touches (apply_patch, unified diff), also inside a shell line.
+    tool_calls: a tool without a table, read fail-closed (shell, writes, or an `unknown` call that asks).
     message: the one-paragraph reason an agent shows its model (with a safe
         alternative where one is known).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,17 +29,6 @@ from tether.common.errors import TetherError
 Decision = Literal["allow", "ask", "deny"]
 MAX_REASON = 1500
 
-ALTERNATIVES: dict[str, str] = {
-    "FS-001": "delete a named folder inside the workspace instead (e.g. rm -rf ./build)",
-    "FS-002": "write inside the workspace instead",
-    "CONF-001": "write inside the workspace (the working folder of this session) instead",
-    "GIT-001": "push with --force-with-lease, or push to a new branch",
-    "GIT-002": "commit or stash the work first (git stash), then reset",
-    "GIT-003": "list what would go first with git clean -n",
-    "NET-001": "download to a file, read it, then run it as a separate step",
-    "NET-002": "download to a file, read it, then run it as a separate step",
-}
-"""Rule id -> a safer way to reach the same end, told to the model with a deny."""
 
 
 class PayloadError(TetherError, ValueError):
@@ -49,9 +43,12 @@ class Call:
     cwd: Path
     workspace: Path
     tool: str
-    kind: Literal["shell", "write"] = "shell"
+    kind: Literal["shell", "write", "unknown"] = "shell"
+    """`unknown`: a tool Tether cannot read (no command, no path, not read-only): asked, never passed."""
     session: str = ""
     paths: tuple[str, ...] = ()
+    transcript: str = ""
+    """The agent's transcript file of the session, where the payload names one (an approval must match it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +141,87 @@ def message(judged: Judged, call: Call | None = None) -> str:
             "allow": f"Tether's guardian allows {what}"}[judged.decision]
     out = f"{head}: {judged.reason}" if judged.reason else head
     if judged.decision == "deny":
-        tips = [ALTERNATIVES[r] for r in dict.fromkeys(judged.rules) if r in ALTERNATIVES]
+        from tether.guardian.alternatives import ALTERNATIVES
+
+        tips = [ALTERNATIVES[r] for r in dict.fromkeys(judged.rules) if r in ALTERNATIVES][:2]
         if tips:
             out += ". Safer: " + "; ".join(tips)
     out = " ".join(out.split())
     return out if len(out) <= MAX_REASON else out[: MAX_REASON - 3] + "..."
+
+
+WORKDIR_KEYS = ("workdir", "working_directory", "cwd", "dir_path", "directory")
+"""Tool-input fields that name the folder a command runs in (Codex and OpenCode `workdir`, Gemini `dir_path`,
+Gemini's older `directory`)."""
+COMMAND_KEYS = ("command", "cmd", "script", "commands")
+PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "target_file", "filename", "dir_path", "directory")
+_PATCH_PATH = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): *(.+?) *$", re.MULTILINE)
+_DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?!/dev/null)(?:[ab]/)?([^\t\n]+?)(?:\t.*)? *$", re.MULTILINE)
+_DIFF_TOOL = re.compile(r"(?<![\w.-])(?:patch|git\s+apply)(?![\w.-])")
+_PATCH_WORD = re.compile(r"(?<![\w.-])(?:apply_patch|applypatch)(?![\w.-])")
+
+
+def work_folder(args: dict[str, Any], base: Path) -> Path:
+    """The folder a shell tool call runs in: its `workdir`-like field (relative to `base`), else `base`."""
+    for key in WORKDIR_KEYS:
+        value = args.get(key)
+        if value is None or value == "":
+            continue
+        if not isinstance(value, str) or "\x00" in value:
+            msg = f"tool input field {key!r} is not a folder path"
+            raise PayloadError(msg)
+        return Path(os.path.normpath(value if value.startswith("/") else os.path.join(base, value)))
+    return base
+
+
+def command_of(args: dict[str, Any]) -> str | None:
+    """The shell line of a tool input: a `command`-like string, or an argv list quoted with shlex.join."""
+    for key in COMMAND_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return shlex.join(value)
+        if value not in (None, ""):
+            msg = f"tool input field {key!r} is not a command string"
+            raise PayloadError(msg)
+    return None
+
+
+def patch_paths(text: str) -> list[str]:
+    """Every file a patch touches: apply_patch's Add/Update/Delete File and Move to, and unified diff headers."""
+    found = [p.strip() for p in _PATCH_PATH.findall(text)]
+    found += [p.strip() for p in _DIFF_PATH.findall(text)]
+    return [p for p in dict.fromkeys(found) if p]
+
+
+def shell_patch(command: str) -> list[str] | None:
+    """The files an `apply_patch` inside a shell line touches (None when the line runs no apply_patch).
+
+    An apply_patch whose patch is not in the line (read from a file) gives [], which the hook asks about;
+    `patch` and `git apply` with a unified diff in a here-document give the diff's paths.
+    """
+    if _PATCH_WORD.search(command):
+        return patch_paths(command)
+    if "<<" in command and _DIFF_TOOL.search(command):  # `patch -p1 <<EOF`, `git apply <<EOF`: a diff in the line
+        return patch_paths(command) or None
+    return None
+
+
+def tool_calls(tool: str, args: dict[str, Any], cwd: Path, workspace: Path, session: str, read_only: frozenset[str],
+               transcript: str = "") -> list[Call]:
+    """A tool the adapter has no table for, read fail-closed: a command-like field is judged as shell (in its
+    workdir), patch text and path fields as writes; a documented read-only tool passes ([]); anything else is
+    an `unknown` call, which the hook asks about."""
+    if tool in read_only:
+        return []
+    command = command_of(args)
+    if command is not None:
+        return [Call(command, work_folder(args, cwd), workspace, tool, "shell", session, (), transcript)]
+    texts = [v for v in args.values() if isinstance(v, str)]
+    paths = [p for t in texts for p in patch_paths(t)]
+    paths += [v for k in PATH_KEYS if isinstance(v := args.get(k), str) and v]
+    if paths:
+        return [Call(write_line(p), cwd, workspace, tool, "write", session, (p,), transcript)
+                for p in dict.fromkeys(paths)]
+    return [Call(f"# unknown tool {tool}", cwd, workspace, tool, "unknown", session, (), transcript)]

@@ -28,6 +28,8 @@ from tether.runtime.agents.base import (
     obj,
     string,
     text,
+    tool_calls,
+    work_folder,
     write_line,
 )
 
@@ -44,6 +46,8 @@ SETTINGS = {"user": ".claude/settings.json", "project": ".claude/settings.json",
             "local": ".claude/settings.local.json"}
 """Scope -> the settings file (user: under the person's home; project, local: under the project folder)."""
 TEMPLATE = "{}\n"
+DISABLE = {"disableAllHooks": True}
+"""Settings that turn every hook off (`tether hook status` and `doctor` report them)."""
 
 
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
@@ -52,24 +56,33 @@ def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     return [(EVENT, group), ("PostToolUse", group)]
 
 
-def tool_call(payload: dict[str, Any], event: str, shell: frozenset[str], writes: dict[str, str]) -> Call | None:
-    """The call in a Claude-Code-shaped payload (Codex sends the same shape); None for a tool not judged."""
+READ_ONLY = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead", "TodoRead", "TodoWrite", "WebSearch", "BashOutput",
+                       "ExitPlanMode"})
+"""Tools that only read (or keep the agent's own to-do list): they pass. Any other tool the matcher sends is read
+fail-closed (`base.tool_calls`)."""
+
+
+def tool_call(payload: dict[str, Any], event: str, shell: frozenset[str], writes: dict[str, str],
+              read_only: frozenset[str] = READ_ONLY) -> list[Call]:
+    """The calls in a Claude-Code-shaped payload (Codex sends the same shape); [] for a read-only tool."""
     if text(payload, "hook_event_name") != event:
         msg = f"expected hook_event_name {event!r}, got {payload.get('hook_event_name')!r}"
         raise PayloadError(msg)
     tool = text(payload, "tool_name")
     cwd = folder(text(payload, "cwd"))
     session = string(payload, "session_id")
+    transcript = string(payload, "transcript_path")
+    args = obj(payload, "tool_input")
     if tool in shell:
-        return Call(text(obj(payload, "tool_input"), "command"), cwd, cwd, tool, "shell", session)
+        return [Call(text(args, "command"), work_folder(args, cwd), cwd, tool, "shell", session, (), transcript)]
     if tool in writes:
-        path = text(obj(payload, "tool_input"), writes[tool])
-        return Call(write_line(path), cwd, cwd, tool, "write", session, (path,))
-    return None
+        path = text(args, writes[tool])
+        return [Call(write_line(path), cwd, cwd, tool, "write", session, (path,), transcript)]
+    return tool_calls(tool, args, cwd, cwd, session, read_only, transcript)
 
 
-def parse(payload: dict[str, Any]) -> Call | None:
-    """The Bash command or file write of a PreToolUse payload; None for any other tool."""
+def parse(payload: dict[str, Any]) -> list[Call]:
+    """The Bash command or file write of a PreToolUse payload; [] for a read-only tool."""
     return tool_call(payload, EVENT, SHELL_TOOLS, WRITE_TOOLS)
 
 

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import socket
 
 TIMEOUT_S = 10.0
 MAX_REPLY = 1 << 20
@@ -82,6 +85,8 @@ def ask(agent: str, data: bytes, user_home: str, folder: str | None = None,
     sock_path = os.path.join(folder, "sock")
     if not _private(folder) or len(sock_path) > 100:
         return None
+    import socket  # here, not at the top: with the server off (the default) the hook never needs it
+
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(TIMEOUT_S)
     try:

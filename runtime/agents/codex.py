@@ -14,10 +14,19 @@ allow.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from tether.runtime.agents.base import Answer, Call, Judged, PayloadError, message, obj, write_line
+from tether.runtime.agents.base import (
+    Answer,
+    Call,
+    Judged,
+    PayloadError,
+    message,
+    obj,
+    patch_paths,
+    work_folder,
+    write_line,
+)
 from tether.runtime.agents.claude_code import tool_call
 
 NAME = "codex"
@@ -34,25 +43,28 @@ TEMPLATE = "{}\n"
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     """(event, matcher group) pairs `tether hook install` adds under `hooks` of hooks.json."""
     return [(EVENT, {"matcher": MATCHER, "hooks": [{"type": "command", "command": command}]})]
-_PATCH_PATH = re.compile(r"^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$", re.MULTILINE)
+READ_ONLY = frozenset({"read_file", "list_dir", "grep_files", "view_image", "update_plan", "web_search"})
+"""Codex tools that only read; any other tool is read fail-closed (`base.tool_calls`)."""
 
 
-def parse(payload: dict[str, Any]) -> Call | list[Call] | None:
-    """The shell command, or one write per file an apply_patch touches; None for any other tool."""
+def parse(payload: dict[str, Any]) -> list[Call]:
+    """The shell command (in its `workdir`), or one write per file an apply_patch touches; [] for a read-only tool.
+
+    Codex's shell tool takes `command` (a string, or an argv list) and `workdir` (openai/codex
+    codex-rs/core/src/tools/handlers/shell.rs, ShellToolCallParams).
+    """
     if payload.get("tool_name") != "apply_patch":
-        return tool_call(payload, EVENT, frozenset({"Bash"}), {})
-    base = tool_call(payload, EVENT, frozenset({"apply_patch"}), {})
-    assert base is not None
+        return tool_call(payload, EVENT, frozenset({"Bash", "shell", "local_shell", "exec_command"}), {}, READ_ONLY)
+    base = tool_call(payload, EVENT, frozenset(), {}, frozenset())[0]
     tool_input = obj(payload, "tool_input")
-    patch = next((v for v in tool_input.values() if isinstance(v, str) and "*** Begin Patch" in v), None)
-    if patch is None:
-        msg = "apply_patch payload holds no patch text (*** Begin Patch)"
-        raise PayloadError(msg)
-    paths = [p.strip() for p in _PATCH_PATH.findall(patch)]
+    patch = "\n".join(v for v in tool_input.values() if isinstance(v, str))
+    paths = patch_paths(patch)
     if not paths:
         msg = "apply_patch names no file (*** Add/Update/Delete File:)"
         raise PayloadError(msg)
-    return [Call(write_line(p), base.cwd, base.workspace, "apply_patch", "write", base.session, (p,)) for p in paths]
+    cwd = work_folder(tool_input, base.cwd)
+    return [Call(write_line(p), cwd, base.workspace, "apply_patch", "write", base.session, (p,), base.transcript)
+            for p in paths]
 
 
 def answer(judged: Judged, calls: list[Call]) -> Answer:

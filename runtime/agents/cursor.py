@@ -7,13 +7,16 @@ object on stdout, `{"permission": "allow" | "ask" | "deny", "user_message":
 ..., "agent_message": ...}` (`agent_message` goes to the model,
 `user_message` to the person). Errors answer deny and exit 2, which Cursor
 also reads as a block. The payload's `cwd` is the workspace; when it is
-empty, the first of `workspace_roots`. Cursor has no hook before a file edit
+empty, the first of `workspace_roots`; a `cwd` outside every root is still the
+command's working folder, but the workspace is then the first root (it never
+widens to `/` or the home). Cursor has no hook before a file edit
 (only `afterFileEdit`), so writes by its edit tool are not judged here.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from tether.runtime.agents.base import Answer, Call, Judged, PayloadError, folder, message, string, text
@@ -41,10 +44,14 @@ def parse(payload: dict[str, Any]) -> Call:
         raise PayloadError(msg)
     cwd = string(payload, "cwd")
     roots = payload.get("workspace_roots")
-    if not cwd and isinstance(roots, list) and roots and isinstance(roots[0], str):
+    roots = [r for r in roots if isinstance(r, str) and r.startswith("/")] if isinstance(roots, list) else []
+    if not cwd and roots:
         cwd = roots[0]
     where = folder(cwd)
-    return Call(text(payload, "command"), where, where, "shell", "shell", string(payload, "conversation_id"))
+    workspace = where
+    if roots and not any(where == Path(r) or Path(r) in where.parents for r in roots):
+        workspace = folder(roots[0], "workspace_roots")  # a cwd outside every root never widens the workspace
+    return Call(text(payload, "command"), where, workspace, "shell", "shell", string(payload, "conversation_id"))
 
 
 def _reply(permission: str, reason: str) -> str:

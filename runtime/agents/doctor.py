@@ -31,13 +31,21 @@ def _run(command: str, payload: dict[str, Any], cwd: Path) -> tuple[int, str, st
     return r.returncode, r.stdout, r.stderr
 
 
-def doctor(agent: str, path: Path, workspace: Path) -> dict[str, Any]:
-    """The check's findings: `ok` when every installed command blocks the deny canary and passes the allow one."""
+def doctor(agent: str, path: Path, workspace: Path, tether_home: Path | None = None,
+           others: list[Path] | None = None) -> dict[str, Any]:
+    """The check's findings: `ok` when every installed command blocks the deny canary and passes the allow one,
+    and no settings file of the agent (`path` and `others`, its other scopes) turns its hooks off."""
     adapter = registry.get(agent)
-    found = status(agent, path)
+    found = status(agent, path, tether_home)
     report: dict[str, Any] = found | {"checks": [], "ok": False}
+    off = [f"{p}: {why}" for p in [path, *(others or [])] if (why := status(agent, p, tether_home).get("disabled"))]
+    if off:
+        report["problem"] = "hooks are disabled: " + "; ".join(dict.fromkeys(off))
+        return report
     if not found["installed"]:
-        report["problem"] = f"no Tether hook in {path}; run `tether hook install {agent}`"
+        hand = f" (a hand-made entry runs it: {found['hand_made'][0]}; Tether did not write it)" \
+            if found.get("hand_made") else ""
+        report["problem"] = f"no Tether hook in {path}{hand}; run `tether hook install {agent}`"
         return report
     for command in found["commands"]:
         deny = _run(command, adapter.sample(DENY_CANARY, str(workspace)), workspace)  # type: ignore[attr-defined]

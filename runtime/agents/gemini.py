@@ -26,6 +26,8 @@ from tether.runtime.agents.base import (
     obj,
     string,
     text,
+    tool_calls,
+    work_folder,
     write_line,
 )
 
@@ -48,24 +50,29 @@ def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     return [(EVENT, group), ("AfterTool", group)]
 
 
-def parse(payload: dict[str, Any]) -> Call | None:
-    """The shell command (run in `dir_path` under the project) or file write; None for any other tool."""
+READ_ONLY = frozenset({"read_file", "read_many_files", "list_directory", "glob", "search_file_content", "grep",
+                       "google_web_search", "write_todos", "ls"})
+"""Gemini CLI tools that only read (or keep the to-do list); any other tool is read fail-closed (`base.tool_calls`)."""
+
+
+def parse(payload: dict[str, Any]) -> list[Call]:
+    """The shell command (run in `dir_path`, older `directory`, under the project) or file write; [] for a
+    read-only tool."""
     if text(payload, "hook_event_name") != EVENT:
         msg = f"expected hook_event_name {EVENT!r}, got {payload.get('hook_event_name')!r}"
         raise PayloadError(msg)
     tool = text(payload, "tool_name")
     cwd = folder(text(payload, "cwd"))
     session = string(payload, "session_id")
+    transcript = string(payload, "transcript_path")
+    args = obj(payload, "tool_input")
     if tool == "run_shell_command":
-        args = obj(payload, "tool_input")
-        sub = string(args, "dir_path") or string(args, "directory")
-        where = cwd / sub if sub else cwd
-        return Call(text(args, "command"), where, cwd, tool, "shell", session)
+        return [Call(text(args, "command"), work_folder(args, cwd), cwd, tool, "shell", session, (), transcript)]
     if tool in WRITE_TOOLS:
-        path = text(obj(payload, "tool_input"), WRITE_TOOLS[tool])
+        path = text(args, WRITE_TOOLS[tool])
         full = path if path.startswith("/") else str(cwd / path)
-        return Call(write_line(full), cwd, cwd, tool, "write", session, (full,))
-    return None
+        return [Call(write_line(full), cwd, cwd, tool, "write", session, (full,), transcript)]
+    return tool_calls(tool, args, cwd, cwd, session, READ_ONLY, transcript)
 
 
 def answer(judged: Judged, calls: list[Call]) -> Answer:

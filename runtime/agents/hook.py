@@ -20,26 +20,73 @@ from pathlib import Path
 from typing import Any
 
 from tether.runtime.agents import learn, registry
-from tether.runtime.agents.base import Answer, Call, Judged, PayloadError
+from tether.runtime.agents.base import Answer, Call, Judged, PayloadError, shell_patch, write_line
 
 MAX_PAYLOAD = 1 << 20
 
 
-def judge_calls(calls: list[Call], user_home: Path) -> Judged:
-    """Judge every call with the guardian (fail closed); the strictest decision, all rules and reasons."""
+UNKNOWN_RULE = "HOOK-002"
+
+
+def _expand(calls: list[Call]) -> list[Call]:
+    """The calls, plus one write per file an `apply_patch` inside a shell line touches (same path rules as file
+    writes); an apply_patch whose patch is not in the line is an unknown call (asked)."""
+    out: list[Call] = []
+    for call in calls:
+        out.append(call)
+        paths = shell_patch(call.command) if call.kind == "shell" else None
+        if paths is None:
+            continue
+        if not paths:
+            out.append(Call(f"# apply_patch with no patch text in: {call.command[:200]}", call.cwd, call.workspace,
+                            call.tool, "unknown", call.session, ("?",), call.transcript))
+        out += [Call(write_line(p), call.cwd, call.workspace, call.tool, "write", call.session, (p,), call.transcript)
+                for p in paths]
+    return out
+
+
+def judge_calls(calls: list[Call], user_home: Path, tether_home: Path | None = None,
+                contents: list[str] | None = None) -> Judged:
+    """Judge every call with the guardian (fail closed); the strictest decision, all rules and reasons.
+
+    A call that reaches for the hook itself or Tether's home (`tamper`) is denied whatever the guardian says;
+    `contents` (the text a write would put in a file) that would call the hook makes the call an ask.
+    """
     from tether.guardian.decision import SEVERITY, Where
     from tether.guardian.judge import judge
+    from tether.runtime.agents.tamper import RULE, tampering
+    from tether.runtime.trust.kinds import kinds_of
 
     out = Judged("allow")
     reasons: list[str] = []
-    for call in calls:
+    for call in _expand(calls):
+        if call.kind == "unknown":
+            out.decision = "deny" if out.decision == "deny" else "ask"
+            out.rules += [UNKNOWN_RULE] if UNKNOWN_RULE not in out.rules else []
+            kind = f"unknown-tool:{call.tool[:60].replace(':', '_')}:{UNKNOWN_RULE}:opaque"  # opaque: never promoted
+            out.kinds += [kind] if kind not in out.kinds else []
+            reasons.append(f"Tether cannot read what tool {call.tool[:60]!r} does (no command, no file path)"
+                           if not call.paths else call.command.lstrip("# "))
+            continue
         r = judge(call.command, Where(workspace=call.workspace, cwd=call.cwd, home=user_home))
+        why = tampering([call.command, *r.decoded], call.paths, tether_home)
+        if why:
+            out.decision = "deny"
+            out.rules += [RULE] if RULE not in out.rules else []
+            reasons.append(f"{RULE}: {why}")
         if SEVERITY[r.decision] > SEVERITY[out.decision]:
             out.decision = r.decision
         out.rules += [h.id for h in r.hits if h.id not in out.rules]
-        out.kinds += [h.kind for h in r.hits if h.decision != "allow" and h.kind not in out.kinds]
+        out.kinds += [k for k in kinds_of(r.hits, r.decoded) if k not in out.kinds]
         if r.decision != "allow":
             reasons.append(r.reason)
+    why = tampering(contents or [], [], tether_home) if calls else ""
+    if why and out.decision == "allow":
+        out.decision = "ask"
+        out.rules.append(RULE)
+        out.kinds.append("guardian-failure:-:HOOK-001:content")
+        reasons.append("HOOK-001: what this writes calls Tether's hook or names its state files (a program the agent "
+                       "writes could forge approvals); the person decides")
     out.reason = "; ".join(dict.fromkeys(reasons)) if reasons else "no risk pattern matched"
     return out
 
@@ -57,6 +104,23 @@ def _payload(data: bytes) -> dict[str, Any]:
         msg = f"payload is a JSON {type(payload).__name__}, not an object"
         raise PayloadError(msg)
     return payload
+
+
+def _contents(payload: dict[str, Any]) -> list[str]:
+    """The strings of a write's tool input (the text it would put in files), bounded."""
+    args = payload.get("tool_input", payload.get("args"))
+    out, size = [], 0
+    stack = [args]
+    while stack and size < MAX_PAYLOAD:
+        value = stack.pop()
+        if isinstance(value, str):
+            out.append(value)
+            size += len(value)
+        elif isinstance(value, dict):
+            stack += list(value.values())
+        elif isinstance(value, list):
+            stack += value
+    return out
 
 
 def _call_id(payload: dict[str, Any]) -> str:
@@ -119,7 +183,8 @@ def handle(agent: str, data: bytes, user_home: Path, tether_home: Path | None = 
             return answer, record
         parsed = adapter.parse(payload)
         calls = [] if parsed is None else parsed if isinstance(parsed, list) else [parsed]
-        judged = judge_calls(calls, user_home)
+        judged = judge_calls(calls, user_home, tether_home,
+                             _contents(payload) if any(c.kind != "shell" for c in calls) else None)
         if tether_home is not None and calls:
             try:
                 _learn_pre(adapter, agent, payload, calls, judged, tether_home, shadow)

@@ -57,6 +57,9 @@ def _value(text: str, i: int, decoder: json.JSONDecoder) -> Node:
                 msg = f"expected a key at offset {j}"
                 raise ValueError(msg)
             key, after = decoder.raw_decode(text, j)
+            if any(k == key for k, _, _ in node.members):
+                msg = f"duplicate key {key!r} at offset {j} (agents read one copy, Tether would edit another)"
+                raise ValueError(msg)
             colon = _skip(text, after)
             if text[colon : colon + 1] != ":":
                 msg = f"expected ':' at offset {colon}"

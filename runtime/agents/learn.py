@@ -4,9 +4,10 @@ The hook cannot see the person's answer directly. It keeps the asks it made
 in `hook-pending.json` (Tether's home, under a lock) and resolves them:
 
 - **approved** when the agent's post-tool event (Claude Code `PostToolUse`,
-  Gemini CLI `AfterTool`, Cursor `afterShellExecution`) reports the same call
-  (same session, same command, and the same call id where the agent sends one):
-  the call ran, so the person let it;
+  Gemini CLI `AfterTool`, Cursor `afterShellExecution`) reports the very call
+  an ask was issued for (same session, transcript, command and call id), at
+  least `MIN_ANSWER_S` after the ask; the ask is consumed and its id
+  remembered, so one call counts once (`resolve_post`);
 - **refused** when the next pre-tool payload of the same session arrives at
   least `REFUSAL_GAP_S` later and the call never ran (the person said no and
   the model moved on; calls issued together in one turn are seconds apart
@@ -40,7 +41,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tether.common.atomic import write_atomic
 from tether.common.files import open_regular, read_bytes
 from tether.runtime.agents.base import Call
 
@@ -51,6 +51,9 @@ REFUSAL_GAP_S = 1.0
 MAX_PENDING = 200
 MAX_AGE_S = 86400.0
 MAX_PENDING_BYTES = 4 << 20
+MAX_DONE = 2000
+MIN_ANSWER_S = 1.0
+"""An approval needs the post-tool event at least this long after the ask: a person reads before answering."""
 
 
 @contextlib.contextmanager
@@ -73,13 +76,39 @@ def _locked(home: Path) -> Iterator[dict[str, Any]]:
         data["asks"] = [a for a in data["asks"] if isinstance(a, dict) and now - a.get("at", 0) < MAX_AGE_S]
         data["asks"] = data["asks"][-MAX_PENDING:]
         if json.dumps(data, sort_keys=True) != before:
+            from tether.common.atomic import write_atomic  # only when something changed (tempfile costs)
+
             write_atomic(home / PENDING, json.dumps(data))
     finally:
         os.close(fd)
 
 
 def _key(agent: str, call: Call) -> dict[str, Any]:
-    return {"agent": agent, "session": call.session, "command": call.command}
+    return {"agent": agent, "session": call.session, "command": call.command, "transcript": call.transcript}
+
+
+def _done_key(agent: str, call_id: str, command: str) -> str:
+    import hashlib
+
+    return f"{agent}:{call_id}:{hashlib.sha256(command.encode('utf-8', 'replace')).hexdigest()[:16]}"
+
+
+def _fresh(data: dict[str, Any], agent: str, call_id: str, command: str) -> bool:
+    """Whether this call may open a pending entry: never a call (id and command; an agent such as Cursor gives
+    several calls of one generation the same id) already pending or already settled."""
+    if not call_id:
+        return True
+    done = data.setdefault("done", [])
+    return (_done_key(agent, call_id, command) not in done
+            and not any(a.get("agent") == agent and a.get("id") == call_id and a.get("command") == command
+                        for a in data["asks"]))
+
+
+def _settled(data: dict[str, Any], agent: str, call_id: str, command: str) -> None:
+    if call_id:
+        done = data.setdefault("done", [])
+        done.append(_done_key(agent, call_id, command))
+        data["done"] = done[-MAX_DONE:]
 
 
 def pending_asks(home: Path) -> list[dict[str, Any]]:
@@ -94,7 +123,8 @@ def add_ask(home: Path, agent: str, calls: list[Call], call_id: str, kinds: list
         return
     with _locked(home) as data:
         for call in calls:
-            data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time()})
+            if _fresh(data, agent, call_id, call.command):
+                data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time()})
 
 
 def add_shadow(home: Path, agent: str, calls: list[Call], call_id: str, decision: str, effective: str,
@@ -102,8 +132,9 @@ def add_shadow(home: Path, agent: str, calls: list[Call], call_id: str, decision
     """Shadow mode: remember every call and what the guardian and the ledger would have done with it."""
     with _locked(home) as data:
         for call in calls:
-            data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time(),
-                                                     "shadow": {"decision": decision, "effective": effective}})
+            if _fresh(data, agent, call_id, call.command):
+                data["asks"].append(_key(agent, call) | {"id": call_id, "kinds": kinds, "at": time.time(),
+                                                         "shadow": {"decision": decision, "effective": effective}})
 
 
 def _settle(home: Path, agent: str, entry: dict[str, Any], ran: bool) -> None:
@@ -140,6 +171,7 @@ def resolve_pre(home: Path, agent: str, session: str, call_id: str) -> int:
             this_call = bool(call_id) and a.get("id") == call_id
             if same and not this_call and now - a.get("at", now) >= REFUSAL_GAP_S:
                 refused.append(a)
+                _settled(data, agent, a.get("id") or "", a.get("command") or "")
             else:
                 keep.append(a)
         data["asks"] = keep
@@ -149,17 +181,28 @@ def resolve_pre(home: Path, agent: str, session: str, call_id: str) -> int:
 
 
 def resolve_post(home: Path, agent: str, call: Call, call_id: str) -> int:
-    """A post-tool event: the asks it matches ran, so the person approved them; how many."""
+    """A post-tool event: the ask it matches ran, so the person approved it; how many (0 or 1).
+
+    It matches only an ask the pre-tool hook recorded for this exact call: the same agent, session,
+    transcript and command, and the same call id (both empty only for an agent that sends none). The ask is
+    consumed and its id remembered, so a repeated post-tool event, or a pre-tool replay of the same id,
+    counts once. A post-tool event sooner than MIN_ANSWER_S after the ask settles it without teaching:
+    no person answered that fast.
+    """
     if not (home / PENDING).exists():
         return 0
-    key, approved = _key(agent, call), []
+    key, found = _key(agent, call), []
+    now = time.time()
     with _locked(home) as data:
         keep = []
         for a in data["asks"]:
-            match = all(a.get(k) == v for k, v in key.items()) and (not call_id or not a.get("id")
-                                                                   or a.get("id") == call_id)
-            (approved if match and not approved else keep).append(a)
+            match = (not found and all(a.get(k, "") == v for k, v in key.items())
+                     and (a.get("id") or "") == call_id)
+            (found if match else keep).append(a)
         data["asks"] = keep
+        if found:
+            _settled(data, agent, call_id, call.command)
+    approved = [a for a in found if a.get("shadow") or now - float(a.get("at") or now) >= MIN_ANSWER_S]
     for a in approved:
         _settle(home, agent, a, ran=True)
     return len(approved)
@@ -174,14 +217,40 @@ def _ledger(home: Path):  # type: ignore[no-untyped-def]
     return TrustLedger.load_or_closed(cfg.ledger_path, cfg.trust, runs_dir=cfg.runs_dir)
 
 
-def rollback(home: Path, kind: str, agent: str) -> None:
-    """The person undid what an agent did under `kind`: count a rollback, which demotes it."""
-    _ledger(home).demote(kind, f"rolled back by a person after {agent}")
+def rollback(home: Path, kind: str, agent: str) -> list[str]:
+    """The person undid what an agent did under `kind`: count a rollback, which demotes it; the kinds demoted.
+
+    A shorter kind (`category:program`, `category:program:RULE`) stands for every kind on record under it.
+    """
+    ledger = _ledger(home)
+    kinds = [kind] if kind.count(":") >= 3 else sorted(k for k in ledger.data.kinds if k == kind
+                                                          or k.startswith(kind + ":"))
+    for k in kinds or [kind]:
+        ledger.demote(k, f"rolled back by a person after {agent}")
+    return kinds or [kind]
+
+
+def _maybe_promoted(home: Path, kinds: list[str]) -> bool:
+    """A cheap first look (tomllib, no pydantic): False when the ledger file cannot promote all of these kinds.
+
+    False here is always the full ledger's answer too (a file that does not parse is a closed ledger; a kind
+    not marked promoted is not promoted); True only means "ask the full ledger".
+    """
+    import tomllib
+
+    try:
+        raw = read_bytes(home / "trust.toml", 8 << 20)
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (OSError, ValueError):  # missing, unreadable or not TOML: the full ledger promotes nothing either
+        return False
+    table = data.get("kinds") if isinstance(data, dict) else None
+    return isinstance(table, dict) and all(isinstance(table.get(k), dict) and table[k].get("promoted") is True
+                                           for k in kinds)
 
 
 def promoted(home: Path, kinds: list[str]) -> bool:
     """Whether every asking kind is promoted (then the ask becomes the agent's allow)."""
-    if not kinds:
+    if not kinds or not _maybe_promoted(home, kinds):
         return False
     ledger = _ledger(home)
     return all(ledger.is_promoted(k) for k in kinds)

@@ -30,6 +30,8 @@ from tether.runtime.agents.base import (
     obj,
     string,
     text,
+    tool_calls,
+    work_folder,
     write_line,
 )
 
@@ -40,7 +42,7 @@ EVENT = "tool.execute.before"
 POST_EVENTS = frozenset({"tool.execute.after"})
 CAN_ASK = False
 MATCHER = "bash|write|edit"
-WRITE_TOOLS = {"write": "filePath", "edit": "filePath"}
+WRITE_TOOLS = {"write": "filePath", "edit": "filePath", "multiedit": "filePath"}
 SETTINGS = {"user": ".config/opencode/plugin/tether-guard.js", "project": ".opencode/plugin/tether-guard.js"}
 TEMPLATE = ""
 FILE_HOOK = True
@@ -80,21 +82,32 @@ def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     return [(EVENT, {"command": command})]
 
 
-def parse(payload: dict[str, Any]) -> Call | None:
-    """The bash command or file write the plugin forwarded; None for any other tool."""
+READ_ONLY = frozenset({"read", "list", "glob", "grep", "todoread", "todowrite", "websearch", "codesearch", "lsp",
+                       "question", "skill"})
+"""OpenCode tools that only read (or keep the to-do list); any other tool is read fail-closed (`base.tool_calls`):
+`patch` and `apply_patch` (`patchText`) and `multiedit` (`filePath`) are writes, a tool with a command is shell."""
+
+
+def parse(payload: dict[str, Any]) -> list[Call]:
+    """The bash command (in its `workdir`) or file writes the plugin forwarded; [] for a read-only tool.
+
+    OpenCode's bash tool takes `command`, `timeout`, `workdir`, `description` (sst/opencode
+    packages/opencode/src/tool/bash.ts); apply_patch takes `patchText` (tool/apply_patch.ts).
+    """
     if text(payload, "hook_event_name") != EVENT:
         msg = f"expected hook_event_name {EVENT!r}, got {payload.get('hook_event_name')!r}"
         raise PayloadError(msg)
     tool = text(payload, "tool")
     cwd = folder(text(payload, "directory"), "directory")
     session = string(payload, "sessionID")
+    args = obj(payload, "args")
     if tool == "bash":
-        return Call(text(obj(payload, "args"), "command"), cwd, cwd, tool, "shell", session)
+        return [Call(text(args, "command"), work_folder(args, cwd), cwd, tool, "shell", session)]
     if tool in WRITE_TOOLS:
-        path = text(obj(payload, "args"), WRITE_TOOLS[tool])
+        path = text(args, WRITE_TOOLS[tool])
         full = path if path.startswith("/") else str(cwd / path)
-        return Call(write_line(full), cwd, cwd, tool, "write", session, (full,))
-    return None
+        return [Call(write_line(full), cwd, cwd, tool, "write", session, (full,))]
+    return tool_calls(tool, args, cwd, cwd, session, READ_ONLY)
 
 
 def answer(judged: Judged, calls: list[Call]) -> Answer:

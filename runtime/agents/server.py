@@ -31,12 +31,13 @@ _HEAD_MAX = 4096
 
 
 def code_stamp() -> tuple[tuple[str, int, int], ...]:
-    """What the loaded code was built from: every guardian and adapter source's name, size and mtime."""
+    """What the loaded code was built from: every guardian, adapter and trust-kind source's name, size and mtime."""
     import tether.guardian
     import tether.runtime.agents
+    import tether.runtime.trust
 
     out: list[tuple[str, int, int]] = []
-    for pkg in (tether.guardian, tether.runtime.agents):
+    for pkg in (tether.guardian, tether.runtime.agents, tether.runtime.trust):
         for p in sorted(Path(next(iter(pkg.__path__))).iterdir()):
             if p.suffix in (".py", ".json"):
                 st = p.stat()

@@ -5,18 +5,21 @@ Install adds the adapter's hook entries (`hook_entries`) as text
 The inserted snippets are recorded in Tether's home (`hooks-installed.json`),
 so uninstall removes exactly them and gives the original bytes back; when a
 snippet is no longer there (the person reformatted the file), uninstall falls
-back to removing every entry whose command runs `tether hook AGENT` and
-writes the JSON with two-space indent. Every write first copies the file to
-`hook-backups/` under Tether's home; `dry_run` only returns the change.
+back to removing the entries equal to the recorded ones (`owned`: only
+Tether's entries ever count or go) and writes the JSON with two-space indent.
+A file with a duplicate key is refused; a symlinked file is edited at its
+target. Every write first copies the file to `hook-backups/` under Tether's
+home; `dry_run` only returns the change.
 
 Parts: `Change` (what install/uninstall did or would do), `settings_path`,
-`default_command`, `install`, `uninstall`, `installed_commands`, `status`.
+`default_command`, `install`, `uninstall`, `status`.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 import shlex
 import sys
@@ -28,6 +31,10 @@ from typing import Any
 from tether.common.atomic import write_atomic
 from tether.common.errors import ConfigError
 from tether.runtime.agents import jsonsplice, registry
+from tether.runtime.agents.owned import disabled, hand_made, installed_commands, own_entries
+
+__all__ = ["STATE", "Change", "default_command", "disabled", "hand_made", "install", "installed_commands",
+           "own_entries", "settings_path", "status", "uninstall"]
 
 STATE = "hooks-installed.json"
 MAX_SETTINGS = 4 << 20
@@ -69,7 +76,19 @@ def default_command(agent: str) -> str:
     return f"{head} hook {agent}"
 
 
+def _target(path: Path) -> Path:
+    """The file to edit: `path`, or the file a symlink at `path` points to (edited in place; the link stays)."""
+    if not path.is_symlink():
+        return path
+    real = Path(os.path.realpath(path))
+    if not real.is_file():
+        msg = f"{path} is a symlink to {real}, which is not a regular file; fix the link or edit it by hand"
+        raise ConfigError(msg)
+    return real
+
+
 def _read(path: Path) -> str | None:
+    path = _target(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -99,26 +118,6 @@ def _scan(path: Path, text: str) -> jsonsplice.Node:
     return root
 
 
-def _ours(agent: str, command: object) -> bool:
-    return isinstance(command, str) and f"hook {agent}" in command and "tether" in command
-
-
-def installed_commands(agent: str, data: Any) -> list[str]:
-    """The commands of `agent`'s hook events in parsed settings that run `tether hook AGENT`."""
-    adapter = registry.get(agent)
-    found: list[str] = []
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    if not isinstance(hooks, dict):
-        return found
-    for event, _ in adapter.hook_entries(""):  # type: ignore[attr-defined]
-        for group in hooks.get(event) or []:
-            if not isinstance(group, dict):
-                continue
-            inner = group.get("hooks") if isinstance(group.get("hooks"), list) else [group]
-            found += [h["command"] for h in inner if isinstance(h, dict) and _ours(agent, h.get("command"))]
-    return found
-
-
 def _state(tether_home: Path) -> dict[str, Any]:
     try:
         data = json.loads((tether_home / STATE).read_text(encoding="utf-8"))
@@ -139,6 +138,7 @@ def _backup(tether_home: Path, agent: str, path: Path, text: str) -> Path:
 
 
 def _write(path: Path, text: str) -> None:
+    path = _target(path)
     mode = (path.stat().st_mode & 0o777) if path.exists() else 0o644
     write_atomic(path, text, mode=mode)
 
@@ -147,12 +147,23 @@ def _file_hook(agent: str) -> bool:
     return bool(getattr(registry.get(agent), "FILE_HOOK", False))
 
 
+def _plugin_command(agent: str, text: str | None) -> str | None:
+    """The command of Tether's own plugin file: the file must be exactly what `plugin(command)` writes."""
+    found = re.search(r"^const COMMAND = (.*);$", text or "", re.MULTILINE)
+    try:
+        command = json.loads(found.group(1)) if found else None
+    except ValueError:
+        return None
+    ok = isinstance(command, str) and text == registry.get(agent).plugin(command)  # type: ignore[attr-defined]
+    return command if ok else None
+
+
 def _install_file(agent: str, path: Path, command: str, dry_run: bool) -> Change:
     """An agent whose hook is a file of its own (OpenCode's plugin): write it; never over another file."""
     before = _read(path)
     text = registry.get(agent).plugin(command)  # type: ignore[attr-defined]
     if before is not None:
-        if f"tether hook {agent}" in before or before == text:
+        if _plugin_command(agent, before) is not None:
             return Change(agent, path, "already-installed", before, before, dry_run=dry_run)
         msg = f"{path} exists and is not Tether's plugin; move it aside first"
         raise ConfigError(msg)
@@ -172,10 +183,11 @@ def install(agent: str, path: Path, tether_home: Path, command: str | None = Non
     before = _read(path)
     text = before if before is not None else adapter.TEMPLATE  # type: ignore[attr-defined]
     _scan(path, text)
-    if installed_commands(agent, json.loads(text)):
+    if installed_commands(agent, json.loads(text), _state(tether_home).get(str(path))):
         return Change(agent, path, "already-installed", before, before, dry_run=dry_run)
     snippets: list[list[Any]] = []
-    for event, entry in adapter.hook_entries(command):  # type: ignore[attr-defined]
+    entries = adapter.hook_entries(command)  # type: ignore[attr-defined]
+    for event, entry in entries:
         root = _scan(path, text)
         hooks = root.get("hooks")
         if hooks is None:
@@ -196,6 +208,7 @@ def install(agent: str, path: Path, tether_home: Path, command: str | None = Non
     _write(path, text)
     state = _state(tether_home)
     state[str(path)] = {"agent": agent, "snippets": snippets, "created": before is None,
+                        "entries": [[event, entry] for event, entry in entries],
                         "backup": str(change.backup) if change.backup else None}
     _save_state(tether_home, state)
     return change
@@ -213,59 +226,52 @@ def _remove_recorded(text: str, record: dict[str, Any]) -> str | None:
     return text
 
 
-def _remove_structural(agent: str, data: dict[str, Any]) -> dict[str, Any]:
+def _remove_structural(agent: str, data: dict[str, Any], record: dict[str, Any] | None) -> dict[str, Any]:
+    """The settings without the entries Tether wrote (by value); every other entry stays."""
     hooks = data.get("hooks")
-    for event, _ in registry.get(agent).hook_entries(""):  # type: ignore[attr-defined]
+    for event, entry in own_entries(agent, data, record):
         groups = hooks.get(event) if isinstance(hooks, dict) else None
-        if not isinstance(groups, list):
-            continue
-        kept = []
-        for group in groups:
-            inner = group.get("hooks") if isinstance(group, dict) and isinstance(group.get("hooks"), list) else None
-            if inner is None:
-                if not (isinstance(group, dict) and _ours(agent, group.get("command"))):
-                    kept.append(group)
-                continue
-            rest = [h for h in inner if not (isinstance(h, dict) and _ours(agent, h.get("command")))]
-            if rest:
-                kept.append(group | {"hooks": rest})
-        hooks[event] = kept  # type: ignore[index]
+        if isinstance(groups, list) and entry in groups:
+            groups.remove(entry)
+            if not groups:
+                del hooks[event]  # type: ignore[union-attr]
     return data
 
 
 def uninstall(agent: str, path: Path, tether_home: Path, dry_run: bool = False) -> Change:
-    """Remove the hook entries of `agent` from the settings file at `path`."""
+    """Remove the hook entries Tether wrote into the settings file at `path` (never an entry of the person's)."""
     before = _read(path)
     if _file_hook(agent):
-        if before is None or f"hook {agent}" not in before:
+        if _plugin_command(agent, before) is None:
             return Change(agent, path, "not-installed", before, before, dry_run=dry_run)
         change = Change(agent, path, "uninstalled", before, None, dry_run=dry_run)
         if not dry_run:
-            change.backup = _backup(tether_home, agent, path, before)
+            change.backup = _backup(tether_home, agent, path, before or "")
             path.unlink()
         return change
     if before is not None:
         _scan(path, before)
-    if before is None or not installed_commands(agent, json.loads(before)):
-        return Change(agent, path, "not-installed", before, before, dry_run=dry_run)
     state = _state(tether_home)
     record = state.get(str(path)) if isinstance(state.get(str(path)), dict) else None
-    after = _remove_recorded(before, record) if record and record.get("agent") == agent else None
+    if before is None or not own_entries(agent, json.loads(before), record):
+        return Change(agent, path, "not-installed", before, before, dry_run=dry_run)
+    after = _remove_recorded(before, record)  # type: ignore[arg-type]
     if after is not None:
         try:
-            if installed_commands(agent, json.loads(after)):
+            if own_entries(agent, json.loads(after), record) or hand_made(agent, json.loads(after)) != hand_made(
+                    agent, json.loads(before), record):
                 after = None
         except ValueError:
             after = None
     if after is None:
-        after = json.dumps(_remove_structural(agent, json.loads(before)), indent=2) + "\n"
+        after = json.dumps(_remove_structural(agent, json.loads(before), record), indent=2) + "\n"
     delete = bool(record and record.get("created")) and after == registry.get(agent).TEMPLATE  # type: ignore[attr-defined]
     change = Change(agent, path, "uninstalled", before, None if delete else after, dry_run=dry_run)
     if dry_run:
         return change
     change.backup = _backup(tether_home, agent, path, before)
     if delete:
-        path.unlink()
+        _target(path).unlink()
     else:
         _write(path, after)
     state.pop(str(path), None)
@@ -273,22 +279,29 @@ def uninstall(agent: str, path: Path, tether_home: Path, dry_run: bool = False) 
     return change
 
 
-def status(agent: str, path: Path) -> dict[str, Any]:
-    """Whether `path` holds the hook of `agent`, and with which commands."""
-    if _file_hook(agent):
-        try:
-            text = _read(path)
-        except ConfigError as e:
-            return {"agent": agent, "path": str(path), "exists": path.exists(), "installed": False, "error": str(e)}
-        found = re.search(r"^const COMMAND = (.*);$", text or "", re.MULTILINE)
-        commands = [json.loads(found.group(1))] if found and _ours(agent, json.loads(found.group(1))) else []
-        return {"agent": agent, "path": str(path), "exists": text is not None, "installed": bool(commands),
-                "commands": commands}
+def status(agent: str, path: Path, tether_home: Path | None = None) -> dict[str, Any]:
+    """Whether `path` holds the hook Tether wrote for `agent` (its commands), hand-made look-alikes, and whether
+    the file turns the agent's hooks off."""
+    row: dict[str, Any] = {"agent": agent, "path": str(path), "exists": path.exists(), "installed": False,
+                           "commands": [], "hand_made": []}
     try:
         text = _read(path)
+        if _file_hook(agent):
+            command = _plugin_command(agent, text)
+            return row | {"installed": command is not None, "commands": [command] if command else [],
+                          "hand_made": [] if command or not text or f"hook {agent}" not in text else [str(path)]}
         data = json.loads(text) if text is not None else None
+        if text is not None:
+            _scan(path, text)
     except (ConfigError, ValueError) as e:
-        return {"agent": agent, "path": str(path), "exists": path.exists(), "installed": False, "error": str(e)}
-    commands = installed_commands(agent, data)
-    return {"agent": agent, "path": str(path), "exists": text is not None, "installed": bool(commands),
-            "commands": commands}
+        return row | {"error": str(e)}
+    if tether_home is None:
+        from tether.runtime.agents.client import tether_home as default_home
+
+        tether_home = Path(default_home())
+    record = _state(tether_home).get(str(path))
+    record = record if isinstance(record, dict) else None
+    commands = installed_commands(agent, data, record)
+    row |= {"installed": bool(commands), "commands": commands, "hand_made": hand_made(agent, data, record)}
+    why = disabled(agent, data)
+    return row | ({"disabled": why} if why else {})

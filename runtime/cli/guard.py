@@ -29,6 +29,10 @@ def guard(
     user_home: Annotated[Path | None, typer.Option(
         "--user-home", help="The person's home folder: what ~ and $HOME stand for (default: /home/tether).")] = None,
     batch: Annotated[Path | None, typer.Option("--batch", help="JSONL file of {command, cwd?}.")] = None,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Show what was analysed, which rules fired where, and what to do instead.")] = False,
+    rules: Annotated[bool, typer.Option(
+        "--rules", help="List every rule (id, decision, example, alternative).")] = False,
     home: HomeOption = None,
 ) -> None:
     """Judge a bash command: exit 0 allow, 1 ask, 2 deny (2 also for any error).
@@ -36,6 +40,14 @@ def guard(
     One word after -- is the command line as written; several words are an argv, quoted with shlex.join.
     """
     del home  # Tether's home: accepted like everywhere else; the guard keeps nothing there
+    if rules or explain:
+        from tether.runtime.cli import guard_explain
+
+        if rules:
+            raise typer.Exit(guard_explain.rules(json_out))
+        if not command:
+            raise typer.Exit(guard_fast.error("give the command to explain after --"))
+        raise typer.Exit(guard_explain.explain(command, json_out, workspace, cwd, user_home))
     if batch is not None:
         raise typer.Exit(guard_fast.batch(batch, workspace, user_home))
     if not command:

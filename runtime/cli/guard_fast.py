@@ -2,8 +2,8 @@
 
 Agents run `tether guard -- CMD` before every command, so its start-up time is
 paid each time. `main` reads the common forms of the command line itself
-(`--json`, `--workspace P`, `--cwd P`, `--user-home P`, `--home P`,
-`--batch FILE`, `--`, also `--opt=value`) and imports only the guardian;
+(`--json`, `--explain`, `--rules`, `--workspace P`, `--cwd P`, `--user-home P`,
+`--home P`, `--batch FILE`, `--`, also `--opt=value`) and imports only the guardian;
 anything else (`--help`, an unknown option) returns None and the typer app
 handles it, with the same behaviour and exit codes. `runtime.cli.guard` (the
 typer command) uses the same functions, so both paths print the same thing.
@@ -121,7 +121,7 @@ def main(argv: list[str]) -> int | None:
     """Run `tether guard ARGV` if the arguments are the plain forms; None to let typer do it."""
     opts: dict[str, str] = {}
     words: list[str] = []
-    json_out, i = False, 0
+    json_out, explain, rules, i = False, False, False, 0
     while i < len(argv):
         a = argv[i]
         if a == "--":
@@ -129,6 +129,10 @@ def main(argv: list[str]) -> int | None:
             break
         if a == "--json":
             json_out = True
+        elif a == "--explain":
+            explain = True
+        elif a == "--rules":
+            rules = True
         elif a in _VALUED:
             if i + 1 >= len(argv):
                 return None
@@ -142,6 +146,15 @@ def main(argv: list[str]) -> int | None:
             words.append(a)
         i += 1
     paths = {k: Path(v) for k, v in opts.items()}
+    if rules or explain:
+        from tether.runtime.cli import guard_explain
+
+        if rules:
+            return guard_explain.rules(json_out)
+        if not words:
+            return error("give the command to explain after --")
+        return guard_explain.explain(words, json_out, paths.get("--workspace"), paths.get("--cwd"),
+                                     paths.get("--user-home"))
     if "--batch" in paths:
         return batch(paths["--batch"], paths.get("--workspace"), paths.get("--user-home"))
     if not words:

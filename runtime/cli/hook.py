@@ -19,7 +19,8 @@ from tether.runtime.cli import hook_fast
 from tether.runtime.cli.common import HomeOption, JsonOption, config, err, errors_exit, fail, out, print_json
 from tether.runtime.terminal import safe
 
-hook_app = typer.Typer(help="The guardian as a hook of other agents (Claude Code, Codex CLI, Gemini CLI, Cursor).",
+hook_app = typer.Typer(help="The guardian as a hook of other agents (Claude Code, Codex CLI, Gemini CLI, Cursor, "
+                            "OpenCode).",
                        no_args_is_help=True)
 AgentArg = Annotated[str, typer.Argument(help=f"The agent: {', '.join(NAMES)}.")]
 ScopeOption = Annotated[str, typer.Option("--scope", help="user (your home), project, or local (Claude Code).")]
@@ -76,7 +77,7 @@ def install(agent: AgentArg, scope: ScopeOption = "user", project: ProjectOption
 def uninstall(agent: AgentArg, scope: ScopeOption = "user", project: ProjectOption = None,
               user_home: UserHomeOption = None, dry_run: DryRunOption = False, home: HomeOption = None,
               json_out: JsonOption = False) -> None:
-    """Remove the hook from the agent's settings file (the bytes it added, when they are still there)."""
+    """Remove Tether's hook from the agent's settings file (the bytes it added; never an entry of yours)."""
     cfg = config(home)
     path = _path(_agent(agent), scope, project, user_home)
     with errors_exit():
@@ -85,27 +86,35 @@ def uninstall(agent: AgentArg, scope: ScopeOption = "user", project: ProjectOpti
 
 @hook_app.command("status")
 def status(agent: Annotated[str | None, typer.Argument(help="One agent (default: all).")] = None,
-           project: ProjectOption = None, user_home: UserHomeOption = None, json_out: JsonOption = False) -> None:
-    """Where each agent's hook is installed (user and project settings)."""
+           project: ProjectOption = None, user_home: UserHomeOption = None, home: HomeOption = None,
+           json_out: JsonOption = False) -> None:
+    """Where each agent's hook is installed (user and project settings): only entries Tether wrote count."""
+    cfg = config(home)
     rows = []
     for name in [_agent(agent)] if agent else list(NAMES):
         for scope in settings.registry.get(name).SETTINGS:  # type: ignore[attr-defined]
-            rows.append(settings.status(name, _path(name, scope, project, user_home)) | {"scope": scope})
+            rows.append(settings.status(name, _path(name, scope, project, user_home), cfg.home) | {"scope": scope})
     if json_out:
         print_json({"hooks": rows})
         return
     for r in rows:
         shadow = any(c.endswith("--shadow") for c in r.get("commands") or [])
         mark = ("shadow" if shadow else "installed") if r["installed"] else ("error" if r.get("error") else "-")
-        out.print(f"{safe(r['agent']):<12} {r['scope']:<8} {mark:<10} {safe(r['path'])}", markup=False)
+        mark = "disabled" if r.get("disabled") else mark
+        note = f"  ({r['disabled']})" if r.get("disabled") else f"  (error: {r['error']})" if r.get("error") else ""
+        if r.get("hand_made"):
+            note += "  (hand-made entry, not Tether's: " + ", ".join(r["hand_made"]) + ")"
+        out.print(f"{safe(r['agent']):<12} {r['scope']:<8} {mark:<10} {safe(r['path'])}{safe(note)}", markup=False)
 
 
 @hook_app.command("doctor")
 def doctor(agent: AgentArg, scope: ScopeOption = "user", project: ProjectOption = None,
-           user_home: UserHomeOption = None, json_out: JsonOption = False) -> None:
+           user_home: UserHomeOption = None, home: HomeOption = None, json_out: JsonOption = False) -> None:
     """Run the installed hook with a canary deny (rm -rf /, never executed): it must block; exit 0 when it does."""
+    cfg = config(home)
     path = _path(_agent(agent), scope, project, user_home)
-    report = agent_doctor.doctor(agent, path, (project or Path.cwd()).absolute())
+    others = [_path(agent, s, project, user_home) for s in settings.registry.get(agent).SETTINGS]  # type: ignore[attr-defined]
+    report = agent_doctor.doctor(agent, path, (project or Path.cwd()).absolute(), cfg.home, others)
     if json_out:
         print_json(report)
     else:
@@ -139,7 +148,7 @@ def log(agent: Annotated[str | None, typer.Option("--agent", help="Only this age
 
 
 @hook_app.command("rollback")
-def rollback(kind: Annotated[str, typer.Argument(help="Action kind, e.g. git-history:git.")],
+def rollback(kind: Annotated[str, typer.Argument(help="Action kind, e.g. outside-workspace:rm:CONF-001:parent.")],
              agent: Annotated[str, typer.Option("--agent", help="The agent whose action was undone.")] = "an agent",
              home: HomeOption = None) -> None:
     """You undid what an agent did under KIND: count a rollback in the trust ledger (it demotes the kind)."""
@@ -147,8 +156,9 @@ def rollback(kind: Annotated[str, typer.Argument(help="Action kind, e.g. git-his
 
     cfg = config(home)
     with errors_exit():
-        learn.rollback(cfg.home, kind, agent)
-    err.print(f"{safe(kind)}: rollback counted; it is asked again until it earns promotion anew")
+        kinds = learn.rollback(cfg.home, kind, agent)
+    for k in kinds:
+        err.print(f"{safe(k)}: rollback counted; it is asked again until it earns promotion anew")
 
 
 @hook_app.command("serve")

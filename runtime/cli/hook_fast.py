@@ -30,6 +30,24 @@ def _write(code: int, out: str, err: str) -> int:
     return code
 
 
+def _not_from_agent() -> str:
+    """Why stdin is not an agent's payload pipe ('' when it is one).
+
+    Every supported agent (and the OpenCode plugin) pipes the payload; a terminal, a file (`< forged.json`)
+    or a device is a person or a program calling the hook by hand, which must not teach the ledger.
+    """
+    import stat
+
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError as e:
+        return f"cannot read the payload: {e}"
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return ""
+    what = "a terminal" if os.isatty(0) else "a file" if stat.S_ISREG(mode) else "not a pipe"
+    return f"its stdin is {what}, not the agent's payload pipe (agents pipe the payload; see docs/hooks.md)"
+
+
 def main(argv: list[str]) -> int | None:
     """Run `tether hook AGENT [--shadow]` (or `tether hook serve`); None to let typer do the rest."""
     from tether.runtime.agents import client
@@ -42,6 +60,9 @@ def main(argv: list[str]) -> int | None:
     shadow = argv[1:] == ["--shadow"]
     if not (len(argv) == 1 or shadow) or argv[0] not in NAMES:
         return None
+    why = _not_from_agent()
+    if why:
+        return _write(2, "", f"Tether's hook blocked this call: {why}\n")
     try:
         data = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
     except OSError as e:

@@ -28,7 +28,8 @@ from tether.runtime.trust.ledger import TrustLedger, never_promoted
 
 trust_app = typer.Typer(help="Inspect and edit the trust ledger (what is auto-approved).",
                         no_args_is_help=True)
-KindArg = Annotated[str, typer.Argument(help="Action kind, `category:program`, e.g. package-install:pip.")]
+KindArg = Annotated[str, typer.Argument(
+    help="Action kind, `category:program:RULE:shape`, e.g. package-install:pip:PKG-001:install-workspace.")]
 
 
 def _ledger(cfg: TetherConfig) -> TrustLedger:

@@ -20,6 +20,8 @@ from tether.graphs.approvals import Approvals, NoApprovals
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
+    from tether.guardian.verdict import Verdict
+
 RunStatus = Literal["success", "self-verified", "needs-review", "failed", "blocked", "interrupted"]
 
 
@@ -95,3 +97,8 @@ class NoHooks(NoApprovals):
 
     def after_run(self, record: RunRecord, model: BaseChatModel) -> dict[str, Any]:  # noqa: ARG002
         return {}
+
+    def trust_kinds(self, verdict: Verdict) -> list[str]:
+        from tether.runtime.trust.kinds import verdict_kinds
+
+        return verdict_kinds(verdict)

@@ -43,6 +43,11 @@ class ChainedHooks:
         for h in self.hooks:
             h.shadow_record(verdict, command, person, run_id)
 
+    def trust_kinds(self, verdict: Verdict) -> list[str]:
+        from tether.runtime.trust.kinds import verdict_kinds
+
+        return verdict_kinds(verdict)
+
 
 def build_hooks(config: TetherConfig, *, memory: bool = True) -> RunHooks:
     """Trust hooks, plus memory hooks when enabled in config and not turned off for this run."""

@@ -14,6 +14,7 @@ from tether.guardian.verdict import Verdict
 from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import MemoryContext, NoHooks, RunInfo
 from tether.runtime.trust.audit import ShadowRecorder
+from tether.runtime.trust.kinds import verdict_kinds
 from tether.runtime.trust.ledger import TrustLedger
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,9 @@ class TrustHooks(NoHooks):
 
     def record_approval(self, verdict: Verdict, approved: bool, run_id: str) -> None:
         self.ledger.record(verdict, approved, run_id, source="person")
+
+    def trust_kinds(self, verdict: Verdict) -> list[str]:
+        return verdict_kinds(verdict)
 
     def shadow_record(self, verdict: Verdict, command: str, person: bool | None, run_id: str) -> None:
         self.recorder.record(run_id, command, verdict, self.ledger.shadow_decision(verdict), person)

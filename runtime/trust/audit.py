@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 from tether.common.errors import TetherError
 from tether.guardian.verdict import Decision, Verdict
 from tether.runtime.run_ids import UnknownRunError, run_dir
+from tether.runtime.trust.kinds import verdict_kinds
 
 SHADOW_FILE = "shadow.jsonl"
 
@@ -154,7 +155,7 @@ def summarize(run_id: str, records: Iterable[ShadowRecord]) -> AuditReport:
         report.auto_approvals += auto
         report.compared += answered
         report.agreed += agreed
-        for kind in rec.verdict.kinds:
+        for kind in verdict_kinds(rec.verdict):
             k = report.kinds.setdefault(kind, KindAudit(kind=kind))
             k.denies += decision == "deny"
             k.asks += decision == "ask"

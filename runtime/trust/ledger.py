@@ -26,6 +26,7 @@ from tether.common.errors import TetherError
 from tether.guardian import DESTRUCTIVE_CATEGORIES
 from tether.guardian.verdict import Decision, Verdict
 from tether.runtime.config import TrustConfig
+from tether.runtime.trust.kinds import destructive, verdict_kinds
 from tether.runtime.trust.ledger_file import (
     Change,
     KindRecord,
@@ -62,8 +63,8 @@ def category_of(kind: str) -> str:
 
 
 def never_promoted(kind: str) -> bool:
-    """True when the kind's category is destructive."""
-    return category_of(kind) in NEVER_PROMOTED
+    """True when the kind is destructive: its category, its rule or its shape (`runtime.trust.kinds`)."""
+    return destructive(kind, NEVER_PROMOTED)
 
 
 def _now() -> datetime:
@@ -127,7 +128,7 @@ class TrustLedger:
 
         `deny` and `allow` pass through untouched; so does everything when closed.
         """
-        kinds = verdict.kinds
+        kinds = verdict_kinds(verdict)
         if verdict.decision != "ask" or not kinds:
             return verdict.decision
         return "allow" if all(self.is_promoted(k) for k in kinds) else "ask"
@@ -138,7 +139,7 @@ class TrustLedger:
         Shadow runs record this, so the gate has auto-approvals to measure;
         without it a kind could never earn the agreement it needs.
         """
-        kinds = verdict.kinds
+        kinds = verdict_kinds(verdict)
         if verdict.decision != "ask" or not kinds or self.closed_reason is not None:
             return verdict.decision
         ok = all(self.is_promoted(k) or self._eligible(k, gate=False)[0] for k in kinds)
@@ -147,7 +148,7 @@ class TrustLedger:
     def _eligible(self, kind: str, *, gate: bool = True) -> tuple[bool, str]:
         rec = self.data.kinds.get(kind) or KindRecord()
         if never_promoted(kind):
-            return False, f"category {category_of(kind)} is never promoted"
+            return False, f"kind {kind} is destructive and never promoted"
         rate, need = rec.streak_rate or 0.0, self.config.promote_after
         if rec.streak_approvals < need or rate < self.config.promote_rate - 1e-9:
             return (
@@ -183,7 +184,7 @@ class TrustLedger:
 
         Returns the kinds recorded (a verdict contributes all its asking kinds).
         """
-        kinds = (kind_or_verdict.kinds if isinstance(kind_or_verdict, Verdict)
+        kinds = (verdict_kinds(kind_or_verdict) if isinstance(kind_or_verdict, Verdict)
                  else [kind_or_verdict])
         at = _now()
         self._log_run(run_id, [{"at": at.isoformat(), "run_id": run_id, "kind": k,

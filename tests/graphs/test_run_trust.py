@@ -10,7 +10,7 @@ from tether.common.events import ApprovalRecorded, CommandProposed, ExecFinished
 from tether.common.manifest import manifest
 
 SCENARIOS = Path(__file__).parent / "scenarios"
-PIP = "package-install:pip"
+PIP = "package-install:pip:PKG-001:install-workspace"
 
 pytestmark = pytest.mark.docker
 
@@ -45,7 +45,7 @@ def test_five_person_approvals_promote_then_rollback_demotes_and_restores(tether
 
     code, result, err = tether.cli("rollback", run_id)
     assert code == 0, err
-    assert PIP in result["demoted"]
+    assert result["demoted"] == [PIP]  # the journal records the ledger's kinds (rule and shape), not category:program
     assert manifest(tether.workspace) == before
     _, trust, _ = tether.cli("trust", "show", PIP)
     assert not trust["promoted"]

@@ -165,6 +165,17 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                      ["git init", "git clone /x y", "git clone -c user.name=a /x y"]),
     "HOSTEXEC-004": (["pre-commit install", "npx husky init", "git lfs install", "lefthook install"],
                      ["pre-commit run --all-files", "git lfs ls-files"]),
+    "MGMT-001": (["docker system prune -af --volumes", "docker rm -f $(docker ps -aq)", "kubectl delete ns --all",
+                  "terraform destroy", "gcloud projects delete p1", "helm uninstall api -n production"],
+                 ["docker ps -a", "kubectl get pods -A", "terraform plan -destroy", "terraform apply"]),
+    "MGMT-002": (["heroku apps:destroy -a staging-app", "kubectl delete ns staging", "fly apps destroy x"],
+                 ["heroku logs -a x", "kubectl delete pod x --dry-run=client", "helm list"]),
+    "MGMT-003": (["redis-cli FLUSHALL", "redis-cli --scan | xargs redis-cli del", "docker volume prune -f",
+                  "RAILS_ENV=production rails db:drop", "curl -X DELETE localhost:9200/_all"],
+                 ["redis-cli ping", "rails db:migrate", "curl -X DELETE localhost:9200/logs-1"]),
+    "MGMT-004": (["npx prisma migrate reset", "python manage.py flush", "docker compose down -v",
+                  "alembic downgrade base", "prisma db push --force-reset"],
+                 ["prisma generate", "python manage.py migrate", "docker compose down", "prisma db push"]),
 }
 
 
@@ -201,4 +212,4 @@ def test_categories_are_the_ledger_names() -> None:
 
 def test_hit_kind_names_the_program() -> None:
     v = judge("pip install requests")
-    assert v.kinds == ["package-install:pip"]
+    assert v.kinds == ["package-install:pip"]  # the guardian's kind; the ledger adds rule and shape

@@ -7,7 +7,7 @@ from tether.guardian.verdict import Verdict
 from tether.runtime.run_ids import UnknownRunError
 from tether.runtime.trust.audit import ShadowLogError, ShadowRecorder, agreement_by_kind, audit_run
 
-PIP, CRON = "package-install:pip", "persistence:crontab"
+PIP, CRON = "package-install:pip:T-001:workspace", "persistence:crontab:T-001:workspace"
 
 
 def record_run(runs):
@@ -34,7 +34,7 @@ def test_audit_counts_and_agreement(tmp_path):
     assert (pip.compared, pip.agreed, pip.auto_calls, pip.auto_confirmed) == (3, 1, 2, 1)
     assert pip.auto_agreement == 0.5
     assert (cron.compared, cron.agreed, cron.auto_agreement) == (2, 1, None)
-    assert report.kinds["filesystem-destruction:rm"].denies == 1
+    assert report.kinds["filesystem-destruction:rm:T-001:workspace"].denies == 1
     assert report.as_json()["kinds"][PIP]["agreement"] == pytest.approx(1 / 3)
 
 

@@ -13,7 +13,7 @@ from tether.runtime.config import load_config
 from tether.runtime.trust.audit import ShadowRecorder
 from tether.runtime.trust.ledger import TrustLedger
 
-PIP = "package-install:pip"
+PIP = "package-install:pip:T-001:workspace"
 
 
 @pytest.fixture

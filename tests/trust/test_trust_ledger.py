@@ -11,7 +11,7 @@ from tether.guardian.verdict import Verdict
 from tether.runtime.config import TrustConfig
 from tether.runtime.trust.ledger import LedgerCorruptError, TrustLedger, UnknownKindError
 
-PIP = "package-install:pip"
+PIP = "package-install:pip:T-001:workspace"
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def test_four_approvals_do_not_promote(ledger):
 def test_eighty_percent_does_not_promote_ninety_does(ledger):
     answer(ledger, PIP, 8, refusals=2)
     assert not ledger.is_promoted(PIP)
-    other = "package-install:npm"
+    other = "package-install:npm:T-001:workspace"
     answer(ledger, other, 9, refusals=1)
     assert ledger.is_promoted(other)
 
@@ -63,7 +63,7 @@ def test_rollback_demotes_and_resets_streak(ledger):
 
 
 def test_destructive_kind_never_promoted(ledger):
-    kind = "filesystem-destruction:rm"
+    kind = "filesystem-destruction:rm:T-001:workspace"
     answer(ledger, kind, 100)
     assert not ledger.is_promoted(kind)
     assert ledger.effective_decision(ask(kind)) == "ask"
@@ -81,8 +81,8 @@ def test_deny_stays_deny_and_allow_stays_allow(ledger):
 
 def test_every_asking_kind_must_be_promoted(ledger):
     answer(ledger, PIP, 5)
-    assert ledger.effective_decision(ask(PIP, "persistence:crontab")) == "ask"
-    assert ledger.effective_decision(ask(PIP, "filesystem-destruction:rm")) == "ask"
+    assert ledger.effective_decision(ask(PIP, "persistence:crontab:T-001:workspace")) == "ask"
+    assert ledger.effective_decision(ask(PIP, "filesystem-destruction:rm:T-001:workspace")) == "ask"
 
 
 def test_auto_answers_do_not_count_toward_promotion(ledger):
@@ -99,8 +99,8 @@ def test_refusals_of_a_promoted_kind_demote_below_rate(ledger):
 
 
 def test_record_verdict_counts_each_kind_and_logs_the_run(ledger):
-    assert ledger.record(ask(PIP, "persistence:crontab"), True, run_id="r1") == [
-        "package-install:pip", "persistence:crontab"]
+    assert ledger.record(ask(PIP, "persistence:crontab:T-001:workspace"), True, run_id="r1") == [
+        "package-install:pip:T-001:workspace", "persistence:crontab:T-001:workspace"]
     rows = (ledger.runs_dir / "r1" / "approvals.jsonl").read_text().splitlines()
     assert len(rows) == 2
 

@@ -35,8 +35,8 @@ WS = "/home/p/proj"
 ALLOW, ASK, DENY = "ls -la", "git push --force origin main", 'bash -c "rm -rf /"'
 ASK_WHY = "Tether's guardian wants the person to approve this command: GIT-001: force push rewrites remote history"
 DENY_WHY = ("Tether's guardian blocked this command: FS-001: recursive delete of a path with fewer components than "
-            "the minimum write depth (/). Safer: delete a named folder inside the workspace instead "
-            "(e.g. rm -rf ./build)")
+            "the minimum write depth (/). Safer: delete a named folder inside the workspace (`rm -rf build/`), "
+            "never a root, home or system path")
 
 
 def claude(command: str, tool: str = "Bash", **extra: Any) -> dict[str, Any]:

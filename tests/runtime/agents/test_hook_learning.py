@@ -21,8 +21,15 @@ from tether.runtime.cli.app import app
 
 HOME = Path("/home/p")
 WS = "/home/p/proj"
-PUSH = "git push --force origin main"
-KIND = "git-history:git"
+PUSH = "git checkout -- src/app.py"
+KIND = "git-history:git:GIT-006:checkout-workspace"
+"""A promotable kind (rule GIT-006, a named file in the workspace); force pushes never promote (test_hook_red_team)."""
+
+
+@pytest.fixture(autouse=True)
+def _instant_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests answer at machine speed; the minimum answer time has its own test (test_hook_red_team)."""
+    monkeypatch.setattr(learn, "MIN_ANSWER_S", 0.0)
 
 
 def pre(command: str, n: int, session: str = "s1") -> dict[str, Any]:
@@ -139,7 +146,8 @@ def test_shadow_blocks_nothing_and_the_audit_counts_agreement(tmp_path: Path,
     assert learn.taught(home) == {}  # shadow calls teach the ledger nothing
     r = CliRunner().invoke(app, ["audit", "--agents", "--home", str(home), "--json"])
     rows = json.loads(r.stdout)["agents"]["claude-code"]
-    assert rows["filesystem-destruction:rm"]["would_deny"] == 1 and rows["filesystem-destruction:rm"]["agreement"] == 1
+    wipe = "filesystem-destruction:rm:FS-001:recursive-system"
+    assert rows[wipe]["would_deny"] == 1 and rows[wipe]["agreement"] == 1
     assert rows[KIND]["would_ask"] == 1 and rows[KIND]["asks_ran"] == 0
     assert rows["-"]["would_allow"] == 1 and rows["-"]["agreement"] == 1.0
     assert CliRunner().invoke(app, ["audit", "--agents", "--home", str(home)]).exit_code == 0

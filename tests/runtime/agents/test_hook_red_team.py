@@ -86,3 +86,24 @@ def test_tethers_own_files_swapped_for_a_fifo_or_device_still_block(tmp_path: Pa
 def test_turning_the_server_off_is_no_config_error(tmp_path: Path) -> None:
     done = hook(tmp_path / "th", TETHER_HOOK_SERVER="0")
     assert done.returncode == 2 and "Extra inputs" not in done.stderr
+
+
+@pytest.mark.parametrize("command", ["ls -la", "git push --force origin main", 'bash -c "rm -rf /"',
+                                     "git checkout -- src/app.py"])
+def test_the_in_process_hook_path_imports_no_heavy_module(tmp_path: Path, command: str) -> None:
+    """Like `tether guard -- CMD` (tests/guardian/test_guard_cli.py): judging one call needs no typer, rich, pydantic,
+    yaml or config (the trust ledger's full model loads only to record an answer or to confirm a promotion)."""
+    code = ("import sys; sys.argv = ['tether', 'hook', 'claude-code']\n"
+            "from tether.runtime.cli import app as cli\n"
+            "try:\n    cli.main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('pydantic', 'typer', 'rich', 'langgraph', 'langchain_core', 'qdrant_client', 'docker', 'yaml',"
+            " 'filelock', 'platformdirs')"
+            " or m.startswith(('tether.memory', 'tether.sandbox', 'tether.graphs', 'tether.gate'))"
+            " or m == 'tether.runtime.config')\n"
+            "print(code, heavy, file=sys.stderr)")
+    payload = json.loads(DENY) | {"tool_input": {"command": command}, "tool_use_id": "toolu_1"}
+    r = subprocess.run([sys.executable, "-c", code], input=json.dumps(payload), capture_output=True, text=True,
+                       cwd=ROOT, check=False, timeout=60,
+                       env=dict(os.environ, HOME="/home/p", TETHER_HOME=str(tmp_path / "th")))
+    assert r.stderr.strip().splitlines()[-1].endswith(" []"), r.stderr
