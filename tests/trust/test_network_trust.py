@@ -6,6 +6,7 @@ from tether.graphs.network import NetworkRules, network_verdict
 from tether.guardian.checker import check
 from tether.guardian.verdict import CheckContext
 from tether.runtime.config import TrustConfig
+from tether.runtime.trust.kinds import kinds_of
 from tether.runtime.trust.ledger import TrustLedger
 
 CTX = CheckContext(workspace="/home/tether/workspace", home="/tmp")
@@ -27,9 +28,14 @@ def test_network_kind_is_promoted_by_approvals_like_any_ask(tmp_path):
     # an install asks for two kinds; both must be promoted
     install = _verdict("pip install requests")
     assert set(install.kinds) == {"network-access:pip", "package-install:pip"}
+    network_kind, package_kind = sorted(kinds_of(install.hits, install.decoded))
+    assert network_kind.startswith("network-access:pip:NET-010:")
     for _ in range(3):
-        ledger.record("network-access:pip", True, "r2")
+        ledger.record(network_kind, True, "r2")
     assert ledger.effective_decision(install) == "ask"
+    for _ in range(3):
+        ledger.record(package_kind, True, "r2")
+    assert ledger.effective_decision(install) == "allow"
 
 
 def test_network_ask_never_lifts_a_deny(tmp_path):
