@@ -99,6 +99,24 @@ class ExecFinished(_Base):
     """Started before a kill and never finished: not run again on resume, its effect is unknown."""
 
 
+class EgressConnection(_Base):
+    kind: Literal["egress"] = "egress"
+    cmd_id: str
+    """The command whose grant the connection was asked under."""
+    method: str
+    """CONNECT, GET or HEAD (`-` when the request could not be read)."""
+    host: str
+    port: int
+    allowed: bool
+    reason: str
+    """Why it was refused, or how it was allowed (and why it was closed, when the proxy cut it)."""
+    address: str = ""
+    """The address the host resolved to and the proxy connected to (allowed only)."""
+    bytes_up: int = 0
+    bytes_down: int = 0
+    seconds: float = 0.0
+
+
 class StepChanged(_Base):
     kind: Literal["step"] = "step"
     step: str
@@ -169,7 +187,7 @@ class RunEnded(_Base):
 
 Event = Annotated[
     RunStarted | PlanAccepted | PlanRejected | CommandProposed | VerdictRecorded
-    | ApprovalRecorded | ExecStarted | ExecFinished | StepChanged | Replanned
+    | ApprovalRecorded | ExecStarted | ExecFinished | EgressConnection | StepChanged | Replanned
     | SummaryWritten | LessonsUsed | GateRecorded | ModelAnswerRefused | RunEnded,
     Field(discriminator="kind"),
 ]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tether.common.budgets import RunBudgets
 from tether.graphs.approvals import ApprovalMode, Approvals, NoApprovals
+from tether.graphs.network import NetworkRules
 from tether.guardian.config import GuardianConfig
 from tether.guardian.verdict import CheckContext, Verdict
 from tether.sandbox.config import SANDBOX_HOME
@@ -65,6 +66,8 @@ class RunContext:
     approvals: Approvals = field(default_factory=NoApprovals)
     approval: ApprovalMode = "refuse"
     watch: CommandWatch | None = None
+    network: NetworkRules | None = None
+    """How commands that need the network are judged and granted; None: not at all (they find no way out)."""
     workspace_mount: str = "/home/tether/workspace"
     home: str = SANDBOX_HOME
     """HOME in the sandbox: the guardian reads `~` and `$HOME` as this folder, as the commands do."""

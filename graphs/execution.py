@@ -34,6 +34,7 @@ from tether.common.events import (
 from tether.graphs.common import call_model, fail_step, over_budget, plan_steps, problem_of, set_status
 from tether.graphs.context import RunContext
 from tether.graphs.dag import ready
+from tether.graphs.network import network_verdict, run_granted
 from tether.graphs.prompts import ACTOR_TOOLS, actor_messages
 from tether.graphs.state import Call, RunState, Step
 from tether.guardian.verdict import RuleHit, Verdict
@@ -210,6 +211,10 @@ def _judge(ctx: RunContext, state: RunState, c: dict[str, Any], sid: str) -> Non
             hits=[RuleHit(id="GUARD-FAIL", category="guardian-failure", decision="deny", reason=str(e))],
             reason=f"guardian failed: {e}",
         )
+    if ctx.network is not None and verdict.decision != "deny":
+        verdict, hosts = network_verdict(ctx.network, command, verdict)
+        if hosts is not None:
+            c["network"] = hosts
     prior = ctx.journal.get(f"verdict:{c['cmd_id']}")
     if isinstance(prior, VerdictRecorded):
         # A re-run after a crash: this command was judged (and its hooks called) before,
@@ -316,7 +321,11 @@ def _run_once(ctx: RunContext, c: Call) -> ExecFinished:
     ctx.journal.append(ExecStarted(key=f"exec_start:{c['cmd_id']}", cmd_id=c["cmd_id"]))
     before = ctx.watch.before() if ctx.watch else None
     stray = ctx.watch.stray(before) if ctx.watch else []
-    res = ctx.sandbox.exec(c["command"], cwd=ctx.workspace_mount)
+    hosts = c.get("network")
+    if hosts is not None and (c.get("decision") != "ask" or c.get("approval") == "approved"):
+        res = run_granted(ctx, c["cmd_id"], c["command"], hosts)
+    else:  # no network, or an ask nobody approved (a shadow run): no way out
+        res = ctx.sandbox.exec(c["command"], cwd=ctx.workspace_mount)
     changed, over = ctx.watch.after(before) if ctx.watch else ([], None)
     exit_code, output = res.exit_code, cap(res.output, 16_000)
     if over:  # the command succeeded at filling the workspace: it fails, and the model is told why

@@ -51,6 +51,8 @@ class Call(TypedDict, total=False):
     """Who answered an ask: person, yes-flag, trust or no-person."""
     error: str
     """Set when the call itself is malformed; shown to the model instead of running it."""
+    network: list[str]
+    """Hosts (`host:port`) the egress proxy opens for this command when it runs; absent: no way out."""
 
 
 class RunState(TypedDict, total=False):

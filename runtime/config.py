@@ -29,6 +29,7 @@ from tether.common.files import read_text
 from tether.common.limits import WorkspaceLimits
 from tether.guardian.config import GuardianConfig
 from tether.memory.config import MemoryConfig
+from tether.runtime.network_config import NetworkConfig
 from tether.sandbox.config import MAX_TIMEOUT_S, DockerSandboxConfig
 
 log = logging.getLogger(__name__)
@@ -115,6 +116,8 @@ class TetherConfig(BaseModel):
     guardian: GuardianConfig = Field(default_factory=GuardianConfig)
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     trust: TrustConfig = Field(default_factory=TrustConfig)
+    network: NetworkConfig = Field(default_factory=NetworkConfig)
+    """Which hosts commands may reach through the egress proxy, and when (docs/network.md)."""
     workspace: WorkspaceLimits = Field(default_factory=WorkspaceLimits)
     """Host-side bounds: workspace size, bytes hashed per file, pass deadlines, snapshots kept."""
 

@@ -7,9 +7,10 @@ layer looks for a method by `getattr`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -57,6 +58,11 @@ class Sandbox(Protocol):
 
     def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:
         """Run `command` with bash in the sandbox; never raises for a non-zero exit."""
+        ...
+
+    def egress(self, hosts: Iterable[str]) -> AbstractContextManager[list[Any]]:
+        """Open the way out to `hosts` for the commands run inside the block; yields the connection records
+        (sandbox.egress.ConnectionRecord), complete once it ends. Raises SandboxError where there is no way out."""
         ...
 
     def processes(self) -> list[Proc]:

@@ -25,7 +25,8 @@ import math
 import posixpath
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,10 +35,12 @@ from tether.common.limits import WorkspaceLimits
 from tether.sandbox import cleanup
 from tether.sandbox.base import ExecResult
 from tether.sandbox.config import MAX_TIMEOUT_S, SANDBOX_HOME, DockerSandboxConfig
+from tether.sandbox.egress import ConnectionRecord
 from tether.sandbox.engine import connect, docker_sdk
 from tether.sandbox.errors import EngineLostError, SandboxError
 from tether.sandbox.images import ensure_image
 from tether.sandbox.lending import LendingRecord, reclaim
+from tether.sandbox.network import SandboxNetwork
 from tether.sandbox.output import OutputCap, copy_stream
 from tether.sandbox.pids import (
     FORK_FAILED,
@@ -63,7 +66,8 @@ log = logging.getLogger(__name__)
 
 MARK = "TETHER_EXEC"
 TIMEOUT_CODES = (124, 137)
-PROBE = "command -v bash >/dev/null && echo bash; command -v timeout >/dev/null && echo timeout; echo probed"
+PROBE = ("command -v bash >/dev/null && echo bash; command -v timeout >/dev/null && echo timeout; "
+         "command -v python3 >/dev/null && echo python3; echo probed")
 PROBE_TRIES = 3
 PROBE_TIMEOUT_S = 20
 PROBE_OUTPUT_BYTES = 1_000_000
@@ -105,6 +109,7 @@ class DockerSandbox:
         limits: Deadline and depth of the host-side lending passes (`Handover`).
         lending_record: Where a lending of the workspace is recorded until it is given
             back, so the next sandbox on that workspace gives back what a crash kept.
+        network: The egress proxy commands may be granted (`egress()`); None: no command ever has a way out.
     """
 
     def __init__(
@@ -117,6 +122,7 @@ class DockerSandbox:
         client: docker.DockerClient | None = None,
         limits: WorkspaceLimits | None = None,
         lending_record: Path | None = None,
+        network: SandboxNetwork | None = None,
     ) -> None:
         self.config = config or DockerSandboxConfig()
         self.limits = limits or WorkspaceLimits()
@@ -127,6 +133,8 @@ class DockerSandbox:
         """uid:gid the commands run as, chosen at start."""
         self._handover: Handover | None = None
         self._record = LendingRecord(lending_record) if lending_record else None
+        self.network = network
+        self._has_python = False
         self._client = client
         self._container: Container | None = None
         self._shell = "bash"
@@ -180,6 +188,8 @@ class DockerSandbox:
         except BaseException as e:  # Ctrl-C included: never leave a half-started container
             self._remove_by_name(name)
             self._container = None
+            if self.network is not None:
+                self.network.close()
             self._give_back()
             cleanup.untrack(self)
             if isinstance(e, docker_sdk().errors.DockerException):
@@ -194,6 +204,8 @@ class DockerSandbox:
         volumes = {str(self.workspace): {"bind": c.workspace_mount, "mode": "rw"}}
         if self.memory_dir is not None:
             volumes[str(self.memory_dir)] = {"bind": c.memory_mount, "mode": "ro"}
+        if self.network is not None:
+            volumes.update(self.network.volume())
         args: dict[str, Any] = {
             "image": c.image,
             "command": ["sleep", "infinity"],
@@ -237,6 +249,7 @@ class DockerSandbox:
             raise SandboxError(msg)
         self._shell = "bash" if "bash" in found else "sh"
         self._has_timeout = "timeout" in found
+        self._has_python = "python3" in found
         if not self._has_timeout:
             log.warning("image %s has no `timeout`; only the client-side deadline applies", self.config.image)
 
@@ -270,7 +283,7 @@ class DockerSandbox:
         before = pid_count(self._container, self._pids_file)
         try:
             exit_code, overran, duration = self._run(
-                self._shell, command, timeout, cap, workdir=workdir, environment=[mark]
+                self._shell, command, timeout, cap, wrap=True, workdir=workdir, environment=[mark]
             )
         except SandboxError as e:
             if not self._full():
@@ -306,11 +319,15 @@ class DockerSandbox:
         )
 
     def _run(
-        self, shell: str, command: str, timeout: float, cap: OutputCap, **exec_args: Any
+        self, shell: str, command: str, timeout: float, cap: OutputCap, *, wrap: bool = False, **exec_args: Any
     ) -> tuple[int | None, bool, float]:
-        """Exec `command` under `timeout -s KILL` with a client deadline: (exit code, overran, seconds)."""
+        """Exec `command` under `timeout -s KILL` with a client deadline: (exit code, overran, seconds).
+
+        `wrap`: a command of the task's, run under the egress forwarder while a grant is open."""
         assert self._container is not None and self._client is not None
         argv = [shell, "-c", command]
+        if wrap and self.network is not None:
+            argv = self.network.wrap(argv)
         if self._has_timeout:
             argv = ["timeout", "-s", "KILL", str(math.ceil(timeout)), *argv]
         api = self._client.api
@@ -327,6 +344,23 @@ class DockerSandbox:
                    f"({_reason(e)}); its result is unknown; start the engine (`docker info` to check)")
             raise EngineLostError(msg) from e
         return exit_code, overran, time.monotonic() - start
+
+    @contextmanager
+    def egress(self, hosts: Iterable[str]) -> Iterator[list[ConnectionRecord]]:
+        """Open the way out to `hosts` for the commands run inside the block; yields what they connected to.
+
+        Raises:
+            SandboxError: this sandbox has no egress proxy, its image has no python3, or a host is malformed.
+        """
+        if self.network is None:
+            msg = "this sandbox has no network (`--network off`, or no egress proxy configured)"
+            raise SandboxError(msg)
+        if self._container is not None and not self._has_python:
+            msg = (f"image {self.config.image} has no python3, which the egress forwarder needs; "
+                   "use the Debian image (`tether sandbox build`)")
+            raise SandboxError(msg)
+        with self.network.grant(hosts) as records:
+            yield records
 
     def processes(self) -> list[Proc]:
         """Every process in the container but the probe itself, told apart by pid (sandbox/processes.py).
@@ -423,6 +457,8 @@ class DockerSandbox:
                     msg = f"could not remove sandbox container {container.short_id}: {_reason(e)}"
                     raise SandboxError(msg) from e
         finally:
+            if self.network is not None:
+                self.network.close()
             self._give_back()
             cleanup.untrack(self)
 

@@ -165,3 +165,22 @@ def ensure_image(client: docker.DockerClient, image: str, *, pull_missing: bool 
     except docker_sdk().errors.DockerException as e:
         msg = f"pulling {image} failed ({str(e).splitlines()[0]}); {fix}"
         raise ImageMissingError(msg) from e
+
+
+def build_dockerfile(client: docker.DockerClient, context: Path, tag: str) -> str:
+    """Build `context/Dockerfile` with the engine's builder, offline (network none, no pulls); the image id.
+
+    Raises:
+        SandboxError: the build failed (its first line, and the way to build with a network).
+    """
+    from tether.sandbox.engine import docker_sdk
+
+    errors = docker_sdk().errors
+    try:
+        image, _ = client.images.build(path=str(context), tag=tag, pull=False, rm=True, forcerm=True,
+                                       network_mode="none", labels={"tether.image": "custom"})
+    except (errors.BuildError, errors.APIError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        msg = f"{context}/Dockerfile did not build offline: {first[:300]}; if it downloads, pass --build-network"
+        raise SandboxError(msg) from e
+    return str(image.id)

@@ -7,7 +7,10 @@ stand in for DockerSandbox outside tests and benchmarks.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from tether.sandbox.base import ExecResult
 from tether.sandbox.processes import Proc
@@ -24,6 +27,8 @@ class RecordingSandbox:
         self.closed = False
         self.stream_scanner = None
         self.notices: list[str] = []
+        self.grants: list[list[str]] = []
+        """The hosts of each `egress()` grant, in order."""
 
     def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:  # noqa: ARG002
         if command == self.fail_on:
@@ -31,6 +36,12 @@ class RecordingSandbox:
             raise RuntimeError(msg)
         self.commands.append(command)
         return ExecResult(command=command, exit_code=0, output=self.output, duration_s=0.0)
+
+    @contextmanager
+    def egress(self, hosts: Iterable[str]) -> Iterator[list[Any]]:
+        """Records the grant; nothing connects here."""
+        self.grants.append(list(hosts))
+        yield []
 
     def processes(self) -> list[Proc]:
         """Nothing runs here, so nothing is left running."""

@@ -76,6 +76,11 @@ def eval_cmd(
     test_timeout: Annotated[
         float, typer.Option("--test-timeout", min=1, help="Seconds tests/test.sh may run.")
     ] = 600.0,
+    build_network: Annotated[
+        bool,
+        typer.Option("--build-network", help="Build task Dockerfiles through the egress proxy: each RUN step reaches "
+                                             "the hosts its line names and `[network] allow` (docs/network.md)."),
+    ] = False,
     home: HomeOption = None,
 ) -> None:
     """Measure what memory does on TASKS: Gain and Regression against a no-memory majority, with the noise band."""
@@ -90,6 +95,7 @@ def eval_cmd(
         trials=trials,
         image=image,
         test_timeout_s=test_timeout,
+        build_network=build_network,
     )
     from tether.sandbox.cleanup import install_signal_handlers
 
@@ -108,6 +114,11 @@ def eval_cmd(
     err.print(f"[bold]{safe(verdict(report['summary']))}[/]")
     if report["errors"]:
         err.print(f"[yellow]{len(report['errors'])} cell(s) could not run; rerun to retry them[/]")
+        raise typer.Exit(1)
+    if not report["summary"]["tasks_measured"]:
+        skipped = sum(1 for row in report["table"] if row.get("skipped"))
+        err.print(f"[bold red]no task was measured[/] ({skipped} skipped, reasons above); make their images "
+                  "buildable offline (docs/eval.md) or pass tasks that run on --image")
         raise typer.Exit(1)
 
 

@@ -164,6 +164,11 @@ def run(
                  "copy; it decides R07/R08.",
         ),
     ] = None,
+    network: Annotated[
+        str | None,
+        typer.Option("--network", help="`off`: no command reaches the network in this run (default: `[network] "
+                                       "mode`, `ask`: a command that needs it asks, naming its hosts)."),
+    ] = None,
     json_out: JsonOption = False,
     events: EventsOption = False,
     home: HomeOption = None,
@@ -189,6 +194,8 @@ def run(
         not os.access(ws, os.W_OK | os.X_OK) or not ws.stat().st_mode & stat.S_IWUSR
     ):  # the sandbox user writes as the owner (a shadow run writes only its copy)
         fail(f"workspace {ws} is not writable; run `chmod u+w {ws}` or pass --workspace DIR (a folder you can write)")
+    if network not in (None, "off", "ask"):
+        fail(f"--network {network!r}: pass `off` (no network for this run) or `ask` (each command asks for its hosts)")
     interactive = _interactive() and not ask_later
     approval = "yes" if yes else "prompt" if (interactive or ask_later) else "refuse"
     from tether.runtime.run.runner import RunOptions, start_run
@@ -207,6 +214,7 @@ def run(
         shadow=shadow,
         memory=not no_memory,
         verify=checks,
+        network=network,  # type: ignore[arg-type]  # checked above
     )
     from tether.sandbox.cleanup import install_signal_handlers
 

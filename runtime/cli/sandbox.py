@@ -27,6 +27,7 @@ from tether.runtime.config import TetherConfig, load_config
 from tether.runtime.terminal import plain, safe
 from tether.sandbox import cleanup, commands
 
+CUSTOM_TAG = "tether-sandbox:custom"
 sandbox_app = typer.Typer(help="Docker sandbox: image, one-off commands, cleanup, diagnosis.", no_args_is_help=True)
 
 
@@ -48,11 +49,23 @@ def _config(home: Path | None, **sandbox_overrides: Any) -> TetherConfig:
 def build(
     tiny: Annotated[bool, typer.Option("--tiny", help="Build the tiny busybox test image instead.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even when the image exists.")] = False,
+    dockerfile: Annotated[
+        Path | None, typer.Option("--dockerfile", help="Build DIR/Dockerfile instead (e.g. a task's environment/).")
+    ] = None,
+    tag: Annotated[str, typer.Option("--tag", help="Tag of the image built from --dockerfile.")] = CUSTOM_TAG,
+    build_network: Annotated[
+        bool,
+        typer.Option("--build-network", help="Build --dockerfile through the egress proxy: each RUN step reaches the "
+                                             "hosts its line names and `[network] allow` (docs/network.md)."),
+    ] = False,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Build the sandbox image locally (Debian via debootstrap, no registry needed)."""
+    """Build the sandbox image locally (Debian via debootstrap, no registry needed), or a Dockerfile's."""
     cfg = _config(home)
+    if dockerfile is not None or build_network:
+        _build_dockerfile(cfg, dockerfile, tag, build_network, as_json)
+        return
     if not tiny:
         err.print("ensuring the Debian image (a debootstrap build takes a few minutes when it is missing)")
     with errors_exit():
@@ -63,6 +76,42 @@ def build(
         out.print(f"built {result.tag} in {result.seconds:.1f} s")
     else:
         out.print(f"{result.tag} already present (use --force to rebuild)")
+
+
+def _build_dockerfile(cfg: TetherConfig, folder: Path | None, tag: str, network: bool, as_json: bool) -> None:
+    import time
+
+    from tether.sandbox.config import DockerSandboxConfig
+
+    if folder is None or not (folder / "Dockerfile").is_file():
+        fail("pass --dockerfile DIR, a folder holding a Dockerfile (--build-network builds one through the proxy)")
+    try:
+        DockerSandboxConfig(image=tag)
+    except ValueError:
+        fail(f"--tag {tag!r} is not an image name like `repo:tag`")
+    start = time.monotonic()
+    records: list[Any] = []
+    with errors_exit():
+        from tether.sandbox.engine import connect
+
+        client = connect(cfg.sandbox.docker_host)
+        if network:
+            from tether.runtime.network_build import build_through_proxy
+
+            records = build_through_proxy(cfg, client, folder.resolve(), tag)
+        else:
+            from tether.sandbox.images import build_dockerfile
+
+            build_dockerfile(client, folder.resolve(), tag)
+    refused = [r for r in records if not r.allowed]
+    if as_json:
+        print_json({"tag": tag, "built": True, "seconds": round(time.monotonic() - start, 1),
+                    "connections": len(records), "refused": [f"{r.host}:{r.port}: {r.reason}" for r in refused]})
+        return
+    out.print(f"built {safe(tag)} in {time.monotonic() - start:.1f} s"
+              + (f" ({len(records)} connection(s) through the proxy, {len(refused)} refused)" if network else ""))
+    for r in refused[:10]:
+        err.print(f"[yellow]refused[/] {safe(r.host)}:{r.port}: {safe(r.reason)}")
 
 
 @sandbox_app.command("exec")

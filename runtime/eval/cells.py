@@ -131,9 +131,17 @@ def _spec(ctx: EvalContext, cell: Cell) -> str:
 def _configs(ctx: EvalContext, cell: Cell, home: Path, image: str) -> tuple[TetherConfig, TetherConfig]:
     """(the runner's config, the memory hooks' config): lessons-only reads memory but never mounts it."""
     base = ctx.config
+    task = cell.task.settings
+    sandbox: dict[str, Any] = {"image": image}
+    if task.cpus is not None:
+        sandbox["cpus"] = task.cpus
+    if task.memory_mb is not None:
+        sandbox["memory"] = f"{task.memory_mb}m"
     hooks_cfg = base.model_copy(update={
         "home": home,
-        "sandbox": base.sandbox.model_copy(update={"image": image}),
+        "sandbox": base.sandbox.model_copy(update=sandbox),
+        "run": base.run.model_copy(update={"max_seconds": task.agent_timeout_s}) if task.agent_timeout_s
+        else base.run,
         "memory": base.memory.model_copy(update={"enabled": cell.method in MEMORY_METHODS}),
     })
     if cell.method != "lessons-only":
@@ -192,7 +200,8 @@ def _run(ctx: EvalContext, cell: Cell, folder: Path, image: str, base: dict[str,
         record = start_run(run_cfg, options, hooks=_hooks(cell, hooks_cfg, ctx.project), model=chat)
         memory = record.memory or {}
         passed, why = (None, "training run: not verified") if cell.method == "train" else \
-            verify(cell.task, workspace, run_cfg.sandbox, folder, record.run_id, ctx.test_timeout_s)
+            verify(cell.task, workspace, run_cfg.sandbox, folder, record.run_id,
+                   cell.task.settings.verifier_timeout_s or ctx.test_timeout_s)
         return CellResult(
             **base,
             status="done",

@@ -57,6 +57,8 @@ class EvalOptions(BaseModel):
     image: str | None = None
     """Sandbox image of tasks without an environment/Dockerfile (default: the configured one)."""
     test_timeout_s: float = Field(default=600.0, gt=0)
+    build_network: bool = False
+    """`--build-network`: task Dockerfiles are built step by step through the egress proxy (docs/network.md)."""
 
 
 def plan_cells(ts: TaskSet, o: EvalOptions, ctx: EvalContext) -> list[list[Cell]]:
@@ -104,6 +106,7 @@ def _check_settings(o: EvalOptions, ts: TaskSet) -> None:
         "reference_trials": o.reference_trials,
         "rerun_trials": o.rerun_trials,
         "image": o.image,
+        **({"build_network": True} if o.build_network else {}),  # an eval of before keeps its settings file valid
     }
     path = o.out / SETTINGS
     if path.is_file():
@@ -120,7 +123,8 @@ def _check_settings(o: EvalOptions, ts: TaskSet) -> None:
     write_atomic(path, json.dumps(settings, indent=2))
 
 
-def _images(config: TetherConfig, ts: TaskSet, default: str) -> dict[str, tuple[str | None, str]]:
+def _images(config: TetherConfig, ts: TaskSet, default: str, o: EvalOptions) -> dict[str, tuple[str | None, str]]:
+    from tether.runtime.eval.build_network import networked_builder
     from tether.runtime.eval.sandbox import task_image
     from tether.sandbox.engine import connect
     from tether.sandbox.images import ensure_image
@@ -128,7 +132,8 @@ def _images(config: TetherConfig, ts: TaskSet, default: str) -> dict[str, tuple[
     client = connect(config.sandbox.docker_host)
     if any(t.dockerfile is None for t in ts.train + ts.test):
         ensure_image(client, default, pull_missing=config.sandbox.pull_missing)
-    return {t.name: task_image(client, t, default) for t in ts.train + ts.test}
+    builder = networked_builder(config, o.out / "builds") if o.build_network else None
+    return {t.name: task_image(client, t, default, builder) for t in ts.train + ts.test}
 
 
 def _rows(ts: TaskSet, results: list[CellResult], reference_trials: int) -> list[dict[str, Any]]:
@@ -180,7 +185,7 @@ def run_eval(
         _check_settings(o, ts)
         default = o.image or config.sandbox.image
         ctx = EvalContext(config=config, model_spec=o.model_spec, out=o.out.resolve(), project=f"eval:{ts.root.name}",
-                          images=_images(config, ts, default), test_timeout_s=o.test_timeout_s)
+                          images=_images(config, ts, default, o), test_timeout_s=o.test_timeout_s)
         results: list[CellResult] = []
         phases = plan_cells(ts, o, ctx)
         total, began, guard = sum(len(p) for p in phases), time.monotonic(), threading.Lock()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,8 +45,13 @@ def _digest(folder: Path) -> str:
     return h.hexdigest()[:12]
 
 
-def task_image(client: docker.DockerClient, task: Task, default: str) -> tuple[str | None, str]:
-    """(image, "") to run the task in, or (None, why it is skipped)."""
+Builder = Callable[["docker.DockerClient", Task, str], str]
+"""Builds a task's Dockerfile into a tag some other way (the networked build); returns why it failed, or ""."""
+
+
+def task_image(client: docker.DockerClient, task: Task, default: str,
+               builder: Builder | None = None) -> tuple[str | None, str]:
+    """(image, "") to run the task in, or (None, why it is skipped); `builder` replaces the offline engine build."""
     from tether.sandbox.engine import docker_sdk
 
     dockerfile = task.dockerfile
@@ -63,19 +69,26 @@ def task_image(client: docker.DockerClient, task: Task, default: str) -> tuple[s
         try:
             client.images.get(base)
         except errors.ImageNotFound:
-            return None, f"base image {base} is not present locally and nothing is pulled; build or load it first"
+            return None, (f"base image {base} is not present locally and nothing is pulled; load it "
+                          f"(`docker load -i FILE.tar`, saved with `docker save {base}` on a machine that has it) or "
+                          f"pull it on a connected machine (`docker pull {base}`)")
     tag = f"tether-eval/{task.name.lower()}:{_digest(task.environment)}"
     try:
         client.images.get(tag)
         return tag, ""
     except errors.ImageNotFound:
         pass
+    if builder is not None:
+        why = builder(client, task, tag)
+        return (None, why) if why else (tag, "")
     try:
+        limit = {"timeout": max(1, int(task.settings.build_timeout_s))} if task.settings.build_timeout_s else {}
         client.images.build(path=str(task.environment), tag=tag, pull=False, rm=True, forcerm=True,
-                            network_mode="none", labels={"tether.eval": "1"})
-    except (errors.BuildError, errors.APIError) as e:
+                            network_mode="none", labels={"tether.eval": "1"}, **limit)
+    except (errors.BuildError, errors.APIError, OSError) as e:  # OSError: a build past build_timeout_sec
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        return None, f"environment/Dockerfile did not build: {first[:300]}"
+        hint = "; if it downloads packages, pass --build-network (docs/network.md)" if "RUN" in text.upper() else ""
+        return None, f"environment/Dockerfile did not build offline: {first[:300]}{hint}"
     return tag, ""
 
 

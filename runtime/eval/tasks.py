@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from tether.common.errors import ConfigError
+from tether.runtime.eval.task_config import TaskSettings, load_settings
 
 MAX_INSTRUCTION_BYTES = 64 * 1024
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -35,6 +36,8 @@ class Task(BaseModel):
     path: Path
     split: Split
     instruction: str
+    settings: TaskSettings = TaskSettings()
+    """Timeouts and resources from the task's task.toml."""
 
     @property
     def environment(self) -> Path:
@@ -78,7 +81,8 @@ def _task(folder: Path, split: Split) -> Task:
     if not text:
         msg = f"{instruction} is empty; write the task's goal in it"
         raise ConfigError(msg)
-    return Task(name=folder.name, path=folder.resolve(), split=split, instruction=text)
+    return Task(name=folder.name, path=folder.resolve(), split=split, instruction=text,
+                settings=load_settings(folder))
 
 
 def _tasks_in(folder: Path, split: Split) -> list[Task]:

@@ -25,6 +25,8 @@ from tether.gate.judge import GateContext, GateSettings
 from tether.gate.secrets import StreamScanner
 from tether.graphs.build import build_graph
 from tether.graphs.context import RunContext
+from tether.graphs.network import NetworkRules
+from tether.guardian.network_hosts import NetworkDefaults
 from tether.runtime.config import TetherConfig
 from tether.runtime.hooks.base import RunHooks
 from tether.runtime.models.registry import model_for_run
@@ -48,11 +50,22 @@ class SandboxNotStarted(Exception):  # noqa: N818 (a signal to the runner, wrapp
 
 
 def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_dir: Path | None) -> Sandbox:
-    """The default factory: a started DockerSandbox for this run."""
+    """The default factory: a started DockerSandbox for this run, with an egress proxy unless the network is off."""
     from tether.sandbox.docker import DockerSandbox
+    from tether.sandbox.network import SandboxNetwork
 
+    net = config.network
+    network = SandboxNetwork(net.limits(), addresses=net.named_addresses()) if net.mode != "off" else None
     return DockerSandbox(workspace, config.sandbox, memory_dir=memory_dir, run_id=run_id, limits=config.workspace,
-                         lending_record=lending_record(config.home, workspace)).start()
+                         lending_record=lending_record(config.home, workspace), network=network).start()
+
+
+def network_rules(config: TetherConfig, meta: dict[str, Any]) -> NetworkRules:
+    """The run's network rules: `--network` (kept in the run's meta) over `[network]`."""
+    net = config.network
+    return NetworkRules(mode="off" if meta.get("network") == "off" else net.mode, allow=tuple(net.allow),
+                        addresses=tuple(net.named_addresses()),
+                        defaults=NetworkDefaults(pip_index_url=net.pip_index_url, npm_registry=net.npm_registry))
 
 
 @dataclass
@@ -81,6 +94,8 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
     hand-back, a step that failed) is appended to `notices`.
     """
     run_id, workspace = meta["run_id"], work_folder(meta)
+    if meta.get("network") == "off":  # `--network off`: no proxy is even started
+        config = config.model_copy(update={"network": config.network.model_copy(update={"mode": "off"})})
     run_dir = config.runs_dir / run_id
     model = model if model is not None else model_for_run(config, meta)
     start = start_manifest(run_dir)
@@ -105,6 +120,7 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
             run_id=run_id, model=model, sandbox=sandbox, journal=journal, gate=gate, budgets=config.run,
             guardian=config.guardian, approvals=hooks, approval=meta.get("approval", "refuse"), watch=watch,
             workspace_mount=config.sandbox.workspace_mount, max_answer_bytes=config.model.max_answer_bytes,
+            network=network_rules(config, meta),
         )
         yield RunParts(context=context, graph=build_graph(JournalFirstSaver(conn, journal)), conn=conn)
     finally:

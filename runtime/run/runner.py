@@ -16,7 +16,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.types import Command
 from pydantic import BaseModel
@@ -87,6 +87,8 @@ class RunOptions(BaseModel):
     """False for `--no-memory` baselines; kept so a resumed run stays without memory."""
     verify: list[str] = []
     """The person's checks (`--verify` and `[run] verify`); the gate re-runs them and they decide R07/R08."""
+    network: Literal["ask", "off"] | None = None
+    """`--network off`: no command reaches the network in this run (None: `[network] mode`)."""
     started_at: float | None = None
     """When the person started waiting (the `tether run` process's start); default: now."""
 

@@ -161,6 +161,8 @@ def _command(c: CommandView, t0: float | None) -> str:
         body.append(f"<p>guardian: {h(c.verdict_reason)}{' · rules ' + h(', '.join(c.rules)) if c.rules else ''}</p>")
     if c.changed:
         body.append(f"<p>changed: <code>{h(', '.join(c.changed))}</code></p>")
+    if c.network:
+        body.append(f"<p>network: {h('; '.join(c.network[:20]))}</p>")
     if c.state == "ran":
         body.append(f"<p>output:</p><pre>{h(_clip(c.output)) or '(none)'}</pre>")
     return (

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 from tether.common.events import (
     ApprovalRecorded,
     CommandProposed,
+    EgressConnection,
     Event,
     ExecFinished,
     ExecStarted,
@@ -81,6 +82,8 @@ class CommandView(BaseModel):
     duration_s: float | None = None
     timed_out: bool = False
     changed: list[str] = Field(default_factory=list)
+    network: list[str] = Field(default_factory=list)
+    """Each connection it asked the egress proxy for: `allowed host:port (N B up, M B down)` or `refused ...: why`."""
     state: str = "proposed"
     """ran, denied, refused, running (started, no result), awaiting (an ask), proposed."""
 
@@ -197,6 +200,9 @@ def _commands(events: list[Event]) -> dict[str, CommandView]:
             c.state = "proposed" if e.approved else "refused"
         elif isinstance(e, ExecStarted):
             c.state = "running"
+        elif isinstance(e, EgressConnection):
+            c.network.append(f"allowed {e.host}:{e.port} ({e.bytes_up} B up, {e.bytes_down} B down)" if e.allowed
+                             else f"refused {e.host}:{e.port}: {e.reason}")
         elif isinstance(e, ExecFinished):
             c.exit_code, c.output, c.duration_s, c.timed_out, c.changed = (
                 e.exit_code,

@@ -11,6 +11,7 @@ from tether.common.manifest import manifest
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 PIP = "package-install:pip:PKG-001:install-workspace"
+NET_PIP = "network-access:pip:NET-010:install-workspace"
 
 pytestmark = pytest.mark.docker
 
@@ -45,7 +46,9 @@ def test_five_person_approvals_promote_then_rollback_demotes_and_restores(tether
 
     code, result, err = tether.cli("rollback", run_id)
     assert code == 0, err
-    assert result["demoted"] == [PIP]  # the journal records the ledger's kinds (rule and shape), not category:program
+    # the journal records the ledger's kinds (rule and shape), not category:program; the install also needs the
+    # network (its NET-010 kind, docs/network.md), so both kinds it was auto-approved on are demoted
+    assert sorted(result["demoted"]) == [NET_PIP, PIP]
     assert manifest(tether.workspace) == before
     _, trust, _ = tether.cli("trust", "show", PIP)
     assert not trust["promoted"]
