@@ -49,6 +49,8 @@ def main() -> None:
     config = DockerSandboxConfig(image=args.image)
     docker_cli = shutil.which("docker")
     samples: dict[str, list[float]] = {"DockerSandbox.exec": [], "docker-py exec_run": []}
+    guarded: list[float] = []
+    inside: list[float] = []
     if docker_cli:
         samples["docker exec (CLI)"] = []
     starts: list[float] = []
@@ -71,6 +73,15 @@ def main() -> None:
                 if docker_cli:
                     samples["docker exec (CLI)"].append(timed(lambda: subprocess.run(cli, check=True)))
 
+        persistent = config.model_copy(update={"executor": "persistent"})
+        with DockerSandbox(ws, persistent, client=client) as sb:
+            # spawning the same command in the container: a bash loop timing `bash -c true` itself
+            loop = ('for i in $(seq 200); do s=${EPOCHREALTIME/./}; bash -c true; e=${EPOCHREALTIME/./}; '
+                    'echo $((e - s)); done')
+            inside = [int(x) / 1e6 for x in sb.exec(loop, timeout_s=120).output.split()]
+            for _ in range(200):
+                guarded.append(timed(lambda: sb.exec("true")))
+
     print(f"image {args.image}, command `true`, n={args.n} per method, interleaved")
     print(f"{'method':<24} {'median ms':>10} {'p90 ms':>8}")
     for name, xs in samples.items():
@@ -78,6 +89,10 @@ def main() -> None:
         print(f"{name:<24} {statistics.median(xs) * 1e3:>10.1f} {p90 * 1e3:>8.1f}")
     print(f"{'sandbox start':<24} {statistics.median(starts) * 1e3:>10.1f}   (create+start+probe, n={args.starts})")
     print(f"{'sandbox close':<24} {statistics.median(closes) * 1e3:>10.1f}   (force remove)")
+    over = (statistics.median(guarded) - statistics.median(inside)) * 1e3
+    print(f"persistent executor: DockerSandbox.exec {statistics.median(guarded) * 1e3:.1f} ms, `bash -c true` spawned "
+          f"in the container {statistics.median(inside) * 1e3:.1f} ms (medians of 200): overhead {over:.1f} ms "
+          "(target <= 5)")
     ratio = statistics.median(samples["DockerSandbox.exec"]) / statistics.median(samples["docker-py exec_run"])
     print(f"ratio DockerSandbox.exec / exec_run = {ratio:.3f} (target <= 1.15)")
 

@@ -36,6 +36,9 @@ from tether.sandbox.base import ExecResult
 from tether.sandbox.config import MAX_TIMEOUT_S, SANDBOX_HOME, DockerSandboxConfig
 from tether.sandbox.engine import connect, docker_sdk
 from tether.sandbox.errors import EngineLostError, SandboxError
+from tether.sandbox.executor import Executor, ExecutorLostError
+from tether.sandbox.executor_link import EXECUTOR_LOST, executor_mount, kill_server
+from tether.sandbox.executor_server import MOUNT as EXECUTOR_MOUNT
 from tether.sandbox.images import ensure_image
 from tether.sandbox.lending import LendingRecord, reclaim
 from tether.sandbox.output import OutputCap, copy_stream
@@ -140,6 +143,9 @@ class DockerSandbox:
         """Makes, per exec, an object with `feed(bytes)` and `close() -> list[str]` that sees the whole output."""
         self.notices: list[str] = []
         """What the person must be told about this sandbox's life (a hand-back that ran late)."""
+        self._tools = executor_mount(self.config)
+        """Host folder of the persistent executor's tools, or None: every command uses `docker exec`."""
+        self._executor: Executor | None = None
 
     @property
     def container_id(self) -> str | None:
@@ -177,6 +183,7 @@ class DockerSandbox:
             self._probe()
             self._pids_file = pids_file(self._container)
             self._refusals = fork_refusals(self._pids_file)
+            self._executor_ready()
         except BaseException as e:  # Ctrl-C included: never leave a half-started container
             self._remove_by_name(name)
             self._container = None
@@ -214,6 +221,8 @@ class DockerSandbox:
             "hostname": "sandbox",
             "volumes": volumes,
         }
+        if self._tools is not None:
+            volumes[str(self._tools)] = {"bind": EXECUTOR_MOUNT, "mode": "ro"}
         if c.cap_drop_all:
             args["cap_drop"] = ["ALL"]
         args["security_opt"] = [security_opt(allow_ptrace=c.allow_ptrace)]
@@ -266,12 +275,19 @@ class DockerSandbox:
         workdir = posixpath.join(self.config.workspace_mount, cwd) if cwd else self.config.workspace_mount
         scanner = self.stream_scanner() if self.stream_scanner else None
         cap = OutputCap(self.config.output_limit_bytes, scanner.feed if scanner else None)
-        since = time.time()
         before = pid_count(self._container, self._pids_file)
+        executor = self._executor_ready() if "\0" not in command and not (
+            before is not None and near_full(before, self.config.pids_limit)) else None  # a full table: as before
+        since = time.time()
         try:
-            exit_code, overran, duration = self._run(
-                self._shell, command, timeout, cap, workdir=workdir, environment=[mark]
-            )
+            if executor is not None:
+                exit_code, overran, duration = self._run_executor(executor, command, timeout, cap, workdir, mark)
+            else:
+                exit_code, overran, duration = self._run(
+                    self._shell, command, timeout, cap, workdir=workdir, environment=[mark]
+                )
+        except ExecutorLostError as e:
+            return self._executor_lost(e, command, cap, mark, since, scanner)
         except SandboxError as e:
             if not self._full():
                 raise
@@ -282,6 +298,11 @@ class DockerSandbox:
         timed_out = overran or (exit_code in TIMEOUT_CODES and duration >= timeout)
         if timed_out:
             self._reap(mark, since)
+        if overran and executor is not None and self._executor is executor:
+            try:
+                executor.settle()  # its relay ends once the reaped processes let go of the output
+            except ExecutorLostError:
+                self._drop_executor()
         note = ""
         if not timed_out and self._full():
             self._restart("processes filled its process table")
@@ -328,6 +349,55 @@ class DockerSandbox:
             raise EngineLostError(msg) from e
         return exit_code, overran, time.monotonic() - start
 
+    def _run_executor(
+        self, executor: Executor, command: str, timeout: float, cap: OutputCap, workdir: str, mark: str
+    ) -> tuple[int, bool, float]:
+        """Run `command` through the persistent executor: (exit code, overran, seconds)."""
+        start = time.monotonic()
+        code, overran = executor.run(command, workdir, math.ceil(timeout) if self._has_timeout else 0, mark, cap,
+                                     start + timeout + self.config.kill_grace_s)
+        return code, overran, time.monotonic() - start
+
+    def _executor_ready(self) -> Executor | None:
+        """The running executor, started when there is none; None when commands go through `docker exec`."""
+        if self._executor is not None and self._executor.alive:
+            return self._executor
+        self._drop_executor()
+        if self._tools is None or self._container is None or self._client is None:
+            return None
+        try:
+            self._executor = Executor(self._client.api, self._container.id, self._shell, self._has_timeout)
+        except (ExecutorLostError, docker_sdk().errors.DockerException, OSError) as e:
+            log.warning("sandbox %s: the persistent executor did not start (%s); this command uses docker exec",
+                        self._container.short_id, _reason(e))
+            return None
+        return self._executor
+
+    def _drop_executor(self) -> None:
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.close()
+            if self._container is not None and executor.running():
+                kill_server(self._container, executor.key)
+
+    def _executor_lost(self, e: ExecutorLostError, command: str, cap: OutputCap, mark: str, since: float,
+                       scanner: Any) -> ExecResult:
+        """Fail the command (its result is unknown), kill what it started, start the executor afresh."""
+        assert self._container is not None and self._client is not None
+        try:
+            self._client.api.ping()
+        except Exception as lost:  # noqa: BLE001 - any failure to reach the engine: it went away, as in _run
+            msg = (f"the Docker engine went away while sandbox {self._container.short_id} ran a command "
+                   f"({_reason(lost)}); its result is unknown; start the engine (`docker info` to check)")
+            raise EngineLostError(msg) from e
+        log.warning("sandbox %s: %s; restarting the executor", self._container.short_id, e)
+        self._drop_executor()
+        self._reap(mark, since)
+        self._executor_ready()
+        return ExecResult(command=command, exit_code=125, output=cap.text() + EXECUTOR_LOST.format(reason=e),
+                          duration_s=time.time() - since, dropped_bytes=cap.dropped,
+                          secrets=scanner.close() if scanner else [])
+
     def processes(self) -> list[Proc]:
         """Every process in the container but the probe itself, told apart by pid (sandbox/processes.py).
 
@@ -352,7 +422,8 @@ class DockerSandbox:
                 problem = f"exit {code}"
                 continue
             try:
-                return [p for p in parse(cap.text(), own_uid=int(user.split(":")[0])) if p.key not in self._own]
+                own = self._own | ({self._executor.key} if self._executor is not None else set())
+                return [p for p in parse(cap.text(), own_uid=int(user.split(":")[0])) if p.key not in own]
             except ValueError as e:
                 problem = str(e)
         msg = f"process probe failed in sandbox {self._container.short_id}: {problem}"
@@ -382,6 +453,7 @@ class DockerSandbox:
         """Restart the container (everything in it dies, /tmp is emptied, the workspace stays); note its own."""
         assert self._container is not None
         log.warning("sandbox %s: %s; restarting it", self._container.short_id, why)
+        self._drop_executor()
         try:
             self._container.restart(timeout=0)
         except (docker_sdk().errors.APIError, OSError) as e:
@@ -411,6 +483,9 @@ class DockerSandbox:
 
     def close(self) -> None:
         """Remove the container (killing what runs in it); safe to call twice."""
+        if self._executor is not None:
+            self._executor.close()  # the container's removal ends the server
+            self._executor = None
         container, self._container = self._container, None
         try:
             if container is not None:
