@@ -392,9 +392,14 @@ class DockerSandbox:
             raise EngineLostError(msg) from e
         log.warning("sandbox %s: %s; restarting the executor", self._container.short_id, e)
         self._drop_executor()
-        self._reap(mark, since)
+        note = EXECUTOR_LOST.format(reason=e)
+        if self._full():  # the server could not fork: free the table as the exec path does
+            self._restart("processes filled its process table")
+            note += PIDS_FREED_AFTER.format(limit=self.config.pids_limit)
+        else:
+            self._reap(mark, since)
         self._executor_ready()
-        return ExecResult(command=command, exit_code=125, output=cap.text() + EXECUTOR_LOST.format(reason=e),
+        return ExecResult(command=command, exit_code=125, output=cap.text() + note,
                           duration_s=time.time() - since, dropped_bytes=cap.dropped,
                           secrets=scanner.close() if scanner else [])
 
