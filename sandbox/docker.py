@@ -287,7 +287,7 @@ class DockerSandbox:
                     self._shell, command, timeout, cap, workdir=workdir, environment=[mark]
                 )
         except ExecutorLostError as e:
-            return self._executor_lost(e, command, cap, mark, since, scanner)
+            return self._executor_lost(e, command, cap, mark, since, scanner, timeout_s, cwd)
         except SandboxError as e:
             if not self._full():
                 raise
@@ -381,7 +381,7 @@ class DockerSandbox:
                 kill_server(self._container, executor.key)
 
     def _executor_lost(self, e: ExecutorLostError, command: str, cap: OutputCap, mark: str, since: float,
-                       scanner: Any) -> ExecResult:
+                       scanner: Any, timeout_s: float | None, cwd: str | None) -> ExecResult:
         """Fail the command (its result is unknown), kill what it started, start the executor afresh."""
         assert self._container is not None and self._client is not None
         try:
@@ -395,6 +395,10 @@ class DockerSandbox:
         note = EXECUTOR_LOST.format(reason=e)
         if self._full():  # the server could not fork: free the table as the exec path does
             self._restart("processes filled its process table")
+            if not e.started:  # it never ran: run it now
+                result = self.exec(command, timeout_s=timeout_s, cwd=cwd)
+                return result.model_copy(update={"output": PIDS_FREED.format(limit=self.config.pids_limit)
+                                                 + result.output})
             note += PIDS_FREED_AFTER.format(limit=self.config.pids_limit)
         else:
             self._reap(mark, since)

@@ -35,6 +35,9 @@ TRAILER_MAX = 64
 class ExecutorLostError(SandboxError):
     """The persistent executor died or misbehaved; the command's result is unknown."""
 
+    started = True
+    """False when the server said nothing of the command's process: it was never started (e.g. no pid to fork)."""
+
 
 def _held(data: bytearray, token: bytes) -> int:
     """How many bytes at the end of `data` could be the start of `token` (kept back until more arrives)."""
@@ -143,6 +146,7 @@ class Executor:
             msg = "the sandbox's executor is not running"
             raise ExecutorLostError(msg)
         self._token = secrets.token_hex(16).encode()
+        self._started = False
         cmd, folder = command.encode(errors="surrogateescape"), cwd.encode(errors="surrogateescape")
         header = b"%s %d %d %d %s\n" % (self._token, timeout_s, len(folder), len(cmd), mark.encode())
         try:
@@ -150,7 +154,9 @@ class Executor:
         except OSError as e:
             self.close()
             msg = f"the sandbox's executor stopped taking commands ({e})"
-            raise ExecutorLostError(msg) from e
+            lost = ExecutorLostError(msg)
+            lost.started = False
+            raise lost from e
         try:
             code = self._output(cap, deadline)
         except TimeoutError:
@@ -158,18 +164,35 @@ class Executor:
         return code, False
 
     def _output(self, cap: OutputCap, deadline: float) -> int:
-        token = self._token
+        try:
+            return self._read_output(cap, deadline)
+        except ExecutorLostError as e:
+            e.started = self._started
+            raise
+
+    def _read_output(self, cap: OutputCap, deadline: float) -> int:
+        token, n = self._token, len(self._token)
         while True:
             at = self._pending.find(token)
-            if at >= 0:
-                if at:
-                    cap.add(bytes(self._pending[:at]))
-                del self._pending[:at + len(token)]
+            if at > 0:
+                cap.add(bytes(self._pending[:at]))
+                del self._pending[:at]
+            if at >= 0 and len(self._pending) > n + (self._pending[n:n + 1] == b"+"):
+                if self._pending[n:n + 2] == b"+\n" and not self._started:  # the command's process exists
+                    self._started = True
+                    del self._pending[:n + 2]
+                    continue
+                if self._pending[n:n + 1] != b" ":
+                    self.close()
+                    msg = f"the sandbox's executor sent a malformed frame ({bytes(self._pending[n:n + 8])!r})"
+                    raise ExecutorLostError(msg)
+                del self._pending[:n + 1]
                 return self._trailer(deadline)
-            hold = _held(self._pending, token)
-            if len(self._pending) > hold:
-                cap.add(bytes(self._pending[:len(self._pending) - hold]))
-                del self._pending[:len(self._pending) - hold]
+            if at < 0:
+                hold = _held(self._pending, token)
+                if len(self._pending) > hold:
+                    cap.add(bytes(self._pending[:len(self._pending) - hold]))
+                    del self._pending[:len(self._pending) - hold]
             try:
                 more = self._fill(deadline)
             except TimeoutError:

@@ -15,7 +15,8 @@ the relay's: a command cannot print it, because it cannot learn it.
 Protocol (bytes; the server's locale is C so lengths are bytes):
 host -> server: `KEY TIMEOUT DIRLEN CMDLEN MARK\\n` then DIR and CMD (no newline);
 server -> host: `TETHER-EXECUTOR PID START\\n` once, then per request the
-command's output, then `KEY STATUS RELAYSTATUS\\n`.
+command's output with `KEY+\\n` somewhere in it once the command's process exists (one atomic write; the host
+cuts it out), then `KEY STATUS RELAYSTATUS\\n`.
 """
 
 from __future__ import annotations
@@ -58,13 +59,14 @@ while IFS=' ' read -r k t dl cl mark; do
   ) </dev/null >&$o 2>&1 {o}>&- {z}<&- &
   c=$!
   exec {o}>&-
+  printf '%s+\n' "$k"
   wait "$c"; st=$?
-  n=0 cut=
+  cut= end=$(( ${EPOCHREALTIME/./} + drain * 1000 ))
   while :; do
     s=; IFS= read -r -d '' s < "/proc/$r/stat"
     f=${s##*) }
     [ -z "$s" ] || [ "${f:0:1}" = Z ] && break
-    if (( n++ >= drain )); then kill -9 "$r"; cut=1; break; fi
+    if (( ${EPOCHREALTIME/./} >= end )); then kill -9 "$r"; cut=1; break; fi
     read -r -t 0.001 -u "$z"
   done
   wait "$r"; rs=$?
