@@ -2,7 +2,10 @@
 
 One run, one image, one command (`true`), one container for the exec numbers:
 the three ways are measured in interleaved rounds so engine drift hits them
-alike. Also times a sandbox start (create + start + probe) and its removal.
+alike. Also times a sandbox start (create + start + probe) and its removal,
+and the persistent executor's overhead: DockerSandbox.exec with
+`executor = "persistent"` against spawning `bash -c true` inside the same
+container (timed there with $EPOCHREALTIME), 200 each, interleaved.
 
     .venv/bin/python bench/sandbox.py [--image tether-sandbox:tiny] [-n 60] [--starts 5]
 """
@@ -75,12 +78,14 @@ def main() -> None:
 
         persistent = config.model_copy(update={"executor": "persistent"})
         with DockerSandbox(ws, persistent, client=client) as sb:
-            # spawning the same command in the container: a bash loop timing `bash -c true` itself
-            loop = ('for i in $(seq 200); do s=${EPOCHREALTIME/./}; bash -c true; e=${EPOCHREALTIME/./}; '
+            # spawning the same command in the container: a bash loop timing `bash -c true` itself;
+            # 20 rounds of 10 each way, interleaved
+            loop = ('for i in $(seq 10); do s=${EPOCHREALTIME/./}; bash -c true; e=${EPOCHREALTIME/./}; '
                     'echo $((e - s)); done')
-            inside = [int(x) / 1e6 for x in sb.exec(loop, timeout_s=120).output.split()]
-            for _ in range(200):
-                guarded.append(timed(lambda: sb.exec("true")))
+            for _ in range(20):
+                inside += [int(x) / 1e6 for x in sb.exec(loop, timeout_s=120).output.split()]
+                for _ in range(10):
+                    guarded.append(timed(lambda: sb.exec("true")))
 
     print(f"image {args.image}, command `true`, n={args.n} per method, interleaved")
     print(f"{'method':<24} {'median ms':>10} {'p90 ms':>8}")

@@ -1,4 +1,4 @@
-"""DockerSandbox: one hardened container per task, commands run with `docker exec`.
+"""DockerSandbox: one hardened container per task; commands run with `docker exec` or its persistent executor.
 
 What it isolates, by default: no network (`none`), read-only root with a
 size-capped tmpfs on /tmp, no Linux capabilities, no privilege gain through
@@ -16,6 +16,9 @@ killed together with every process it started: those carrying a per-exec
 marker in their environment and those that started after it did (see
 sandbox/processes.py). Output is streamed into a head/tail cap.
 `processes()` lists the container's processes, run as a uid of its own.
+With `executor = "persistent"` a command is a request to one server in the
+container instead of an exec of its own (sandbox/executor.py); every check
+above stays here, the same on both paths.
 """
 
 from __future__ import annotations
@@ -368,8 +371,9 @@ class DockerSandbox:
         try:
             self._executor = Executor(self._client.api, self._container.id, self._shell, self._has_timeout)
         except (ExecutorLostError, docker_sdk().errors.DockerException, OSError) as e:
-            log.warning("sandbox %s: the persistent executor did not start (%s); this command uses docker exec",
+            log.warning("sandbox %s: the persistent executor did not start (%s); its commands use docker exec",
                         self._container.short_id, _reason(e))
+            self._tools = None  # not again for this sandbox: every start would cost a hello timeout
             return None
         return self._executor
 

@@ -67,7 +67,7 @@ while IFS=' ' read -r k t dl cl mark; do
     f=${s##*) }
     [ -z "$s" ] || [ "${f:0:1}" = Z ] && break
     if (( ${EPOCHREALTIME/./} >= end )); then kill -9 "$r"; cut=1; break; fi
-    read -r -t 0.001 -u "$z"
+    read -r -t 0.0002 -u "$z"
   done
   wait "$r"; rs=$?
   [ -n "$cut" ] && rs=0
