@@ -46,6 +46,11 @@ def test_both_paths_give_the_same_results(tmp_path, tiny_image, mode):
         if mode == "persistent":  # one pipe for both streams: the order they were written in
             assert r.output == "out\nerr\nno newline"
         assert sb.exec("pwd", cwd="sub").output == "/home/tether/workspace/sub\n"
+        (tmp_path / "a b\nc").mkdir()
+        assert sb.exec("pwd", cwd="a b\nc").output == "/home/tether/workspace/a b\nc\n"
+        long = "echo " + "x" * 60_000 + " # " + "é" * 1000  # length is counted in bytes, not characters
+        assert sb.exec(long).output == "x" * 60_000 + "\n"
+        assert sb.exec("echo \"$LC_ALL|$SHLVL|${OLDPWD-unset}\"").output == "|1|unset\n"
         assert sb.exec("printf '%s' \"$TETHER_EXEC\"").output.strip() != ""
         assert sb.exec("read -r x || echo eof").output == "eof\n"  # stdin is empty, not the request stream
         assert sb.exec("printf 'a\\0b\\377'").output.encode(errors="replace") == "a\0b\ufffd".encode()
