@@ -8,6 +8,7 @@ first use (`runtime.cli.app.app`, or `main` for every other command).
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False  # not typing's: `tether hook AGENT` imports this module on every agent call
@@ -78,7 +79,8 @@ def main() -> None:
             sys.exit(_unforeseen(e, 2))
         if code is not None:
             sys.exit(code)
-    if args in ([], ["--help"]):  # the top-level help, from the catalog: no area module is imported
+    completing = "_TETHER_COMPLETE" in os.environ  # shell completion calls `tether` with no arguments
+    if args in ([], ["--help"]) and not completing:  # the top-level help, from the catalog: no area is imported
         from tether.runtime.cli.catalog import help_text
 
         sys.stdout.write(help_text())
