@@ -2,7 +2,10 @@
 
 One run, one image, one command (`true`), one container for the exec numbers:
 the three ways are measured in interleaved rounds so engine drift hits them
-alike. Also times a sandbox start (create + start + probe) and its removal.
+alike. Also times a sandbox start (create + start + probe) and its removal,
+and the persistent executor's overhead: DockerSandbox.exec with
+`executor = "persistent"` against spawning `bash -c true` inside the same
+container (timed there with $EPOCHREALTIME), 200 each, interleaved.
 
     .venv/bin/python bench/sandbox.py [--image tether-sandbox:tiny] [-n 60] [--starts 5]
 """
@@ -49,6 +52,8 @@ def main() -> None:
     config = DockerSandboxConfig(image=args.image)
     docker_cli = shutil.which("docker")
     samples: dict[str, list[float]] = {"DockerSandbox.exec": [], "docker-py exec_run": []}
+    guarded: list[float] = []
+    inside: list[float] = []
     if docker_cli:
         samples["docker exec (CLI)"] = []
     starts: list[float] = []
@@ -71,6 +76,17 @@ def main() -> None:
                 if docker_cli:
                     samples["docker exec (CLI)"].append(timed(lambda: subprocess.run(cli, check=True)))
 
+        persistent = config.model_copy(update={"executor": "persistent"})
+        with DockerSandbox(ws, persistent, client=client) as sb:
+            # spawning the same command in the container: a bash loop timing `bash -c true` itself;
+            # 20 rounds of 10 each way, interleaved
+            loop = ('for i in $(seq 10); do s=${EPOCHREALTIME/./}; bash -c true; e=${EPOCHREALTIME/./}; '
+                    'echo $((e - s)); done')
+            for _ in range(20):
+                inside += [int(x) / 1e6 for x in sb.exec(loop, timeout_s=120).output.split()]
+                for _ in range(10):
+                    guarded.append(timed(lambda: sb.exec("true")))
+
     print(f"image {args.image}, command `true`, n={args.n} per method, interleaved")
     print(f"{'method':<24} {'median ms':>10} {'p90 ms':>8}")
     for name, xs in samples.items():
@@ -78,6 +94,10 @@ def main() -> None:
         print(f"{name:<24} {statistics.median(xs) * 1e3:>10.1f} {p90 * 1e3:>8.1f}")
     print(f"{'sandbox start':<24} {statistics.median(starts) * 1e3:>10.1f}   (create+start+probe, n={args.starts})")
     print(f"{'sandbox close':<24} {statistics.median(closes) * 1e3:>10.1f}   (force remove)")
+    over = (statistics.median(guarded) - statistics.median(inside)) * 1e3
+    print(f"persistent executor: DockerSandbox.exec {statistics.median(guarded) * 1e3:.1f} ms, `bash -c true` spawned "
+          f"in the container {statistics.median(inside) * 1e3:.1f} ms (medians of 200): overhead {over:.1f} ms "
+          "(target <= 5)")
     ratio = statistics.median(samples["DockerSandbox.exec"]) / statistics.median(samples["docker-py exec_run"])
     print(f"ratio DockerSandbox.exec / exec_run = {ratio:.3f} (target <= 1.15)")
 

@@ -1,4 +1,4 @@
-"""DockerSandbox: one hardened container per task, commands run with `docker exec`.
+"""DockerSandbox: one hardened container per task; commands run with `docker exec` or its persistent executor.
 
 What it isolates, by default: no network (`none`), read-only root with a
 size-capped tmpfs on /tmp, no Linux capabilities, no privilege gain through
@@ -16,6 +16,9 @@ killed together with every process it started: those carrying a per-exec
 marker in their environment and those that started after it did (see
 sandbox/processes.py). Output is streamed into a head/tail cap.
 `processes()` lists the container's processes, run as a uid of its own.
+With `executor = "persistent"` a command is a request to one server in the
+container instead of an exec of its own (sandbox/executor.py); every check
+above stays here, the same on both paths.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ from tether.sandbox.config import MAX_TIMEOUT_S, SANDBOX_HOME, DockerSandboxConf
 from tether.sandbox.egress import ConnectionRecord
 from tether.sandbox.engine import connect, docker_sdk
 from tether.sandbox.errors import EngineLostError, SandboxError
+from tether.sandbox.executor import Executor, ExecutorLostError
+from tether.sandbox.executor_link import EXECUTOR_LOST, executor_mount, kill_server
+from tether.sandbox.executor_server import MOUNT as EXECUTOR_MOUNT
 from tether.sandbox.images import ensure_image
 from tether.sandbox.lending import LendingRecord, reclaim
 from tether.sandbox.network import SandboxNetwork
@@ -148,6 +154,9 @@ class DockerSandbox:
         """Makes, per exec, an object with `feed(bytes)` and `close() -> list[str]` that sees the whole output."""
         self.notices: list[str] = []
         """What the person must be told about this sandbox's life (a hand-back that ran late)."""
+        self._tools = executor_mount(self.config)
+        """Host folder of the persistent executor's tools, or None: every command uses `docker exec`."""
+        self._executor: Executor | None = None
 
     @property
     def container_id(self) -> str | None:
@@ -185,6 +194,7 @@ class DockerSandbox:
             self._probe()
             self._pids_file = pids_file(self._container)
             self._refusals = fork_refusals(self._pids_file)
+            self._executor_ready()
         except BaseException as e:  # Ctrl-C included: never leave a half-started container
             self._remove_by_name(name)
             self._container = None
@@ -226,6 +236,8 @@ class DockerSandbox:
             "hostname": "sandbox",
             "volumes": volumes,
         }
+        if self._tools is not None:
+            volumes[str(self._tools)] = {"bind": EXECUTOR_MOUNT, "mode": "ro"}
         if c.cap_drop_all:
             args["cap_drop"] = ["ALL"]
         args["security_opt"] = [security_opt(allow_ptrace=c.allow_ptrace)]
@@ -279,12 +291,21 @@ class DockerSandbox:
         workdir = posixpath.join(self.config.workspace_mount, cwd) if cwd else self.config.workspace_mount
         scanner = self.stream_scanner() if self.stream_scanner else None
         cap = OutputCap(self.config.output_limit_bytes, scanner.feed if scanner else None)
-        since = time.time()
         before = pid_count(self._container, self._pids_file)
+        granted = self.network is not None and self.network.granted
+        executor = self._executor_ready() if "\0" not in command and not granted and not (
+            before is not None and near_full(before, self.config.pids_limit)) else None  # a full table: as before;
+        # a command granted the network runs under the egress forwarder through docker exec
+        since = time.time()
         try:
-            exit_code, overran, duration = self._run(
-                self._shell, command, timeout, cap, wrap=True, workdir=workdir, environment=[mark]
-            )
+            if executor is not None:
+                exit_code, overran, duration = self._run_executor(executor, command, timeout, cap, workdir, mark)
+            else:
+                exit_code, overran, duration = self._run(
+                    self._shell, command, timeout, cap, wrap=True, workdir=workdir, environment=[mark]
+                )
+        except ExecutorLostError as e:
+            return self._executor_lost(e, command, cap, mark, since, scanner, timeout_s, cwd)
         except SandboxError as e:
             if not self._full():
                 raise
@@ -295,6 +316,11 @@ class DockerSandbox:
         timed_out = overran or (exit_code in TIMEOUT_CODES and duration >= timeout)
         if timed_out:
             self._reap(mark, since)
+        if overran and executor is not None and self._executor is executor:
+            try:
+                executor.settle()  # its relay ends once the reaped processes let go of the output
+            except ExecutorLostError:
+                self._drop_executor()
         note = ""
         if not timed_out and self._full():
             self._restart("processes filled its process table")
@@ -362,6 +388,65 @@ class DockerSandbox:
         with self.network.grant(hosts) as records:
             yield records
 
+    def _run_executor(
+        self, executor: Executor, command: str, timeout: float, cap: OutputCap, workdir: str, mark: str
+    ) -> tuple[int, bool, float]:
+        """Run `command` through the persistent executor: (exit code, overran, seconds)."""
+        start = time.monotonic()
+        code, overran = executor.run(command, workdir, math.ceil(timeout) if self._has_timeout else 0, mark, cap,
+                                     start + timeout + self.config.kill_grace_s)
+        return code, overran, time.monotonic() - start
+
+    def _executor_ready(self) -> Executor | None:
+        """The running executor, started when there is none; None when commands go through `docker exec`."""
+        if self._executor is not None and self._executor.alive:
+            return self._executor
+        self._drop_executor()
+        if self._tools is None or self._container is None or self._client is None:
+            return None
+        try:
+            self._executor = Executor(self._client.api, self._container.id, self._shell, self._has_timeout)
+        except (ExecutorLostError, docker_sdk().errors.DockerException, OSError) as e:
+            log.warning("sandbox %s: the persistent executor did not start (%s); its commands use docker exec",
+                        self._container.short_id, _reason(e))
+            self._tools = None  # not again for this sandbox: every start would cost a hello timeout
+            return None
+        return self._executor
+
+    def _drop_executor(self) -> None:
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.close()
+            if self._container is not None and executor.running():
+                kill_server(self._container, executor.key)
+
+    def _executor_lost(self, e: ExecutorLostError, command: str, cap: OutputCap, mark: str, since: float,
+                       scanner: Any, timeout_s: float | None, cwd: str | None) -> ExecResult:
+        """Fail the command (its result is unknown), kill what it started, start the executor afresh."""
+        assert self._container is not None and self._client is not None
+        try:
+            self._client.api.ping()
+        except Exception as lost:  # noqa: BLE001 - any failure to reach the engine: it went away, as in _run
+            msg = (f"the Docker engine went away while sandbox {self._container.short_id} ran a command "
+                   f"({_reason(lost)}); its result is unknown; start the engine (`docker info` to check)")
+            raise EngineLostError(msg) from e
+        log.warning("sandbox %s: %s; restarting the executor", self._container.short_id, e)
+        self._drop_executor()
+        note = EXECUTOR_LOST.format(reason=e)
+        if self._full():  # the server could not fork: free the table as the exec path does
+            self._restart("processes filled its process table")
+            if not e.started:  # it never ran: run it now
+                result = self.exec(command, timeout_s=timeout_s, cwd=cwd)
+                return result.model_copy(update={"output": PIDS_FREED.format(limit=self.config.pids_limit)
+                                                 + result.output})
+            note += PIDS_FREED_AFTER.format(limit=self.config.pids_limit)
+        else:
+            self._reap(mark, since)
+        self._executor_ready()
+        return ExecResult(command=command, exit_code=125, output=cap.text() + note,
+                          duration_s=time.time() - since, dropped_bytes=cap.dropped,
+                          secrets=scanner.close() if scanner else [])
+
     def processes(self) -> list[Proc]:
         """Every process in the container but the probe itself, told apart by pid (sandbox/processes.py).
 
@@ -386,7 +471,8 @@ class DockerSandbox:
                 problem = f"exit {code}"
                 continue
             try:
-                return [p for p in parse(cap.text(), own_uid=int(user.split(":")[0])) if p.key not in self._own]
+                own = self._own | ({self._executor.key} if self._executor is not None else set())
+                return [p for p in parse(cap.text(), own_uid=int(user.split(":")[0])) if p.key not in own]
             except ValueError as e:
                 problem = str(e)
         msg = f"process probe failed in sandbox {self._container.short_id}: {problem}"
@@ -416,6 +502,7 @@ class DockerSandbox:
         """Restart the container (everything in it dies, /tmp is emptied, the workspace stays); note its own."""
         assert self._container is not None
         log.warning("sandbox %s: %s; restarting it", self._container.short_id, why)
+        self._drop_executor()
         try:
             self._container.restart(timeout=0)
         except (docker_sdk().errors.APIError, OSError) as e:
@@ -445,6 +532,9 @@ class DockerSandbox:
 
     def close(self) -> None:
         """Remove the container (killing what runs in it); safe to call twice."""
+        if self._executor is not None:
+            self._executor.close()  # the container's removal ends the server
+            self._executor = None
         container, self._container = self._container, None
         try:
             if container is not None:

@@ -8,6 +8,7 @@ first use (`runtime.cli.app.app`, or `main` for every other command).
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False  # not typing's: `tether hook AGENT` imports this module on every agent call
@@ -15,24 +16,21 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def build_app() -> Any:
-    """The full typer app with every area's commands."""
+AREAS = ("run", "runs", "guard", "hook", "sandbox", "memory", "trust", "undo", "eval", "gc")
+"""The modules under runtime/cli that register commands, in the order the full app lists them."""
+
+
+def build_app(only: str | None = None) -> Any:
+    """The typer app: every area's commands, or only those of the area module `only` (a faster start)."""
+    import importlib
+
     import typer
 
-    from tether.runtime.cli import eval as cli_eval
-    from tether.runtime.cli import gc as cli_gc
-    from tether.runtime.cli import guard as cli_guard
-    from tether.runtime.cli import hook as cli_hook
-    from tether.runtime.cli import memory as cli_memory
-    from tether.runtime.cli import run as cli_run
-    from tether.runtime.cli import runs as cli_runs
-    from tether.runtime.cli import sandbox as cli_sandbox
-    from tether.runtime.cli import trust as cli_trust
-    from tether.runtime.cli import undo as cli_undo
+    from tether.runtime.cli.catalog import TITLE
 
     app = typer.Typer(
         name="tether",
-        help="Agent runtime with guarded execution and a memory that learns without rotting.",
+        help=TITLE,
         no_args_is_help=True,
         pretty_exceptions_enable=False,
         add_completion=True,
@@ -55,9 +53,8 @@ def build_app() -> Any:
         Shell completion: `tether --install-completion` (bash, zsh, fish, PowerShell).
         """
 
-    for module in (cli_run, cli_runs, cli_guard, cli_hook, cli_sandbox, cli_memory, cli_trust, cli_undo, cli_eval,
-                   cli_gc):
-        module.register(app)
+    for area in (only,) if only else AREAS:
+        importlib.import_module(f"tether.runtime.cli.{area}").register(app)
     return app
 
 
@@ -82,6 +79,12 @@ def main() -> None:
             sys.exit(_unforeseen(e, 2))
         if code is not None:
             sys.exit(code)
+    completing = "_TETHER_COMPLETE" in os.environ  # shell completion calls `tether` with no arguments
+    if args in ([], ["--help"]) and not completing:  # the top-level help, from the catalog: no area is imported
+        from tether.runtime.cli.catalog import help_text
+
+        sys.stdout.write(help_text())
+        sys.exit(0 if args else 2)  # as typer: no arguments shows the help and exits 2
     from tether.runtime.terminal import install_log_filter
 
     install_log_filter()
@@ -101,7 +104,10 @@ def main() -> None:
             code = guard_fast.main(args[1:])
             if code is not None:
                 sys.exit(code)
-        __getattr__("app")()
+        from tether.runtime.cli.catalog import MODULE_OF
+
+        area = MODULE_OF.get(args[0]) if args else None
+        (build_app(area) if area else __getattr__("app"))()  # unknown commands and options: the full app says
     except Exception as e:  # the last resort: never a traceback on the person's terminal
         sys.exit(_unforeseen(e, 2 if args[:1] in (["guard"], ["hook"]) else 70))  # guard and hook fail closed
 
