@@ -32,9 +32,9 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
                       "conflict."),
     ("eval", "eval", "Measure what memory does on TASKS: Gain and Regression against a no-memory majority, with the "
                      "noise band."),
-    ("gc", "gc", "Prune finished runs' checkpoints to the last one and old snapshots; a live or paused run is never "
+    ("gc", "gc", "Prune finished runs' checkpoints and old snapshots, merge near-equal lessons; a live run is never "
                  "touched."),
-    ("hook", "hook", "The guardian as a hook of other agents (Claude Code, Codex CLI, Gemini CLI, Cursor)."),
+    ("hook", "hook", "The guardian as a hook of other agents (Claude Code, Codex CLI, Gemini CLI, Cursor, OpenCode)."),
     ("sandbox", "sandbox", "Docker sandbox: image, one-off commands, cleanup, diagnosis."),
     ("memory", "memory", "Inspect, search, rebuild and prune the agent's memory."),
     ("trust", "trust", "Inspect and edit the trust ledger (what is auto-approved)."),
