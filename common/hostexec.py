@@ -119,8 +119,8 @@ PLACES: tuple[Place, ...] = (
     _p("editor config", r"(?:^|/)(?:\.vscode|\.idea|\.fleet|\.zed|\.theia|\.devcontainer|\.nova)/|"
        r"\.code-workspace$|(?:^|/)\.devcontainer\.json$|(?:^|/)\.(?:nvim\.lua|nvimrc|exrc|lvimrc)$|"
        r"(?:^|/)\.dir-locals(?:-2)?\.el$|\.sublime-project$|(?:^|/)[._]g?vimrc$|(?:^|/)_exrc$", EDITOR_RUNS),
-    _p("coding agent config", r"(?:^|/)(?:\.claude|\.cursor|\.gemini|\.codex|\.continue|\.windsurf|\.roo)/|"
-       r"(?:^|/)\.mcp\.json$|(?:^|/)\.aider\.conf\.ya?ml$|(?:^|/)\.cursorrules$|"
+    _p("coding agent config", r"(?:^|/)(?:\.claude|\.cursor|\.gemini|\.codex|\.continue|\.windsurf|\.roo|"
+       r"\.opencode|\.kilocode|\.amazonq|\.amp)/|(?:^|/)opencode\.jsonc?$|(?:^|/)\.mcp\.json$|(?:^|/)\.aider\.conf\.ya?ml$|(?:^|/)\.cursorrules$|"
        r"(?:^|/)(?:CLAUDE|AGENTS|GEMINI)(?:\.local)?\.md$|(?:^|/)\.(?:clinerules|windsurfrules)$|"
        r"(?:^|/)\.github/(?:copilot-instructions\.md$|instructions/|prompts/)",
        f"{AGENT_RUNS}: it reads these as instructions and settings"),
@@ -277,6 +277,6 @@ def place_dirs() -> re.Pattern[str]:
     """Folders a write into may land in a place (`cp -r x .git/`, `tar -C .vscode`), as a regex over a path."""
     return re.compile(
         r"(?:^|/)(?:\.git(?:/(?:hooks|info|modules|worktrees))?|\.husky|\.githooks|\.vscode|\.idea|\.devcontainer|"
-        r"\.claude|\.cursor|\.gemini|\.codex|\.cargo|\.mvn|\.direnv|\.mise|site-packages|"
+        r"\.claude|\.cursor|\.gemini|\.codex|\.opencode|\.cargo|\.mvn|\.direnv|\.mise|site-packages|"
         r"dist-packages)/?$"
     )

@@ -7,6 +7,8 @@ subcommand, so `git -C repo reset --hard` is seen as `reset --hard`.
 
 from __future__ import annotations
 
+import re
+
 from tether.guardian.rules import Inv, rule
 
 _VALUED = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env",
@@ -207,7 +209,18 @@ def _discard(inv: Inv) -> bool:
         return False
     before, after = _positional(args, frozenset({"--conflict", "--unified", "--inter-hunk-context",
                                                  "-U"}))
-    return bool(after) or len(before) >= 2 or "--pathspec-from-file" in long
+    return bool(after) or len(before) >= 2 or "--pathspec-from-file" in long or any(map(_pathlike, before))
+
+
+_SOURCE_EXT = re.compile(r"\.(?:py|pyi|js|jsx|ts|tsx|mjs|cjs|c|h|cc|cpp|hpp|go|rs|java|kt|rb|php|cs|swift|sh|md|rst|"
+                         r"txt|json|ya?ml|toml|cfg|ini|lock|html|css|scss|sql|xml|csv)$")
+
+
+def _pathlike(word: str) -> bool:
+    """A lone `git checkout WORD` that can only be a pathspec (its files' changes are discarded), never a branch:
+    `.`, `./x`, `../x`, `:/x`, a glob, or a name with a source-file extension (`setup.py`)."""
+    return (word in (".", "..") or word.startswith(("./", "../", ":")) or any(c in word for c in "*?[")
+            or bool(_SOURCE_EXT.search(word)))
 
 
 @rule("GIT-007", "git-history", "ask", "git", "drops stashed work", "git stash drop")

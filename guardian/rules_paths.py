@@ -25,7 +25,7 @@ static_rule("FS-002", "filesystem-destruction", "deny",
             "write, delete, move or chmod of a path shallower than the minimum write depth",
             "mv /etc /etc.bak", "")
 static_rule("FS-003", "filesystem-destruction", "ask",
-            "recursive forced delete of the whole workspace, or moving it away", "rm -rf .", "rm")
+            "recursive delete of the whole workspace, or moving it away", "rm -rf .", "rm")
 static_rule("FS-004", "filesystem-destruction", "ask",
             "delete of a path that cannot be resolved statically", "rm -rf \"$DIR\"", "rm")
 static_rule("CONF-001", "outside-workspace", "ask",

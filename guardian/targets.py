@@ -27,9 +27,8 @@ _CHMODS = frozenset({"chmod", "chown", "chgrp", "setfacl", "chattr"})
 
 
 def _rm(inv: Inv) -> list[tuple[str, Verb]]:
-    recursive = inv.has("r", "R", "--recursive")
-    force = inv.has("f", "--force")
-    verb: Verb = "rdelete" if recursive and force else "delete"
+    # without a terminal, rm -r prompts for nothing: recursive is as destructive as recursive and forced
+    verb: Verb = "rdelete" if inv.has("r", "R", "--recursive") else "delete"
     return [(p, verb) for p in inv.positional]
 
 
