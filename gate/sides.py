@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.common.manifest import diff, manifest
+from tether.gate.check_shell import sealed, unsealed
 from tether.gate.checks import empty_test_run
 from tether.gate.collect import list_processes
 from tether.gate.copies import lay
@@ -76,6 +77,13 @@ def _run(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str]:
     return res.exit_code, res.output
 
 
+def _check(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str]:
+    """A check line, sealed: a shell that ended before its last line (an `exit 0` in a sourced file) fails."""
+    code, output = _run(box, sealed(command, token), plan, token)
+    code, output, _ = unsealed(code, output, token)
+    return code, output
+
+
 def _suite(box: Sandbox, suite: Suite, plan: Plan, token: str) -> dict[str, TestOutcome]:
     """One suite's outcomes per test id; a python suite's come from the results file its runner wrote, read back
     in chunks (never from the runner's output, which the tests share)."""
@@ -99,7 +107,7 @@ def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, di
     baseline = list_processes(box)
     start = manifest(folder)
     for c in plan.checks:
-        code, output = _run(box, c.command, plan, token)
+        code, output = _check(box, c.command, plan, token)
         c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
     seen = {s.command: _suite(box, s, plan, token) for s in plan.suites}
     out.effects = real_changes(diff(start, manifest(folder)).changed)
@@ -121,10 +129,10 @@ def _before(plan: Plan, box: Sandbox, folder: Path) -> dict[str, dict[str, TestO
     passing = [c for c in plan.checks if c.passed_after]  # a check failing now fails R08 whatever it did before
     lay(folder, plan.workspace, plan.tests_overlay)
     for c in [c for c in passing if c.source == "person"]:
-        c.before_exit, _ = _run(box, c.command, plan, token)
+        c.before_exit, _ = _check(box, c.command, plan, token)
     lay(folder, plan.workspace, plan.own_overlay)
     for c in [c for c in passing if c.source != "person"]:
-        c.before_exit, _ = _run(box, c.command, plan, token)
+        c.before_exit, _ = _check(box, c.command, plan, token)
     return seen
 
 
