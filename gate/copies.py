@@ -56,10 +56,11 @@ def build_before(run_dir: Path, workspace: Path, overlay: list[str]) -> Path:
     root, files = open_root(dest), open_root(snap / "files")
     try:
         _copy_snapshot(man, root, files)
+        _set_dir_modes(man, root)
         for rel in overlay:
             data = read_rel(workspace, rel, LAY_CAP)
             if data is not None:
-                _lay_one(root, rel, data)
+                _lay_one(root, rel, data, _rel_mode(workspace, rel))
     finally:
         os.close(root)
         os.close(files)
@@ -74,7 +75,7 @@ def _copy_snapshot(man: SnapshotManifest, root: int, files: int) -> None:
             parent, name = dst.parent(rel), rel.rpartition("/")[2]
             if entry.type == "dir":
                 with contextlib.suppress(FileExistsError):
-                    os.mkdir(name, 0o755, dir_fd=parent)
+                    os.mkdir(name, 0o700, dir_fd=parent)
             elif entry.type == "symlink":
                 os.symlink(os.fsencode(from_text(entry.target or "")), os.fsencode(name), dir_fd=parent)
             elif entry.type == "file":
@@ -84,16 +85,68 @@ def _copy_snapshot(man: SnapshotManifest, root: int, files: int) -> None:
                     raise SnapshotError(msg)
                 try:
                     out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                                  entry.mode | 0o600, dir_fd=parent)
+                                  0o600, dir_fd=parent)
                     try:
                         reflink, _ = clone_fd(got[0], out, got[1].st_size, reflink)
+                        os.fchmod(out, file_mode(entry.mode))
                     finally:
                         os.close(out)
                 finally:
                     os.close(got[0])
 
 
-def _lay_one(root: int, rel: str, data: bytes) -> None:
+def file_mode(mode: int) -> int:
+    """The mode a copied file keeps: its permission bits, never setuid, setgid or sticky."""
+    return stat.S_IMODE(mode) & 0o777
+
+
+def dir_mode(mode: int) -> int:
+    """A copied folder's mode: its bits (sticky too), always open to its owner so the gate can lay and remove."""
+    return (stat.S_IMODE(mode) & 0o1777) | 0o700
+
+
+def _chmod_at(parent: int, name: str, mode: int, flags: int) -> None:
+    """chmod through a descriptor opened without following links (a vanished entry is left alone)."""
+    try:
+        fd = os.open(name, flags | os.O_NOFOLLOW, dir_fd=parent)
+    except (FileNotFoundError, NotADirectoryError, OSError):
+        return
+    try:
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
+def _set_dir_modes(man: SnapshotManifest, root: int) -> None:
+    """Give every copied folder its recorded mode, deepest first (set last, after the files are in place)."""
+    keys = [k for k, e in man.entries.items() if e.type == "dir"]
+    with Folders(root) as dst:
+        for key in reversed(keys):
+            rel = from_text(key)
+            _chmod_at(dst.parent(rel), rel.rpartition("/")[2], dir_mode(man.entries[key].mode), DIR_FLAGS)
+    os.fchmod(root, dir_mode(man.root_mode))
+
+
+def _rel_mode(workspace: Path, rel: str) -> int:
+    """The copied mode of the workspace file at `rel` (walked by descriptor, no link followed); 0o644 if unknown."""
+    *folders, name = rel.split("/")
+    try:
+        fd = open_root(workspace)
+    except OSError:
+        return 0o644
+    try:
+        for part in folders:
+            sub = os.open(part, DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        return file_mode(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return 0o644
+    finally:
+        os.close(fd)
+
+
+def _lay_one(root: int, rel: str, data: bytes, mode: int = 0o644) -> None:
     """Write `rel` below `root`; whatever stands in its way (a link, a file, a folder) is replaced."""
     fd = os.dup(root)
     try:
@@ -109,9 +162,10 @@ def _lay_one(root: int, rel: str, data: bytes) -> None:
             os.close(fd)
             fd = sub
         remove_entry(fd, name)
-        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=fd)
+        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=fd)
         try:
             os.write(out, data)
+            os.fchmod(out, mode)
         finally:
             os.close(out)
     finally:
@@ -127,7 +181,7 @@ def lay(dest: Path, workspace: Path, rels: list[str]) -> None:
         for rel in rels:
             data = read_rel(workspace, rel, LAY_CAP)
             if data is not None:
-                _lay_one(root, rel, data)
+                _lay_one(root, rel, data, _rel_mode(workspace, rel))
     finally:
         os.close(root)
 
@@ -138,8 +192,32 @@ def build_after(run_dir: Path, workspace: Path, limits: WorkspaceLimits | None =
     if base.exists():
         remove_path(base)
     keep = (limits or WorkspaceLimits()).model_copy(update={"snapshot_keep": 0})
-    snapshot(workspace, base, keep)
-    return base / SNAPSHOT_DIR / "files"
+    man = snapshot(workspace, base, keep)
+    files = base / SNAPSHOT_DIR / "files"
+    root = open_root(files)
+    try:
+        _restore_kinds(man, root)
+        _set_dir_modes(man, root)
+    finally:
+        os.close(root)
+    return files
+
+
+def _restore_kinds(man: SnapshotManifest, root: int) -> None:
+    """Give the snapshot's stored files their modes back and re-create its symlinks as links.
+
+    The snapshot stores every file owner-only and keeps links in its manifest;
+    a check that runs `./script` or reads a link must see them as the run left them.
+    """
+    with Folders(root) as dst:
+        for key, entry in man.entries.items():
+            rel = from_text(key)
+            parent, name = dst.parent(rel), rel.rpartition("/")[2]
+            if entry.type == "file":
+                _chmod_at(parent, name, file_mode(entry.mode), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            elif entry.type == "symlink":
+                with contextlib.suppress(FileExistsError):
+                    os.symlink(os.fsencode(from_text(entry.target or "")), os.fsencode(name), dir_fd=parent)
 
 
 def remove(run_dir: Path) -> None:

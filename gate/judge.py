@@ -26,6 +26,8 @@ from tether.common.hostexec_check import review_lines
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import FileState
 from tether.common.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
+from tether.gate.check_inputs import input_changes
+from tether.gate.code_scan import code_tampering
 from tether.gate.collect import Sources, collect
 from tether.gate.copies import AFTER_DIR, BEFORE_DIR, build_after, build_before
 from tether.gate.copies import remove as remove_copies
@@ -150,8 +152,13 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 ev = collect(sources)
                 if settings.host_code == "review":
                     ev.review += review_lines(ev.host_exec)
-                ev.review += import_shadows(ctx.start, sources.end) + framework_patches(ws, written)
-                ev.review += support_changes(ctx.start, sources.end, snap_files if has_snapshot else None)
+                named = sources.goal[1]
+                ev.review += import_shadows(ctx.start, sources.end, named) + framework_patches(ws, written)
+                ev.review += code_tampering(ws, written)
+                ev.review += support_changes(ctx.start, sources.end, snap_files if has_snapshot else None, named)
+                ev.review += [line for c in checks if c.source == "person"
+                              for line in input_changes(c.command, str(state.get("goal", "")), named, ctx.start,
+                                                        sources.end, ws, snap_files if has_snapshot else None)]
                 ev.review += [
                     f"the run changed {f}, which your check `{c.command}` runs"
                     for c in checks

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from tether.common.manifest import diff, manifest
+from tether.gate.check_shell import sealed, unsealed
 from tether.gate.checks import empty_test_run
 from tether.gate.collect import list_processes
 from tether.gate.copies import lay
@@ -83,6 +84,13 @@ def _run(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str]:
     return (TIMED_OUT if res.timed_out else res.exit_code), res.output
 
 
+def _check(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str]:
+    """A check line, sealed: a shell that ended before its last line (an `exit 0` in a sourced file) fails."""
+    code, output = _run(box, sealed(command, token), plan, token)
+    code, output, _ = unsealed(code, output, token)
+    return code, output
+
+
 def _suite(box: Sandbox, suite: Suite, plan: Plan, token: str) -> dict[str, TestOutcome]:
     """One suite's outcomes per test id; a python suite's come from the results file its runner wrote, read back
     in chunks (never from the runner's output, which the tests share)."""
@@ -108,7 +116,7 @@ def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, di
     baseline = list_processes(box)
     start = manifest(folder)
     for c in plan.checks:
-        code, output = _run(box, c.command, plan, token)
+        code, output = _check(box, c.command, plan, token)
         code = 137 if code == TIMED_OUT else code  # a check the gate stopped does not pass now
         c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
     seen = {s.command: _suite(box, s, plan, token) for s in plan.suites}
@@ -134,11 +142,11 @@ def _before(plan: Plan, box: Sandbox, folder: Path) -> tuple[dict[str, dict[str,
     lay(folder, plan.workspace, plan.tests_overlay)
     for i, c in enumerate(plan.checks):
         if c.source == "person":
-            codes[i], _ = _run(box, c.command, plan, token)
+            codes[i], _ = _check(box, c.command, plan, token)
     lay(folder, plan.workspace, plan.own_overlay)
     for i, c in enumerate(plan.checks):
         if c.source != "person":
-            codes[i], _ = _run(box, c.command, plan, token)
+            codes[i], _ = _check(box, c.command, plan, token)
     return seen, codes
 
 
