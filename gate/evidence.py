@@ -117,10 +117,18 @@ class ProjectTest(BaseModel):
     before: ProjectOutcome | None = None
     """None: the test did not exist (or did not run) on that side."""
     after: ProjectOutcome | None = None
+    module_error: bool = False
+    """Its module did not import before the run (the row stands for that error; gate.project.merge)."""
+    same_file: bool = False
+    """Its test file is byte-identical before and after the run: only the code under test changed."""
+    related: bool = True
+    """Its id or its source names a file or code name the goal names, or the goal names none (gate.provenance)."""
 
     @property
     def fail_to_pass(self) -> bool:
-        return self.before == "fail" and self.after == "pass"
+        """It failed by assertion before, or erred in the code under test with its test file unchanged, and
+        passes now."""
+        return self.after == "pass" and (self.before == "fail" or self.before == "error" and self.same_file)
 
     @property
     def broken(self) -> bool:

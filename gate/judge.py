@@ -31,6 +31,7 @@ from tether.gate.copies import AFTER_DIR, BEFORE_DIR, build_after, build_before
 from tether.gate.copies import remove as remove_copies
 from tether.gate.evidence import preserving, real_changes
 from tether.gate.project import discover
+from tether.gate.provenance import tie
 from tether.gate.registry import GateReport, check_gate
 from tether.gate.rerun import (
     collect_checks,
@@ -159,6 +160,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
         finally:
             remove_copies(ctx.run_dir)
     ev.before_ran, ev.before_note, ev.project = out.before_ran, out.before_note, out.project
+    tie(ev.project, {s.command: s.target for s in plan.suites}, ev.goal, ev.artifacts, ctx.start, sources.end, ws)
     ev.rerun_effects = out.effects
     if ev.processes is not None:
         ev.processes += out.left
