@@ -190,6 +190,8 @@ class Evidence(BaseModel):
     """The project's own tests (found in the pre-run workspace), per test id, before and after the run."""
     preserving: bool = False
     """The goal asks for a change that must not change behaviour (a refactor)."""
+    tests_goal: bool = False
+    """The goal's whole deliverable is tests ("Write unit tests for add"): the person's check running them is proof."""
     rerun_effects: list[str] = Field(default_factory=list)
     """Workspace files the gate's own re-run added, changed or removed, and files it left under /tmp (a check must
     leave the sandbox as it found it)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["named_identifiers", "negated", "not_a_file", "preserving", "strip_urls"]
+__all__ = ["asks_for_tests", "named_identifiers", "negated", "not_a_file", "preserving", "strip_urls"]
 
 _NEGATION = re.compile(
     r"\b(do(es)?\s*n[o']t|don'?t|doesn'?t|must\s*n[o']t|mustn'?t|should\s*n[o']t|shouldn'?t|shall\s+not|"
@@ -89,8 +89,40 @@ def preserving(goal: str) -> bool:
         return False
     blank = _RENAME_TO.sub(lambda m: " " * len(m.group(0)), text)
     for m in _REFACTOR.finditer(blank):  # "add type hints" is no feature ask
-        blank = blank[:m.start()] + " " * (m.end() - m.start()) + blank[m.end():]
-    return not any(_is_ask(blank, m) and not _inside(m.start(), spans) for m in _FEATURE.finditer(blank))
+        blank = _blank(blank, m.start(), m.end())
+    return not _new_behaviour(blank, spans)
+
+
+def _blank(text: str, a: int, b: int) -> str:
+    return text[:a] + " " * (b - a) + text[b:]
+
+
+def _new_behaviour(text: str, spans: list[tuple[int, int]]) -> bool:
+    return any(_is_ask(text, m) and not _inside(m.start(), spans) for m in _FEATURE.finditer(text))
+
+
+_TESTS_ASK = re.compile(
+    r"(?i)\b(writ(e|es|ing)|add(s|ing)?|creat(e|es|ing)|extend\w*|improv\w*|increas\w*|expand\w*|cover\w*)\s+"
+    r"(\w+\s+){0,3}?(unit |integration |regression |end-to-end |e2e |pytest |unittest |bats |shell )?"
+    r"(tests?|test cases?|test suite|specs?|coverage)\b"
+)
+_TESTS_END = re.compile(
+    r"[.;:!?](\s|$)|\s(and|then|but|also)\s+(fix|implement|make|change|update|support|handle|refactor|rename|"
+    r"create|write|add\s+(a|an|the|new|support)|remove|delete)\b", re.IGNORECASE)
+
+
+def asks_for_tests(goal: str) -> bool:
+    """Whether the goal's whole deliverable is tests ("Write unit tests for add and mul in test_calc.py"): then
+    the person's check that runs them, passing, is the proof (before the run they did not exist)."""
+    text = strip_urls(goal)
+    spans = negated(text)
+    asks = [m for m in _TESTS_ASK.finditer(text) if not _inside(m.start(), spans)]
+    if not asks:
+        return False
+    for m in asks:
+        end = _TESTS_END.search(text, m.end())
+        text = _blank(text, m.start(), end.start() if end else len(text))
+    return not _new_behaviour(text, spans)
 
 
 _URL = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://\S+|www\.\S+|[\w.+-]+@[\w-]+(\.[\w-]+)+)")

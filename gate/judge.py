@@ -30,6 +30,7 @@ from tether.gate.collect import Sources, collect
 from tether.gate.copies import AFTER_DIR, BEFORE_DIR, build_after, build_before
 from tether.gate.copies import remove as remove_copies
 from tether.gate.evidence import preserving, real_changes
+from tether.gate.goal import asks_for_tests
 from tether.gate.project import discover
 from tether.gate.provenance import tie
 from tether.gate.registry import GateReport, check_gate
@@ -169,7 +170,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     if any(runs_python(c.command) for c in plan.checks) or any(s.kind == "python" for s in plan.suites):
         ev.shadowing = shadowing(ctx.start, sources.end)
     ev.checks = checks
-    ev.preserving = preserving(ev.goal)
+    ev.preserving, ev.tests_goal = preserving(ev.goal), asks_for_tests(ev.goal)
     ev.accept_self_verified = settings.accept_self_verified
     report = check_gate(ev)
     if report.review_diff:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tether.gate.evidence import goal_flags
-from tether.gate.goal import named_identifiers, not_a_file, preserving
+from tether.gate.goal import asks_for_tests, named_identifiers, not_a_file, preserving
 
 PRESERVING = [
     'Rename the variable n to name in greet.sh.',
@@ -109,3 +109,20 @@ def test_named_identifiers():
     assert "parse_date" in named_identifiers("Fix the crash in parse_date when the input is empty", [])
     assert "Greeter" in named_identifiers("Give the `Greeter` class a wave method", [])
     assert named_identifiers("Make the greeting friendlier", []) == []
+
+
+@pytest.mark.parametrize("goal", [
+    "Write unit tests for add and mul in a new file test_calc.py.", "Add tests for greet.sh in test_greet.sh",
+    "Increase test coverage of calc.py", "Write a bats test for greet.sh.", "Create regression tests for parse_date.",
+])
+def test_a_goal_whose_deliverable_is_tests(goal):
+    assert asks_for_tests(goal)
+
+
+@pytest.mark.parametrize("goal", [
+    "Write unit tests for calc.py and fix the bug in mul.", "Add mul to calc.py with tests",
+    "Fix the crash in parse_date", "Add a --upper flag and tests for it", "Create greet.sh; do not write tests.",
+    "Refactor calc.py",
+])
+def test_a_goal_that_asks_for_more_than_tests(goal):
+    assert not asks_for_tests(goal)

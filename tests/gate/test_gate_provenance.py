@@ -111,3 +111,15 @@ def test_a_module_that_did_not_import_before_gives_its_tests_after_as_error_rows
     assert "test_other.T.test_x" not in ids
     rows = merge([suite], {PY: {"test_calc.py": "error"}}, {PY: {"test_calc.py::test_mul": "pass"}})
     assert [r.id for r in rows] == ["test_calc.py", "test_calc.py::test_mul"]
+
+
+def test_a_tests_goal_is_proven_by_the_persons_check_running_the_new_tests():
+    from tether.gate.evidence import CheckRun
+    check = CheckRun(command="python3 -m unittest -v test_calc", source="person", authored=True, after_exit=0,
+                     before_exit=0)
+    ev = Evidence(goal="Write unit tests for add in test_calc.py", before_ran=True, checks=[check], tests_goal=True)
+    assert proof(ev)[0] == "person"
+    ev.tests_goal = False
+    assert proof(ev)[0] == "none"
+    ev.tests_goal, check.after_exit = True, 1
+    assert proof(ev)[0] == "none"
