@@ -140,20 +140,24 @@ def collect(sources: Sources) -> Evidence:
     return Evidence.model_validate({name: fn(sources) for name, fn in _COLLECTORS.items()})
 
 
-def list_processes(sandbox: Sandbox, baseline: list[Proc] | None = None, settle_s: float = 1.2) -> list[Proc] | None:
+def list_processes(sandbox: Sandbox, baseline: list[Proc] | None = None, settle_s: float = 3.0,
+                   poll_s: float = 0.15) -> list[Proc] | None:
     """The sandbox's processes (but Tether's probe); None when they cannot be listed.
 
     With a `baseline`, a listing that shows anything beyond it is taken again
-    after `settle_s`: a process counts as left running only if it is still
-    there then (the tail of the last command exiting, busybox `timeout`'s
-    watchdog, which polls each second, are gone by then). Whatever the second
-    listing shows counts, new pids included (a leftover that keeps
-    re-spawning under new pids is still a leftover).
+    every `poll_s` until it shows nothing beyond it or `settle_s` has passed:
+    a process counts as left running only if it is still there then (the
+    tail of the last command exiting, busybox `timeout`'s watchdog, which
+    polls each second, are gone by then, under load too; most are gone at
+    the first polls, so only a real leftover waits the whole `settle_s`).
+    Whatever the last listing shows counts, new pids included (a leftover
+    that keeps re-spawning under new pids is still a leftover).
     """
     try:
         now = sandbox.processes()
-        if baseline is not None and left_running(now, baseline):
-            time.sleep(settle_s)
+        deadline = time.monotonic() + settle_s
+        while baseline is not None and left_running(now, baseline) and time.monotonic() < deadline:
+            time.sleep(min(poll_s, max(0.0, deadline - time.monotonic())))
             now = sandbox.processes()
     except Exception:  # a dead sandbox cannot list anything: the gate treats None as a fail
         return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -43,7 +43,7 @@ from tether.gate.rerun import (
     script_files,
 )
 from tether.gate.scan import ChangeTracker, shadowing
-from tether.gate.sides import Outcome, Plan, discard, rerun
+from tether.gate.sides import Outcome, Plan, rerun
 from tether.gate.tamper import framework_patches, import_shadows, support_changes
 from tether.guardian.checker import check
 from tether.guardian.config import GuardianConfig
@@ -110,11 +110,22 @@ def ensure_snapshot(workspace: Path, run_dir: Path, limits: WorkspaceLimits) -> 
         log.warning("no pre-run snapshot of %s: %s", workspace, e)
 
 
+def _rerun(plan: Plan, after: tuple[Future[Sandbox], Path] | None, before: tuple[Future[Sandbox], Path] | None
+           ) -> Outcome:
+    try:
+        return rerun(plan, after, before)
+    except Exception as e:  # a sandbox that fails to start must not crash the gate: R07/R08 say why
+        for c in plan.checks:
+            c.skipped = c.skipped or f"the gate's sandbox failed: {type(e).__name__}"
+        return Outcome(before_note=f"{type(e).__name__}: {e}")
+
+
 def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> GateReport:
     """All the evidence, the gate's own checks and the project's tests, and the verdict R01-R18.
 
     Both fresh sandboxes (the after copy and the pre-run copy) start in
-    threads first, so their starts overlap the process listing and the scans.
+    threads first and the re-run works in them while the run's own container
+    is listed and scanned here.
     """
     settings, ws = ctx.settings, ctx.workspace
     sources = Sources(state=state, events=events, workspace=ws, start=ctx.start, end=ctx.final(), run_dir=ctx.run_dir,
@@ -129,11 +140,14 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 own_overlay=own_support(written, ctx.start, sources.goal[1]))
     wants_before = sources.goal[0] or bool(real_changes(sources.delta.changed))
     runs = bool(plan.checks or plan.suites)
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=3) as pool:
         after = (pool.submit(lambda: ctx.before_sandbox(build_after(ctx.run_dir, ws))) if runs else None)
         before = (pool.submit(lambda: ctx.before_sandbox(build_before(ctx.run_dir, ws, [])))
                   if has_snapshot and wants_before and runs else None)
         try:
+            # the re-run works in sandboxes of its own while the evidence of the run's container is collected here
+            rerunning = pool.submit(_rerun, plan, (after, ctx.run_dir / AFTER_DIR / SNAPSHOT_DIR / "files")
+                                    if after else None, (before, ctx.run_dir / BEFORE_DIR) if before else None)
             try:
                 ev = collect(sources)
                 if settings.host_code == "review":
@@ -147,17 +161,8 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                     for f in script_files(c, ws)
                     if f in ctx.start and f in written
                 ]
-            except BaseException:
-                discard(after)
-                discard(before)
-                raise
-            try:
-                out = rerun(plan, (after, ctx.run_dir / AFTER_DIR / SNAPSHOT_DIR / "files") if after else None,
-                            (before, ctx.run_dir / BEFORE_DIR) if before else None)
-            except Exception as e:  # a sandbox that fails to start must not crash the gate: R07/R08 say why
-                out = Outcome(before_note=f"{type(e).__name__}: {e}")
-                for c in plan.checks:
-                    c.skipped = c.skipped or f"the gate's sandbox failed: {type(e).__name__}"
+            finally:
+                out = rerunning.result()  # the re-run closes both sandboxes in any case
         finally:
             remove_copies(ctx.run_dir)
     ev.before_ran, ev.before_note, ev.project = out.before_ran, out.before_note, out.project

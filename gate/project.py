@@ -2,8 +2,8 @@
 
 Parts: `Suite` (one runner line the gate runs on each side), `discover()`
 (the suites the workspace held before the run: Python tests through pytest
-when the sandbox has it, else unittest; shell test scripts; `make test`;
-`npm test`), `outcomes()` (test id -> pass, fail, error or skip from one
+when the sandbox has it, else unittest; shell test scripts; bats files, one
+id per test from TAP; `make test`; `npm test`), `outcomes()` (test id -> pass, fail, error or skip from one
 suite's output) and `merge()` (one `ProjectTest` per test id seen before).
 A `fail` is a failure by assertion; an `error` is anything else (collection,
 import, a missing file, a usage error, a runner that is not there): only a
@@ -27,6 +27,9 @@ from tether.gate.evidence import ProjectTest, is_generated
 MAX_SCRIPTS = 12
 PY_TEST = re.compile(r"(^|/)(test_[\w-]*|[\w-]+_test)\.py$")
 SH_TEST = re.compile(r"(^|/)(test[\w-]*|[\w-]+_test)\.sh$")
+BATS_TEST = re.compile(r"\.bats$")
+TAP_PLAN = re.compile(r"^1\.\.(\d+)$", re.M)
+TAP_RESULT = re.compile(r"^(ok|not ok) (\d+) (.*?)(?: # (skip)\b.*)?$", re.M)
 PYTHON = "python3 tests (pytest when the sandbox has it, else unittest)"
 """The python suite's name in the report; what runs is gate/py_results.py (`Suite.line`)."""
 HARNESS = (Path(__file__).parent / "py_results.py").read_text(encoding="utf-8")
@@ -44,7 +47,7 @@ UNITTEST_WORDS: dict[str, Outcome] = {"ok": "pass", "FAIL": "fail", "ERROR": "er
 class Suite:
     """One runner line over the project's tests."""
 
-    kind: Literal["python", "script", "make", "npm"]
+    kind: Literal["python", "script", "make", "npm", "bats"]
     command: str
     target: str = ""
     """The script a `script` suite runs (its one test id)."""
@@ -71,6 +74,9 @@ def discover(start: dict[str, FileState], snapshot_files: Path | None) -> list[S
     if any(PY_TEST.search(p) for p in files):
         suites.append(Suite("python", PYTHON))
     suites += [Suite("script", f"bash {p}", p) for p in [p for p in files if SH_TEST.search(p)][:MAX_SCRIPTS]]
+    bats = [p for p in files if BATS_TEST.search(p)][:MAX_SCRIPTS]
+    suites += [Suite("bats", f"command -v bats >/dev/null || exit 127; bats --tap {shlex.quote(p)} 2>/dev/null", p)
+               for p in bats]
     if any(p in ("Makefile", "makefile", "GNUmakefile") for p in files) and _make_has_test(snapshot_files, files):
         suites.append(Suite("make", "command -v make >/dev/null || exit 127; make test"))
     if "package.json" in files and _npm_has_test(snapshot_files):
@@ -113,6 +119,8 @@ def outcomes(suite: Suite, code: int, output: str) -> dict[str, Outcome]:
     """Each test id's outcome in one run of `suite` (exit `code`; `output`: a python suite's results file)."""
     if suite.kind == "python":
         return _python(code, output)
+    if suite.kind == "bats":
+        return _bats(suite.target, code, output)
     whole: Outcome = "pass" if code == 0 else "error" if code in (126, 127) else "fail"
     return {suite.target or suite.command.rsplit("; ", 1)[-1]: whole}
 
@@ -138,6 +146,23 @@ def _python(code: int, results: str) -> dict[str, Outcome]:
         out[str(tid)[:500]] = _word(tid, row[0], row[1]) if ok else "error"
     if not out and code not in (0, 5):
         out["(the python tests)"] = "error"  # nothing collected: an import or usage error
+    return out
+
+
+def _bats(target: str, code: int, output: str) -> dict[str, Outcome]:
+    """bats' TAP, trusted only when it adds up: one plan, each number 1..N once, and a non-zero exit exactly when a
+    test failed. A test can write TAP lines of its own (to fd 3); a report that does not add up is one error."""
+    plans = TAP_PLAN.findall(output)
+    rows = TAP_RESULT.findall(output)
+    numbers = sorted(int(n) for _, n, _, _ in rows)
+    failed = any(word == "not ok" for word, _, _, _ in rows)
+    if code in (126, 127) or len(plans) != 1 or numbers != list(range(1, int(plans[0]) + 1)) or failed != (code != 0):
+        return {f"{target}::(the bats tests)": "error"}
+    out: dict[str, Outcome] = {}
+    for word, _, name, skip in rows:
+        tid = f"{target}::{name.strip()[:300]}"
+        now: Outcome = "skip" if skip and word == "ok" else "pass" if word == "ok" else "fail"
+        out[tid] = "error" if tid in out else now  # two tests of one name: neither can be told apart
     return out
 
 

@@ -4,7 +4,7 @@ Parts: `Plan` (what to run: the checks, the project's suites, what to lay
 over the pre-run copy for whom), `Outcome` (what came of it) and `rerun()`.
 The after side runs on a copy of the final workspace in a sandbox of its
 own, never in the run's container (nothing the run left in its HOME, /tmp
-or processes reaches it); the workspace copy, /tmp and the processes there
+or processes reaches it), at the same time as the before side; the workspace copy, /tmp and the processes there
 are judged after the re-run. The before side runs on the pre-run copy in
 stages: the project's tests on the bare snapshot, the person's checks with
 the run's test files laid over it, the run's own checks with everything
@@ -16,9 +16,10 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from tether.common.manifest import diff, manifest
 from tether.gate.checks import empty_test_run
@@ -33,6 +34,7 @@ from tether.sandbox.base import Sandbox
 from tether.sandbox.processes import left_running
 
 OUTPUT_KEEP = 2000
+T = TypeVar("T")
 MAX_RESULTS_BYTES = 8_000_000
 
 
@@ -71,9 +73,14 @@ def discard(starting: Future[Sandbox] | None) -> None:
             starting.result().close()
 
 
+TIMED_OUT = -1
+"""The exit code `_run` reports for a command the gate's timeout stopped: on the before side it shows nothing."""
+
+
 def _run(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str]:
+    """Exit code and output; `TIMED_OUT` when the gate's timeout stopped it (its real code is the kill's)."""
     res = box.exec(fresh(command, token), timeout_s=plan.timeout_s)
-    return res.exit_code, res.output
+    return (TIMED_OUT if res.timed_out else res.exit_code), res.output
 
 
 def _suite(box: Sandbox, suite: Suite, plan: Plan, token: str) -> dict[str, TestOutcome]:
@@ -81,6 +88,8 @@ def _suite(box: Sandbox, suite: Suite, plan: Plan, token: str) -> dict[str, Test
     in chunks (never from the runner's output, which the tests share)."""
     results, mark = f"/tmp/.tether-{token}-results.json", f"tether-results-{token}"
     code, output = _run(box, suite.line(results, mark), plan, token)
+    if code == TIMED_OUT:  # the gate's time ran out: nothing is known, so nothing passed and nothing failed
+        return dict.fromkeys(outcomes(suite, 127, ""), "error")
     if suite.kind != "python":
         return outcomes(suite, code, output)
     size, text = results_part(output, mark)
@@ -104,6 +113,7 @@ def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, di
     start, theirs = manifest(folder), set(outside_files(box) or []) if person else set()
     for c in [c for c in plan.checks if c.source != "person"]:
         code, output = _run(box, c.command, plan, token)
+        code = 137 if code == TIMED_OUT else code  # a check the gate stopped does not pass now
         c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
     seen = {s.command: _suite(box, s, plan, token) for s in plan.suites}
     out.effects = real_changes(diff(start, manifest(folder)).changed)
@@ -119,17 +129,29 @@ def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, di
     return seen
 
 
-def _before(plan: Plan, box: Sandbox, folder: Path) -> dict[str, dict[str, TestOutcome]]:
+def _before(plan: Plan, box: Sandbox, folder: Path) -> tuple[dict[str, dict[str, TestOutcome]], dict[int, int]]:
+    """The project's suites and every check on the pre-run copy, in stages; the checks' exit codes by index (the
+    after side runs at the same time, so which checks pass now is not known yet)."""
     token = secrets.token_hex(8)
     seen = {s.command: _suite(box, s, plan, token) for s in plan.suites}
-    passing = [c for c in plan.checks if c.passed_after]  # a check failing now fails R08 whatever it did before
+    codes: dict[int, int] = {}
     lay(folder, plan.workspace, plan.tests_overlay)
-    for c in [c for c in passing if c.source == "person"]:
-        c.before_exit, _ = _run(box, c.command, plan, token)
+    for i, c in enumerate(plan.checks):
+        if c.source == "person":
+            codes[i], _ = _run(box, c.command, plan, token)
     lay(folder, plan.workspace, plan.own_overlay)
-    for c in [c for c in passing if c.source != "person"]:
-        c.before_exit, _ = _run(box, c.command, plan, token)
-    return seen
+    for i, c in enumerate(plan.checks):
+        if c.source != "person":
+            codes[i], _ = _run(box, c.command, plan, token)
+    return seen, codes
+
+
+def _side(starting: Future[Sandbox], work: Callable[[Sandbox], T]) -> T:
+    box = starting.result()
+    try:
+        return work(box)
+    finally:
+        box.close()
 
 
 def rerun(
@@ -138,33 +160,38 @@ def rerun(
     before: tuple[Future[Sandbox], Path] | None,
     on_error: Callable[[BaseException], str] = lambda e: f"{type(e).__name__}: {e}",
 ) -> Outcome:
-    """Run `plan` on the after side, then on the before side; both sandboxes are closed here in any case."""
+    """Run `plan` on the after side and the before side at once; both sandboxes are closed here in any case.
+
+    A check's result before counts only where it passes now (one failing now
+    fails R08 whatever it did before). The after side's failure is raised;
+    the before side's is R07's note.
+    """
     out = Outcome()
-    try:
-        if after is None:
-            out.before_note = "no check to run"
-            return out
-        box = after[0].result()
-        try:
-            seen_after = _after(plan, box, after[1], out)
-        finally:
-            box.close()
-    except BaseException:
+    if after is None:
         discard(before[0] if before else None)
-        raise
+        out.before_note = "no check to run"
+        return out
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pre = pool.submit(_side, before[0], lambda box: _before(plan, box, before[1])) if before else None
+        try:
+            seen_after = _side(after[0], lambda box: _after(plan, box, after[1], out))
+        finally:
+            try:
+                seen_before, codes = pre.result() if pre else ({}, {})
+                failed = None
+            except Exception as e:  # the pre-run side failing must not crash the gate: R07 says why
+                failed = e
     if before is None:
         out.before_note = "no pre-run snapshot"
         out.project = merge(plan.suites, {}, seen_after)
         return out
-    try:
-        box = before[0].result()
-        try:
-            seen_before = _before(plan, box, before[1])
-        finally:
-            box.close()
-    except Exception as e:  # the pre-run side failing must not crash the gate: R07 says why
-        out.before_note = on_error(e)
+    if failed is not None:
+        out.before_note = on_error(failed)
         return out
+    for i, code in codes.items():
+        # a check the gate's timeout stopped before the run's change shows nothing (never a fail-to-pass)
+        if plan.checks[i].passed_after and code != TIMED_OUT:
+            plan.checks[i].before_exit = code
     out.before_ran = True
     out.project = merge(plan.suites, seen_before, seen_after)
     return out

@@ -214,3 +214,25 @@ def test_sourceless_bytecode_is_tampering(two_trees):
     before, after = two_trees
     (after / "speedups.pyc").write_bytes(b"\0")
     assert any("speedups.pyc" in s and "no source" in s for s in import_shadows(manifest(before), manifest(after)))
+
+
+BATS = Suite("bats", "bats --tap t.bats", "t.bats")
+
+
+def test_bats_tap_one_id_per_test_and_a_report_that_does_not_add_up_is_one_error():
+    tap = "1..3\nok 1 adds\nnot ok 2 fails\n# (in test file t.bats, line 5)\n# ok 5 fake\nok 3 later # skip not yet\n"
+    assert outcomes(BATS, 1, tap) == {"t.bats::adds": "pass", "t.bats::fails": "fail", "t.bats::later": "skip"}
+    forged = "1..2\nok 1 adds\nok 2 fails\nnot ok 2 fails\n"  # a test wrote its own line to fd 3
+    assert outcomes(BATS, 1, forged) == {"t.bats::(the bats tests)": "error"}
+    assert outcomes(BATS, 0, "1..2\nok 1 adds\nnot ok 2 fails\n") == {"t.bats::(the bats tests)": "error"}
+    assert outcomes(BATS, 137, "1..2\nok 1 adds\nok 2 fails\n") == {"t.bats::(the bats tests)": "error"}  # killed
+    assert outcomes(BATS, 127, "") == {"t.bats::(the bats tests)": "error"}
+    assert outcomes(BATS, 1, "1..2\nok 1 same\nnot ok 2 same\n") == {"t.bats::same": "error"}
+
+
+def test_discover_runs_each_bats_file_that_existed_before(tmp_path):
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "greet.bats").write_text("@test 'x' {\n  true\n}\n")
+    suites = discover(manifest(tmp_path), tmp_path)
+    assert [(s.kind, s.target) for s in suites] == [("bats", "test/greet.bats")]
+    assert "bats --tap test/greet.bats" in suites[0].command
