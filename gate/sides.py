@@ -109,6 +109,7 @@ def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, di
     person = [c for c in plan.checks if c.source == "person"]
     for c in person:  # what the person's own checks write (a scratch file in /tmp) is the person's doing
         code, output = _run(box, c.command, plan, token)
+        code = 137 if code == TIMED_OUT else code
         c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
     start, theirs = manifest(folder), set(outside_files(box) or []) if person else set()
     for c in [c for c in plan.checks if c.source != "person"]:
