@@ -25,7 +25,8 @@ from tether.gate.evidence import ProjectOutcome as Outcome
 from tether.gate.evidence import ProjectTest, is_generated
 
 MAX_SCRIPTS = 12
-PY_TEST = re.compile(r"(^|/)(test_[\w-]*|[\w-]+_test)\.py$")
+PY_TEST = re.compile(r"(^|/)(test[\w-]*|[\w-]+_test)\.py$")
+"""`test_*.py`, `*_test.py` and unittest's `test*.py` (Django's `tests.py`, `testcalc.py`)."""
 SH_TEST = re.compile(r"(^|/)(test[\w-]*|[\w-]+_test)\.sh$")
 BATS_TEST = re.compile(r"\.bats$")
 TAP_PLAN = re.compile(r"^1\.\.(\d+)$", re.M)

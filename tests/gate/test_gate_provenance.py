@@ -123,3 +123,18 @@ def test_a_tests_goal_is_proven_by_the_persons_check_running_the_new_tests():
     assert proof(ev)[0] == "none"
     ev.tests_goal, check.after_exit = True, 1
     assert proof(ev)[0] == "none"
+
+
+def test_django_style_tests_py_is_discovered_and_collected(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from tether.gate.project import HARNESS, discover
+    (tmp_path / "tests.py").write_text("def test_add():\n    assert 1 + 1 == 2\n", encoding="utf-8")
+    (tmp_path / "test_x.py").write_text("def test_one():\n    assert True\n", encoding="utf-8")
+    assert [s.kind for s in discover({"tests.py": _state("x")}, None)] == ["python"]
+    subprocess.run([sys.executable, "-c", HARNESS, str(tmp_path / "r.json")], cwd=tmp_path, capture_output=True,
+                   timeout=120)
+    assert json.loads((tmp_path / "r.json").read_text()) == {"test_x.py::test_one": ["PASSED", ""],
+                                                             "tests.py::test_add": ["PASSED", ""]}
