@@ -136,6 +136,8 @@ PLACES: tuple[Place, ...] = (
     _p("build tool config", r"(?:^|/)\.cargo/config(?:\.toml)?$|(?:^|/)rust-toolchain(?:\.toml)?$|(?:^|/)\.mvn/|"
        r"(?:^|/)gradle/wrapper/|(?:^|/)\.bazelrc$|(?:^|/)gradle\.properties$|(?:^|/)\.(?:jvmopts|sbtopts|sdkmanrc)$",
        "`cargo`, `rustup`, `./mvnw`, `./gradlew` or `bazel` in this folder (runners, wrappers, toolchains)"),
+    _p("tether config", r"^tether\.toml$", "the next `tether run` started in this folder (it reads "
+       "tether.toml from the working folder: trust, verify, accept_self_verified)"),
     _p("mercurial config", r"(?:^|/)\.hg/hgrc$|^\.hgrc$", "`hg` commands in this folder (its hooks)"),
     _p("shell start-up file", r"^\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|zprofile|"
        r"zlogin|inputrc|kshrc)$|^\.ssh/(?:config|rc|environment|authorized_keys2?)$|"

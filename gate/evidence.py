@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from tether.common.budgets import RunBudgets
 from tether.common.hostexec_check import HostExecChange
+from tether.gate import goal as goal_words
 
 __all__ = [
     "CheckRun",
@@ -116,10 +117,18 @@ class ProjectTest(BaseModel):
     before: ProjectOutcome | None = None
     """None: the test did not exist (or did not run) on that side."""
     after: ProjectOutcome | None = None
+    module_error: bool = False
+    """Its module did not import before the run (the row stands for that error; gate.project.merge)."""
+    same_file: bool = False
+    """Its test file is byte-identical before and after the run: only the code under test changed."""
+    related: bool = True
+    """Its id or its source names a file or code name the goal names, or the goal names none (gate.provenance)."""
 
     @property
     def fail_to_pass(self) -> bool:
-        return self.before == "fail" and self.after == "pass"
+        """It failed by assertion before, or erred in the code under test with its test file unchanged, and
+        passes now."""
+        return self.after == "pass" and (self.before == "fail" or self.before == "error" and self.same_file)
 
     @property
     def broken(self) -> bool:
@@ -181,6 +190,8 @@ class Evidence(BaseModel):
     """The project's own tests (found in the pre-run workspace), per test id, before and after the run."""
     preserving: bool = False
     """The goal asks for a change that must not change behaviour (a refactor)."""
+    tests_goal: bool = False
+    """The goal's whole deliverable is tests ("Write unit tests for add"): the person's check running them is proof."""
     rerun_effects: list[str] = Field(default_factory=list)
     """Workspace files the gate's own re-run added, changed or removed, and files it left under /tmp (a check must
     leave the sandbox as it found it)."""
@@ -240,12 +251,6 @@ _CHANGE_VERBS = re.compile(
     r"generate|build|modify|replace|append|patch|save|port|convert|scaffold)\w*\b",
     re.IGNORECASE,
 )
-_PRESERVING = re.compile(
-    r"\b(refactor\w*|restructur\w*|tidy|clean[ -]?up|behaviou?r[- ]preserving|"
-    r"(without|no) chang\w*( (in|to))?( (the|its|any))? behaviou?r|no behaviou?r change|"
-    r"keep\w* (the |its )?behaviou?r)\b",
-    re.IGNORECASE,
-)
 _ARTIFACT = re.compile(
     r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/-]|\.[\w-])"
 )
@@ -279,15 +284,19 @@ def _goes_away(goal: str, start: int) -> bool:
 
 def preserving(goal: str) -> bool:
     """Whether the goal asks for a change that must keep behaviour (a refactor): old checks passing proves it."""
-    return _PRESERVING.search(goal) is not None
+    return goal_words.preserving(goal)
 
 
 def goal_flags(goal: str) -> tuple[bool, list[str]]:
     """Whether the goal asks for a change, and the file names it mentions that must exist at the end (not those
-    it asks to delete, or to rename or move away)."""
-    names = [(m.group(1).rstrip("."), m.start(1)) for m in _ARTIFACT.finditer(goal)]
+    it asks to delete, or to rename or move away, not those under a negation ("do not create greet.log"), not
+    URLs, domains or technology names: gate.goal)."""
+    text = goal_words.strip_urls(goal)
+    spans = goal_words.negated(text)
+    names = [(m.group(1).rstrip("."), m.start(1)) for m in _ARTIFACT.finditer(text)]
     artifacts = sorted({
         n for n, at in names if n.lower() not in _NOT_ARTIFACTS and not n[0].isdigit() and not _goes_away(goal, at)
+        and not goal_words.not_a_file(n) and not any(a <= at < b for a, b in spans)
     })
     return bool(_CHANGE_VERBS.search(goal)), artifacts
 

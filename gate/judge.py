@@ -32,7 +32,9 @@ from tether.gate.collect import Sources, collect
 from tether.gate.copies import AFTER_DIR, BEFORE_DIR, build_after, build_before
 from tether.gate.copies import remove as remove_copies
 from tether.gate.evidence import preserving, real_changes
+from tether.gate.goal import asks_for_tests
 from tether.gate.project import discover
+from tether.gate.provenance import tie
 from tether.gate.registry import GateReport, check_gate
 from tether.gate.rerun import (
     collect_checks,
@@ -171,6 +173,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
         finally:
             remove_copies(ctx.run_dir)
     ev.before_ran, ev.before_note, ev.project = out.before_ran, out.before_note, out.project
+    tie(ev.project, {s.command: s.target for s in plan.suites}, ev.goal, ev.artifacts, ctx.start, sources.end, ws)
     ev.rerun_effects = out.effects
     if ev.processes is not None:
         ev.processes += out.left
@@ -179,7 +182,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     if any(runs_python(c.command) for c in plan.checks) or any(s.kind == "python" for s in plan.suites):
         ev.shadowing = shadowing(ctx.start, sources.end)
     ev.checks = checks
-    ev.preserving = preserving(ev.goal)
+    ev.preserving, ev.tests_goal = preserving(ev.goal), asks_for_tests(ev.goal)
     ev.accept_self_verified = settings.accept_self_verified
     report = check_gate(ev)
     if report.review_diff:

@@ -25,7 +25,8 @@ from tether.gate.evidence import ProjectOutcome as Outcome
 from tether.gate.evidence import ProjectTest, is_generated
 
 MAX_SCRIPTS = 12
-PY_TEST = re.compile(r"(^|/)(test_[\w-]*|[\w-]+_test)\.py$")
+PY_TEST = re.compile(r"(^|/)(test[\w-]*|[\w-]+_test)\.py$")
+"""`test_*.py`, `*_test.py` and unittest's `test*.py` (Django's `tests.py`, `testcalc.py`)."""
 SH_TEST = re.compile(r"(^|/)(test[\w-]*|[\w-]+_test)\.sh$")
 BATS_TEST = re.compile(r"\.bats$")
 TAP_PLAN = re.compile(r"^1\.\.(\d+)$", re.M)
@@ -173,4 +174,19 @@ def merge(suites: list[Suite], before: dict[str, dict[str, Outcome]], after: dic
     for s in suites:
         b, a = before.get(s.command, {}), after.get(s.command, {})
         rows += [ProjectTest(id=tid, suite=s.command, before=o, after=a.get(tid)) for tid, o in sorted(b.items())]
+        if s.kind == "python":  # a test module that did not import before: its tests after, each an error before
+            for mod in [m for tid, o in b.items() if o == "error" and (m := module_of_error(tid))]:
+                rows += [ProjectTest(id=tid, suite=s.command, before="error", after=o, module_error=True)
+                         for tid, o in sorted(a.items()) if tid not in b and _in_module(tid, mod)]
     return rows
+
+
+def module_of_error(tid: str) -> str:
+    """The test module a whole-module error stands for (pytest's `test_x.py`, unittest's `_FailedTest.test_x`)."""
+    if "_FailedTest." in tid:
+        return tid.rsplit("_FailedTest.", 1)[1]
+    return tid if "::" not in tid and tid.endswith(".py") else ""
+
+
+def _in_module(tid: str, mod: str) -> bool:
+    return tid.startswith(mod + "::") if mod.endswith(".py") else tid.startswith(mod + ".")

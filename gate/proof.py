@@ -39,8 +39,10 @@ def proof(ev: Evidence) -> tuple[Source, str]:
     person = [c for c in ev.checks if c.source == "person" and c.after_exit is not None]
     if f2p := [c for c in person if c.fail_to_pass]:
         return "person", f"`{f2p[0].command}` fails on the pre-run copy and passes now"
-    if tests := [t for t in ev.project if t.fail_to_pass]:
-        return "project", (f"{len(tests)} of the project's tests fail by assertion on the pre-run copy and pass now, "
+    if ev.tests_goal and person and all(c.passed_after for c in person) and (run := [c for c in person if c.authored]):
+        return "person", f"the goal asks for tests, and `{run[0].command}` runs the tests the run wrote and passes"
+    if tests := [t for t in ev.project if t.fail_to_pass and t.related]:
+        return "project", (f"{len(tests)} of the project's tests fail on the pre-run copy and pass now, "
                            f"e.g. {tests[0].id}")
     if ev.preserving:
         if person and all(c.passed_after and c.before_exit == 0 for c in person):

@@ -56,14 +56,18 @@ def r07(ev: Evidence) -> Result:
         return "pass", f"proof from {SOURCES[source]}: {detail}"
     same = [c.command for c in ran if c.passed_after and c.before_exit == 0]
     lazy = [c.command for c in ran if c.authored and not c.exercises_change]
-    erred = [t.id for t in ev.project if t.before == "error" and t.after == "pass"]
-    if lazy:
+    erred = [t.id for t in ev.project if t.before == "error" and t.after == "pass" and not t.fail_to_pass]
+    unrelated = [t.id for t in ev.project if t.fail_to_pass and not t.related]
+    if unrelated:
+        detail = (f"the project's test {unrelated[0]} turned green, but neither its id nor its source names what "
+                  "the goal names: it is no proof of the goal")
+    elif lazy:
         detail = f"`{lazy[0]}` runs a test the run wrote that names no changed file"
     elif same:
         detail = f"`{same[0]}` passes on the pre-run copy too"
     elif erred:
         detail = f"the project's test {erred[0]} failed before by an error (import, collection, a missing file), " \
-                 "not by assertion"
+                 "not by assertion, or its test file changed"
     else:
         detail = "no check passes now"
     return "fail", f"no check fails before the run and passes after it ({detail}): nothing shows the change works"

@@ -239,3 +239,9 @@ def test_links_in_a_cycle_or_many_deep_end_the_lookup(tmp_path):
             (root / f"l{i}").symlink_to(f"l{i + 1}")
     _write(after, {"notes.txt": "x"})
     assert _found(before, after) == {}
+
+
+def test_a_tether_toml_in_the_workspace_is_host_code_for_the_next_run():
+    from tether.common.hostexec import place_of
+    assert place_of("tether.toml").kind == "tether config"
+    assert place_of("docs/tether.toml") is None  # only the working folder's is read

@@ -1,0 +1,82 @@
+"""Whether a project test that turned green is proof for this goal: it is tied to what the goal names.
+
+Parts: `file_of_test()` (the file a test id lives in), `tie()` (sets each
+`ProjectTest`'s `same_file` and `related`). A run can fix an unrelated
+failing test (a typo in greet.sh) and leave the goal (upper.sh) undone;
+that flip is reported but is no proof. When the goal names code (`mul`,
+`--upper`, parse_date) the test's id or its own body must name one; when
+it names only files, the id or the test file must; when it names nothing,
+any flip counts.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from tether.common.manifest import FileState
+from tether.common.walk import read_rel
+from tether.gate.evidence import ProjectTest
+from tether.gate.goal import named_identifiers
+from tether.gate.project import module_of_error
+
+MAX_SOURCE = 1_000_000
+
+
+def file_of_test(tid: str, suite_target: str, files: set[str]) -> str:
+    """The workspace file a test id lives in ("" when none is found)."""
+    if suite_target:
+        return suite_target
+    tid = module_of_error(tid) or tid
+    if "::" in tid or tid.endswith(".py"):
+        return tid.split("::", 1)[0]
+    parts = tid.split(".")
+    for n in range(len(parts), 0, -1):
+        for cand in ("/".join(parts[:n]) + ".py", "/".join(parts[:n]) + "/__init__.py"):
+            if cand in files:
+                return cand
+    return ""
+
+
+def _body(text: str, tid: str) -> str:
+    """The source of the test function an id names (its class and name are the id's last parts)."""
+    name = re.split(r"[.:]+", re.sub(r"\[.*\]$", "", tid))[-1]
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return text
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return ast.get_source_segment(text, node) or ""
+    return ""
+
+
+def _mentions(text: str, names: list[str]) -> bool:
+    return any(re.search(rf"(?<![A-Za-z0-9]){re.escape(n)}(?![A-Za-z0-9])", text, re.IGNORECASE) for n in names)
+
+
+def tie(project: list[ProjectTest], suites: dict[str, str], goal: str, artifacts: list[str],
+        start: dict[str, FileState], end: dict[str, FileState], root: Path) -> None:
+    """Mark each row's `same_file` (its file unchanged by the run) and, for rows that turned green, `related`.
+    `suites` maps a suite's command to the script it runs ("" for a per-id runner); `root` is the final
+    workspace."""
+    files = set(start) | set(end)
+    all_names = named_identifiers(goal, artifacts)
+    file_names = {n for a in artifacts for n in (a, a.rsplit("/", 1)[-1], a.rsplit("/", 1)[-1].split(".", 1)[0])}
+    code = [n for n in all_names if n not in file_names]
+    texts: dict[str, str] = {}
+    for t in project:
+        rel = file_of_test(t.id, suites.get(t.suite, ""), files)
+        a, b = start.get(rel), end.get(rel)
+        t.same_file = not suites.get(t.suite) and bool(rel) and a is not None and b is not None and a.sha256 == b.sha256
+        if t.after != "pass" or t.before == "pass" or not all_names:
+            continue
+        if rel and rel not in texts:
+            texts[rel] = (read_rel(root, rel, MAX_SOURCE) or b"").decode("utf-8", "replace")
+        whole = texts.get(rel, "")
+        if code:
+            own = whole if suites.get(t.suite) else _body(whole, t.id)
+            t.related = _mentions(t.id, code) or _mentions(own, code)
+        else:
+            t.related = _mentions(t.id, sorted(file_names)) or _mentions(whole, sorted(file_names))
