@@ -61,6 +61,8 @@ POLICY: dict[str, str] = {
     "find . -name '*.tmp' -exec rm -r --force {} \\;": "deletes the *.tmp matches inside the workspace, not the "
                                                        "workspace",
     # corpus "allow", Tether ask/deny
+    "find . -exec rm -r {} \\;": "no filter: every entry of the workspace goes; rm -r prompts for nothing "
+                                 "without a terminal, so it asks like find . -exec rm -rf {} + (FS-003)",
     "sudo git status": "every sudo asks (privilege-escalation), whatever it runs",
     "sudo env VAR=1 git status": "every sudo asks (privilege-escalation), whatever it runs",
     "echo ok | xargs sudo --": "every sudo asks (privilege-escalation), whatever it runs",
