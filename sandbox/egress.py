@@ -196,15 +196,18 @@ class EgressProxy:
         with contextlib.suppress(OSError):
             client.close()
 
-    def _read_head(self, client: socket.socket) -> tuple[bytes, bytes] | None:
+    def _read_head(self, client: socket.socket) -> tuple[bytes, bytes] | str:
         client.settimeout(self.limits.connect_timeout_s)
+        deadline = time.monotonic() + self.limits.connect_timeout_s  # the whole head, not each byte (slowloris)
         data = b""
         while b"\r\n\r\n" not in data:
             if len(data) > self.limits.head_bytes:
-                return None
+                return "request head too large"
+            if time.monotonic() > deadline:
+                return "no complete request head in time"
             chunk = client.recv(4096)
             if not chunk:
-                return None
+                return "no complete request head"
             data += chunk
         head, _, rest = data.partition(b"\r\n\r\n")
         return head, rest
@@ -214,6 +217,9 @@ class EgressProxy:
             self._handle(client, stop)
         except OSError:
             pass
+        except Exception as e:  # noqa: BLE001 - a request the proxy could not handle is refused and journaled
+            with contextlib.suppress(OSError):
+                self._refuse(client, "-", "-", 0, 400, f"the proxy could not handle the request ({type(e).__name__})")
         finally:
             with self._lock:
                 self._live.discard(client)
@@ -223,8 +229,8 @@ class EgressProxy:
 
     def _handle(self, client: socket.socket, stop: threading.Event) -> None:
         got = self._read_head(client)
-        if got is None:
-            self._refuse(client, "-", "-", 0, 400, "no complete request head")
+        if isinstance(got, str):  # a slow head is not drained: draining would let it keep the connection
+            self._refuse(client, "-", "-", 0, 400, got, drain="in time" not in got)
             return
         head, rest = got
         lines = head.split(b"\r\n")
@@ -248,8 +254,9 @@ class EgressProxy:
             else:
                 self._refuse(client, method[:16], "-", 0, 405, "only CONNECT and absolute-URI GET/HEAD are proxied")
                 return
-        except TargetError as e:
-            self._refuse(client, method, uri[:80], 0, 403, str(e))
+        except ValueError as e:  # TargetError, or urlsplit on a broken `[...]` authority: refused, and journaled
+            self._refuse(client, method, uri[:80], 0, 403 if isinstance(e, TargetError) else 400,
+                         str(e) if isinstance(e, TargetError) else f"unreadable URI ({e})")
             return
         decision = decide(target, self._allow, self._resolve)
         if not decision.allowed:

@@ -217,3 +217,43 @@ def test_proxy_records_are_bounded_per_grant(tmp_path):
         assert len(records) == 4 and records[-1].host == "(more)" and "3 more connection(s)" in records[-1].reason
     finally:
         p.close()
+
+
+@pytest.mark.parametrize("uri", ["http://[127.0.0.1]:{port}/", "http://[]:{port}/", "http://[127.0.0.1/",
+                                 "http://127.0.0.1]:{port}/", "http://[::1/x"])
+def test_proxy_journals_a_get_whose_authority_cannot_be_read(proxy, upstream, uri):
+    """Blind red-team 2026-12-02 (cases 37, 38): a broken `[...]` authority closed the connection with no record."""
+    with proxy.grant(_local(upstream)) as records:
+        out = _ask(proxy, f"GET {uri.format(port=upstream.port)} HTTP/1.1\r\n\r\n".encode())
+    assert out.startswith(b"HTTP/1.1 40") and b"tether egress proxy refused" in out
+    assert proxy.connected == [] and upstream.received == []
+    [r] = records
+    assert not r.allowed and r.reason
+
+
+def test_proxy_bounds_the_whole_request_head_in_time(tmp_path, upstream):
+    """Blind red-team 2026-12-02 (case 35): one byte every 0.3 s kept a connection open past every bound."""
+    p = EgressProxy(tmp_path, EgressLimits(connect_timeout_s=1.0, idle_timeout_s=1.0))
+    try:
+        with p.grant(_local(upstream)) as records:
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            c.settimeout(10)
+            c.connect(str(p.socket_path))
+            start, out = time.monotonic(), b""
+            try:
+                for ch in b"GET http://127.0.0.1/ HTTP/1.1\r\nX-Slow: " + b"a" * 40:
+                    c.sendall(bytes([ch]))
+                    time.sleep(0.3)
+                    if time.monotonic() - start > 6:
+                        break
+            except OSError:
+                pass  # the proxy closed it: what we want
+            with __import__("contextlib").suppress(OSError):
+                out = c.recv(65536)
+            c.close()
+            time.sleep(0.3)
+        assert time.monotonic() - start < 6, "the proxy kept a slow request head open"
+        assert out == b"" or out.startswith(b"HTTP/1.1 400")
+        assert records and not records[0].allowed
+    finally:
+        p.close()
