@@ -1,0 +1,91 @@
+"""Second red-team's cases (issue 21), each named by its case id: a payload pipe held open (g2-slow-stdin*),
+and tools Tether has no table for whose command, argv, script, path and patch fields must all be judged
+(g1-mcp-*). MCP tools take `{command, args}` (modelcontextprotocol stdio servers' shape)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether.runtime.agents.hook import handle
+from tether.runtime.cli import hook_fast
+
+ROOT = Path(__file__).resolve().parents[3]
+HOME = Path("/home/p")
+WS = "/home/p/proj"
+RM = {"session_id": "s1", "transcript_path": "/tmp/t", "cwd": WS, "permission_mode": "default",
+      "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /home/p"},
+      "tool_use_id": "tu1"}
+
+
+def _held_open(agent: str, head: bytes, tmp_path: Path) -> tuple[subprocess.CompletedProcess[bytes], float]:
+    """Run the hook with `head` on a pipe whose writer never closes; (result, seconds taken)."""
+    read, write = os.pipe()
+    os.write(write, head)
+    env = {**os.environ, "TETHER_HOME": str(tmp_path / "th"), "HOME": str(tmp_path), "TETHER_HOOK_SERVER": "0"}
+    start = time.monotonic()
+    try:
+        r = subprocess.run([sys.executable, "-m", "tether", "hook", agent], stdin=read, capture_output=True,
+                           cwd=ROOT, env=env, timeout=40, check=False)
+    finally:
+        os.close(read)
+        os.close(write)
+    return r, time.monotonic() - start
+
+
+@pytest.mark.parametrize(("case", "head"), [("g2-slow-stdin", json.dumps(RM).encode()),
+                                            ("g2-slow-stdin-partial", b'{"session_id":"s1",')])
+def test_a_payload_pipe_held_open_is_blocked_before_the_agents_timeout(case: str, head: bytes, tmp_path: Path) -> None:
+    r, took = _held_open("claude-code", head, tmp_path)
+    assert r.returncode == 2, case
+    assert b"did not end within" in r.stderr
+    assert took < hook_fast.STDIN_DEADLINE_S + 15  # well before Claude Code's 60 s hook timeout
+
+
+def test_a_held_open_pipe_blocks_in_cursors_form(tmp_path: Path) -> None:
+    """g2-slow-stdin, neighbour: Cursor reads the JSON permission, so the late block is a deny there too."""
+    r, _ = _held_open("cursor", b"{", tmp_path)
+    assert r.returncode == 2
+    assert json.loads(r.stdout)["permission"] == "deny"
+
+
+def mcp(tool: str, tool_input: dict[str, Any]) -> bytes:
+    return json.dumps({**RM, "tool_name": tool, "tool_input": tool_input}).encode()
+
+
+def decide(data: bytes) -> str:
+    _, record = handle("claude-code", data, HOME)
+    return record["decision"]
+
+
+@pytest.mark.parametrize(("case", "tool_input"), [
+    ("g1-mcp-command-args", {"command": "python3", "args": ["-c", "import shutil;shutil.rmtree('/home/p')"]}),
+    ("g1-mcp-command-args", {"command": "rm", "args": ["-rf", "/home/p"]}),
+    ("g1-mcp-command-plus-path", {"command": "ls", "file_path": "/home/p/.bashrc", "content": "x"}),
+    ("g1-mcp-cmd-plus-script", {"command": "ls", "script": "rm -rf ~"}),
+    ("g1-mcp-cmd-plus-script", {"cmd": "ls", "commands": ["rm", "-rf", "/home/p"]}),
+    ("g1-mcp-command-plus-patch", {"command": "true",
+                                   "patch": "*** Begin Patch\n*** Add File: /home/p/.bashrc\n+x\n*** End Patch"}),
+])
+def test_every_command_path_and_patch_field_of_an_unknown_tool_is_judged(case: str, tool_input: dict[str, Any]) -> None:
+    assert decide(mcp("mcp__x__run", tool_input)) == "deny", case
+
+
+@pytest.mark.parametrize("tool_input", [{"command": "ls", "options": {"shell": "rm -rf ~"}},
+                                        {"command": "ls", "stdin": "rm -rf ~"},
+                                        {"command": "ls", "args": "-la"}])
+def test_a_field_tether_cannot_read_next_to_a_command_is_asked(tool_input: dict[str, Any]) -> None:
+    """g1-mcp-command-args neighbours: an object, an unknown text field, or args that are not a list."""
+    assert decide(mcp("mcp__x__run", tool_input)) in {"ask", "deny"}
+
+
+def test_a_plain_unknown_command_tool_still_passes() -> None:
+    plain = {"command": "ls", "args": ["-la"], "description": "list", "timeout": 5}
+    assert decide(mcp("mcp__x__run", plain)) == "allow"
