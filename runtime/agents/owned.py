@@ -69,4 +69,5 @@ def disabled(agent: str, data: Any) -> str:
     for key, value in getattr(registry.get(agent), "DISABLE", {}).items():
         if isinstance(data, dict) and data.get(key) == value:
             return f"{key} = {json.dumps(value)}: {registry.get(agent).TITLE} runs no hooks at all"  # type: ignore[attr-defined]
-    return ""
+    off = getattr(registry.get(agent), "disabled_by", None)
+    return off(data) if off is not None and isinstance(data, dict) else ""

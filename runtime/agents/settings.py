@@ -138,9 +138,25 @@ def _backup(tether_home: Path, agent: str, path: Path, text: str) -> Path:
 
 
 def _write(path: Path, text: str) -> None:
+    """Replace the file atomically, or, when it has other hard links (a dotfiles repo), rewrite the same inode so
+    every link sees the change: the new bytes are ready first, then written over the old and truncated."""
     path = _target(path)
-    mode = (path.stat().st_mode & 0o777) if path.exists() else 0o644
-    write_atomic(path, text, mode=mode)
+    st = path.stat() if path.exists() else None
+    if st is None or st.st_nlink < 2:
+        write_atomic(path, text, mode=(st.st_mode & 0o777) if st else 0o644)
+        return
+    data = text.encode("utf-8")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+        try:
+            os.pwrite(fd, data, 0)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        msg = f"cannot rewrite hard-linked {path} in place: {e.strerror or e}; the backup is under hook-backups"
+        raise ConfigError(msg) from e
 
 
 def _file_hook(agent: str) -> bool:

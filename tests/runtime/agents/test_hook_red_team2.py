@@ -89,3 +89,44 @@ def test_a_field_tether_cannot_read_next_to_a_command_is_asked(tool_input: dict[
 def test_a_plain_unknown_command_tool_still_passes() -> None:
     plain = {"command": "ls", "args": ["-la"], "description": "list", "timeout": 5}
     assert decide(mcp("mcp__x__run", plain)) == "allow"
+
+
+CMD = f"{sys.executable} -m tether hook claude-code"
+
+
+def test_a_hard_linked_settings_file_keeps_its_link(tmp_path: Path) -> None:
+    """g5-hardlink: a dotfiles repo hard-links the settings; install and uninstall edit the same inode."""
+    from tether.runtime.agents import settings
+
+    dot = tmp_path / "dotfiles.json"
+    dot.write_text('{\n  "model": "opus"\n}\n')
+    path = tmp_path / "settings.json"
+    os.link(dot, path)
+    inode = path.stat().st_ino
+    settings.install("claude-code", path, tmp_path / "th", CMD)
+    assert path.stat().st_ino == inode and path.stat().st_nlink == 2
+    assert "tether hook" in dot.read_text()
+    settings.uninstall("claude-code", path, tmp_path / "th")
+    assert dot.read_text() == '{\n  "model": "opus"\n}\n' and path.stat().st_ino == inode
+
+
+@pytest.mark.parametrize(("case", "config"), [
+    ("g5-gemini-hooksconfig-enabled-false", {"enabled": False}),
+    ("g5-gemini-disabled-by-name", {"disabled": ["tether"]}),
+])
+def test_gemini_settings_that_skip_the_hook_fail_status_and_doctor(case: str, config: dict[str, Any],
+                                                                    tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from tether.runtime.agents import settings
+    from tether.runtime.agents.doctor import doctor
+
+    monkeypatch.setenv("TETHER_HOOK_SERVER", "0")
+    monkeypatch.setenv("TETHER_HOME", str(tmp_path / "th"))
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"hooksConfig": config}))
+    settings.install("gemini", path, tmp_path / "th", f"{sys.executable} -m tether hook gemini")
+    assert "hooksConfig" in settings.status("gemini", path, tmp_path / "th")["disabled"], case
+    report = doctor("gemini", path, tmp_path, tmp_path / "th")
+    assert not report["ok"] and "hooks are disabled" in report["problem"]
+    path.write_text(path.read_text().replace('"tether"', '"someone-else"').replace("false", "true"))
+    assert "disabled" not in settings.status("gemini", path, tmp_path / "th")
