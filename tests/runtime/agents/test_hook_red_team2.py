@@ -130,3 +130,24 @@ def test_gemini_settings_that_skip_the_hook_fail_status_and_doctor(case: str, co
     assert not report["ok"] and "hooks are disabled" in report["problem"]
     path.write_text(path.read_text().replace('"tether"', '"someone-else"').replace("false", "true"))
     assert "disabled" not in settings.status("gemini", path, tmp_path / "th")
+
+
+def test_a_hook_the_person_added_into_tethers_group_survives_uninstall(tmp_path: Path) -> None:
+    """g5-user-hook-in-group: status still counts Tether's command inside the shared group as installed; uninstall
+    removes just that command, keeps the person's, and leaves nothing of Tether's behind."""
+    from tether.runtime.agents import settings
+
+    path = tmp_path / "settings.json"
+    path.write_text('{\n  "model": "opus"\n}\n')
+    settings.install("claude-code", path, tmp_path / "th", CMD)
+    data = json.loads(path.read_text())
+    data["hooks"]["PreToolUse"][0]["hooks"].append({"type": "command", "command": "/home/p/bin/my-audit.sh"})
+    path.write_text(json.dumps(data, indent=2))
+    row = settings.status("claude-code", path, tmp_path / "th")
+    assert row["installed"] and not row.get("hand_made")
+    assert settings.uninstall("claude-code", path, tmp_path / "th").action == "uninstalled"
+    after = json.loads(path.read_text())
+    assert "tether" not in path.read_text()
+    assert after["hooks"]["PreToolUse"][0]["hooks"] == [{"type": "command", "command": "/home/p/bin/my-audit.sh"}]
+    row = settings.status("claude-code", path, tmp_path / "th")
+    assert not row["installed"] and not row.get("hand_made")
