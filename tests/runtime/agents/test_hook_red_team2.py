@@ -151,3 +151,30 @@ def test_a_hook_the_person_added_into_tethers_group_survives_uninstall(tmp_path:
     assert after["hooks"]["PreToolUse"][0]["hooks"] == [{"type": "command", "command": "/home/p/bin/my-audit.sh"}]
     row = settings.status("claude-code", path, tmp_path / "th")
     assert not row["installed"] and not row.get("hand_made")
+
+
+def _cc(event: str, command: str, call_id: str, session: str = "s1") -> bytes:
+    d: dict[str, Any] = {**RM, "session_id": session, "hook_event_name": event, "tool_input": {"command": command},
+                         "tool_use_id": call_id}
+    if event == "PostToolUse":
+        d["tool_response"] = {"stdout": ""}
+    return json.dumps(d).encode()
+
+
+def test_approvals_forged_from_inside_an_allowed_shell_call_do_not_teach(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """g4-agent-forge-glob, g4-hook001-runpy-oneliner: the agent's own allowed Bash call feeds the hook pre/post
+    pairs; while that call is in flight (pre seen, post not yet) no post-tool event counts as the person's yes."""
+    from tether.runtime.agents import learn
+
+    monkeypatch.setattr(learn, "MIN_ANSWER_S", 0.0)
+    home = tmp_path / "th"
+    assert handle("claude-code", _cc("PreToolUse", "ls", "outer"), HOME, home)[1]["decision"] == "allow"
+    for i in range(5):
+        line = f"rm ../old{i}.log"
+        assert handle("claude-code", _cc("PreToolUse", line, f"f{i}"), HOME, home)[1]["decision"] == "ask"
+        assert handle("claude-code", _cc("PostToolUse", line, f"f{i}"), HOME, home)[1]["approved"] == 0
+    assert learn.taught(home) == {}
+    handle("claude-code", _cc("PostToolUse", "ls", "outer"), HOME, home)  # the outer call ends
+    handle("claude-code", _cc("PreToolUse", "rm ../old9.log", "g9"), HOME, home)
+    assert handle("claude-code", _cc("PostToolUse", "rm ../old9.log", "g9"), HOME, home)[1]["approved"] == 1
