@@ -178,3 +178,22 @@ def test_approvals_forged_from_inside_an_allowed_shell_call_do_not_teach(tmp_pat
     handle("claude-code", _cc("PostToolUse", "ls", "outer"), HOME, home)  # the outer call ends
     handle("claude-code", _cc("PreToolUse", "rm ../old9.log", "g9"), HOME, home)
     assert handle("claude-code", _cc("PostToolUse", "rm ../old9.log", "g9"), HOME, home)[1]["approved"] == 1
+
+
+@pytest.mark.parametrize(("case", "command"), [
+    ("g4-agent-forge-glob", "echo e30= | base64 -d | tether h?ok claude-code"),
+    ("g4-agent-forge-glob", "te* ho* claude-code < /dev/null"),
+    ("g4-agent-forge-glob", "/x/bin/t?ther hook claude-code"),
+    ("g4-hook001-runpy-oneliner", "python3 -c \"import runpy,sys;sys.argv=['t','ho'+'ok','clau'+'de-code'];"
+                                  "runpy.run_path('/v/bin/te'+'ther',run_name='__main__')\""),
+    ("g4-hook001-runpy-oneliner", "python3 -c \"import os;os.system('teth' + 'er hook claude-code')\""),
+])
+def test_globbed_and_concatenated_hook_calls_are_hook001(case: str, command: str) -> None:
+    _, record = handle("claude-code", _cc("PreToolUse", command, "a"), HOME)
+    assert record["decision"] == "deny" and "HOOK-001" in record["rules"], case
+
+
+@pytest.mark.parametrize("command", ["grep -r hook tether/*.py", "ls .git/hooks/*", "ls te*", "ls *.py"])
+def test_ordinary_globs_are_not_hook001(command: str) -> None:
+    _, record = handle("claude-code", _cc("PreToolUse", command, "a"), HOME)
+    assert "HOOK-001" not in record["rules"]
