@@ -328,4 +328,6 @@ def status(agent: str, path: Path, tether_home: Path | None = None) -> dict[str,
     commands = installed_commands(agent, data, record)
     row |= {"installed": bool(commands), "commands": commands, "hand_made": hand_made(agent, data, record)}
     why = disabled(agent, data)
+    near = getattr(registry.get(agent), "disabled_near", None)
+    why = why or (near(path) if near is not None else "")
     return row | ({"disabled": why} if why else {})

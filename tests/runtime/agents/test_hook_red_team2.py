@@ -197,3 +197,22 @@ def test_globbed_and_concatenated_hook_calls_are_hook001(case: str, command: str
 def test_ordinary_globs_are_not_hook001(command: str) -> None:
     _, record = handle("claude-code", _cc("PreToolUse", command, "a"), HOME)
     assert "HOOK-001" not in record["rules"]
+
+
+@pytest.mark.parametrize("key", ["hooks", "codex_hooks"])
+def test_codex_features_hooks_false_fails_status_and_doctor(key: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """g5-codex-features-off: `[features] hooks = false` (deprecated alias `codex_hooks`) in the config.toml next
+    to hooks.json turns Codex's hooks off (developers.openai.com/codex/hooks)."""
+    from tether.runtime.agents import settings
+    from tether.runtime.agents.doctor import doctor
+
+    monkeypatch.setenv("TETHER_HOOK_SERVER", "0")
+    monkeypatch.setenv("TETHER_HOME", str(tmp_path / "th"))
+    path = tmp_path / "hooks.json"
+    settings.install("codex", path, tmp_path / "th", f"{sys.executable} -m tether hook codex")
+    assert "disabled" not in settings.status("codex", path, tmp_path / "th")
+    (tmp_path / "config.toml").write_text(f"[features]\n{key} = false\n")
+    assert f"features.{key} = false" in settings.status("codex", path, tmp_path / "th")["disabled"]
+    report = doctor("codex", path, tmp_path, tmp_path / "th")
+    assert not report["ok"] and "hooks are disabled" in report["problem"]
