@@ -208,20 +208,53 @@ def shell_patch(command: str) -> list[str] | None:
     return None
 
 
+ARGV_KEYS = ("args", "argv", "arguments")
+"""Fields that carry the arguments of a `command` (MCP's `{command, args}`): judged as shlex.join([command, *args])."""
+PLAIN_KEYS = frozenset({"description", "timeout", "content", "contents", "text", "title", "name", "new_string",
+                        "old_string", "is_background", "run_in_background", "sandbox_permissions", "justification"})
+"""Fields of an unknown tool that carry no command, path or patch of their own (text a write puts in a file is
+checked by the hook's content check)."""
+
+
+def _commands(args: dict[str, Any]) -> list[str]:
+    """Every shell line of a tool input: each command-like field, a `command` joined with its argv field."""
+    out: list[str] = []
+    argv = next((args[k] for k in ARGV_KEYS if k in args), None)
+    for key in COMMAND_KEYS:
+        line = command_of({key: args.get(key)})
+        if line is None:
+            continue
+        if key == "command" and isinstance(args.get(key), str) and argv is not None:
+            if not isinstance(argv, list) or not all(isinstance(v, str) for v in argv):
+                msg = "tool input field 'args' of a command is not a list of strings"
+                raise PayloadError(msg)
+            line = shlex.join([line, *argv])
+        out.append(line)
+    return out
+
+
 def tool_calls(tool: str, args: dict[str, Any], cwd: Path, workspace: Path, session: str, read_only: frozenset[str],
                transcript: str = "") -> list[Call]:
-    """A tool the adapter has no table for, read fail-closed: a command-like field is judged as shell (in its
-    workdir), patch text and path fields as writes; a documented read-only tool passes ([]); anything else is
-    an `unknown` call, which the hook asks about."""
+    """A tool the adapter has no table for, read fail-closed: every command-like field is judged as shell (in its
+    workdir; a `command` with an `args` list as shlex.join of both), patch text in any string field and path
+    fields as writes, all of them together; a field none of these reads (an object, a list) adds an `unknown`
+    call, which the hook asks about, as does any other field holding text; a documented read-only tool passes ([])."""
     if tool in read_only:
         return []
-    command = command_of(args)
-    if command is not None:
-        return [Call(command, work_folder(args, cwd), workspace, tool, "shell", session, (), transcript)]
+    commands = _commands(args)
+    where = work_folder(args, cwd) if commands else cwd
+    calls = [Call(c, where, workspace, tool, "shell", session, (), transcript) for c in commands]
     texts = [v for v in args.values() if isinstance(v, str)]
     paths = [p for t in texts for p in patch_paths(t)]
-    paths += [v for k in PATH_KEYS if isinstance(v := args.get(k), str) and v]
-    if paths:
-        return [Call(write_line(p), cwd, workspace, tool, "write", session, (p,), transcript)
-                for p in dict.fromkeys(paths)]
-    return [Call(f"# unknown tool {tool}", cwd, workspace, tool, "unknown", session, (), transcript)]
+    path_keys = [k for k in PATH_KEYS if not (commands and k in WORKDIR_KEYS)]
+    paths += [v for k in path_keys if isinstance(v := args.get(k), str) and v]
+    calls += [Call(write_line(p), cwd, workspace, tool, "write", session, (p,), transcript)
+              for p in dict.fromkeys(paths)]
+    read = {*COMMAND_KEYS, *WORKDIR_KEYS, *PATH_KEYS, *PLAIN_KEYS, *(ARGV_KEYS if commands else ())}
+    patched = {k for k, v in args.items() if isinstance(v, str) and patch_paths(v)}
+    left = sorted(k for k, v in args.items() if k not in read | patched and isinstance(v, (str, list, dict)) and v)
+    if left or not calls:
+        what = f"fields Tether cannot read: {', '.join(k[:40] for k in left[:5])}" if left else ""
+        calls.append(Call(f"# unknown tool {tool}" + (f" ({what})" if what else ""), cwd, workspace, tool,
+                          "unknown", session, ("?",) if what else (), transcript))
+    return calls

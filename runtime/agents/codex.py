@@ -14,6 +14,7 @@ allow.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tether.runtime.agents.base import (
@@ -38,6 +39,23 @@ MATCHER = "Bash|apply_patch"
 CAN_ASK = False
 SETTINGS = {"user": ".codex/hooks.json", "project": ".codex/hooks.json"}
 TEMPLATE = "{}\n"
+
+
+def disabled_near(settings: Path) -> str:
+    """Why Codex skips the hooks.json at `settings` ('' when nothing does): `[features] hooks = false` (or the
+    deprecated alias `codex_hooks = false`) in the config.toml of the same layer (developers.openai.com/codex/hooks)."""
+    import tomllib
+
+    try:
+        raw = (settings.parent / "config.toml").read_bytes()[: 4 << 20]
+        features = tomllib.loads(raw.decode("utf-8")).get("features")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return ""
+    if isinstance(features, dict):
+        for key in ("hooks", "codex_hooks"):
+            if features.get(key) is False:
+                return f"features.{key} = false in {settings.parent / 'config.toml'}: Codex runs no hooks at all"
+    return ""
 
 
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:

@@ -50,6 +50,22 @@ def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     return [(EVENT, group), ("AfterTool", group)]
 
 
+def disabled_by(data: dict[str, Any]) -> str:
+    """Why Gemini CLI skips Tether's hook per this settings file ('' when nothing does): `hooksConfig.enabled`
+    false turns every hook off; `hooksConfig.disabled` lists hook names (or commands) it skips."""
+    config = data.get("hooksConfig")
+    if not isinstance(config, dict):
+        return ""
+    if config.get("enabled") is False:
+        return "hooksConfig.enabled = false: Gemini CLI runs no hooks at all"
+    names = config.get("disabled")
+    if isinstance(names, list):
+        ours = [n for n in names if n == "tether" or (isinstance(n, str) and " hook gemini" in n)]
+        if ours:
+            return f"hooksConfig.disabled names {ours[0][:80]!r}: Gemini CLI skips Tether's hook"
+    return ""
+
+
 READ_ONLY = frozenset({"read_file", "read_many_files", "list_directory", "glob", "search_file_content", "grep",
                        "google_web_search", "write_todos", "ls"})
 """Gemini CLI tools that only read (or keep the to-do list); any other tool is read fail-closed (`base.tool_calls`)."""

@@ -147,12 +147,13 @@ def _learn_pre(adapter: Any, agent: str, payload: dict[str, Any], calls: list[Ca
         effective = "allow" if auto else judged.decision
         learn.add_shadow(home, agent, calls, _call_id(payload), judged.decision, effective, judged.kinds)
         return
-    if judged.decision != "ask":
-        return
     if auto:
         judged.decision, judged.auto = "allow", True
-    elif adapter.CAN_ASK:
+    elif judged.decision == "ask" and adapter.CAN_ASK:
         learn.add_ask(home, agent, calls, _call_id(payload), judged.kinds)
+    post = {event for event, _ in adapter.hook_entries("")} & set(getattr(adapter, "POST_EVENTS", ()))
+    if judged.decision == "allow" and post and any(c.kind == "shell" for c in calls):
+        learn.add_running(home, agent, calls, _call_id(payload))
 
 
 def handle(agent: str, data: bytes, user_home: Path, tether_home: Path | None = None,

@@ -54,6 +54,10 @@ MAX_PENDING_BYTES = 4 << 20
 MAX_DONE = 2000
 MIN_ANSWER_S = 1.0
 """An approval needs the post-tool event at least this long after the ask: a person reads before answering."""
+RUNNING_MAX_S = 900.0
+"""How long an allowed shell call counts as in flight without its post-tool event (agents cap a shell call at
+10 minutes); older entries are dropped."""
+MAX_RUNNING = 200
 
 
 @contextlib.contextmanager
@@ -75,6 +79,10 @@ def _locked(home: Path) -> Iterator[dict[str, Any]]:
         now = time.time()
         data["asks"] = [a for a in data["asks"] if isinstance(a, dict) and now - a.get("at", 0) < MAX_AGE_S]
         data["asks"] = data["asks"][-MAX_PENDING:]
+        running = data.get("running")
+        if isinstance(running, list):
+            data["running"] = [r for r in running if isinstance(r, dict)
+                               and 0 <= now - float(r.get("at") or 0) < RUNNING_MAX_S][-MAX_RUNNING:]
         if json.dumps(data, sort_keys=True) != before:
             from tether.common.atomic import write_atomic  # only when something changed (tempfile costs)
 
@@ -137,6 +145,26 @@ def add_shadow(home: Path, agent: str, calls: list[Call], call_id: str, decision
                                                          "shadow": {"decision": decision, "effective": effective}})
 
 
+def add_running(home: Path, agent: str, calls: list[Call], call_id: str) -> None:
+    """Remember allowed shell calls until their post-tool event: while one runs, its commands (the agent's own
+    Bash) could feed forged pre/post payloads to the hook, so no post-tool event teaches (`resolve_post`)."""
+    with _locked(home) as data:
+        running = data.setdefault("running", [])
+        running += [{"agent": agent, "id": call_id, "command": c.command, "at": time.time()} for c in calls
+                    if c.kind == "shell"]
+
+
+def _ended(data: dict[str, Any], agent: str, call_id: str, command: str) -> list[float]:
+    """Drop this call from the in-flight shell calls; when the others (any agent, any session) started."""
+    running = data.get("running")
+    if not isinstance(running, list):
+        return []
+    gone = next((r for r in running if isinstance(r, dict) and r.get("agent") == agent
+                 and (r.get("id") or "") == call_id and r.get("command") == command), None)
+    data["running"] = [r for r in running if r is not gone]
+    return [float(r.get("at") or 0) for r in data["running"]]
+
+
 def _settle(home: Path, agent: str, entry: dict[str, Any], ran: bool) -> None:
     """One resolved entry: a shadow record for the audit, or an answer that teaches the ledger."""
     shadow = entry.get("shadow")
@@ -187,13 +215,16 @@ def resolve_post(home: Path, agent: str, call: Call, call_id: str) -> int:
     transcript and command, and the same call id (both empty only for an agent that sends none). The ask is
     consumed and its id remembered, so a repeated post-tool event, or a pre-tool replay of the same id,
     counts once. A post-tool event sooner than MIN_ANSWER_S after the ask settles it without teaching:
-    no person answered that fast.
+    no person answered that fast; so does one that arrives while a shell call the hook allowed is still in
+    flight (`add_running`) and started before the ask: that call's own commands may be the ones feeding the hook
+    (a call allowed after the ask, issued in the same turn, does not hold it up).
     """
     if not (home / PENDING).exists():
         return 0
     key, found = _key(agent, call), []
     now = time.time()
     with _locked(home) as data:
+        started = _ended(data, agent, call_id, call.command)
         keep = []
         for a in data["asks"]:
             match = (not found and all(a.get(k, "") == v for k, v in key.items())
@@ -202,7 +233,8 @@ def resolve_post(home: Path, agent: str, call: Call, call_id: str) -> int:
         data["asks"] = keep
         if found:
             _settled(data, agent, call_id, call.command)
-    approved = [a for a in found if a.get("shadow") or now - float(a.get("at") or now) >= MIN_ANSWER_S]
+    approved = [a for a in found if a.get("shadow") or (now - float(a.get("at") or now) >= MIN_ANSWER_S
+                                                        and not any(t <= float(a.get("at") or now) for t in started))]
     for a in approved:
         _settle(home, agent, a, ran=True)
     return len(approved)

@@ -46,21 +46,43 @@ def own_entries(agent: str, data: Any, record: dict[str, Any] | None) -> list[tu
     return found
 
 
+def shared_groups(agent: str, data: Any, record: dict[str, Any] | None) -> list[tuple[str, Any, list[Any]]]:
+    """Groups Tether wrote that the person has since added hooks of their own to: (event, the group as it is now,
+    Tether's inner hooks in it). The group matches a recorded one in every key but `hooks`, and still holds each
+    inner hook Tether wrote, unchanged."""
+    found = []
+    for event, entry in _recorded(record, agent):
+        if not (isinstance(entry, dict) and isinstance(entry.get("hooks"), list)):
+            continue
+        for group in _groups(data, event):
+            if group == entry or not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                continue
+            same = {k: v for k, v in group.items() if k != "hooks"} == {k: v for k, v in entry.items() if k != "hooks"}
+            if same and entry["hooks"] and all(h in group["hooks"] for h in entry["hooks"]):
+                found.append((event, group, list(entry["hooks"])))
+    return found
+
+
 def installed_commands(agent: str, data: Any, record: dict[str, Any] | None = None) -> list[str]:
-    """The commands of the hook entries Tether wrote (a hand-made entry that runs `tether hook` does not count)."""
-    return [h["command"] for _, entry in own_entries(agent, data, record) for h in _inner(entry)
-            if isinstance(h, dict) and isinstance(h.get("command"), str)]
+    """The commands of the hook entries Tether wrote, also inside a group the person added a hook to (a
+    hand-made entry that runs `tether hook` does not count)."""
+    inner = [h for _, entry in own_entries(agent, data, record) for h in _inner(entry)]
+    inner += [h for _, _, hooks in shared_groups(agent, data, record) for h in hooks]
+    return [h["command"] for h in inner if isinstance(h, dict) and isinstance(h.get("command"), str)]
 
 
 def hand_made(agent: str, data: Any, record: dict[str, Any] | None = None) -> list[str]:
     """Commands that run `tether hook AGENT` in entries Tether did not write (the person's own)."""
     own = [entry for _, entry in own_entries(agent, data, record)]
+    shared = {id(group): hooks for _, group, hooks in shared_groups(agent, data, record)}
     out: list[str] = []
     for event, _ in registry.get(agent).hook_entries(""):  # type: ignore[attr-defined]
         for group in _groups(data, event):
             if group in own:
                 continue
-            out += [h["command"] for h in _inner(group) if isinstance(h, dict) and _ours(agent, h.get("command"))]
+            mine = shared.get(id(group), [])
+            out += [h["command"] for h in _inner(group)
+                    if isinstance(h, dict) and h not in mine and _ours(agent, h.get("command"))]
     return list(dict.fromkeys(out))
 
 
@@ -69,4 +91,5 @@ def disabled(agent: str, data: Any) -> str:
     for key, value in getattr(registry.get(agent), "DISABLE", {}).items():
         if isinstance(data, dict) and data.get(key) == value:
             return f"{key} = {json.dumps(value)}: {registry.get(agent).TITLE} runs no hooks at all"  # type: ignore[attr-defined]
-    return ""
+    off = getattr(registry.get(agent), "disabled_by", None)
+    return off(data) if off is not None and isinstance(data, dict) else ""

@@ -31,7 +31,7 @@ from typing import Any
 from tether.common.atomic import write_atomic
 from tether.common.errors import ConfigError
 from tether.runtime.agents import jsonsplice, registry
-from tether.runtime.agents.owned import disabled, hand_made, installed_commands, own_entries
+from tether.runtime.agents.owned import disabled, hand_made, installed_commands, own_entries, shared_groups
 
 __all__ = ["STATE", "Change", "default_command", "disabled", "hand_made", "install", "installed_commands",
            "own_entries", "settings_path", "status", "uninstall"]
@@ -138,9 +138,25 @@ def _backup(tether_home: Path, agent: str, path: Path, text: str) -> Path:
 
 
 def _write(path: Path, text: str) -> None:
+    """Replace the file atomically, or, when it has other hard links (a dotfiles repo), rewrite the same inode so
+    every link sees the change: the new bytes are ready first, then written over the old and truncated."""
     path = _target(path)
-    mode = (path.stat().st_mode & 0o777) if path.exists() else 0o644
-    write_atomic(path, text, mode=mode)
+    st = path.stat() if path.exists() else None
+    if st is None or st.st_nlink < 2:
+        write_atomic(path, text, mode=(st.st_mode & 0o777) if st else 0o644)
+        return
+    data = text.encode("utf-8")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+        try:
+            os.pwrite(fd, data, 0)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        msg = f"cannot rewrite hard-linked {path} in place: {e.strerror or e}; the backup is under hook-backups"
+        raise ConfigError(msg) from e
 
 
 def _file_hook(agent: str) -> bool:
@@ -227,8 +243,11 @@ def _remove_recorded(text: str, record: dict[str, Any]) -> str | None:
 
 
 def _remove_structural(agent: str, data: dict[str, Any], record: dict[str, Any] | None) -> dict[str, Any]:
-    """The settings without the entries Tether wrote (by value); every other entry stays."""
+    """The settings without the entries Tether wrote (by value; inside a group the person added a hook to, just
+    Tether's inner hooks); every other entry stays."""
     hooks = data.get("hooks")
+    for _, group, mine in shared_groups(agent, data, record):
+        group["hooks"] = [h for h in group["hooks"] if h not in mine]
     for event, entry in own_entries(agent, data, record):
         groups = hooks.get(event) if isinstance(hooks, dict) else None
         if isinstance(groups, list) and entry in groups:
@@ -253,7 +272,8 @@ def uninstall(agent: str, path: Path, tether_home: Path, dry_run: bool = False) 
         _scan(path, before)
     state = _state(tether_home)
     record = state.get(str(path)) if isinstance(state.get(str(path)), dict) else None
-    if before is None or not own_entries(agent, json.loads(before), record):
+    if before is None or not (own_entries(agent, json.loads(before), record)
+                              or shared_groups(agent, json.loads(before), record)):
         return Change(agent, path, "not-installed", before, before, dry_run=dry_run)
     after = _remove_recorded(before, record)  # type: ignore[arg-type]
     if after is not None:
@@ -265,6 +285,10 @@ def uninstall(agent: str, path: Path, tether_home: Path, dry_run: bool = False) 
             after = None
     if after is None:
         after = json.dumps(_remove_structural(agent, json.loads(before), record), indent=2) + "\n"
+    left = installed_commands(agent, json.loads(after), record)
+    if left:  # never say "removed" while Tether's entry is still there
+        msg = f"could not remove Tether's hook from {path} (still there: {left[0][:120]}); edit it by hand"
+        raise ConfigError(msg)
     delete = bool(record and record.get("created")) and after == registry.get(agent).TEMPLATE  # type: ignore[attr-defined]
     change = Change(agent, path, "uninstalled", before, None if delete else after, dry_run=dry_run)
     if dry_run:
@@ -304,4 +328,6 @@ def status(agent: str, path: Path, tether_home: Path | None = None) -> dict[str,
     commands = installed_commands(agent, data, record)
     row |= {"installed": bool(commands), "commands": commands, "hand_made": hand_made(agent, data, record)}
     why = disabled(agent, data)
+    near = getattr(registry.get(agent), "disabled_near", None)
+    why = why or (near(path) if near is not None else "")
     return row | ({"disabled": why} if why else {})

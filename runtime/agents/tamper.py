@@ -26,6 +26,32 @@ TETHER_FILES = ("trust.toml", "hook-pending.json", "hook-teaching.jsonl", "hook-
 """Names of what the hooks keep under Tether's home."""
 
 
+_CONCAT = re.compile(r"""['"]\s*\+\s*['"]""")
+_RUNS_CODE = re.compile(r"\b(?:runpy|run_path|run_module|execfile|exec|eval|__import__|import_module|subprocess|"
+                        r"os\.system|os\.exec\w*|os\.spawn\w*|popen|require|child_process|spawnSync|execSync)\b")
+_INTERPRETER = re.compile(r"\b(?:python\d*(?:\.\d+)?|node|deno|bun|perl|ruby|php|lua)\b|\s-[ce]\s")
+_GLOB_WORD = re.compile(r"[\w./-]*[?*\[][\w./?*\[\]!-]*")
+
+
+def _folded(text: str) -> str:
+    """The text with string concatenation folded ('ho'+'ok' -> hook), so a split name still reads as one."""
+    return _CONCAT.sub("", text)
+
+
+def _glob_hits(text: str) -> bool:
+    """Whether shell glob words could spell Tether's hook call (`tether h?ok`, `te*er hook`, `t?ther h*k`): a glob
+    word that can expand to `tether` or `hook`, the other one there literally or as a glob too."""
+    import fnmatch
+
+    globbed: set[str] = set()
+    for word in _GLOB_WORD.findall(text):
+        last = word.rsplit("/", 1)[-1]
+        if sum(c.isalnum() for c in last) >= 2:
+            globbed |= {n for n in ("tether", "hook") if fnmatch.fnmatchcase(n, last)}
+    literal = {n for n in ("tether", "hook") if re.search(n, text, re.IGNORECASE)}
+    return bool(globbed) and globbed | literal == {"tether", "hook"}
+
+
 def _mentions_home(text: str, home: str) -> bool:
     home = home.rstrip("/")
     return bool(home) and len(home) > 1 and (text == home or home + "/" in text or text.endswith(home)
@@ -35,8 +61,11 @@ def _mentions_home(text: str, home: str) -> bool:
 def tampering(forms: Iterable[str], paths: Iterable[str], tether_home: Path | None) -> str:
     """Why this call reaches for the hook or Tether's home ('' when it does not)."""
     home = str(tether_home) if tether_home is not None else ""
-    for text in [*forms, *paths]:
-        if _HOOK_CALL.search(text):
+    for raw in [*forms, *paths]:
+        text = _folded(raw)
+        if (_HOOK_CALL.search(text) or (re.search(r"tether", text, re.IGNORECASE) and _RUNS_CODE.search(text)
+                                               and _INTERPRETER.search(text))
+                or _glob_hits(text)):
             return "the agent may not run Tether's hook itself (it could forge what the person approved)"
         if home and _mentions_home(text, home):
             return f"the agent may not touch Tether's home ({home}): it holds the trust ledger and the hook's state"

@@ -18,6 +18,33 @@ import os
 import sys
 
 MAX_PAYLOAD = 1 << 20  # the same bound as runtime.agents.hook.MAX_PAYLOAD (a test keeps them equal)
+STDIN_DEADLINE_S = 5.0
+"""The most seconds the hook waits for the payload to end (EOF). An agent that times a hook out runs the call
+anyway, so a writer that holds stdin open must meet a block from the hook itself, not the agent's timeout."""
+
+
+class _Late(Exception):
+    """Stdin did not end within STDIN_DEADLINE_S."""
+
+
+def _read_payload(deadline_s: float = STDIN_DEADLINE_S) -> bytes:
+    """Stdin up to EOF, at most MAX_PAYLOAD + 1 bytes, within `deadline_s` seconds in all (_Late past it)."""
+    import select
+    import time
+
+    end = time.monotonic() + deadline_s
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_PAYLOAD:
+        left = end - time.monotonic()
+        if left <= 0 or not select.select([0], [], [], left)[0]:
+            raise _Late
+        chunk = os.read(0, min(1 << 16, MAX_PAYLOAD + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def _write(code: int, out: str, err: str) -> int:
@@ -64,7 +91,13 @@ def main(argv: list[str]) -> int | None:
     if why:
         return _write(2, "", f"Tether's hook blocked this call: {why}\n")
     try:
-        data = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
+        data = _read_payload()
+    except _Late:
+        from tether.runtime.agents.registry import get
+
+        late = f"the payload did not end within {STDIN_DEADLINE_S:g} s (stdin held open)"
+        answer = get(argv[0]).fail(late)
+        return _write(answer.code, answer.stdout, answer.stderr)
     except OSError as e:
         return _write(2, "", f"Tether's hook blocked this call: cannot read the payload: {e}\n")
     user_home = os.path.expanduser("~")
