@@ -169,6 +169,8 @@ def not_a_file(name: str) -> bool:
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
+_FILE_WORD = re.compile(r"[\w./-]+\.(?:txt|md|rst|py|sh|bash|bats|js|mjs|cjs|ts|tsx|jsx|json|ya?ml|toml|cfg|ini|"
+                        r"csv|tsv|html?|css|c|h|cc|cpp|go|rs|rb|java|kt|php|log|lock|xml|sql|in|example|gz|tar|zip)\b")
 _CODE_NAME = re.compile(r"\b([a-z]+_[a-z0-9_]+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)\b")
 _NAME_WORDS = re.compile(r"(?i)\b(?:function|method|class|command|option|flag|variable|field|attribute|endpoint|"
                          r"subcommand|module)\s+`?([A-Za-z_][\w-]*)")
@@ -185,6 +187,7 @@ def named_identifiers(goal: str, files: list[str]) -> list[str]:
     names: set[str] = set()
     for m in _BACKTICK.finditer(text):
         names.update(re.findall(r"[A-Za-z_][\w-]*", m.group(1)))
+    text = _FILE_WORD.sub(" ", text)  # `old_notes.txt` names a file (added below), not the code `old_notes`
     for pattern in (_CALL, _OPTION, _CODE_NAME, _NAME_WORDS):
         names.update(m.group(1) for m in pattern.finditer(text))
     for f in files:

@@ -114,12 +114,13 @@ def _suite(box: Sandbox, suite: Suite, plan: Plan, token: str) -> dict[str, Test
 def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, dict[str, TestOutcome]]:
     token = secrets.token_hex(8)
     baseline = list_processes(box)
+    start = manifest(folder)  # all a check writes in the workspace is judged (it may run code the run wrote)
     person = [c for c in plan.checks if c.source == "person"]
-    for c in person:  # what the person's own checks write (a scratch file in /tmp) is the person's doing
+    for c in person:  # what the person's own checks leave in /tmp (a scratch file) is the person's doing
         code, output = _check(box, c.command, plan, token)
         code = 137 if code == TIMED_OUT else code
         c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
-    start, theirs = manifest(folder), set(outside_files(box) or []) if person else set()
+    theirs = set(outside_files(box) or []) if person else set()
     for c in [c for c in plan.checks if c.source != "person"]:
         code, output = _check(box, c.command, plan, token)
         code = 137 if code == TIMED_OUT else code  # a check the gate stopped does not pass now
