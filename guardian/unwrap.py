@@ -213,7 +213,7 @@ def _module_cli(name: str, args: list[str]) -> list[str] | None:
     while i < len(args):
         a = args[i]
         if a == "-m" and i + 1 < len(args):
-            return [args[i + 1], *args[i + 2 :]]
+            return [args[i + 1].removesuffix(".__main__"), *args[i + 2 :]]
         if not a.startswith("-") or a in ("-", "--"):
             return None
         if a.startswith("--"):
@@ -224,7 +224,7 @@ def _module_cli(name: str, args: list[str]) -> list[str] | None:
             if ch == "m":
                 mod = letters[k + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
                 tail = args[i + 1 :] if letters[k + 1 :] else args[i + 2 :]
-                return [mod, *tail] if mod else None
+                return [mod.removesuffix(".__main__"), *tail] if mod else None
             if ch in _PY_VALUED:
                 if ch == "c":
                     return None

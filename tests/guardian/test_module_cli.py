@@ -15,7 +15,8 @@ WS = Where(Path("/app"))
 @pytest.mark.parametrize("command", [
     "python -m pip install numpy", "python3 -m pip uninstall -y six", "python3 -Im pip install x",
     "python -W ignore -m pip install x", "python -mpip install requests", "py -m pip install x",
-    "sudo python3 -m pip install x", "python3.12 -m pip install --user x",
+    "sudo python3 -m pip install x", "python3.12 -m pip install --user x", "python3 -m pip.__main__ install x",
+    "python3 -X importtime -m pip install x", "python -E -s -m pip install x",
 ])
 def test_python_m_pip_is_judged_like_pip(command: str) -> None:
     v = judge(command, WS)
