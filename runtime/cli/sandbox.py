@@ -173,8 +173,8 @@ def _build_packages(cfg: TetherConfig, values: list[str], base: str, tag: str | 
     for r in refused[:10]:
         err.print(f"[yellow]refused[/] {safe(r.host)}:{r.port}: {safe(r.reason)}")
     if tag != cfg.sandbox.image:
-        err.print(f"sandboxes use it with `[sandbox] image = \"{safe(tag)}\"` in tether.toml "
-                  f"(or TETHER_SANDBOX__IMAGE={safe(tag)})")
+        err.print(safe(f"sandboxes use it with `[sandbox] image = \"{tag}\"` in tether.toml "
+                       f"(or TETHER_SANDBOX__IMAGE={tag})"))
 
 
 @sandbox_app.command("exec")

@@ -107,6 +107,9 @@ def test_network_packages_install_through_the_proxy_from_the_images_apt_sources(
         assert config["User"] == "1000:1000" and config["WorkingDir"] == "/home/tether/workspace"
         assert config["Cmd"] == ["sleep", "infinity"] and PACKAGE in config["Labels"]["tether.extra-packages"]
         assert config["Labels"]["tether.sandbox"] == ""  # the step's owner labels are not the image's
+        again = _build(tmp_path, "--packages", PACKAGE, "--base", base, "--tag", tag, addresses=[index.host])
+        assert again.exit_code == 0 and f"the proxy was open to {index.host}" in again.stdout, again.stderr
+        assert f'`[sandbox] image = "{tag}"`' in again.stderr
         lists = docker_client.containers.run(tag, ["sh", "-c", "ls /var/lib/apt/lists | grep -c Packages || true"],
                                              network_mode="none", remove=True)
         assert lists.strip() == b"0"
