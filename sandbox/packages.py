@@ -35,6 +35,7 @@ MAX_PACKAGES = 200
 MAX_LENGTH = 200
 LABEL = "tether.extra-packages"
 INSTALL = """set -e
+unset no_proxy NO_PROXY
 export DEBIAN_FRONTEND=noninteractive
 o="-o Acquire::http::Proxy=$http_proxy -o Acquire::https::Proxy=$https_proxy -o Acquire::Retries=0 \
 -o Acquire::http::Timeout=30 -o Acquire::https::Timeout=30 -o Acquire::http::Pipeline-Depth=0 \
@@ -44,7 +45,8 @@ apt-get $o -q -y --no-install-recommends install "$@"
 apt-get clean
 rm -rf /var/lib/apt/lists/*
 """
-"""Run as root with the package names as arguments; apt reaches its sources only through the forwarder."""
+"""Run as root with the package names as arguments; apt reaches every source through the forwarder (no NO_PROXY:
+the proxy decides, and records, even for a source on loopback)."""
 
 
 @dataclass
@@ -116,8 +118,19 @@ def install(client: docker.DockerClient, base: str, tag: str, packages: list[str
     from_base(client, state)
     labels = cleanup.owner_labels(f"build-{tag}")  # a killed install's container: `tether sandbox gc`
     argv = ["/bin/sh", "-c", INSTALL, "sh", *packages]
-    run_step(client, state, json.dumps(argv), network, hosts, start + timeout_s, labels,
-             shown=f"apt-get install {' '.join(packages)}")
+    try:
+        run_step(client, state, json.dumps(argv), network, hosts, start + timeout_s, labels,
+                 shown=f"apt-get install {' '.join(packages)}")
+    except SandboxError as e:
+        refused = [r for r in state.records if not r.allowed]
+        text = " | ".join(line.strip() for line in str(e).splitlines() if line.strip())
+        if refused:
+            r = refused[0]
+            msg = (f"the egress proxy refused {r.host}:{r.port} ({r.reason}), so apt-get could not install "
+                   f"{' '.join(packages)}; open it with `[network] allow` (a name) or `[network] addresses` (a "
+                   f"loopback or private address), docs/network.md")
+            raise SandboxError(msg) from e
+        raise SandboxError(text[-900:]) from e
     before = ((client.images.get(base).attrs.get("Config") or {}).get("Labels") or {}).get(LABEL, "")
     added = " ".join(dict.fromkeys([*before.split(), *packages]))
     container = client.containers.create(state.image, entrypoint=[], command=["true"], network_mode="none",

@@ -131,6 +131,30 @@ def test_network_packages_without_the_flag_or_the_address_named_fail_with_one_li
     assert len(index.hits) == before  # refused before anything ran
 
 
+def test_network_packages_a_source_the_proxy_refuses_fails_with_the_host_named(tmp_path, apt_repo, docker_client):
+    """A source named `localhost`: on the list (it is the image's own source) but it resolves to loopback, which
+    only an address a person names may reach; the proxy refuses it and the line says which host and why."""
+    index, base = apt_repo
+    ctx = tmp_path / "ctx"
+    ctx.mkdir()
+    (ctx / "Dockerfile").write_text(
+        f"FROM {base}\nUSER 0\nRUN sed -i 's/127.0.0.1/localhost/' /etc/apt/sources.list.d/local.sources\n")
+    by_name = f"tether-test/apt-by-name:{index.port}"
+    build_dockerfile(docker_client, ctx, by_name)
+    before = len(index.hits)
+    try:
+        result = _build(tmp_path, "--packages", PACKAGE, "--base", by_name, "--tag", "tether-test/never:1",
+                        addresses=[index.host])
+        assert result.exit_code == 2, result.stderr
+        [line] = [x for x in result.stderr.splitlines() if x.startswith("error:")]
+        assert f"refused localhost:{index.port}" in line and "resolves to" in line, line
+        assert len(index.hits) == before
+        assert not docker_client.images.list(name="tether-test/never")
+    finally:
+        with contextlib.suppress(Exception):
+            docker_client.images.remove(by_name, force=True)
+
+
 def test_network_packages_missing_base_image_is_named_never_pulled(tmp_path, docker_client):
     result = _build(tmp_path, "--packages", PACKAGE, "--base", "tether-test/absent-base:1")
     assert result.exit_code == 2 and "tether-test/absent-base:1 is not present locally" in result.stderr
