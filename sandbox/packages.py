@@ -110,9 +110,22 @@ def install(client: docker.DockerClient, base: str, tag: str, packages: list[str
             hosts: list[str], *, timeout_s: float = 1800.0) -> PackagesResult:
     """Add `packages` to `base` with apt-get through the proxy open to `hosts`; tag the result `tag`.
 
+    The same file lock as `tether sandbox build` keeps one build of a tag at a time (two installs into the
+    default image do not lose each other's packages).
+
     Raises:
         SandboxError: no python3 in the base (the forwarder needs it), apt-get failed (its output's tail named).
     """
+    from filelock import FileLock
+
+    from tether.sandbox.images import build_lock
+
+    with FileLock(str(build_lock(tag))):
+        return _install(client, base, tag, packages, network, hosts, timeout_s)
+
+
+def _install(client: docker.DockerClient, base: str, tag: str, packages: list[str], network: SandboxNetwork,
+             hosts: list[str], timeout_s: float) -> PackagesResult:
     start = time.monotonic()
     state = BuildState(image=base)
     from_base(client, state)

@@ -77,8 +77,8 @@ def apt_repo(tmp_path_factory, debian_image, docker_client):
         docker_client.images.remove(base, force=True)
 
 
-def _build(tmp_path: Path, *args: str, addresses: list[str] | None = None):
-    env = {"TETHER_NETWORK__ADDRESSES": json.dumps(addresses or [])}
+def _build(tmp_path: Path, *args: str, addresses: list[str] | None = None, **extra: str):
+    env = {"TETHER_NETWORK__ADDRESSES": json.dumps(addresses or []), **extra}
     result = CliRunner().invoke(app, ["sandbox", "build", *args, "--home", str(tmp_path / "home")], env=env)
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
@@ -107,7 +107,8 @@ def test_network_packages_install_through_the_proxy_from_the_images_apt_sources(
         assert config["User"] == "1000:1000" and config["WorkingDir"] == "/home/tether/workspace"
         assert config["Cmd"] == ["sleep", "infinity"] and PACKAGE in config["Labels"]["tether.extra-packages"]
         assert config["Labels"]["tether.sandbox"] == ""  # the step's owner labels are not the image's
-        again = _build(tmp_path, "--packages", PACKAGE, "--base", base, "--tag", tag, addresses=[index.host])
+        again = _build(tmp_path, "--packages", f"{PACKAGE}=1.0-1", "--base", base, "--tag", tag,
+                       addresses=[index.host])
         assert again.exit_code == 0 and f"the proxy was open to {index.host}" in again.stdout, again.stderr
         assert f'`[sandbox] image = "{tag}"`' in again.stderr
         lists = docker_client.containers.run(tag, ["sh", "-c", "ls /var/lib/apt/lists | grep -c Packages || true"],
@@ -160,6 +161,13 @@ def test_network_packages_missing_base_image_is_named_never_pulled(tmp_path, doc
     assert result.exit_code == 2 and "tether-test/absent-base:1 is not present locally" in result.stderr
     assert "never pulled" in result.stderr and result.stderr.strip().splitlines()[-1].startswith("error:")
     assert sum(line.startswith("error:") for line in result.stderr.splitlines()) == 1
+
+
+def test_network_packages_refused_without_apt_or_with_the_network_off(tmp_path, tiny_image):
+    no_apt = _build(tmp_path, "--packages", PACKAGE, "--base", tiny_image, "--tag", "tether-test/never:1")
+    assert no_apt.exit_code == 2 and f"{tiny_image} has no /etc/apt" in no_apt.stderr, no_apt.stderr
+    off = _build(tmp_path, "--packages", PACKAGE, "--base", tiny_image, TETHER_NETWORK__MODE="off")
+    assert off.exit_code == 2 and "the network is off" in off.stderr, off.stderr
 
 
 @pytest.mark.parametrize("name", ["Hello", "-oAPT::Get::Foo=1", "a", "pkg;rm", "pkg:amd64", "pkg/bookworm",
