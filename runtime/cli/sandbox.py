@@ -74,6 +74,8 @@ def build(
     if packages is not None or names or base is not None:
         if dockerfile is not None or tiny or build_network:
             fail("--packages adds to an image; it does not combine with --dockerfile, --tiny or --build-network")
+        if packages is None and not names:
+            fail("--base names the image --packages adds to; pass the names too (`--packages NAME...`)")
         if packages is None:
             fail(f"installing {' '.join(names or [])[:80]} opens the network: pass the names after --packages "
                  "(`tether sandbox build --packages NAME...`)")
