@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import time
 
-from tether.guardian import downloads, exposure, host_escape, program_pass, secrets_flow
+from tether.guardian import downloads, exposure, host_escape, program_pass, sandbox_context, secrets_flow
 from tether.guardian.bashlex_load import bashlex
 from tether.guardian.decision import Hit, Limits, Result, Where, strictest
 from tether.guardian.decode import static_output
@@ -97,7 +97,8 @@ class Analyser:
         decision = strictest(*(h.decision for h in hits))
         risky = [h for h in hits if h.decision != "allow"]
         reason = "; ".join(f"{h.id}: {h.reason}" for h in risky) or "no risk pattern matched"
-        return Result(decision, hits, reason, [command, *[d for d in self.decoded if d != command][:16]])
+        return Result(decision, hits, reason, [command, *[d for d in self.decoded if d != command][:16]],
+                      getattr(self, "volatile", False))
 
     def _tick(self) -> None:
         if self.deadline.passed():
@@ -247,7 +248,7 @@ class Analyser:
         t = resolve(raw, cwd, self.home)
         if t.unknown and harmless_unknown(raw, verb, cwd, self.home, self.ws):
             return
-        for rid in judge_write(t, verb, self.ws, self.config.min_write_depth):
+        for rid in judge_write(t, verb, self.ws, self.config.min_write_depth, self.home):
             self._hit(rid, prog, raw.replace(UNKNOWN, "$?") if t.unknown else t.path)
         if not t.unknown:
             for path in [t.path + ("/" if t.glob else ""), *glob_targets(normalise(raw, cwd, self.home), self.home)]:
@@ -258,7 +259,7 @@ class Analyser:
     def _inv(self, inv: Inv, depth: int) -> None:
         prog = inv.prog
         for rule in rules_for(prog):
-            if rule.test is not None and rule.test(inv):
+            if rule.test is not None and rule.test(inv) and not sandbox_context.waived(self, rule.id, inv):
                 self._hit(rule.id, prog)
         from tether.guardian.targets import write_targets
 
