@@ -10,7 +10,7 @@ analysed on its own; what counts is what counts for a command run elsewhere:
 deny-level findings and data or infrastructure destruction (a database
 reset, a cloud delete). A package.json that cannot be read safely (a link, not
 a regular file, over the bound, not JSON) or a working folder unknown until
-run time asks (EXEC-006). No package.json: npm finds no script, nothing runs.
+run time asks (EXEC-006, registered in `rules_programs`). No package.json: npm finds no script, nothing runs.
 A package.json written earlier in the line is `program_pass`'s (manifests).
 
 Parts:
@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 
 from tether.guardian.escapes import Act
 from tether.guardian.paths import normalise, under
-from tether.guardian.rules import static_rule
 from tether.guardian.words import UNKNOWN
 
 if TYPE_CHECKING:
@@ -52,9 +51,6 @@ _PNPM_OWN = frozenset(
 """pnpm's own commands: any other first word is a script (`pnpm db:reset`)."""
 _VALUED = frozenset({"--prefix", "-C", "--cwd", "--dir", "-w", "--workspace", "--filter", "-F", "--loglevel",
                      "--script-shell", "--node-options", "--registry", "--cache", "--userconfig"})
-static_rule("EXEC-006", "command-escape", "ask",
-            "runs a package.json script Tether cannot read (a link, not a regular file, over 1 MiB, not JSON, "
-            "outside the workspace, or in a folder unknown until run time)", 'cd "$d" && npm run db:reset')
 
 Isolated = Callable[..., list]
 

@@ -24,7 +24,7 @@ import shlex
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tether.guardian import downloads, escapes, exposure, management, package_scripts, payload_pass, programs
+from tether.guardian import downloads, escapes, exposure, management, payload_pass, programs
 from tether.guardian.bashlex_load import bashlex
 from tether.guardian.escapes import Act
 from tether.guardian.lazy_re import Lazy as _Lazy
@@ -94,7 +94,10 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
     downloads.runs_download(an, inv)
     exposure.check(an, inv)
     management.on_invocation(an, inv)
-    package_scripts.on_invocation(an, inv, depth, _isolated)
+    if inv.prog in ("npm", "yarn", "pnpm", "bun"):
+        from tether.guardian import package_scripts  # read only for a script run: the hook path skips it
+
+        package_scripts.on_invocation(an, inv, depth, _isolated)
 
 
 _ESCAPE_LINE = re.compile(r"^(?:\^[A-Z@\[\]])*(?::?!|:(?=(?:sh|shell|terminal|term)$))")
