@@ -77,8 +77,11 @@ class RunContext:
     """A model answer larger than this is refused (journaled, bounded) and not put into later prompts."""
 
     def check_context(self) -> CheckContext:
-        """Where a command runs, as the sandbox has it: its working folder (the workspace) and its HOME."""
-        return CheckContext(workspace=Path(self.workspace_mount), home=Path(self.home))
+        """Where a command runs, as the sandbox has it: its working folder (the workspace) and its HOME; in Tether's
+        sandbox, whose workspace files are the host folder it mounts."""
+        host = getattr(self.sandbox, "workspace", None)
+        return CheckContext(workspace=Path(self.workspace_mount), home=Path(self.home), sandbox=True,
+                            files=Path(host) if host is not None else None)
 
     def judge(self, command: str) -> Verdict:
         """The guardian's verdict on a command, with the workspace and `~` as the sandbox sees them."""

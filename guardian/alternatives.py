@@ -53,6 +53,7 @@ ALTERNATIVES: dict[str, str] = {
     "EXEC-002": "write the script inside the workspace in the same line, or run it directly",
     "EXEC-003": "run the destructive step on its own, where it is judged as itself",
     "EXEC-004": "quote the embedded command so it parses",
+    "EXEC-006": "run the script's command itself, where it is judged, with package.json a plain file in the workspace",
     # reverse shells and network listeners
     "SHELL-001": "use curl or wget for an HTTP request; never wire a shell to a socket",
     "SHELL-002": "use nc without -e/-c for a plain connection test (`nc -zv host port`)",

@@ -42,6 +42,13 @@ def _computed_vars(env: dict[str, str]) -> bool:
     return any(UNKNOWN in v for v in env.values())
 
 
+def _moot(an: Analyser, rule_id: str, inv: Inv) -> bool:
+    """Whether a rule is moot in Tether's sandbox (imported only there: the hook path never judges for it)."""
+    from tether.guardian.sandbox_context import waived
+
+    return waived(an, rule_id, inv)
+
+
 class BudgetError(TimeoutError):
     """The check ran past `GuardianConfig.time_budget_ms` (or its wall-clock ceiling)."""
 
@@ -99,7 +106,8 @@ class Analyser:
         decision = strictest(*(h.decision for h in hits))
         risky = [h for h in hits if h.decision != "allow"]
         reason = "; ".join(f"{h.id}: {h.reason}" for h in risky) or "no risk pattern matched"
-        return Result(decision, hits, reason, [command, *[d for d in self.decoded if d != command][:16]])
+        return Result(decision, hits, reason, [command, *[d for d in self.decoded if d != command][:16]],
+                      getattr(self, "volatile", False))
 
     def _tick(self) -> None:
         if self.deadline.passed():
@@ -253,7 +261,7 @@ class Analyser:
         t = resolve(raw, cwd, self.home)
         if t.unknown and harmless_unknown(raw, verb, cwd, self.home, self.ws):
             return
-        for rid in judge_write(t, verb, self.ws, self.config.min_write_depth):
+        for rid in judge_write(t, verb, self.ws, self.config.min_write_depth, self.home):
             self._hit(rid, prog, raw.replace(UNKNOWN, "$?") if t.unknown else t.path)
         if not t.unknown:
             for path in [t.path + ("/" if t.glob else ""), *glob_targets(normalise(raw, cwd, self.home), self.home)]:
@@ -264,7 +272,7 @@ class Analyser:
     def _inv(self, inv: Inv, depth: int) -> None:
         prog = inv.prog
         for rule in rules_for(prog):
-            if rule.test is not None and rule.test(inv):
+            if rule.test is not None and rule.test(inv) and not (self.ctx.sandbox and _moot(self, rule.id, inv)):
                 self._hit(rule.id, prog)
         from tether.guardian.targets import write_targets
 

@@ -34,7 +34,8 @@ def check(command: str, context: CheckContext, config: GuardianConfig | None = N
         and every decoded form analysed. Never raises for any command text.
     """
     config = config or _DEFAULT
-    key = (command, str(context.workspace), str(context.working_dir), str(context.home),
+    key = (command, str(context.workspace), str(context.working_dir), str(context.home), context.sandbox,
+           str(context.files),
            config.time_budget_ms, config.max_depth, config.min_write_depth, config.wall_budget_ms)
     cached = _CACHE.get(key)
     if cached is not None:
@@ -42,7 +43,10 @@ def check(command: str, context: CheckContext, config: GuardianConfig | None = N
         return cached.model_copy(deep=True)
     if not isinstance(command, str):
         return Verdict.of(judge(command, context))
-    verdict = Verdict.of(judge(command, context, config))  # type: ignore[arg-type]
+    result = judge(command, context, config)  # type: ignore[arg-type]
+    verdict = Verdict.of(result)
+    if result.volatile:
+        return verdict  # it read a file (a package.json script): the next check reads it again
     _CACHE[key] = verdict
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

@@ -3,7 +3,8 @@
 Parts:
     Decision, SEVERITY, strictest: allow < ask < deny.
     Hit: one rule that fired (the plain form of `verdict.RuleHit`).
-    Where: workspace, working directory and home of one check.
+    Where: workspace, working directory and home of one check, and whether it
+        runs in Tether's own sandbox (see `verdict.CheckContext.sandbox`).
     Limits / LIMITS: time budget, payload depth and minimum write depth
         (`config.GuardianConfig` takes its defaults from LIMITS).
 """
@@ -45,6 +46,8 @@ class Where:
     workspace: Path
     cwd: Path | None = None
     home: Path = Path("/home/tether")
+    sandbox: bool = False
+    files: Path | None = None
 
     @property
     def working_dir(self) -> Path:
@@ -72,6 +75,8 @@ class Result:
     hits: list[Hit]
     reason: str
     decoded: list[str]
+    volatile: bool = False
+    """It depends on a file read from disk (a package.json script): not to be cached."""
 
     @property
     def rules(self) -> list[str]:

@@ -211,7 +211,7 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
         decision, why = _max(decision, "ask"), "every migration undone"
     if v.get("deny") and _opt_present(args, v["deny"]):
         decision, why = "deny", next(o for o in v["deny"].split() if _opt_present(args, o))
-    if v.get("root") and any(re.match(v["root"], t) for t in targets) and (
+    if v.get("root") and (any(re.match(v["root"], t) for t in targets) or v.get("rootbare") and not targets) and (
             not v.get("rootneed") or _opt_present(args, v["rootneed"])) and not _opt_present(args, "--include"):
         decision, why = "deny", "the whole bucket or database"
     if any(UNKNOWN in t for t in targets) and every:

@@ -36,7 +36,8 @@ Verb entry keys:
         `_all`), default deny.
     root: a regex; a target matching it is the whole container (a bucket's
         root, `/` of a database): deny (with one of `rootneed`, when given:
-        `--recursive`; not with `--include`, which picks some keys).
+        `--recursive`; not with `--include`, which picks some keys);
+        `rootbare`: no target at all is the root too (`consul kv delete -recurse`).
     zero: `migrate APP zero` (every migration undone) asks.
     text: a regex; an argument after the verb (or stdin) matching it asks: code
         that wipes tables (`rails runner 'User.delete_all'`, `manage.py shell -c`).
@@ -55,6 +56,7 @@ always allow (see `SAFE`).
 
 # fmt: off
 _K8S_DELETE = {"do": "ask"}
+_SQL_WIPE = r"(?i)\b(?:drop\s+(?:database|table|schema)|truncate\s+(?:table\s+)?\w|delete\s+from\s+\w+\s*(?:;|$))"
 _WIPE_CODE = (r"(?i)\.(?:delete_all|destroy_all|truncate)\b|objects\.all\(\)\.delete\(|\bdrop_table\b|"
               r"\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|Repo\.delete_all|::truncate\(|"
               r"\.query\(\w+\)\.delete\(|deleteMany\(\s*\{?\s*\}?\s*\)")
@@ -107,7 +109,9 @@ MANAGEMENT: dict[str, dict] = {
     "heroku": {"fam": "paas", "generic": True, "verbs": {
         "apps:destroy": {"do": "ask"}, "destroy": {"do": "ask"}, "pg:reset": {"do": "ask", "cat": "data"},
         "addons:destroy": {"do": "ask"}, "pg:backups:delete": {"do": "ask", "cat": "data"},
-        "redis:cli": {"do": "allow"}, "run:detached": {"do": "allow"}}},
+        "redis:cli": {"do": "allow"}, "run:detached": {"do": "allow"},
+        "pg:backups:restore": {"do": "ask", "cat": "data"}, "pg:copy": {"do": "ask", "cat": "data"},
+        "pg:psql": {"do": "allow", "cat": "data", "text": _SQL_WIPE}}},
     "firebase": {"fam": "paas", "verbs": {
         "projects:delete": {"do": "deny"}, "hosting:disable": {"do": "ask"},
         "firestore:delete": {"do": "ask", "cat": "data", "deny": "--all-collections", "root": r"^/?$"},
@@ -195,6 +199,10 @@ MANAGEMENT: dict[str, dict] = {
                   "unlink": {"do": "ask", "mass": "deny"}, "shutdown": {"do": "ask"},
                   "config set": {"do": "ask"}}},
     "etcdctl": {"fam": "store", "verbs": {"del": {"do": "ask", "root": r"^/?$", "rootneed": "--prefix --from-key"}}},
+    "consul": {"fam": "store", "gvalued": "-token -token-file -http-addr -datacenter -namespace -partition -ca-file "
+                                         "-client-cert -client-key -tls-server-name -cas -modify-index",
+        "verbs": {"kv delete": {"do": "ask", "root": r"^/?$", "rootneed": "-recurse --recurse", "rootbare": True},
+                  "snapshot restore": {"do": "ask"}}},
     "mc": {"fam": "store", "aka": "mcli", "verbs": {
         "rm": {"do": "ask", "root": r"^[\w.-]+/[\w.-]+/?$", "rootneed": "-r --recursive"},
         "rb": {"do": "ask", "deny": "--force"}}},

