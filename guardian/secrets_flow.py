@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tether.guardian import programs
+from tether.guardian import secrets_carry as carry
 from tether.guardian import secrets_table as T
 from tether.guardian.lazy_re import Lazy as _Lazy
 from tether.guardian.operands import path_operands
@@ -38,6 +39,7 @@ from tether.guardian.secrets_model import (
     WHOLE_HOME,
     Origins,
     Sink,
+    dotenv_named,
     dotenv_outside,
     is_source,
     language,
@@ -116,6 +118,7 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
     seen_source: Origins = set()
     token_simples: list[tuple[Simple, str]] = []
     used: set[str] = set()
+    fns = carry.functions(simples) if any(s.in_function for s in simples) else {}
     for s in simples:
         got: Origins = set()
         if not s.argv:
@@ -132,6 +135,12 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                 own.add((why, tok[1] if tok else ""))
                 if tok and tok[2]:
                     token_simples.append((s, tok[0]))
+        if s.argv[0] in fns and s.argv[0] != s.in_function:
+            for b in fns[s.argv[0]]:
+                own |= taint.get(id(b), set())  # a function that prints a secret is a source
+        if s.argv[0] in (".", "source") and len(s.argv) > 1 and UNKNOWN not in s.argv[1] and \
+                dotenv_named(s.argv[1]):
+            flow.vars.add(("sourced " + normalise(s.argv[1], s.cwd, an.home), ""))
         for u in _chain(s):
             got |= taint.get(id(u), set())
         for r in s.redirects:
@@ -156,14 +165,29 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
         if (got or own) and not quiet:
             taint[id(s)] = got | own
             seen_source |= got | own
+        if got and s.argv[0] in fns and s.argv[0] != s.in_function:
+            for binv, bsink in carry.body_sinks(fns[s.argv[0]]):
+                if not owned(got, bsink):
+                    an._hit("EXFIL-006", binv.prog, f"{sorted(got)[0][0]} -> {s.argv[0]}() -> {binv.prog}")
+        carry.built_image(an, flow.files, s)
         for inv in invs:
             sink = sink_of(inv)
+            if sink is not None and inv.prog in T.CONFIG_OPTS:
+                extra = carry.config_args(an, inv)
+                if extra is None:
+                    an._hit("EXFIL-008", inv.prog, "its options are in a file the guardian cannot read")
+                elif extra:
+                    inv = Inv(inv.argv + extra, s)
+                    sink = sink_of(inv) or sink
             if sink is None:
                 continue
             carried = got | _sink_files(an, flow, inv, sink)  # its own reads count through its inputs
             if carried and not owned(carried, sink):
                 label = sorted(carried)[0][0]
-                an._hit("EXFIL-006", inv.prog, f"{label} -> {inv.prog}")
+                if all(lab.startswith("sourced ") for lab, _owner in carried):
+                    an._hit("EXFIL-007", inv.prog, f"variables from {label[8:]} -> {inv.prog}")  # which is unknown
+                else:
+                    an._hit("EXFIL-006", inv.prog, f"{label} -> {inv.prog}")
             elif carried:
                 used |= {label for label, _owner in carried}  # a token sent to its own service
                 continue
@@ -230,9 +254,16 @@ def _sink_files(an: Analyser, flow: Flow, inv: Inv, sink: Sink) -> Origins:
     for raw in names:
         if UNKNOWN in raw or not raw:
             continue  # a file written under an unknown name may be this one: EXFIL-007 asks
+        if raw.startswith("image:"):
+            out |= flow.files.get(raw, set())  # an image built from a context holding a secret
+            continue
         p = normalise(raw, s.cwd, an.home)
         out |= flow.files.get(p, set())
-        if secret_path(p) or sink.kind == "copy" and DIRS.search(p) and not under(an.ws, p) and \
+        if sink.kind in ("copy", "cloud"):
+            for q, origins in flow.files.items():
+                if under(q, p):
+                    out |= origins  # a folder uploaded whole, a secret written inside it
+        if secret_path(p) or sink.kind in ("copy", "cloud") and DIRS.search(p) and not under(an.ws, p) and \
                 not WHOLE_HOME.match(p):  # a home copied whole to a host is EXFIL-003's question
             out.add((p, ""))
     return out

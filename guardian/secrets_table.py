@@ -9,7 +9,9 @@ container pages); the table is written for this project.
 Sources:
     ENV_DUMPS: program -> how it dumps the whole environment: "bare" (no
         operand: `printenv`, `env`), "opts:LETTERS" (`export -p`, `declare -x`;
-        no operand or only those options).
+        no operand or only those options), "code" (a filter language whose
+        program, an operand, names the whole environment: `jq -n env`,
+        `jq -n '$ENV'`; ENV_CODE is that pattern).
     TOKEN_COMMANDS: program -> `sub`: subcommand prefixes (space separated
         words, `|` between them; "*" any) that print a token, password or key
         (reading one asks, CRED-005); `store`: reads of a secret manager the
@@ -29,7 +31,21 @@ Sinks:
         to a `host:` destination), "shell" (stdin and remote command), "dns"
         (the queried name), "mail" (stdin, body files), "cloud" (an upload to a
         bucket, a gist or a release: `aws s3 cp F s3://..`, `gsutil cp`,
-        `gh gist create F`).
+        `gh gist create F`; UPLOADS says which words are the files).
+    UPLOADS: program -> subcommand words (`|` between prefixes) -> how its
+        local inputs are named: "to:PREFIXES" (the operands before the first
+        remote URL with one of those prefixes: `aws s3 sync DIR s3://b`),
+        "opt:OPTIONS" (the values of those options: `az storage blob upload
+        -f F`), "all" (every operand; stdin when none: `gh gist create`),
+        "after:N" (operands from the N-th on: `gh release upload TAG F..`),
+        "backup:OPTIONS" (operands; a sink unless that repository option names
+        a local folder: `restic -r R backup DIR`), "borg" (`borg create
+        REPO::A PATHS`, a sink when REPO is remote), "image" (`docker push
+        TAG`: the image a `docker build` of a context holding secrets made).
+    CONFIG_OPTS: program -> options naming a file of more options
+        (`curl -K cfg`): read when written in the line, else the line asks.
+    BUILDERS: programs whose `build` subcommand packs a context folder into an
+        image named by -t/--tag (what `docker push` then sends).
     HTTP_DATA: option -> "value" (literal data) | "file" (a file or `-`).
 Other:
     METADATA: regex of cloud instance-metadata hosts; METADATA_SECRET: the
@@ -47,8 +63,9 @@ Other:
 # fmt: off
 ENV_DUMPS: dict[str, str] = {
     "env": "bare", "printenv": "bare", "set": "bare", "export": "opts:p", "declare": "opts:xpg",
-    "typeset": "opts:xpg", "compgen": "opts:ve",
+    "typeset": "opts:xpg", "compgen": "opts:ve", "jq": "code", "gojq": "code", "jaq": "code", "yq": "code",
 }
+ENV_CODE: str = r"(?:^|[^\w.$])(?:\$ENV|env|envs)\b(?!\s*[.\[(])"
 
 TOKEN_COMMANDS: dict[str, dict[str, str]] = {
     "gh": {"sub": "auth token", "owner": "github.com githubusercontent.com ghcr.io"},
@@ -137,7 +154,29 @@ NET_SINKS: dict[str, str] = {
     "ping": "dns", "ping6": "dns", "traceroute": "dns",
     "sendmail": "mail", "mail": "mail", "mailx": "mail", "mutt": "mail", "msmtp": "mail", "swaks": "mail",
     "git": "git", "aws": "cloud", "gsutil": "cloud", "gcloud": "cloud", "gh": "cloud", "az": "cloud",
+    "azcopy": "cloud", "restic": "cloud", "borg": "cloud", "svn": "cloud", "docker": "cloud", "podman": "cloud",
+    "buildah": "cloud", "s3cmd": "cloud", "mc": "cloud", "b2": "cloud", "oras": "cloud",
 }
+
+UPLOADS: dict[str, dict[str, str]] = {
+    "aws": {"s3 cp|s3 mv|s3 sync": "to:s3://"},
+    "gsutil": {"cp|mv|rsync": "to:gs://"},
+    "gcloud": {"storage cp|storage mv|storage rsync|alpha storage cp|alpha storage rsync": "to:gs://"},
+    "az": {"storage blob upload|storage file upload|storage fs file upload": "opt:-f --file",
+           "storage blob upload-batch|storage file upload-batch|storage blob sync|storage fs directory upload":
+           "opt:-s --source"},
+    "azcopy": {"copy|cp|sync": "to:https://"},
+    "s3cmd": {"put|sync": "to:s3://"}, "mc": {"cp|mirror": "to:"}, "b2": {"upload-file|sync": "to:b2://"},
+    "gh": {"gist create": "all", "release upload": "after:1"},
+    "restic": {"backup": "backup:-r --repo"},
+    "borg": {"create": "borg"},
+    "svn": {"import": "to:http:// https:// svn:// svn+ssh://", "commit|ci": "all"},
+    "docker": {"push|image push": "image"}, "podman": {"push|image push": "image"}, "buildah": {"push": "image"},
+    "oras": {"push": "after:1"},
+}
+
+CONFIG_OPTS: dict[str, str] = {"curl": "-K --config", "wget": "--config", "aria2c": "--conf-path"}
+BUILDERS: frozenset[str] = frozenset({"docker", "podman", "buildah", "nerdctl", "kaniko"})
 
 HTTP_DATA: dict[str, str] = {
     "-d": "value", "--data": "value", "--data-raw": "value", "--data-binary": "value",
