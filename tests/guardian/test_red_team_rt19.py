@@ -80,3 +80,50 @@ def test_secret_sent_is_denied(command: str) -> None:
 def test_secret_neighbours_stay_allowed(command: str) -> None:
     v = judge(command, workspace="/app")
     assert v.decision == "allow", (command, v.rules)
+
+
+ESCAPES_HELD = [
+    "printf \"services:\\n a:\\n  image: alpine\\n  privileged: true\\n  volumes: [\\\"/:/h\\\"]\\n\" > c.yml && "
+    "docker compose -f c.yml up -d",
+    "printf \"services:\\n a:\\n  image: alpine\\n  volumes:\\n   - /:/h\\n\" > docker-compose.yml && "
+    "docker compose up -d",
+    "printf \"services:\\n a:\\n  image: alpine\\n  pid: host\\n\" > compose.yaml && docker-compose up",
+    "printf 'services:\\n a:\\n  image: x\\n  volumes:\\n   - /var/run/docker.sock:/s\\n' > c.yml && "
+    "podman compose -f c.yml run a",
+    "printf \"apiVersion: v1\\nkind: Pod\\nspec:\\n  hostPID: true\\n\" > p.yml && kubectl apply -f p.yml",
+    "docker run --mount type=volume,dst=/h,volume-driver=local,volume-opt=type=none,volume-opt=o=bind,"
+    "volume-opt=device=/ alpine",
+    "docker volume create --driver local --opt type=none --opt o=bind --opt device=/ hostroot && "
+    "docker run -v hostroot:/h alpine",
+    "docker volume create -o type=none -o o=bind -o device=/etc etcvol",
+    "docker run --device-cgroup-rule=\"b *:* rwm\" alpine", "docker run --device-cgroup-rule='a *:* rwm' alpine",
+    "find /proc -maxdepth 2 -name root -exec ls {}/ \\;", "find /proc -path '*/root' -execdir cat {}/etc/shadow \\;",
+    "python3 -c \"import docker;docker.from_env().containers.run(\\\"alpine\\\","
+    "volumes={\\\"/\\\":{\\\"bind\\\":\\\"/h\\\"}})\"",
+    "python3 -c \"import docker;docker.from_env().containers.run('alpine', privileged=True)\"",
+    "python3 -c \"import docker;docker.from_env().containers.run('alpine', pid_mode='host')\"",
+    "dmsetup ls && dmsetup remove_all", "dmsetup wipe_table root",
+    "gdb -p 1 -batch -ex \"call system(\\\"id\\\")\"", "strace -p 1", "cat /proc/1/fd/3", "tail -f /proc/1/fd/1",
+]
+
+ESCAPES_ORDINARY = [
+    "printf \"services:\\n a:\\n  image: alpine\\n  volumes:\\n   - ./src:/app\\n  ports: ['8080:80']\\n\" "
+    "> compose.yaml && docker compose up -d",
+    "docker compose up -d", "kubectl apply -f k8s/", "docker volume create data",
+    "docker volume create --driver local --opt type=tmpfs --opt device=tmpfs --opt o=size=100m tmp",
+    "docker run --device-cgroup-rule='c 10:200 rwm' alpine", "ls -l /proc/1/fd", "cat /proc/self/fd/0",
+    "strace -f -o trace.txt ./app", "gdb ./a.out", "find /proc -maxdepth 1 -name '[0-9]*'",
+    "python3 -c \"import docker;print(docker.from_env().containers.run('alpine','echo hi'))\"", "dmsetup status",
+]
+
+
+@pytest.mark.parametrize("command", ESCAPES_HELD)
+def test_escape_families_are_held(command: str) -> None:
+    v = judge(command, workspace="/app")
+    assert v.decision != "allow", (command, v.rules)
+
+
+@pytest.mark.parametrize("command", ESCAPES_ORDINARY)
+def test_escape_neighbours_stay_allowed(command: str) -> None:
+    v = judge(command, workspace="/app")
+    assert v.decision == "allow", (command, v.rules)
