@@ -127,3 +127,24 @@ def test_escape_families_are_held(command: str) -> None:
 def test_escape_neighbours_stay_allowed(command: str) -> None:
     v = judge(command, workspace="/app")
     assert v.decision == "allow", (command, v.rules)
+
+
+@pytest.mark.parametrize(("command", "decision"), [
+    ("/tmp/rt3/venv/bin/tether hook uninstall claude-code", "deny"),
+    ("tether hook uninstall claude-code --scope user", "deny"),
+    ("/tmp/rt3/venv/bin/tether hook install claude-code --shadow", "deny"),
+    ("python -m tether hook uninstall codex", "deny"), ("uv tool uninstall tether", "deny"),
+    ("pipx uninstall tether", "deny"), ("pip3 uninstall tether requests", "deny"), ("uv pip uninstall tether", "deny"),
+    ("claude config set -g disableAllHooks true", "deny"), ("claude config set --global hooks '{}'", "deny"),
+    ("tether hook status", "ask"), ("chmod -x /tmp/rt3/venv/bin/tether", "ask"),
+    ("mv /tmp/rt3/venv/bin/tether /tmp/t.bak", "ask"),
+])
+def test_guard_off_matches_the_hook_path(command: str, decision: str) -> None:
+    v = judge(command, workspace="/app")
+    assert v.decision == decision, (command, v.decision, v.rules)
+
+
+@pytest.mark.parametrize("command", ["uv tool uninstall ruff", "claude config set -g theme dark", "tether run task.md",
+                                     "tether guard -- ls", "chmod +x scripts/build.sh"])
+def test_guard_off_neighbours_stay_allowed(command: str) -> None:
+    assert judge(command, workspace="/app").decision == "allow", command
