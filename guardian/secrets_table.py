@@ -244,8 +244,9 @@ COMPOSE_FILES: tuple[str, ...] = ("compose.yaml", "compose.yml", "docker-compose
 ATTACH: dict[str, str] = {"gdb": "-p --pid", "strace": "-p --attach", "ltrace": "-p", "lldb": "-p --attach-pid",
                           "gcore": "*", "gdbserver": "--attach", "pyrasite": "*", "frida": "-p --attach-pid",
                           "py-spy": "-p --pid", "pstack": "*", "ptrace": "-p", "bpftrace": "-p"}
-"""Programs that attach to a running process (read its memory, run code in it): options naming
-the pid ("*": the first operand is one)."""
+"""Programs that attach to a running process: options naming the pid ("*": the first operand is
+one). Attaching to pid 1 (the host's init when the pid namespace is shared) or running code in
+the process asks; debugging one's own process is ordinary."""
 PROC_FD: str = r"^/proc/(?:\d+|[*?\[][^/]*)/(?:fd|fdinfo|map_files)(?:/|$)"
 """Another process's open files (`/proc/1/fd/3` of the host's init when the pid namespace is shared)."""
 CODE_ESCAPE: str = (r"(?:containers\.(?:run|create)|create_container|createContainer|ContainerCreate)\b[\s\S]{0,600}?"

@@ -58,7 +58,9 @@ SECRET_CASES: dict[str, tuple[list[str], list[str]]] = {
     "GUARD-004": (["tether hook status", "chmod -x /opt/venv/bin/tether", "mv ~/.local/bin/tether /tmp/t.bak",
                    "cp /tmp/fake ~/.local/bin/tether"],
                   ["chmod +x scripts/build.sh", "cp ~/.local/bin/tether /tmp/t", "tether run task.md"]),
-    "PROC-005": (["gdb -p 1 -batch -ex 'call system(\"id\")'", "strace -p 1", "gdb --pid=4242", "ltrace -p 77",
+    "PROC-005": (["gdb -p 1 -batch -ex 'call system(\"id\")'", "strace -p 1",
+                  "gdb --pid=4242 -ex 'call system(\"id\")'", "ltrace -p 1",
                   "cat /proc/1/fd/3", "gcore 1", "py-spy dump --pid 1"],
-                 ["strace -f -o trace.txt ./app", "gdb ./a.out", "ls -l /proc/1/fd", "cat /proc/self/fd/0"]),
+                 ["strace -f -o trace.txt ./app", "gdb ./a.out", "ls -l /proc/1/fd", "cat /proc/self/fd/0",
+                  "gdb -batch -ex 'thread apply all bt' -p 4242", "strace -p 4242", "py-spy dump --pid $(pgrep x)"]),
 }
