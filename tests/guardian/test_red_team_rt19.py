@@ -148,3 +148,42 @@ def test_guard_off_matches_the_hook_path(command: str, decision: str) -> None:
                                      "tether guard -- ls", "chmod +x scripts/build.sh"])
 def test_guard_off_neighbours_stay_allowed(command: str) -> None:
     assert judge(command, workspace="/app").decision == "allow", command
+
+
+MGMT_HELD = [
+    "terraform apply -auto-approve -replace=aws_db_instance.main",
+    "terraform plan -destroy -out=p.tfplan && terraform apply -auto-approve p.tfplan",
+    "tofu plan -destroy -out p && tofu apply p",
+    "terraform taint aws_db_instance.main && terraform apply -auto-approve",
+    "pulumi up --yes --replace \"urn:pulumi:prod::app::aws:rds/instance:Instance::db\"",
+    "pulumi up --yes --target-replace urn:x",
+    "gsutil -m rsync -d -r empty gs://company-data",
+    "gcloud storage rsync -r --delete-unmatched-destination-objects empty gs://company-data",
+    "echo \"TRUNCATE users CASCADE\" | psql -h db.prod.internal app",
+    "echo \"DROP TABLE users\" | psql -h db.internal app",
+    "printf \"DROP DATABASE app;\\n\" > d.sql && psql -h prod-db -f d.sql",
+    "printf \"DROP TABLE x;\\n\" > d.sql && mysql -h db < d.sql",
+    "crictl rmp -af", "crictl rm -a", "helmfile -e production destroy", "helmfile destroy", "flux uninstall --silent",
+    "docker service rm $(docker service ls -q)", "lxc delete --force prod", "incus delete web1",
+    "virsh undefine --remove-all-storage prod-vm", "vagrant destroy -f",
+    "pwsh -c \"Remove-Item -Recurse -Force ~\"", "powershell -Command 'Remove-Item -Path / -Recurse -Force'",
+]
+
+MGMT_ORDINARY = [
+    "terraform apply -auto-approve", "terraform plan -out=tfplan && terraform apply tfplan", "pulumi up --yes",
+    "gsutil -m rsync -r build gs://site", "echo \"SELECT 1\" | psql -h db app", "psql -f migrations/001.sql",
+    "crictl ps -a", "vagrant up", "lxc list", "virsh list --all", "flux get kustomizations", "helmfile apply",
+    "docker service ls", "pwsh -c 'Remove-Item -Recurse -Force ./build'",
+]
+
+
+@pytest.mark.parametrize("command", MGMT_HELD)
+def test_management_families_are_held(command: str) -> None:
+    v = judge(command, workspace="/app")
+    assert v.decision != "allow", (command, v.rules)
+
+
+@pytest.mark.parametrize("command", MGMT_ORDINARY)
+def test_management_neighbours_stay_allowed(command: str) -> None:
+    v = judge(command, workspace="/app")
+    assert v.decision == "allow", (command, v.rules)
