@@ -184,8 +184,8 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
             carried = got | _sink_files(an, flow, inv, sink)  # its own reads count through its inputs
             if carried and not owned(carried, sink):
                 label = sorted(carried)[0][0]
-                if all(lab.startswith("sourced ") for lab, _owner in carried):
-                    an._hit("EXFIL-007", inv.prog, f"variables from {label[8:]} -> {inv.prog}")  # which is unknown
+                if all(lab.startswith(("sourced ", "named ")) for lab, _owner in carried):
+                    an._hit("EXFIL-007", inv.prog, f"{label} -> {inv.prog}")  # which variable, what is in it: unknown
                 else:
                     an._hit("EXFIL-006", inv.prog, f"{label} -> {inv.prog}")
             elif carried:
@@ -210,6 +210,7 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
 
 
 _PROC_SECRET, _HOST_ESCAPE = re.compile(T.PROC_SECRET), re.compile(T.HOST_ESCAPE)
+_NAMED = _Lazy(T.SECRET_NAMED)
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _RUNS_TEXT = SHELLS | {"eval", "source", "."}
 _NAMES = frozenset(T.ENV_DUMPS) | frozenset(T.TOKEN_COMMANDS) | frozenset(T.NET_SINKS) | frozenset(T.REMOTE_EXEC) | \
@@ -263,6 +264,8 @@ def _sink_files(an: Analyser, flow: Flow, inv: Inv, sink: Sink) -> Origins:
             for q, origins in flow.files.items():
                 if under(q, p):
                     out |= origins  # a folder uploaded whole, a secret written inside it
+        if _NAMED.search(p.rsplit("/", 1)[-1]) and not flow.files.get(p) and not secret_path(p):
+            out.add(("named " + p, ""))  # `curl -d @secrets.json`: by its name only, so it asks
         if secret_path(p) or sink.kind in ("copy", "cloud") and DIRS.search(p) and not under(an.ws, p) and \
                 not WHOLE_HOME.match(p):  # a home copied whole to a host is EXFIL-003's question
             out.add((p, ""))

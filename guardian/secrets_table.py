@@ -142,6 +142,11 @@ SECRET_DIRS: str = (r"^(?:/home/[^/]+|/root|/Users/[^/]+)(?:/\.(?:ssh|aws|kube|g
 
 DOTENV: str = r"(?:^|/)\.env(?:\.[\w.-]+)?$|(?:^|/)[\w.-]+\.env$"
 TEMPLATES: str = r"(?:example|sample|template|dist|defaults?|tpl|schema)(?:\.|$)"
+SECRET_NAMED: str = (r"(?i)^(?:secrets?|credentials?|service[-_]?account[\w.-]*|client[-_]secrets?[\w.-]*|"
+                     r"[\w.-]*[-_]key|token|auth)\.(?:json|ya?ml|toml|txt|ini|pem)$|\.(?:key|p12|pfx|jks|keystore)$|"
+                     r"^(?:privkey|private[-_]?key)[\w.-]*$|^id_(?:rsa|ed25519|ecdsa|dsa)$")
+"""A workspace file whose name says it holds a secret (`secrets.json`, `service-account.json`,
+`server.key`): sent to another host as it is, the line asks (EXFIL-007)."""
 
 NET_SINKS: dict[str, str] = {
     "curl": "http", "wget": "http", "http": "http", "https": "http", "xh": "http", "xhs": "http",
