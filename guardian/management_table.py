@@ -77,7 +77,7 @@ MANAGEMENT: dict[str, dict] = {
             "image prune": {"do": "allow", "ask": "-a --all"},
             "container prune": {"do": "allow"},
             "rm": {"do": "allow", "mass": "deny", "deny": "-a --all"},
-            "kill": {"do": "allow", "mass": "ask"}, "stop": {"do": "allow", "mass": "ask"},
+            "kill": {"do": "allow", "mass": "ask"},
             "container rm": {"do": "allow", "mass": "deny", "deny": "-a --all"},
             "container remove": {"do": "allow", "mass": "deny", "deny": "-a --all"},
             "pod rm": {"do": "allow", "mass": "deny", "deny": "-a --all"},

@@ -171,7 +171,7 @@ MGMT_HELD = [
     "docker service rm $(docker service ls -q)", "lxc delete --force prod", "incus delete web1",
     "virsh undefine --remove-all-storage prod-vm", "vagrant destroy -f",
     "aws kms schedule-key-deletion --key-id alias/main --pending-window-in-days 7", "docker kill $(docker ps -q)",
-    "docker stop $(docker ps -aq)",
+    "docker kill $(docker ps -aq)",
     "pwsh -c \"Remove-Item -Recurse -Force ~\"", "powershell -Command 'Remove-Item -Path / -Recurse -Force'",
 ]
 
@@ -180,7 +180,8 @@ MGMT_ORDINARY = [
     "gsutil -m rsync -r build gs://site", "echo \"SELECT 1\" | psql -h db app", "psql -f migrations/001.sql",
     "crictl ps -a", "vagrant up", "lxc list", "virsh list --all", "flux get kustomizations", "helmfile apply",
     "docker service ls", "pwsh -c 'Remove-Item -Recurse -Force ./build'",
-    "docker kill web", "docker stop $(docker ps -q --filter name=web)", "aws kms describe-key --key-id x",
+    "docker kill web", "docker stop $(docker ps -q)",
+    "docker kill $(docker ps -q --filter name=web)", "aws kms describe-key --key-id x",
 ]
 
 
