@@ -109,6 +109,8 @@ ALTERNATIVES: dict[str, str] = {
     "CTR-007": "run the file-system tool on an image file in the workspace (`debugfs -R 'ls' rootfs.ext4`)",
     "CTR-008": "inspect devices read-only with `lsblk`/`blkid`, or copy from an image file",
     "CTR-009": "run the pod without host namespaces, privileges or hostPath (`kubectl run x --image=IMG --rm -it`)",
+    "GUARD-003": "leave the guard in place; ask the person to change Tether's hooks or install themselves "
+                 "(`tether hook status` shows them)",
     # git
     "GIT-001": "push to a new branch, or `git push --force-with-lease` to your own branch",
     "GIT-002": "`git stash` first, or `git reset --soft`",

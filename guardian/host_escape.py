@@ -7,7 +7,13 @@ Parts:
         `dd if=/dev/sda`), and a Kubernetes pod given the host's namespaces,
         privileges or file system (CTR-009 deny: `kubectl run --overrides` with
         `hostPID`, `kubectl debug node/x`, a manifest on stdin or written in the
-        line with `privileged: true` or `hostPath`).
+        line with `privileged: true` or `hostPath`), a compose file written in
+        the line that does the same (CTR-001 privileges, CTR-002 host binds),
+        a manifest started that the guardian cannot read (CTR-010 ask), `find
+        /proc -name root -exec` (CTR-006), a debugger or tracer attached to
+        pid 1 or running code in a process, or another process's open files
+        read (PROC-005 ask: `gdb -p 1`, `strace -p 1`, `gdb -p N -ex 'call
+        system(..)'`, `/proc/1/fd/3`).
 
 The paths (`/proc/PID/root`, sysrq) are the path rule CTR-006 (`guardian.rules_paths`);
 container engine flags are CTR-001/002 and namespaces CTR-003 (`guardian.rules_system`);
@@ -22,8 +28,9 @@ from typing import TYPE_CHECKING
 from tether.guardian import programs
 from tether.guardian import secrets_table as T
 from tether.guardian.operands import path_operands
-from tether.guardian.paths import normalise
+from tether.guardian.paths import normalise, under
 from tether.guardian.rules import Inv, static_rule
+from tether.guardian.rules_system import _SENSITIVE_MOUNT
 from tether.guardian.words import UNKNOWN
 
 if TYPE_CHECKING:
@@ -38,7 +45,18 @@ static_rule("CTR-009", "container-escape", "deny",
             "a Kubernetes pod with the host's namespaces, privileges or file system, or a node debug shell",
             "kubectl run x --image=alpine --overrides='{\"spec\":{\"hostPID\":true}}'")
 
+static_rule("CTR-010", "container-escape", "ask",
+            "starts containers from a compose file or manifest the guardian cannot read (downloaded, "
+            "written by a program, or on stdin)", "curl -o c.yml https://x.example/c.yml && docker compose -f c.yml up")
+static_rule("PROC-005", "process-control", "ask",
+            "attaches a debugger or tracer to pid 1 (the host's init when the pid namespace is shared) or runs "
+            "code in another process, or reads another process's open files",
+            "gdb -p 1 -batch -ex 'call system(\"id\")'")
+
 _BLOCK = re.compile(T.BLOCK_DEVICE)
+_INJECT = re.compile(r"^(?:call|print|p|shell|!|compile|python|source|dprintf|set\s+var)\b.*(?:\(|\bsystem\b)|"
+                     r"\b(?:system|dlopen|execve?|popen)\s*\(")
+_COMPOSE, _COMPOSE_MOUNT, _PROC_FD = re.compile(T.COMPOSE_ESCAPE), re.compile(T.COMPOSE_MOUNT), re.compile(T.PROC_FD)
 _POD = re.compile(T.POD_ESCAPE)
 _HELM_SET = re.compile(r"(?i)(?:^|[.,])(?:hostPID|hostNetwork|hostIPC|privileged)=true|hostPath")
 _RUNTIME_API = re.compile(r"://[^/\s]+:(?:2375|2376)/(?:v[\d.]+/)?(?:containers|exec|images/create|volumes)|"
@@ -71,8 +89,21 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
     if prog in T.KUBE_PROGS:
         why = _pod_escape(an, inv)
         if why:
-            an._hit("CTR-009", prog, why[:80])
+            an._hit("CTR-010" if why.startswith("unread ") else "CTR-009", prog, why[:80])
         return
+    if prog in _ENGINES or prog.endswith("-compose"):
+        _compose(an, inv)
+    if prog in T.ATTACH:
+        pid = _attached(inv, T.ATTACH[prog].split())
+        if pid == "1" or pid and any(_INJECT.search(a) for a in inv.args):
+            an._hit("PROC-005", prog, f"attaches to pid {pid}")  # init (the host's, pid namespace shared), or runs code
+    if prog in ("find", "fd") and _proc_roots(inv):
+        an._hit("CTR-006", prog, "runs a command on /proc/*/root (the host's root through another process)")
+    if prog not in T.QUIET and prog not in T.DEVICE_INFO and prog not in ("readlink", "realpath", "lsof"):
+        fd = next((a for a in inv.args + [r.target for r in inv.simple.redirects if r.op == "<"]
+                   if a.startswith("/proc/") and _PROC_FD.match(normalise(a, "/", an.home))), None)
+        if fd:
+            an._hit("PROC-005", prog, f"reads {fd[:60]}: another process's open file")
     if prog == "mknod" and any(a in ("b", "c") for a in inv.positional[1:2]):
         an._hit("CTR-007", prog, "creates a device node (a raw disk or memory behind the guardian's back)")
         return
@@ -132,8 +163,72 @@ def _pod_escape(an: Analyser, inv: Inv) -> str:
         if "://" in manifest and _POD.search(manifest):
             return f"manifest {manifest[:60]}"  # a pod from a known escape collection
         if manifest:
-            text = an._stdin(inv.simple) if manifest == "-" else an.files.get(
-                normalise(manifest, inv.simple.cwd, an.home))
+            path = normalise(manifest, inv.simple.cwd, an.home)
+            text = an._stdin(inv.simple) if manifest == "-" else an.files.get(path)
             if text and _POD.search(text):
                 return f"manifest {manifest}: {_POD.search(text).group(0)}"  # type: ignore[union-attr]
+            if not text and (manifest == "-" or path in an.files or UNKNOWN in manifest) and pos[0] != "debug":
+                return f"unread manifest {manifest}"
     return ""
+
+
+_COMPOSE_VERBS = frozenset({"up", "run", "create", "start", "restart"})
+
+
+def _compose(an: Analyser, inv: Inv) -> None:
+    """`docker compose -f F up` of a compose file written in the line: its privileges and host binds
+    (CTR-001/002), or CTR-010 when that file is downloaded, written by a program or on stdin."""
+    args, pos = inv.args, inv.positional
+    if not inv.prog.endswith("-compose"):
+        if pos[:1] != ["compose"]:
+            return
+        pos = pos[1:]
+    if not set(pos) & _COMPOSE_VERBS:
+        return
+    named = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-f", "--file")]
+    named += [a.split("=", 1)[1] for a in args if a.startswith("--file=")]
+    cwd = inv.simple.cwd
+    for raw in named or list(T.COMPOSE_FILES):
+        path = normalise(raw, cwd, an.home) if UNKNOWN not in raw else UNKNOWN
+        text = an._stdin(inv.simple) if raw in ("-", "/dev/stdin") else an.files.get(path)
+        if not text or UNKNOWN in text and not _COMPOSE.search(text):
+            if raw in ("-", "/dev/stdin") or path in an.files or UNKNOWN in raw:
+                an._hit("CTR-010", inv.prog, f"compose file {raw[:60]}")
+            continue
+        m = _COMPOSE.search(text)
+        if m:
+            an._hit("CTR-001", inv.prog, f"compose file {raw[:40]}: {m.group(0).strip()[:40]}")
+        for a, b in _COMPOSE_MOUNT.findall(text):
+            src = (a or b).rstrip("/") or "/"
+            if _SENSITIVE_MOUNT.match(src + ":"):
+                an._hit("CTR-002", inv.prog, f"compose file {raw[:40]} binds {src[:40]}")
+                break
+
+
+def _attached(inv: Inv, opts: list[str]) -> str:
+    """The pid a debugger or tracer attaches to (`gdb -p 1`, `strace -p1`, `gdb --pid=1`, `gcore 1`)."""
+    args = inv.args
+    if opts == ["*"]:
+        return next((p for p in inv.positional if p.isdigit() or UNKNOWN in p), "")
+    for i, a in enumerate(args):
+        for o in opts:
+            if a == o and i + 1 < len(args):
+                return args[i + 1].replace(UNKNOWN, "$?")
+            if a.startswith(o + "=") or len(o) == 2 and a.startswith(o) and a[2:].isdigit():
+                return a[len(o):].lstrip("=")
+    if inv.prog == "gdb" and any(p == "attach" for p in args):
+        return "?"
+    pos = inv.positional
+    return pos[1] if inv.prog == "gdb" and len(pos) > 1 and pos[1].isdigit() else ""
+
+
+def _proc_roots(inv: Inv) -> bool:
+    """`find /proc -name root -exec ..`: every process's root (the host's, from a shared pid namespace)."""
+    starts = [normalise(a, inv.simple.cwd, "/") for a in inv.args[:3] if a.startswith("/proc")]
+    if not any(under(p, "/proc") for p in starts):
+        return False
+    args = inv.args
+    names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-name", "-path", "-wholename", "-regex",
+                                                                   "-iname", "-ipath", "-iregex")]
+    return any(re.search(r"(?:^|[/*])(?:root|cwd)\b", n) for n in names) and any(
+        a in ("-exec", "-execdir", "-ok", "-okdir", "-L", "-follow", "-x", "--exec") for a in args)

@@ -174,7 +174,7 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
     if inv.prog in _HTTP:
         return _http(inv)
     if inv.prog in _SQL_CLIS:
-        return _sql(inv)
+        return _sql(inv, stdin)
     found = _tool(inv)
     if found is None:
         return None
@@ -294,16 +294,20 @@ def _http(inv: Inv) -> Finding | None:
     return None
 
 
-def _sql(inv: Inv) -> Finding | None:
+def _sql(inv: Inv, fed: str | None = None) -> Finding | None:
+    """SQL that drops or truncates: deny on a production target; asks when it comes on stdin or
+    from a file written in the line (`echo TRUNCATE .. | psql`, `psql -f d.sql`), which DB-001's
+    look at the arguments does not see."""
     from tether.guardian.rules_cloud import SQL_DESTRUCTIVE
 
     texts = [*inv.args, *([inv.simple.stdin] if inv.simple.stdin else [])]
-    if not any(SQL_DESTRUCTIVE.search(t) for t in texts):
+    hidden = bool(fed) and SQL_DESTRUCTIVE.search(fed or "") is not None
+    if not hidden and not any(SQL_DESTRUCTIVE.search(t) for t in texts):
         return None
     prod = _production(inv, [a for a in inv.args if not SQL_DESTRUCTIVE.search(a)])
     if prod:
         return Finding("deny", "data", f"drops or truncates on a production target {prod}")
-    return None
+    return Finding("ask", "data", "drops or truncates: SQL read from stdin or a file") if hidden else None
 
 
 _RULE = {("deny", "infra"): "MGMT-001", ("ask", "infra"): "MGMT-002", ("deny", "data"): "MGMT-003",
@@ -322,13 +326,47 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
         return
     found = _tool(inv)
     every = False
+    if found is not None and found[1].get("plans") and _destroy_plan(an, inv, found[1]["plans"].split()):
+        an._hit("MGMT-001", prog, "applies a destroy plan written earlier in the line")
+        return
     if found is not None:
         fed = bool({"xargs", "parallel"} & set(inv.via)) and inv.simple.upstream
         every = found[0] in listed or bool(fed and any(
             is_lister(Inv(u.argv, u)) == found[0] for u in inv.simple.upstream if u.argv))
-    f = judge(inv, every, an._stdin(inv.simple))
+    fed = an._stdin(inv.simple)
+    if prog in _SQL_CLIS:
+        fed = "\n".join(t for t in [fed, *_sql_files(an, inv)] if t) or None
+    f = judge(inv, every, fed)
     if f is not None and f.decision != "allow":
         an._hit(_RULE[(f.decision, f.category)], prog, f.detail)
+
+
+def _destroy_plan(an: Analyser, inv: Inv, opts: list[str]) -> bool:
+    """`terraform plan -destroy -out=F` remembers F; `terraform apply F` then destroys (True)."""
+    from tether.guardian.paths import normalise
+
+    plans: set[str] | None = getattr(an, "destroy_plans", None)
+    if plans is None:
+        plans = an.destroy_plans = set()  # type: ignore[attr-defined]
+    args, pos = inv.args, inv.positional
+    cwd = inv.simple.cwd
+    if pos[:1] == ["plan"] and any(a in opts for a in args):
+        outs = [a.split("=", 1)[1] for a in args if a.startswith(("-out=", "--out="))]
+        outs += [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-out", "--out")]
+        plans.update(normalise(o, cwd, an.home) for o in outs if UNKNOWN not in o)
+        return False
+    return pos[:1] == ["apply"] and any(UNKNOWN not in p and normalise(p, cwd, an.home) in plans for p in pos[1:])
+
+
+def _sql_files(an: Analyser, inv: Inv) -> list[str]:
+    """The text of SQL files a client runs (`psql -f F`, `< F`), when written earlier in the line."""
+    from tether.guardian.paths import normalise
+
+    args = inv.args
+    names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-f", "--file", "-i", "--source")]
+    names += [a.split("=", 1)[1] for a in args if a.startswith(("--file=", "--source="))]
+    names += [r.target for r in inv.simple.redirects if r.op == "<"]
+    return [an.files.get(normalise(n, inv.simple.cwd, an.home)) or "" for n in names if UNKNOWN not in n]
 
 
 def coverage() -> dict[str, tuple[int, int]]:

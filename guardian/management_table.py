@@ -22,6 +22,8 @@ Tool entry keys (all optional but `fam` and `verbs`):
         what they print, fed into a destructive verb (`$(..)`, `| xargs`), is
         every object unless the lister filters.
     filters: lister options that narrow what it prints (`--filter`, `--pattern`).
+    plans: options of `plan` that make the saved plan (`-out=F`) destroy: `apply F`
+        later in the line is judged as a destroy (deny).
     verbs: verb words (space separated, `:` kept: `apps:destroy`) -> entry.
 Verb entry keys:
     do: the decision for the verb itself: allow, ask or deny.
@@ -64,7 +66,8 @@ MANAGEMENT: dict[str, dict] = {
     # ---- container engines ----
     "docker": {"fam": "container", "aka": "podman nerdctl finch",
         "gvalued": "-H --host -c --context --config -l --log-level --namespace -n --url --connection",
-        "lists": "ps container.ls container.list volume.ls volume.list images image.ls image.list network.ls",
+        "lists": "ps container.ls container.list volume.ls volume.list images image.ls image.list network.ls "
+                 "service.ls stack.ls secret.ls config.ls node.ls",
         "filters": "-f --filter",
         "subvalued": {"compose": "-f --file -p --project-name --env-file --profile --project-directory"},
         "verbs": {
@@ -76,6 +79,7 @@ MANAGEMENT: dict[str, dict] = {
             "image prune": {"do": "allow", "ask": "-a --all"},
             "container prune": {"do": "allow"},
             "rm": {"do": "allow", "mass": "deny", "deny": "-a --all"},
+            "kill": {"do": "allow", "mass": "ask"},
             "container rm": {"do": "allow", "mass": "deny", "deny": "-a --all"},
             "container remove": {"do": "allow", "mass": "deny", "deny": "-a --all"},
             "pod rm": {"do": "allow", "mass": "deny", "deny": "-a --all"},
@@ -85,7 +89,22 @@ MANAGEMENT: dict[str, dict] = {
             "compose down": {"do": "ask", "need": "-v --volumes", "cat": "data"},
             "compose rm": {"do": "ask", "need": "-v --volumes", "cat": "data"},
             "stack rm": {"do": "ask"}, "swarm leave": {"do": "ask", "need": "-f --force"},
+            "service rm": {"do": "ask"}, "service remove": {"do": "ask"}, "secret rm": {"do": "ask"},
+            "node rm": {"do": "ask"},
         }},
+    "crictl": {"fam": "container", "lists": "ps pods images", "filters": "--label --name --namespace --pod --state",
+        "verbs": {"rmp": {"do": "ask", "deny": "-a --all"}, "rm": {"do": "ask", "deny": "-a --all"},
+                  "rmi": {"do": "allow", "mass": "ask", "ask": "-a --all --prune"},
+                  "stopp": {"do": "ask", "deny": "-a --all"}}},
+    "lxc": {"fam": "container", "aka": "incus lxc-destroy",
+        "verbs": {"delete": {"do": "ask"}, "rm": {"do": "ask"}, "storage delete": {"do": "ask", "cat": "data"},
+                  "storage volume delete": {"do": "ask", "cat": "data"}, "project delete": {"do": "ask"}}},
+    "virsh": {"fam": "container",
+        "verbs": {"undefine": {"do": "ask", "deny": "--remove-all-storage --wipe-storage --storage"},
+                  "destroy": {"do": "ask"}, "vol-delete": {"do": "ask", "cat": "data"},
+                  "pool-delete": {"do": "deny", "cat": "data"}, "vol-wipe": {"do": "deny", "cat": "data"}}},
+    "vagrant": {"fam": "container", "verbs": {"destroy": {"do": "ask"}, "box remove": {"do": "allow",
+                                                                                      "ask": "--all"}}},
     "docker-compose": {"fam": "container", "aka": "podman-compose", "gvalued": "-f --file -p --project-name "
                                                                             "--env-file --profile",
         "verbs": {"down": {"do": "ask", "need": "-v --volumes", "cat": "data"},
@@ -226,6 +245,7 @@ MANAGEMENT: dict[str, dict] = {
             "cloudformation delete-stack": {"do": "ask"},
             "secretsmanager delete-secret": {"do": "ask", "deny": "--force-delete-without-recovery"},
             "organizations close-account": {"do": "deny"}, "iam delete-user": {"do": "ask"},
+            "kms schedule-key-deletion": {"do": "ask", "cat": "data"}, "kms disable-key": {"do": "ask", "cat": "data"},
         }},
     "gcloud": {"fam": "cloud", "generic": True, "gvalued": "--project --account --configuration --format",
         "verbs": {"projects delete": {"do": "deny"}, "compute instances delete": {"do": "ask"},
@@ -235,10 +255,11 @@ MANAGEMENT: dict[str, dict] = {
                   "storage rm": {"do": "ask", "cat": "data", "root": r"^gs://[^/]+/?\*{0,2}$",
                                  "rootneed": "-r -R --recursive"},
                   "storage buckets delete": {"do": "ask", "cat": "data"},
+                  "storage rsync": {"do": "allow", "cat": "data", "ask": "--delete-unmatched-destination-objects"},
                   "firestore databases delete": {"do": "ask", "cat": "data"}}},
     "gsutil": {"fam": "cloud", "gvalued": "-o -h -u",
         "verbs": {"rm": {"do": "ask", "cat": "data", "root": r"^gs://[^/]+/?\*{0,2}$", "rootneed": "-r -R"},
-                  "rb": {"do": "ask", "cat": "data"}}},
+                  "rb": {"do": "ask", "cat": "data"}, "rsync": {"do": "allow", "cat": "data", "ask": "-d"}}},
     "az": {"fam": "cloud", "generic": True, "gvalued": "--subscription -o --output --query",
         "verbs": {"group delete": {"do": "ask"}, "vm delete": {"do": "ask"},
                   "sql db delete": {"do": "ask", "cat": "data"}, "sql server delete": {"do": "ask", "cat": "data"},
@@ -246,13 +267,21 @@ MANAGEMENT: dict[str, dict] = {
                   "cosmosdb delete": {"do": "ask", "cat": "data"},
                   "storage blob delete-batch": {"do": "ask", "cat": "data"}}},
     "terraform": {"fam": "cloud", "aka": "tofu terragrunt", "gvalued": "-chdir", "lists": "state.list",
+        "plans": "-destroy --destroy",
         "verbs": {"destroy": {"do": "deny", "narrow": "-target"},
-                  "apply": {"do": "allow", "deny": "-destroy --destroy"},
+                  "apply": {"do": "allow", "deny": "-destroy --destroy", "ask": "-replace"},
+                  "plan": {"do": "allow", "ask": "-destroy --destroy"}, "taint": {"do": "ask"},
                   "state rm": {"do": "ask"}, "workspace delete": {"do": "ask"},
                   "run-all destroy": {"do": "deny"}}},
     "pulumi": {"fam": "cloud", "gvalued": "-s --stack -C --cwd",
         "verbs": {"destroy": {"do": "deny", "narrow": "--target -t"}, "down": {"do": "deny", "narrow": "--target -t"},
-                  "stack rm": {"do": "ask"}, "state delete": {"do": "ask"}}},
+                  "stack rm": {"do": "ask"}, "state delete": {"do": "ask"},
+                  "up": {"do": "allow", "ask": "--replace --target-replace"},
+                  "update": {"do": "allow", "ask": "--replace --target-replace"}}},
+    "helmfile": {"fam": "orchestrator", "gvalued": "-e --environment -f --file -n --namespace -l --selector",
+        "verbs": {"destroy": {"do": "ask"}, "delete": {"do": "ask"}}},
+    "flux": {"fam": "orchestrator", "gvalued": "-n --namespace --context --kubeconfig",
+        "verbs": {"uninstall": {"do": "ask"}, "delete": {"do": "ask"}}},
     "cdk": {"fam": "cloud", "verbs": {"destroy": {"do": "ask", "deny": "--all"}}},
     "serverless": {"fam": "cloud", "aka": "sls", "verbs": {"remove": {"do": "ask"}}},
 }

@@ -34,8 +34,8 @@ CATEGORIES = (
     "guardian-failure", "command-escape",
 )
 _MODULES = ("rules_paths", "rules_fs", "rules_git", "rules_net", "rules_system", "rules_cloud",
-            "rules_code", "rules_programs", "rules_hostexec", "rules_manage", "secrets_flow",
-            "host_escape", "rules_toolconfig")
+            "rules_code", "rules_programs", "rules_hostexec", "rules_manage", "secrets_flow", "secrets_carry",
+            "host_escape", "rules_guard_off", "rules_toolconfig")
 
 
 @dataclass(slots=True)

@@ -42,13 +42,16 @@ def _mkfs(inv: Inv) -> bool:
 
 @rule("DISK-003", "device-write", "deny",
       ("wipefs", "fdisk", "sfdisk", "gdisk", "sgdisk", "parted", "cfdisk", "blkdiscard", "hdparm",
-       "cryptsetup", "pvcreate", "vgremove", "lvremove", "zpool", "diskutil"),
+       "cryptsetup", "pvcreate", "vgremove", "lvremove", "zpool", "diskutil", "dmsetup"),
       "partition table, LVM or device erase tools", "wipefs -a /dev/sda")
 def _partition(inv: Inv) -> bool:
     if inv.prog in ("fdisk", "sfdisk", "parted", "gdisk") and inv.has("l", "--list"):
         return False
     if inv.prog == "hdparm":
         return any("security-erase" in a or "trim-sector" in a for a in inv.args)
+    if inv.prog == "dmsetup":
+        return bool(set(inv.positional[:1]) & {"remove", "remove_all", "wipe_table", "clear", "load", "reload",
+                                               "create", "suspend", "message", "rename", "udevcomplete_all"})
     if inv.prog in ("zpool", "diskutil"):
         return bool(set(inv.positional[:1]) & {"destroy", "labelclear", "eraseDisk", "zeroDisk",
                                                "eraseVolume", "partitionDisk", "create"})

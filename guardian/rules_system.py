@@ -98,7 +98,8 @@ def _privileged(inv: Inv) -> bool:
                           r"DAC_READ_SEARCH|NET_ADMIN|SYS_RAWIO|BPF|SYS_BOOT)\b|"
                           r"--(?:pid|ipc|uts|userns|cgroupns)[= ]host|"
                           r"--security-opt[= ](?:(?:apparmor|seccomp|label)[=:]unconfined|systempaths=unconfined)|"
-                          r"--device[= ]/dev/(?:sd|nvme|mem|kmem|vd|xvd|hd|mmcblk|mapper|dm-|port|disk)", joined,
+                          r"--device[= ]/dev/(?:sd|nvme|mem|kmem|vd|xvd|hd|mmcblk|mapper|dm-|port|disk)|"
+                          r"--device-cgroup-rule[= ]['\"]?(?:[ab]\s|c\s+\*)", joined,
                           re.I))
 
 
@@ -106,15 +107,20 @@ def _privileged(inv: Inv) -> bool:
       "mounts a sensitive host path into a container", "docker run -v /:/host alpine")
 def _mounts(inv: Inv) -> bool:
     args = inv.args
+    volume_create = inv.positional[:2] == ["volume", "create"]
     for i, a in enumerate(args):
         value = None
         if a in ("-v", "--volume", "--mount") and i + 1 < len(args):
             value = args[i + 1]
         elif a.startswith(("-v", "--volume=", "--mount=")) and len(a) > 2:
             value = a.split("=", 1)[1] if a.startswith("--") else a[2:]
+        elif volume_create and a in ("-o", "--opt") and i + 1 < len(args) or a.startswith("--opt="):
+            value = "volume-opt=" + (args[i + 1] if a in ("-o", "--opt") else a[6:])  # a local volume's device
         if value is None:
             continue
-        src = re.search(r"(?:source|src)=([^,]+)", value)
+        src = re.search(r"volume-opt=device=([^,]+)", value) or re.search(r"(?:source|src)=([^,]+)", value)
+        if value.startswith("volume-opt=") and src is None:
+            continue
         path = src.group(1) if src else value.split(":", 1)[0]
         if path.startswith(("/", "~")):  # `/tmp/../`, `~/../../` name the host's root too
             home = inv.simple.env.get("HOME", "/root")

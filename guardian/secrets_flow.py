@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tether.guardian import programs
+from tether.guardian import secrets_carry as carry
 from tether.guardian import secrets_table as T
 from tether.guardian.lazy_re import Lazy as _Lazy
 from tether.guardian.operands import path_operands
@@ -38,6 +39,7 @@ from tether.guardian.secrets_model import (
     WHOLE_HOME,
     Origins,
     Sink,
+    dotenv_named,
     dotenv_outside,
     is_source,
     language,
@@ -118,6 +120,7 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
     used: set[str] = set()
     lone = _secret_refs(an, text) if "$" in text else None
     echoed = lone is not None and _echoes_secret(an, text, simples)
+    fns = carry.functions(simples) if any(s.in_function for s in simples) else {}
     for s in simples:
         got: Origins = set()
         if not s.argv:
@@ -138,6 +141,12 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                 own.add((f"${lone}", ""))  # `echo "$AWS_SECRET_ACCESS_KEY" | base64 | ..`: followed like any source
             elif inv.prog == "printenv" and any(_SECRET_NAME.search(a) for a in inv.positional):
                 own.add((f"printenv {inv.positional[0]}", ""))
+        if s.argv[0] in fns and s.argv[0] != s.in_function:
+            for b in fns[s.argv[0]]:
+                own |= taint.get(id(b), set())  # a function that prints a secret is a source
+        if s.argv[0] in (".", "source") and len(s.argv) > 1 and UNKNOWN not in s.argv[1] and \
+                dotenv_named(s.argv[1]):
+            flow.vars.add(("sourced " + normalise(s.argv[1], s.cwd, an.home), ""))
         for u in _chain(s):
             got |= taint.get(id(u), set())
         for r in s.redirects:
@@ -162,8 +171,20 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
         if (got or own) and not quiet:
             taint[id(s)] = got | own
             seen_source |= got | own
+        if got and s.argv[0] in fns and s.argv[0] != s.in_function:
+            for binv, bsink in carry.body_sinks(fns[s.argv[0]]):
+                if not owned(got, bsink):
+                    an._hit("EXFIL-006", binv.prog, f"{sorted(got)[0][0]} -> {s.argv[0]}() -> {binv.prog}")
+        carry.built_image(an, flow.files, s)
         for inv in invs:
             sink = sink_of(inv)
+            if sink is not None and inv.prog in T.CONFIG_OPTS:
+                extra = carry.config_args(an, inv)
+                if extra is None:
+                    an._hit("EXFIL-008", inv.prog, "its options are in a file the guardian cannot read")
+                elif extra:
+                    inv = Inv(inv.argv + extra, s)
+                    sink = sink_of(inv) or sink
             if sink is None:
                 continue
             carried = got | _sink_files(an, flow, inv, sink)  # its own reads count through its inputs
@@ -172,7 +193,10 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                 continue
             if carried and not owned(carried, sink):
                 label = sorted(carried)[0][0]
-                an._hit("EXFIL-006", inv.prog, f"{label} -> {inv.prog}")
+                if all(lab.startswith(("sourced ", "named ")) for lab, _owner in carried):
+                    an._hit("EXFIL-007", inv.prog, f"{label} -> {inv.prog}")  # which variable, what is in it: unknown
+                else:
+                    an._hit("EXFIL-006", inv.prog, f"{label} -> {inv.prog}")
             elif carried:
                 used |= {label for label, _owner in carried}  # a token sent to its own service
                 continue
@@ -286,6 +310,7 @@ def _sends_lone(inv: Inv, sink: Sink) -> bool:
 
 
 _PROC_SECRET, _HOST_ESCAPE = re.compile(T.PROC_SECRET), re.compile(T.HOST_ESCAPE)
+_NAMED = _Lazy(T.SECRET_NAMED)
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _RUNS_TEXT = SHELLS | {"eval", "source", "."}
 _NAMES = frozenset(T.ENV_DUMPS) | frozenset(T.TOKEN_COMMANDS) | frozenset(T.NET_SINKS) | frozenset(T.REMOTE_EXEC) | \
@@ -330,9 +355,18 @@ def _sink_files(an: Analyser, flow: Flow, inv: Inv, sink: Sink) -> Origins:
     for raw in names:
         if UNKNOWN in raw or not raw:
             continue  # a file written under an unknown name may be this one: EXFIL-007 asks
+        if raw.startswith("image:"):
+            out |= flow.files.get(raw, set())  # an image built from a context holding a secret
+            continue
         p = normalise(raw, s.cwd, an.home)
         out |= flow.files.get(p, set())
-        if secret_path(p) or sink.kind == "copy" and DIRS.search(p) and not under(an.ws, p) and \
+        if sink.kind in ("copy", "cloud"):
+            for q, origins in flow.files.items():
+                if under(q, p):
+                    out |= origins  # a folder uploaded whole, a secret written inside it
+        if _NAMED.search(p.rsplit("/", 1)[-1]) and not flow.files.get(p) and not secret_path(p):
+            out.add(("named " + p, ""))  # `curl -d @secrets.json`: by its name only, so it asks
+        if secret_path(p) or sink.kind in ("copy", "cloud") and DIRS.search(p) and not under(an.ws, p) and \
                 not WHOLE_HOME.match(p):  # a home copied whole to a host is EXFIL-003's question
             out.add((p, ""))
     return out

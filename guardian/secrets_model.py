@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 _STORE = re.compile(T.STORE_PATHS)
 DIRS = re.compile(T.SECRET_DIRS)
 _DOTENV, _TEMPLATE = re.compile(T.DOTENV), re.compile(T.TEMPLATES)
+_ENV_CODE = _Lazy(T.ENV_CODE)
 _LOCAL = re.compile(T.LOCAL_HOST)
 META, META_SECRET = _Lazy(T.METADATA), _Lazy(T.METADATA_SECRET)
 _HOST = re.compile(r"^(?:[a-z][\w+.-]*://)?(?:[^@/\s]*@)?\[?([\w.-]+|[0-9a-f:]+)\]?")
@@ -104,6 +105,8 @@ def _env_dump(inv: Inv) -> bool:
     how = T.ENV_DUMPS.get(inv.prog)
     if how is None or inv.via:
         return False
+    if how == "code":
+        return any(_ENV_CODE.search(a) for a in inv.args if not a.startswith("-"))
     if how == "bare":
         if inv.prog == "env":
             return not [a for a in inv.args if a not in ("-0", "--null")]
@@ -199,9 +202,15 @@ def is_source(an: Analyser, inv: Inv) -> str:
         if secret_path(p) or inv.prog in _ARCHIVERS and DIRS.search(p) and p != an.ws and not (
                 inv.prog in _COPIERS and WHOLE_HOME.match(p)):
             return p  # a home copied whole to a host is EXFIL-003's question, archived it is a source
-        if dotenv_outside(an, p):
-            return p
+        if dotenv_outside(an, p) or dotenv_named(p):
+            return p  # a workspace `.env` is ordinary to read, a source when it is sent
     return ""
+
+
+def dotenv_named(path: str) -> bool:
+    """A dotenv file by its name (`.env`, `.env.production`, `prod.env`), not a template."""
+    name = path.rsplit("/", 1)[-1]
+    return bool(_DOTENV.search(name)) and not _TEMPLATE.search(name.split(".env", 1)[-1] or "x.")
 
 
 def dotenv_outside(an: Analyser, path: str) -> bool:
@@ -281,7 +290,7 @@ def sink_of(inv: Inv) -> Sink | None:
                 return None
             dests, data = remote, remote
     elif kind == "cloud":
-        files = _cloud_upload(inv.prog, pos)
+        files = _cloud_upload(inv.prog, args, pos)
         if files is None:
             return None
         stdin, dests = "-" in files, [UNKNOWN]
@@ -308,21 +317,58 @@ _COPY_VALUED = {
 """Options of the copy tools and ssh that take a value (the value is neither a source nor a host)."""
 
 
-def _cloud_upload(prog: str, pos: list[str]) -> list[str] | None:
-    """The local files a cloud CLI uploads (`aws s3 cp F s3://b`, `gsutil cp`, `gcloud storage cp`,
-    `az storage blob upload -f`, `gh gist create F`, `gh release upload T F`), or None."""
-    bucket = ("s3://", "gs://", "az://", "https://")
-    if prog == "aws" and pos[:1] == ["s3"] and pos[1:2] in (["cp"], ["mv"], ["sync"]):
-        return [p for p in pos[2:] if not p.startswith(bucket)] if pos[-1].startswith(bucket) else None
-    if prog == "gsutil" and pos[:1] in (["cp"], ["mv"], ["rsync"]) or prog == "gcloud" and pos[:2] == [
-            "storage", "cp"]:
-        rest = pos[1:] if prog == "gsutil" else pos[2:]
-        return [p for p in rest if not p.startswith(bucket)] if rest and rest[-1].startswith(bucket) else None
-    if prog == "gh" and pos[:2] == ["gist", "create"]:
-        return pos[2:] or ["-"]
-    if prog == "gh" and pos[:2] == ["release", "upload"]:
-        return pos[3:]
+def _cloud_upload(prog: str, args: list[str], pos: list[str]) -> list[str] | None:
+    """The local files an upload tool sends (`secrets_table.UPLOADS`: `aws s3 sync DIR s3://b`,
+    `az storage blob upload -f F`, `restic backup DIR`, `docker push TAG`...), or None."""
+    for subs, how in T.UPLOADS.get(prog, {}).items():
+        for sub in subs.split("|"):
+            words = sub.split()
+            at = next((i for i in range(len(pos)) if pos[i:i + len(words)] == words), -1)
+            if at < 0 or at > 2:
+                continue
+            rest = pos[at + len(words):]
+            kind, _, spec = how.partition(":")
+            if kind == "to":
+                remote = tuple(spec.split()) or ("",)
+                first = next((i for i, p in enumerate(rest) if _remote_url(p, remote)), -1)
+                return rest[:first] if first > 0 else None  # the local words before the destination
+            if kind == "opt":
+                return _opt_values(args, spec.split())
+            if kind == "all":
+                return rest or ["-"]
+            if kind == "after":
+                return rest[int(spec):]
+            if kind == "backup":
+                repo = _opt_values(args, spec.split())
+                local = repo and all(UNKNOWN not in r and not re.match(r"^[\w+-]+:", r) for r in repo)
+                return None if local else [p for p in rest if p not in repo]
+            if kind == "borg":
+                repo = next((p for p in rest if "::" in p or p.startswith("ssh://")), "")
+                if not re.match(r"^(?:ssh://|[\w.-]+@|[\w.-]+:(?!:))", repo):
+                    return None
+                return [p for p in rest if p != repo]
+            if kind == "image":
+                return ["image:" + p for p in rest[:1]]
     return None
+
+
+def _remote_url(word: str, prefixes: tuple[str, ...]) -> bool:
+    """`s3://b/k`, `gs://b`; with an empty prefix any `alias/bucket` or URL that is not a local path."""
+    if prefixes == ("",):
+        return "/" in word and not word.startswith(("/", ".", "~")) and UNKNOWN not in word
+    return word.startswith(prefixes)
+
+
+def _opt_values(args: list[str], opts: list[str]) -> list[str]:
+    """The values of `opts` (`-f F`, `--file=F`, `-fF` for one letter)."""
+    out = []
+    for i, a in enumerate(args):
+        for o in opts:
+            if a == o and i + 1 < len(args):
+                out.append(args[i + 1])
+            elif o.startswith("--") and a.startswith(o + "="):
+                out.append(a[len(o) + 1:])
+    return out
 
 
 def _code_sink(inv: Inv) -> Sink | None:
@@ -348,6 +394,7 @@ def owned(origins: set[tuple[str, str]], sink: Sink) -> bool:
 
 
 _CODE_SENDS, _CODE_ENV, _CODE_SECRETS = _Lazy(T.CODE_SENDS), _Lazy(T.CODE_ENV), _Lazy(T.CODE_SECRETS)
+_CODE_ESCAPE = _Lazy(T.CODE_ESCAPE)
 
 
 def code_secret(code: str) -> str:
@@ -360,6 +407,8 @@ def code_flow(code: str, lang: str, sends: bool = False) -> list[tuple[str, str]
     """(rule id, detail) for code that sends a secret or reads a metadata endpoint; `sends`: the
     caller's own upload and socket patterns matched (`interp_code`)."""
     out = []
+    if ("docker" in code or "ontainer" in code) and _CODE_ESCAPE.search(code):
+        out.append(("CTR-001", f"{lang}: a container SDK starts a container with the host's privileges or root"))
     meta = META.search(code)
     if meta:
         tail = code[meta.start(): meta.start() + 200]

@@ -9,7 +9,9 @@ container pages); the table is written for this project.
 Sources:
     ENV_DUMPS: program -> how it dumps the whole environment: "bare" (no
         operand: `printenv`, `env`), "opts:LETTERS" (`export -p`, `declare -x`;
-        no operand or only those options).
+        no operand or only those options), "code" (a filter language whose
+        program, an operand, names the whole environment: `jq -n env`,
+        `jq -n '$ENV'`; ENV_CODE is that pattern).
     TOKEN_COMMANDS: program -> `sub`: subcommand prefixes (space separated
         words, `|` between them; "*" any) that print a token, password or key
         (reading one asks, CRED-005); `store`: reads of a secret manager the
@@ -29,7 +31,21 @@ Sinks:
         to a `host:` destination), "shell" (stdin and remote command), "dns"
         (the queried name), "mail" (stdin, body files), "cloud" (an upload to a
         bucket, a gist or a release: `aws s3 cp F s3://..`, `gsutil cp`,
-        `gh gist create F`).
+        `gh gist create F`; UPLOADS says which words are the files).
+    UPLOADS: program -> subcommand words (`|` between prefixes) -> how its
+        local inputs are named: "to:PREFIXES" (the operands before the first
+        remote URL with one of those prefixes: `aws s3 sync DIR s3://b`),
+        "opt:OPTIONS" (the values of those options: `az storage blob upload
+        -f F`), "all" (every operand; stdin when none: `gh gist create`),
+        "after:N" (operands from the N-th on: `gh release upload TAG F..`),
+        "backup:OPTIONS" (operands; a sink unless that repository option names
+        a local folder: `restic -r R backup DIR`), "borg" (`borg create
+        REPO::A PATHS`, a sink when REPO is remote), "image" (`docker push
+        TAG`: the image a `docker build` of a context holding secrets made).
+    CONFIG_OPTS: program -> options naming a file of more options
+        (`curl -K cfg`): read when written in the line, else the line asks.
+    BUILDERS: programs whose `build` subcommand packs a context folder into an
+        image named by -t/--tag (what `docker push` then sends).
     HTTP_DATA: option -> "value" (literal data) | "file" (a file or `-`).
 Other:
     METADATA: regex of cloud instance-metadata hosts; METADATA_SECRET: the
@@ -47,8 +63,9 @@ Other:
 # fmt: off
 ENV_DUMPS: dict[str, str] = {
     "env": "bare", "printenv": "bare", "set": "bare", "export": "opts:p", "declare": "opts:xpg",
-    "typeset": "opts:xpg", "compgen": "opts:ve",
+    "typeset": "opts:xpg", "compgen": "opts:ve", "jq": "code", "gojq": "code", "jaq": "code", "yq": "code",
 }
+ENV_CODE: str = r"(?:^|[^\w.$])(?:\$ENV|env|envs)\b(?!\s*[.\[(])"
 
 TOKEN_COMMANDS: dict[str, dict[str, str]] = {
     "gh": {"sub": "auth token", "owner": "github.com githubusercontent.com ghcr.io"},
@@ -125,6 +142,11 @@ SECRET_DIRS: str = (r"^(?:/home/[^/]+|/root|/Users/[^/]+)(?:/\.(?:ssh|aws|kube|g
 
 DOTENV: str = r"(?:^|/)\.env(?:\.[\w.-]+)?$|(?:^|/)[\w.-]+\.env$"
 TEMPLATES: str = r"(?:example|sample|template|dist|defaults?|tpl|schema)(?:\.|$)"
+SECRET_NAMED: str = (r"(?i)^(?:secrets?|credentials?|service[-_]?account[\w.-]*|client[-_]secrets?[\w.-]*|"
+                     r"[\w.-]*[-_]key|token|auth)\.(?:json|ya?ml|toml|txt|ini|pem)$|\.(?:key|p12|pfx|jks|keystore)$|"
+                     r"^(?:privkey|private[-_]?key)[\w.-]*$|^id_(?:rsa|ed25519|ecdsa|dsa)$")
+"""A workspace file whose name says it holds a secret (`secrets.json`, `service-account.json`,
+`server.key`): sent to another host as it is, the line asks (EXFIL-007)."""
 
 NET_SINKS: dict[str, str] = {
     "curl": "http", "wget": "http", "http": "http", "https": "http", "xh": "http", "xhs": "http",
@@ -137,7 +159,29 @@ NET_SINKS: dict[str, str] = {
     "ping": "dns", "ping6": "dns", "traceroute": "dns",
     "sendmail": "mail", "mail": "mail", "mailx": "mail", "mutt": "mail", "msmtp": "mail", "swaks": "mail",
     "git": "git", "aws": "cloud", "gsutil": "cloud", "gcloud": "cloud", "gh": "cloud", "az": "cloud",
+    "azcopy": "cloud", "restic": "cloud", "borg": "cloud", "svn": "cloud", "docker": "cloud", "podman": "cloud",
+    "buildah": "cloud", "s3cmd": "cloud", "mc": "cloud", "b2": "cloud", "oras": "cloud",
 }
+
+UPLOADS: dict[str, dict[str, str]] = {
+    "aws": {"s3 cp|s3 mv|s3 sync": "to:s3://"},
+    "gsutil": {"cp|mv|rsync": "to:gs://"},
+    "gcloud": {"storage cp|storage mv|storage rsync|alpha storage cp|alpha storage rsync": "to:gs://"},
+    "az": {"storage blob upload|storage file upload|storage fs file upload": "opt:-f --file",
+           "storage blob upload-batch|storage file upload-batch|storage blob sync|storage fs directory upload":
+           "opt:-s --source"},
+    "azcopy": {"copy|cp|sync": "to:https://"},
+    "s3cmd": {"put|sync": "to:s3://"}, "mc": {"cp|mirror": "to:"}, "b2": {"upload-file|sync": "to:b2://"},
+    "gh": {"gist create": "all", "release upload": "after:1"},
+    "restic": {"backup": "backup:-r --repo"},
+    "borg": {"create": "borg"},
+    "svn": {"import": "to:http:// https:// svn:// svn+ssh://", "commit|ci": "all"},
+    "docker": {"push|image push": "image"}, "podman": {"push|image push": "image"}, "buildah": {"push": "image"},
+    "oras": {"push": "after:1"},
+}
+
+CONFIG_OPTS: dict[str, str] = {"curl": "-K --config", "wget": "--config", "aria2c": "--conf-path"}
+BUILDERS: frozenset[str] = frozenset({"docker", "podman", "buildah", "nerdctl", "kaniko"})
 
 HTTP_DATA: dict[str, str] = {
     "-d": "value", "--data": "value", "--data-raw": "value", "--data-binary": "value",
@@ -193,6 +237,29 @@ POD_ESCAPE: str = (r"[\"']?(?:hostPID|hostNetwork|hostIPC|privileged|allowPrivil
                    r"(?:SYS_ADMIN|ALL|SYS_PTRACE|SYS_MODULE)|nsenter|(?i:badPods|everything-allowed|"
                    r"priv-and-hostpid|hostpid-exec|hostnetwork-exec|hostpath-exec)")
 KUBE_PROGS: frozenset[str] = frozenset({"kubectl", "oc", "microk8s.kubectl", "k3s", "kubecolor"})
+COMPOSE_ESCAPE: str = (r"(?m)^\s*[\"']?(?:privileged[\"']?\s*:\s*[\"']?true|(?:pid|ipc|uts|userns_mode|network_mode|"
+                       r"cgroup)[\"']?\s*:\s*[\"']?host\b)|(?:apparmor|seccomp|label)[:=]unconfined|"
+                       r"cap_add[\"']?\s*:[^\n]*(?:\n\s*-[^\n]*)*?(?:SYS_ADMIN|\bALL\b|SYS_PTRACE|SYS_MODULE|"
+                       r"DAC_READ_SEARCH)|devices[\"']?\s*:[^\n]*(?:\n\s*-[^\n]*)*?/dev/(?:sd|nvme|vd|xvd|hd|mem|kmem|"
+                       r"mapper|dm-|disk)")
+COMPOSE_MOUNT: str = r"(?:^|[\s\[,\"'-])(/[^\s\"',\]:]*):|(?:source|device)[\"']?\s*[:=]\s*[\"']?(/[^\s\"',}]*)"
+"""A compose file that grants the host (COMPOSE_ESCAPE: privileges, host namespaces, devices) and
+the host paths it binds (COMPOSE_MOUNT: `- /:/h`, `source: /`, a local volume's `device: /`)."""
+COMPOSE_FILES: tuple[str, ...] = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
+ATTACH: dict[str, str] = {"gdb": "-p --pid", "strace": "-p --attach", "ltrace": "-p", "lldb": "-p --attach-pid",
+                          "gcore": "*", "gdbserver": "--attach", "pyrasite": "*", "frida": "-p --attach-pid",
+                          "py-spy": "-p --pid", "pstack": "*", "ptrace": "-p", "bpftrace": "-p"}
+"""Programs that attach to a running process: options naming the pid ("*": the first operand is
+one). Attaching to pid 1 (the host's init when the pid namespace is shared) or running code in
+the process asks; debugging one's own process is ordinary."""
+PROC_FD: str = r"^/proc/(?:\d+|[*?\[][^/]*)/(?:fd|fdinfo|map_files)(?:/|$)"
+"""Another process's open files (`/proc/1/fd/3` of the host's init when the pid namespace is shared)."""
+CODE_ESCAPE: str = (r"(?:containers\.(?:run|create)|create_container|createContainer|ContainerCreate)\b[\s\S]{0,600}?"
+                    r"(?:privileged[\"']?\s*[=:]\s*(?:True|true)|volumes\s*=\s*\{\s*[\"']/[\"']|"
+                    r"[\"']/[\"']\s*:\s*\{\s*[\"']bind|[Bb]inds[\"']?\s*[=:]\s*\[\s*[\"']/(?:etc|root|proc)?:|"
+                    r"(?:pid_mode|network_mode|PidMode|NetworkMode)[\"']?\s*[=:]\s*[\"']host|"
+                    r"cap_add\s*=\s*\[[^\]]*(?:SYS_ADMIN|ALL))")
+"""Container SDK code (docker-py, dockerode, the Go client) that starts a container with the host."""
 # fmt: on
 
 CODE_SENDS: str = (r"urlopen|urllib|\brequests\b|httpx|aiohttp|http\.client|HTTPConnection|fetch\(|axios|"

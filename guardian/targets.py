@@ -295,8 +295,28 @@ def _git(inv: Inv) -> list[tuple[str, Verb]]:
     return out
 
 
+_PS_VALUED = frozenset({"-include", "-exclude", "-filter", "-credential", "-stream"})
+
+
+def _ps_remove(inv: Inv) -> list[tuple[str, Verb]]:
+    """PowerShell's `Remove-Item [-Path] P -Recurse -Force` (`pwsh -c ...`; options are case-insensitive)."""
+    args, out = inv.args, []
+    recursive = any(a.lower() in ("-r", "-rec", "-recurse") or a.lower().startswith("-recu") for a in args)
+    skip = False
+    for a in args:
+        low = a.lower()
+        if skip:
+            skip = False
+        elif low in _PS_VALUED:
+            skip = True
+        elif not a.startswith("-"):
+            out.append((a.rstrip(",;"), "rdelete" if recursive else "delete"))
+    return out
+
+
 _TABLE = {
-    "rm": _rm, "unlink": _plain("delete"), "rmdir": _plain("delete"), "shred": _plain("delete"),
+    "rm": _rm, "Remove-Item": _ps_remove, "remove-item": _ps_remove, "ri": _ps_remove,
+    "unlink": _plain("delete"), "rmdir": _plain("delete"), "shred": _plain("delete"),
     "mv": _mv,
     "cp": lambda inv: _last_is_dest(inv, "write"), "install": lambda inv: _last_is_dest(inv, "write"),
     "ln": lambda inv: _last_is_dest(inv, "write"), "truncate": _truncate, "touch": _touch,
