@@ -71,6 +71,22 @@ class _Tables:
         self.lr_productions = [_Production(*p) for p in tables["productions"]]
 
 
+class _OnUse:
+    """Stands in for a module while bashlex's PLY is imported: the real one is imported on first attribute use.
+
+    PLY imports `inspect` (with `ast`, `dis`, `tokenize`: ~5 ms, a fifth of a hook call's start-up) only to read
+    grammar sources when it builds tables, which the shipped ones replace.
+    """
+
+    __spec__ = None  # what the import system reads of an entry in sys.modules; the real module is not touched
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+
 def _fast_import() -> ModuleType:
     tables = json.loads(_TABLES.read_text())
     if tables["signature"] != signature():
@@ -80,7 +96,14 @@ def _fast_import() -> ModuleType:
     assert spec is not None and spec.loader is not None
     package = importlib.util.module_from_spec(spec)
     sys.modules["bashlex"] = package
-    yacc = importlib.import_module("bashlex.yacc")
+    stand_in = None if "inspect" in sys.modules else _OnUse("inspect")
+    if stand_in is not None:
+        sys.modules["inspect"] = stand_in  # type: ignore[assignment]
+    try:
+        yacc = importlib.import_module("bashlex.yacc")
+    finally:
+        if stand_in is not None and sys.modules.get("inspect") is stand_in:
+            del sys.modules["inspect"]  # whoever imports inspect next gets the real one
 
     def from_tables(**_: object) -> object:
         lr = _Tables(tables)

@@ -17,8 +17,9 @@ f-string with holes, eval/getattr/decode results) makes the action at least
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
 from typing import Literal
+
+from tether.common.record import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,10 @@ Parts:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from tether.common.record import dataclass
 
 Decision = Literal["allow", "ask", "deny"]
 SEVERITY: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}

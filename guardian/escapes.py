@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass
 from typing import Literal
 
+from tether.common.record import dataclass
 from tether.guardian.programs_table import (
     APT_EXEC_KEYS,
     GIT_EXEC_KEYS,

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tether.common.rxcache import static
+
 
 class Lazy:
     """`re.compile` deferred until the first search/match/finditer."""
@@ -18,5 +20,6 @@ class Lazy:
 
     def __getattr__(self, name: str) -> Any:
         if self._rx is None:
-            self._rx = re.compile(*self._args)
+            with static():  # one of the program's own patterns: the hook's cache may keep it
+                self._rx = re.compile(*self._args)
         return getattr(self._rx, name)

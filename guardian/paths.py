@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from typing import Literal
 
+from tether.common.record import dataclass
 from tether.guardian.words import UNKNOWN
 
 Verb = Literal["delete", "rdelete", "write", "create", "append", "move", "chmod", "truncate"]

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tether.common.record import replace
 from tether.guardian import downloads, escapes, exposure, management, payload_pass, programs
 from tether.guardian.bashlex_load import bashlex
 from tether.guardian.escapes import Act

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tether.common.record import dataclass, field
 from tether.guardian.decision import Decision, Hit
 from tether.guardian.shell import Simple
 

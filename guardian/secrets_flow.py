@@ -20,9 +20,9 @@ is `guardian.secrets_table`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tether.common.record import dataclass, field
 from tether.guardian import programs
 from tether.guardian import secrets_table as T
 from tether.guardian.lazy_re import Lazy as _Lazy

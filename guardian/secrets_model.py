@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tether.common.record import dataclass
 from tether.guardian import secrets_table as T
 from tether.guardian.lazy_re import Lazy as _Lazy
 from tether.guardian.paths import SCRATCH, normalise, under

@@ -20,11 +20,11 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from tether.common.errors import TetherError
+from tether.common.record import dataclass, field
 
 Decision = Literal["allow", "ask", "deny"]
 MAX_REASON = 1500

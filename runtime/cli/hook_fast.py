@@ -107,13 +107,18 @@ def main(argv: list[str]) -> int | None:
             return _write(*got)
     from pathlib import Path
 
+    from tether.common import rxcache
+
+    home = Path(client.tether_home())
+    rxcache.enable(str(home / "cache"))  # the guardian's ~200 patterns, compiled by an earlier call
+
     from tether.runtime.agents.hook import handle
     from tether.runtime.agents.log import append
 
-    home = Path(client.tether_home())
     answer, record = handle(argv[0], data, Path(user_home), home, shadow)
     code = _write(answer.code, answer.stdout, answer.stderr)
     append(home, record)
+    rxcache.save()  # only when this call compiled a pattern the cache did not hold
     if client.enabled():
         client.start_server()
     return code
