@@ -28,6 +28,11 @@ from tether.common.record import dataclass, field
 
 Decision = Literal["allow", "ask", "deny"]
 MAX_REASON = 1500
+HOOK_TIMEOUT_S = 30
+"""The `timeout` `tether hook install` writes into each agent's hook entry (in the unit that agent's settings use),
+where its schema has one. Agents run a call whose hook they time out (Claude Code, Codex and Gemini CLI treat it
+as a non-blocking error), so the hook ends itself first: `runtime.cli.hook_fast.DEADLINE_S` is below this. Without
+it an agent waits its own default on a stuck hook (Claude Code and Codex: 600 s, Gemini CLI: 60 s)."""
 
 
 

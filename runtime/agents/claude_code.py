@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 from tether.runtime.agents.base import (
+    HOOK_TIMEOUT_S,
     Answer,
     Call,
     Judged,
@@ -52,7 +53,7 @@ DISABLE = {"disableAllHooks": True}
 
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     """(event, matcher group) pairs `tether hook install` adds under `hooks`."""
-    group = {"matcher": MATCHER, "hooks": [{"type": "command", "command": command}]}
+    group = {"matcher": MATCHER, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]}
     return [(EVENT, group), ("PostToolUse", group)]
 
 

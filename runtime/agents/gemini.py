@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from tether.runtime.agents.base import (
+    HOOK_TIMEOUT_S,
     Answer,
     Call,
     Judged,
@@ -46,6 +47,7 @@ TEMPLATE = "{}\n"
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     """(event, hook definition) pairs `tether hook install` adds under `hooks` of settings.json."""
     group = {"matcher": MATCHER, "hooks": [{"name": "tether", "type": "command", "command": command,
+                                            "timeout": HOOK_TIMEOUT_S * 1000,  # Gemini CLI counts milliseconds
                                             "description": "Tether's guardian judges the call"}]}
     return [(EVENT, group), ("AfterTool", group)]
 

@@ -39,7 +39,7 @@ def guard(
 
     One word after -- is the command line as written; several words are an argv, quoted with shlex.join.
     """
-    del home  # Tether's home: accepted like everywhere else; the guard keeps nothing there
+    del home  # Tether's home: accepted like everywhere else (only the fast path keeps its pattern cache there)
     if rules or explain:
         from tether.runtime.cli import guard_explain
 
