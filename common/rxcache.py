@@ -124,23 +124,59 @@ def _private_folder(folder: str) -> bool:
     return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
-def _read(path: str) -> dict[tuple[str, int], tuple[object, ...]]:
+def read_private(path: str, limit: int = MAX_BYTES) -> bytes | None:
+    """The bytes of `path` when it is a regular file of this user's that no one else can write (None otherwise)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
-        return {}
+        return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022 or st.st_size > MAX_BYTES:
-            return {}
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022 or st.st_size > limit:
+            return None
         chunks = []
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
-        data = marshal.loads(b"".join(chunks))
-    except Exception:  # noqa: BLE001 - torn, foreign or unreadable: start empty
-        return {}
+        return b"".join(chunks)
+    except OSError:
+        return None
     finally:
         os.close(fd)
+
+
+def write_private(path: str, data: bytes) -> None:
+    """Replace `path` with `data` (0600, atomically; errors dropped: what is written here is only a cache)."""
+    tmp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def folder() -> str | None:
+    """The cache folder `enable` accepted (None when the cache is off): other start-up caches keep files there."""
+    path = _state["path"]
+    return os.path.dirname(path) if isinstance(path, str) else None
+
+
+def _read(path: str) -> dict[tuple[str, int], tuple[object, ...]]:
+    raw = read_private(path)
+    if raw is None:
+        return {}
+    try:
+        data = marshal.loads(raw)
+    except Exception:  # noqa: BLE001 - torn or foreign: start empty
+        return {}
     if not isinstance(data, dict):
         return {}
     return {k: v for k, v in data.items()
@@ -178,19 +214,9 @@ def save() -> None:
     if not _state["dirty"] or not isinstance(path, str):
         return
     keep = _table if len(_table) <= MAX_ENTRIES else {k: _table[k] for k in _used}
-    tmp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            view = memoryview(marshal.dumps(keep))
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-        _state["dirty"] = False
-    except (OSError, ValueError):
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        data = marshal.dumps(keep)
+    except ValueError:
+        return
+    write_private(path, data)
+    _state["dirty"] = False

@@ -87,8 +87,35 @@ class _OnUse:
         return getattr(importlib.import_module(self._name), attr)
 
 
-def _fast_import() -> ModuleType:
+def _read_tables() -> dict[str, Any]:
+    """The shipped tables; from a marshal copy in the start-up cache folder when the hook keeps one
+    (`common.rxcache.folder`): parsing the JSON is most of bashlex's start-up. Keyed by the JSON file's
+    size and mtime; the signature check below applies to either form."""
+    import marshal
+    import os
+
+    from tether.common import rxcache
+
+    where = rxcache.folder()
+    if where is None:
+        return json.loads(_TABLES.read_text())
+    st = _TABLES.stat()
+    copy = os.path.join(where, f"bashlex-tables-{st.st_size}-{st.st_mtime_ns}.marshal")
+    raw = rxcache.read_private(copy)
+    if raw is not None:
+        try:
+            tables = marshal.loads(raw)
+            if isinstance(tables, dict) and {"signature", "action", "goto", "productions"} <= set(tables):
+                return tables
+        except Exception:  # noqa: BLE001, S110 - torn or foreign: read the JSON again
+            pass
     tables = json.loads(_TABLES.read_text())
+    rxcache.write_private(copy, marshal.dumps(tables))
+    return tables
+
+
+def _fast_import() -> ModuleType:
+    tables = _read_tables()
     if tables["signature"] != signature():
         msg = "shipped bashlex tables do not match the installed bashlex"
         raise ImportError(msg)

@@ -113,6 +113,9 @@ def main(argv: list[str]) -> int | None:
     from tether.runtime.agents.registry import NAMES
 
     if argv == ["serve"]:
+        import gc
+
+        gc.enable()  # a long-lived process: the collector back on (the per-call path turns it off)
         from tether.runtime.agents.server import serve
 
         return serve()

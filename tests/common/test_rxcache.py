@@ -142,3 +142,27 @@ def test_flags_and_groups_survive(flags: int) -> None:
     rebuilt = _sre.compile(p, *rxcache.compiled_form(p, int(flags)))
     assert rebuilt == re._compiler.compile(p, int(flags))  # noqa: SLF001
     assert rebuilt.groupindex == {"word": 1} and rebuilt.groups == 2
+
+
+def test_bashlex_tables_copy_parses_the_same_and_a_damaged_one_is_ignored(tmp_path: Path) -> None:
+    code = """
+import sys
+from tether.common import rxcache
+if sys.argv[1] != "-":
+    rxcache.enable(sys.argv[1])
+from tether.guardian.bashlex_load import bashlex
+line = "for f in *.py; do x=$(grep -c def \\"$f\\") && echo \\"$f $x\\" >> out.txt; done | sort -u 2>&1"
+print("".join(p.dump() for p in bashlex.parse(line)))
+"""
+    def dump(arg: str) -> str:
+        return subprocess.run([sys.executable, "-c", code, arg], capture_output=True, text=True, check=True,
+                              cwd=ROOT).stdout
+
+    want = dump("-")
+    folder = tmp_path / "c"
+    assert dump(str(folder)) == want  # fills the copy
+    (copy,) = folder.glob("bashlex-tables-*.marshal")
+    assert dump(str(folder)) == want  # reads it
+    copy.write_bytes(b"\x00not marshal")
+    assert dump(str(folder)) == want  # ignores a damaged one (and writes it anew)
+    assert marshal.loads(copy.read_bytes())["signature"]
