@@ -26,7 +26,11 @@ import sys
 import zlib
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 
 _TABLES = Path(__file__).with_name("bashlex_tables.json")
 
