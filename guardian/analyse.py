@@ -86,6 +86,8 @@ class Analyser:
         self.guessing = 0
         """>0 while foreign code is read as if it were shell (`_guess`)."""
         self.files: dict[str, str | None] = {}
+        self.opaque: set[str] = set()
+        """Files written in this line whose content the analyser cannot know (`jq .. > f`, `cp x f`)."""
         self.seen_vars: set[tuple[str, str]] = set()
         self.listed: set[str] = set()
         """Management tools whose every object id a command in this line printed (`docker ps -aq`)."""
@@ -242,6 +244,10 @@ class Analyser:
                 out = python_fragment(out)  # appended to a file already there: a fragment of it
             if out is not None or t.path not in self.files:
                 self.files[t.path] = out if out is not None else ""
+            if out is None:
+                self.opaque.add(t.path)
+            else:
+                self.opaque.discard(t.path)
 
     def _target(self, raw: str, verb: Verb, prog: str, cwd: str) -> None:
         t = resolve(raw, cwd, self.home)

@@ -244,6 +244,28 @@ def recipes(text: str) -> list[Act]:
     return out
 
 
+def justfile_recipes(text: str) -> list[Act]:
+    """Recipe lines of a justfile (indented by tabs or spaces under a `name:` line), and backtick values."""
+    out = []
+    for line in text.splitlines():
+        body = line.strip()
+        if line[:1] in (" ", "\t") and body and not body.startswith("#"):
+            out.append(Act("shell", body.lstrip("@-")))
+        for m in re.finditer(r"`([^`]+)`", line if line[:1] not in (" ", "\t") else ""):
+            out.append(Act("shell", m.group(1)))
+    return out
+
+
+def yaml_cmds(text: str) -> list[Act]:
+    """Commands of a task runner's YAML (Taskfile `cmds:` items, `cmd:` and `sh:` values)."""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"^\s*(?:-\s+(?:cmd:\s*)?|(?:cmd|sh|run):\s*)(.+)$", line)
+        if m and not re.match(r"^[\w.-]+:\s*$", m.group(1).strip()):
+            out.append(Act("shell", m.group(1).strip().strip("'\"")))
+    return out
+
+
 def crontab_lines(text: str) -> list[Act]:
     """The commands of crontab lines (five time fields or an @keyword, then a command)."""
     out = []

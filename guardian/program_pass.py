@@ -23,13 +23,13 @@ import re
 import shlex
 
 from tether.common.record import replace
-from tether.guardian import downloads, escapes, exposure, management, payload_pass, programs
+from tether.guardian import downloads, escapes, exposure, management, payload_pass, programs, script_defs
 from tether.guardian.bashlex_load import bashlex
 from tether.guardian.escapes import Act
 from tether.guardian.lazy_re import Lazy as _Lazy
 from tether.guardian.parse import DepthError
 from tether.guardian.paths import normalise, under
-from tether.guardian.programs_table import DATA_PROGRAMS, MANIFESTS, SHELLS
+from tether.guardian.programs_table import DATA_PROGRAMS, MANIFEST_NAMES, MANIFESTS, SHELLS
 from tether.guardian.rules import Inv, has_rules
 from tether.guardian.unwrap import unwrap
 from tether.guardian.words import UNKNOWN
@@ -94,6 +94,7 @@ def on_invocation(an: Analyser, inv: Inv, depth: int) -> None:
     downloads.runs_download(an, inv)
     exposure.check(an, inv)
     management.on_invocation(an, inv)
+    script_defs.on_invocation(an, inv, depth)
 
 
 _ESCAPE_LINE = re.compile(r"^(?:\^[A-Z@\[\]])*(?::?!|:(?=(?:sh|shell|terminal|term)$))")
@@ -268,7 +269,7 @@ def _content(an: Analyser, content: str, lang: str, prog: str, s: object, depth:
 def _manifest(an: Analyser, name: str, prog: str, s: object, depth: int) -> None:
     """A lifecycle file (package.json, setup.py, Makefile, .git/hooks) written in this line."""
     cwd = s.cwd  # type: ignore[attr-defined]
-    for fname in ([name] if name != "Makefile" else ["Makefile", "makefile", "GNUmakefile"]):
+    for fname in MANIFEST_NAMES.get(name, (name,)):
         path = normalise(fname, cwd, an.home)
         hits = [p for p in an.files if p == path or (name == ".git/hooks" and under(p, path))]
         for p in hits:
@@ -276,15 +277,22 @@ def _manifest(an: Analyser, name: str, prog: str, s: object, depth: int) -> None
             if content is None:
                 an._hit("NET-002", prog, p)
                 continue
+            if p in an.opaque:
+                an._hit("EXEC-002", prog, f"{p} (written in this line; its content cannot be read)")
+                continue
             how = MANIFESTS.get(name, "shell")
             if how == "json-scripts":
                 for act in escapes.json_scripts(content):
                     _do(an, act, None, s, depth)
-            elif how == "makefile":
-                for act in escapes.recipes(content):
+            elif how in ("makefile", "justfile", "yaml-cmds"):
+                read = {"makefile": escapes.recipes, "justfile": escapes.justfile_recipes,
+                        "yaml-cmds": escapes.yaml_cmds}[how]
+                for act in read(content):
                     _run(an, act.text, depth, s)
             elif how.startswith("code:"):
                 _code(an, content, how[5:], s, depth)
+                for body in script_defs.runner_calls(content):
+                    _run(an, body, depth, s)
             else:
                 _run(an, content, depth, s)
 

@@ -104,7 +104,7 @@ PROGRAMS: dict[str, dict] = {
     "sed": {"fam": "interpreter", "aka": "gsed", "opts": {"-e": "sed", "--expression": "sed", "-f": "script:sed",
         "--file": "script:sed"}, "rest": "sed1"},
     "rake": {"fam": "build", "opts": {"-e": "code:ruby", "--execute": "code:ruby", "-p": "code:ruby",
-        "-f": "script:ruby"}},
+        "-f": "script:ruby"}, "manifest": "Rakefile"},
     "perf": {"fam": "trace", "sub": {"record": {"rest": "argv", "valued": "oecCFpt"}, "stat": {"rest": "argv",
         "valued": "oecCpt"}, "trace": {"rest": "argv"}, "script": {"opts": {"-s": "file"}}}},
     # ---- editors, pagers, debuggers and REPLs with shell escapes ----
@@ -426,9 +426,16 @@ PROGRAMS: dict[str, dict] = {
         "lvalued": "--directory --include-dir --jobs --load-average --what-if --old-file",
         "assign": {"SHELL": "shellpath", ".SHELLFLAGS": "none"}, "manifest": "Makefile"},
     "cmake": {"fam": "build", "opts": {"-P": "file", "-C": "file"}, "sub": {"-E": {}}},
-    "just": {"fam": "build", "aka": "task", "manifest": "justfile", "sub": {"execute": {"rest": "shell"}}},
+    "just": {"fam": "build", "manifest": "justfile", "sub": {"execute": {"rest": "shell"}}},
+    "task": {"fam": "build", "aka": "go-task", "manifest": "Taskfile.yml"},
+    "invoke": {"fam": "build", "aka": "inv", "manifest": "tasks.py"},
+    "fab": {"fam": "build", "manifest": "fabfile.py"},
+    "doit": {"fam": "build", "manifest": "dodo.py"},
+    "gulp": {"fam": "build", "manifest": "gulpfile.js"},
+    "grunt": {"fam": "build", "manifest": "Gruntfile.js"},
     "pytest": {"fam": "build", "aka": "py.test", "manifest": "conftest.py", "opts": {"-p": "none"}},
-    "tox": {"fam": "build", "aka": "nox", "manifest": "tox.ini", "sub": {"exec": {"after": "--"}}},
+    "tox": {"fam": "build", "manifest": "tox.ini", "sub": {"exec": {"after": "--"}}},
+    "nox": {"fam": "build", "manifest": "noxfile.py"},
     "gcc": {"fam": "build", "aka": "cc g++ c++ clang clang++", "opts": {"-wrapper": "gccwrapper", "-fplugin": "file",
         "-B": "dir"}},
     "ld": {"fam": "build", "opts": {"--plugin": "file"}},
@@ -584,8 +591,18 @@ MANIFESTS: dict[str, str] = {
     # file a program runs code from -> how to read the code in it
     "package.json": "json-scripts", "composer.json": "json-scripts", "setup.py": "code:python",
     "conftest.py": "code:python", "Makefile": "makefile", "makefile": "makefile",
-    "GNUmakefile": "makefile", "justfile": "makefile", "build.rs": "code:rust",
-    "tox.ini": "ini-commands", ".git/hooks": "shell",
+    "GNUmakefile": "makefile", "justfile": "justfile", "build.rs": "code:rust",
+    "tox.ini": "ini-commands", ".git/hooks": "shell", "Taskfile.yml": "yaml-cmds", "tasks.py": "code:python",
+    "fabfile.py": "code:python", "noxfile.py": "code:python", "dodo.py": "code:python", "Rakefile": "code:ruby",
+    "gulpfile.js": "code:js", "Gruntfile.js": "code:js",
 }
 """Files that a later program in the same line runs code from (lifecycle scripts)."""
+MANIFEST_NAMES: dict[str, tuple[str, ...]] = {
+    "Makefile": ("Makefile", "makefile", "GNUmakefile"), "justfile": ("justfile", "Justfile", ".justfile"),
+    "Taskfile.yml": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml", "Taskfile.dist.yml"),
+    "Rakefile": ("Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"),
+    "gulpfile.js": ("gulpfile.js", "gulpfile.mjs", "gulpfile.cjs", "gulpfile.ts"),
+    "Gruntfile.js": ("Gruntfile.js", "gruntfile.js", "Gruntfile.coffee"),
+}
+"""Other names a program reads the same manifest under."""
 # fmt: on

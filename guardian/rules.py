@@ -35,7 +35,7 @@ CATEGORIES = (
 )
 _MODULES = ("rules_paths", "rules_fs", "rules_git", "rules_net", "rules_system", "rules_cloud",
             "rules_code", "rules_programs", "rules_hostexec", "rules_manage", "secrets_flow",
-            "host_escape")
+            "host_escape", "rules_toolconfig")
 
 
 @dataclass(slots=True)

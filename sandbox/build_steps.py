@@ -7,6 +7,11 @@ grant names. One stage, and the instructions a task image uses: FROM, RUN,
 COPY and ADD (files of the build context only), ENV, ARG, WORKDIR, USER, CMD,
 ENTRYPOINT, EXPOSE, LABEL. Anything else is refused with a line naming it.
 Each step is a container committed into the next image; the last is tagged.
+A step's container has stopped (its processes killed) and is removed before
+the next step starts, so nothing a step left running sees a later step's grant.
+The image keeps the base's (or the Dockerfile's) USER, WORKDIR, CMD and
+ENTRYPOINT, not the step container's, and none of the owner labels that let
+`tether sandbox gc` collect a killed build's step containers.
 """
 
 from __future__ import annotations
@@ -43,7 +48,26 @@ class BuildState:
     args: dict[str, str] = field(default_factory=dict)
     workdir: str = "/"
     user: str = ""
+    """The Dockerfile's USER: what RUN steps run as (root until it says one)."""
+    image_user: str = ""
+    """The image's USER: the base's, until the Dockerfile says one."""
+    cmd: list[str] | None = None
+    entrypoint: list[str] | None = None
     records: list[ConnectionRecord] = field(default_factory=list)
+
+
+def image_changes(state: BuildState) -> list[str]:
+    """Commit changes that give the next image the build's config rather than the step container's."""
+    changes = [f"WORKDIR {state.workdir}", "LABEL " + " ".join(f'{key}=""' for key in cleanup.OWNER_KEYS)]
+    if state.image_user:
+        changes.append(f"USER {state.image_user}")
+    if state.entrypoint:
+        changes.append(f"ENTRYPOINT {json.dumps(state.entrypoint)}")  # resets the step container's CMD
+    if state.cmd or not state.entrypoint:
+        # A commit cannot leave CMD empty (the engine fills it from the container): with no CMD and no ENTRYPOINT
+        # the image gets /bin/sh, never the step's own command line.
+        changes.append(f"CMD {json.dumps(state.cmd or ['/bin/sh'])}")
+    return changes
 
 
 def instructions(text: str) -> list[tuple[str, str]]:
@@ -80,12 +104,13 @@ def _expand(text: str, state: BuildState) -> str:
 
 
 def _shell_or_exec(rest: str) -> list[str]:
+    """The exec form (a JSON list of strings, maybe empty: `CMD []`) or the shell form."""
     if rest.startswith("["):
         try:
             argv = json.loads(rest)
         except ValueError:
             argv = None
-        if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv):
+        if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
             return argv
     return ["/bin/sh", "-c", rest]
 
@@ -111,12 +136,12 @@ def build(client: docker.DockerClient, context: Path, tag: str, network: Sandbox
             raise SandboxError(msg)
         if word == "FROM":
             state.image = _expand(rest.split()[-1] if " AS " not in rest.upper() else rest.split()[0], state)
-            _has_python(client, state.image)
+            from_base(client, state)
         elif word == "ARG":
             name, _, default = rest.partition("=")
             state.args.setdefault(name.strip(), default.strip().strip('"'))
         elif word == "RUN":
-            _run(client, state, _expand(rest, state), network, hosts_of, deadline, labels)
+            run_step(client, state, _expand(rest, state), network, hosts_of(_expand(rest, state)), deadline, labels)
         elif word in ("COPY", "ADD"):
             _copy(client, state, context, word, _expand(rest, state), labels)
         elif word in CONFIG_ONLY:
@@ -127,6 +152,15 @@ def build(client: docker.DockerClient, context: Path, tag: str, network: Sandbox
             raise SandboxError(msg)
     client.images.get(state.image).tag(*tag.rsplit(":", 1))
     return state.image, state.records
+
+
+def from_base(client: docker.DockerClient, state: BuildState) -> None:
+    """Check `state.image` can be built on (present, has python3) and take its USER, WORKDIR, CMD, ENTRYPOINT."""
+    _has_python(client, state.image)
+    config = client.images.get(state.image).attrs.get("Config") or {}
+    state.workdir = config.get("WorkingDir") or "/"
+    state.image_user = config.get("User") or ""
+    state.cmd, state.entrypoint = config.get("Cmd") or None, config.get("Entrypoint") or None
 
 
 def _has_python(client: docker.DockerClient, image: str) -> None:
@@ -149,29 +183,63 @@ def _has_python(client: docker.DockerClient, image: str) -> None:
 
 def _commit(container: Any, state: BuildState, changes: list[str]) -> None:
     try:
-        state.image = container.commit(changes=changes or None).id
+        state.image = container.commit(changes=[*changes, *image_changes(state)]).id
     finally:
-        container.remove(force=True)
+        _remove(container)
 
 
-def _run(client: docker.DockerClient, state: BuildState, rest: str, network: SandboxNetwork, hosts_of: HostsOf,
-         deadline: float, labels: dict[str, str]) -> None:
+def _stop(container: Any) -> None:
+    """Kill whatever still runs in a step's container and wait until the engine says it has stopped."""
+    container.reload()
+    if container.status in ("running", "paused", "restarting"):
+        container.kill()
+        container.wait(timeout=30)
+        container.reload()
+    if container.status in ("running", "paused", "restarting"):
+        msg = f"the step container {container.short_id} did not stop; the build stops here"
+        raise SandboxError(msg)
+
+
+def _remove(container: Any) -> None:
+    from tether.sandbox.engine import docker_sdk
+
+    container.remove(force=True)
+    try:
+        container.reload()
+    except docker_sdk().errors.NotFound:
+        return
+    msg = f"the step container {container.short_id} could not be removed; the build stops here"
+    raise SandboxError(msg)
+
+
+def run_step(client: docker.DockerClient, state: BuildState, rest: str, network: SandboxNetwork, hosts: list[str],
+             deadline: float, labels: dict[str, str], *, shown: str = "") -> None:
+    """One RUN: a container of `state.image` in network `none`, granted `hosts` through the proxy, committed.
+
+    Raises:
+        SandboxError: the step exited non-zero (its output's tail named), or its container would not stop.
+    """
     argv = _shell_or_exec(rest)
-    with network.grant(hosts_of(rest)) as records:
+    if not argv:
+        msg = "RUN [] has no command"
+        raise SandboxError(msg)
+    with network.grant(hosts) as records:
         container = client.containers.create(
             state.image, entrypoint=[], command=network.wrap(argv), network_mode="none", environment=state.env,
-            working_dir=state.workdir, user=state.user or "0", volumes=network.volume(), labels=labels)
+            working_dir=state.workdir, user=state.user or ("0" if state.image_user else None),
+            volumes=network.volume(), labels=labels)
         try:
             container.start()
             code = container.wait(timeout=max(1.0, deadline - time.monotonic())).get("StatusCode", 1)
+            _stop(container)  # before the grant closes: nothing of this step outlives it
         except BaseException:
             container.remove(force=True)
             raise
     state.records.extend(records)
     if code != 0:
         tail = container.logs(tail=20).decode(errors="replace").strip()
-        container.remove(force=True)
-        msg = f"RUN {rest[:120]} exited {code}: {tail[-600:]}"
+        _remove(container)
+        msg = f"{shown or 'RUN ' + rest[:120]} exited {code}: {tail[-600:]}"
         raise SandboxError(msg)
     _commit(container, state, [])
 
@@ -224,8 +292,11 @@ def _config(client: docker.DockerClient, state: BuildState, word: str, rest: str
     elif word == "WORKDIR":
         state.workdir = posixpath.normpath(posixpath.join(state.workdir, rest))
     elif word == "USER":
-        state.user = rest
+        state.user = state.image_user = rest
+    elif word == "CMD":
+        state.cmd = _shell_or_exec(rest)
+    elif word == "ENTRYPOINT":
+        state.entrypoint, state.cmd = _shell_or_exec(rest), None  # as in docker build: ENTRYPOINT resets CMD
     container = client.containers.create(state.image, entrypoint=[], command=["true"], network_mode="none",
                                          labels=labels)
-    change = f"WORKDIR {state.workdir}" if word == "WORKDIR" else f"{word} {rest}"
-    _commit(container, state, [change])
+    _commit(container, state, [f"{word} {rest}"] if word in ("ENV", "EXPOSE", "LABEL") else [])

@@ -32,6 +32,8 @@ RUN_LABEL = "tether.run"
 PID_LABEL = "tether.pid"
 START_LABEL = "tether.pid_start"
 HOST_LABEL = "tether.host"
+OWNER_KEYS = (LABEL, RUN_LABEL, PID_LABEL, START_LABEL, HOST_LABEL)
+"""The owner labels; a step of a networked build blanks them in the image it commits."""
 
 
 class Closable(Protocol):

@@ -76,6 +76,11 @@ def stale(client: docker.DockerClient, tag: str) -> bool:
     return labels.get("tether.packages") != tools_label()
 
 
+def build_lock(tag: str) -> Path:
+    """The file lock that keeps builds of one tag (debootstrap, `--packages`) to one at a time."""
+    return Path(tempfile.gettempdir()) / f"tether-build-{tag.replace('/', '_').replace(':', '_')}.lock"
+
+
 def build_image(
     client: docker.DockerClient,
     flavor: Flavor = "debian",
@@ -92,8 +97,7 @@ def build_image(
     """
     tag = tag or (DEBIAN_TAG if flavor == "debian" else TINY_TAG)
     start = time.monotonic()
-    lock = Path(tempfile.gettempdir()) / f"tether-build-{tag.replace('/', '_').replace(':', '_')}.lock"
-    with FileLock(str(lock)):
+    with FileLock(str(build_lock(tag))):
         found = _existing(client, tag)
         if found and not force and not (flavor == "debian" and stale(client, tag)):
             return BuildResult(tag=tag, built=False, seconds=time.monotonic() - start, image_id=found)

@@ -39,7 +39,6 @@ def guard(
 
     One word after -- is the command line as written; several words are an argv, quoted with shlex.join.
     """
-    del home  # Tether's home: accepted like everywhere else (only the fast path keeps its pattern cache there)
     if rules or explain:
         from tether.runtime.cli import guard_explain
 
@@ -47,7 +46,8 @@ def guard(
             raise typer.Exit(guard_explain.rules(json_out))
         if not command:
             raise typer.Exit(guard_fast.error("give the command to explain after --"))
-        raise typer.Exit(guard_explain.explain(command, json_out, workspace, cwd, user_home))
+        raise typer.Exit(guard_explain.explain(command, json_out, workspace, cwd, user_home, home))
+    del home  # Tether's home: accepted like everywhere else; the plain verdict reads no config
     if batch is not None:
         raise typer.Exit(guard_fast.batch(batch, workspace, user_home))
     if not command:

@@ -1,8 +1,11 @@
 """`tether guard --explain` and `tether guard --rules`: the guardian's reasons, in plain text or JSON.
 
-Both run on the lean `tether guard` path (no typer, rich or pydantic), like the
-verdict itself, and print through `runtime.terminal.plain`, so nothing in a
-command reaches the terminal raw.
+Both run on the lean `tether guard` path (no typer or rich), and print through
+`runtime.terminal.plain`, so nothing in a command reaches the terminal raw.
+`--explain` also reads the configuration (`[network]`) and says what a run
+would decide about the network for the line (`graphs.network`: NET-010 ask
+naming the hosts it opens, NET-011/012 deny, NET-OFF, or the hosts always
+allowed); the plain verdict (the hook path) judges the text alone.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from tether.runtime.cli.guard_fast import EXIT, command_text, context
+from tether.runtime.cli.guard_fast import EXIT, command_text, context, error
 from tether.runtime.terminal import plain
 
 
@@ -22,18 +25,71 @@ def _out(lines: list[str]) -> None:
 
 
 def explain(words: list[str], json_out: bool, workspace: Path | None, cwd: Path | None,
-            home: Path | None) -> int:
-    """Print why the command gets its decision; the decision's exit code (0, 1, 2)."""
+            home: Path | None, tether_home: Path | None = None) -> int:
+    """Print why the command gets its decision, the network's included; the decision's exit code (0, 1, 2)."""
+    from tether.common.errors import TetherError
     from tether.guardian.explain import explain as run
     from tether.guardian.explain import render
+    from tether.guardian.network_hosts import network_needs
 
-    e = run(command_text(words), context(workspace, cwd, home))
+    text = command_text(words)
+    network: dict[str, object] = {"mode": None, "needs": False, "rule": None, "decision": None, "hosts": [],
+                                  "always_allowed": []}
+    rules = None
+    if network_needs(text) is not None:  # only then is the config read (the rest of this path needs no pydantic)
+        try:
+            rules = _network_rules(tether_home)
+        except TetherError as e:
+            return error(str(e))
+    e = run(text, context(workspace, cwd, home))
+    if rules is not None:
+        network = _network(e, rules, text)
     if json_out:
-        sys.stdout.write(json.dumps(dataclasses.asdict(e)) + "\n")
+        sys.stdout.write(json.dumps({**dataclasses.asdict(e), "network": network}) + "\n")
         sys.stdout.flush()
     else:
-        _out(render(e))
+        _out([*render(e), "", *_network_lines(network)])
     return EXIT[e.decision]
+
+
+def _network_rules(tether_home: Path | None):  # type: ignore[no-untyped-def]
+    from tether.graphs.network import NetworkRules
+    from tether.guardian.network_hosts import NetworkDefaults
+    from tether.runtime.config import load_config
+
+    net = load_config(tether_home).network
+    return NetworkRules(mode=net.mode, allow=tuple(net.allow), addresses=tuple(net.named_addresses()),
+                        defaults=NetworkDefaults(pip_index_url=net.pip_index_url, npm_registry=net.npm_registry))
+
+
+def _network(e, rules, text: str) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """What a run with this config decides about the network for `text`; adds its rule to `e`."""
+    from tether.graphs.network import network_verdict
+    from tether.guardian.explain import Fired
+    from tether.guardian.verdict import Verdict, strictest
+
+    verdict, hosts = network_verdict(rules, text, Verdict(decision="allow"))
+    hit = verdict.hits[0] if verdict.hits else None
+    if hit is not None:
+        e.decision = strictest(e.decision, hit.decision)
+        e.fired.append(Fired(hit.id, hit.decision, hit.category, hit.program, hit.reason, None, "", False))
+        e.reason = "; ".join(r for r in (e.reason, f"{hit.id}: {hit.reason}") if r)
+    needs = hosts is not None or hit is not None
+    return {"mode": rules.mode, "needs": needs, "rule": hit.id if hit else None,
+            "decision": hit.decision if hit else ("allow" if needs else None), "hosts": hosts or [],
+            "always_allowed": list(rules.allow)}
+
+
+def _network_lines(n: dict[str, object]) -> list[str]:
+    hosts = ", ".join(n["hosts"]) or "no host"  # type: ignore[arg-type]
+    if not n["needs"]:
+        return ["network: not needed (the command stays in the sandbox's network `none`)"]
+    if n["rule"] == "NET-010":
+        return [f"network: asks; if approved, the egress proxy opens {hosts} for this command only",
+                "      (a host you always allow goes in `[network] allow`; docs/network.md)"]
+    if n["rule"]:
+        return [f"network: denied ({n['rule']}); no way out is opened"]
+    return [f"network: no ask, every host is in `[network] allow`; the egress proxy opens {hosts}"]
 
 
 def rules(json_out: bool) -> int:

@@ -154,7 +154,7 @@ def main(argv: list[str]) -> int | None:
         if not words:
             return error("give the command to explain after --")
         return guard_explain.explain(words, json_out, paths.get("--workspace"), paths.get("--cwd"),
-                                     paths.get("--user-home"))
+                                     paths.get("--user-home"), paths.get("--home"))
     if "--batch" in paths:
         return batch(paths["--batch"], paths.get("--workspace"), paths.get("--user-home"))
     if not words:

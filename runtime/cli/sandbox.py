@@ -52,19 +52,37 @@ def build(
     dockerfile: Annotated[
         Path | None, typer.Option("--dockerfile", help="Build DIR/Dockerfile instead (e.g. a task's environment/).")
     ] = None,
-    tag: Annotated[str, typer.Option("--tag", help="Tag of the image built from --dockerfile.")] = CUSTOM_TAG,
+    tag: Annotated[str | None, typer.Option(
+        "--tag", help=f"Tag of the image built (--dockerfile: {CUSTOM_TAG}; --packages: the base's own tag).")] = None,
     build_network: Annotated[
         bool,
         typer.Option("--build-network", help="Build --dockerfile through the egress proxy: each RUN step reaches the "
                                              "hosts its line names and `[network] allow` (docs/network.md)."),
     ] = False,
+    packages: Annotated[list[str] | None, typer.Option(
+        "--packages", help="Add Debian packages (NAME or NAME=VERSION; more may follow) to the sandbox image: apt-get "
+                           "runs through the egress proxy, open to the image's apt sources and `[network] allow`.")
+    ] = None,
+    names: Annotated[list[str] | None, typer.Argument(help="More package names, after --packages.")] = None,
+    base: Annotated[str | None, typer.Option(
+        "--base", help="Image --packages adds to (default: `[sandbox] image`, tether-sandbox:debian).")] = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Build the sandbox image locally (Debian via debootstrap, no registry needed), or a Dockerfile's."""
+    """Build the sandbox image locally (Debian via debootstrap, no registry needed), a Dockerfile's, or add packages."""
     cfg = _config(home)
+    if packages is not None or names or base is not None:
+        if dockerfile is not None or tiny or build_network:
+            fail("--packages adds to an image; it does not combine with --dockerfile, --tiny or --build-network")
+        if packages is None and not names:
+            fail("--base names the image --packages adds to; pass the names too (`--packages NAME...`)")
+        if packages is None:
+            fail(f"installing {' '.join(names or [])[:80]} opens the network: pass the names after --packages "
+                 "(`tether sandbox build --packages NAME...`)")
+        _build_packages(cfg, [*(packages or []), *(names or [])], base or cfg.sandbox.image, tag, as_json)
+        return
     if dockerfile is not None or build_network:
-        _build_dockerfile(cfg, dockerfile, tag, build_network, as_json)
+        _build_dockerfile(cfg, dockerfile, tag or CUSTOM_TAG, build_network, as_json)
         return
     if not tiny:
         err.print("ensuring the Debian image (a debootstrap build takes a few minutes when it is missing)")
@@ -112,6 +130,53 @@ def _build_dockerfile(cfg: TetherConfig, folder: Path | None, tag: str, network:
               + (f" ({len(records)} connection(s) through the proxy, {len(refused)} refused)" if network else ""))
     for r in refused[:10]:
         err.print(f"[yellow]refused[/] {safe(r.host)}:{r.port}: {safe(r.reason)}")
+
+
+def _build_packages(cfg: TetherConfig, values: list[str], base: str, tag: str | None, as_json: bool) -> None:
+    import dataclasses
+    import datetime
+    import json
+
+    from tether.sandbox.config import DockerSandboxConfig
+    from tether.sandbox.errors import SandboxError
+    from tether.sandbox.packages import parse_names
+
+    tag = tag or base
+    try:
+        names = parse_names(values)
+    except SandboxError as e:
+        fail(str(e))
+    try:
+        DockerSandboxConfig(image=tag)
+    except ValueError:
+        fail(f"--tag {tag!r} is not an image name like `repo:tag`")
+    if not as_json:
+        err.print(f"adding {safe(' '.join(names))} to {safe(base)}: apt-get runs through the egress proxy")
+    with errors_exit():
+        from tether.runtime.network_build import install_packages_through_proxy
+        from tether.sandbox.engine import connect
+
+        result = install_packages_through_proxy(cfg, connect(cfg.sandbox.docker_host), base, tag, names)
+    refused = [r for r in result.records if not r.allowed]
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
+    record = cfg.home / "builds" / f"{stamp}-packages.json"
+    report = {"tag": tag, "built": True, "base": base, "packages": names, "seconds": round(result.seconds, 1),
+              "hosts": result.hosts, "connections": len(result.records),
+              "refused": [f"{r.host}:{r.port}: {r.reason}" for r in refused], "record": str(record)}
+    record.parent.mkdir(parents=True, exist_ok=True)
+    connections = [dataclasses.asdict(r) for r in result.records]
+    record.write_text(json.dumps({**report, "connections": connections}, indent=1) + "\n")
+    if as_json:
+        print_json(report)
+        return
+    out.print(f"built {safe(tag)} with {safe(' '.join(names))} in {result.seconds:.1f} s; the proxy was open to "
+              f"{safe(', '.join(result.hosts) or 'no host')} ({len(result.records)} connection(s), "
+              f"{len(refused)} refused; record {safe(str(record))})")
+    for r in refused[:10]:
+        err.print(f"[yellow]refused[/] {safe(r.host)}:{r.port}: {safe(r.reason)}")
+    if tag != cfg.sandbox.image:
+        err.print(safe(f"sandboxes use it with `[sandbox] image = \"{tag}\"` in tether.toml "
+                       f"(or TETHER_SANDBOX__IMAGE={tag})"))
 
 
 @sandbox_app.command("exec")
