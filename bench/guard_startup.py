@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -39,11 +40,16 @@ def _env(keep: bool) -> dict[str, str]:
     return env
 
 
-def _time(argv: list[str], env: dict[str, str]) -> float:
+def _time(argv: list[str], env: dict[str, str], cpu: list[float] | None = None) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    check=False)
-    return (time.perf_counter() - start) * 1000
+    took = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if cpu is not None:  # user + system: steadier than wall time where other processes share the cores
+        cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    return took
 
 
 def _p90(xs: list[float]) -> float:
@@ -62,10 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(2):
         _time([py, "-c", "pass"], env)
         _time([*guard, COMMANDS[0]], env)
-    base, hook = [], []
+    base, hook, base_cpu, hook_cpu = [], [], [], []  # type: ignore[var-annotated]
     for i in range(args.n):
-        base.append(_time([py, "-c", "pass"], env))
-        hook.append(_time([*guard, COMMANDS[i % len(COMMANDS)]], env))
+        base.append(_time([py, "-c", "pass"], env, base_cpu))
+        hook.append(_time([*guard, COMMANDS[i % len(COMMANDS)]], env, hook_cpu))
     probe = subprocess.run([py, "-X", "importtime", "-m", "tether", "guard", "--", "ls"],
                            env=env, cwd=ROOT, capture_output=True, text=True, check=False)
     names = {line.split("|")[-1].strip() for line in probe.stderr.splitlines() if "|" in line}
@@ -76,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python3 -c pass          median {statistics.median(base):7.1f} ms   p90 {_p90(base):7.1f} ms")
     print(f"tether guard -- CMD      median {statistics.median(hook):7.1f} ms   p90 {_p90(hook):7.1f} ms")
     print(f"ratio (median)           {ratio:.2f}x   target <= 5x: {'met' if ratio <= 5 else 'NOT met'}")
+    print(f"CPU (user+sys, median)   python3 -c pass {statistics.median(base_cpu):.1f} ms, tether guard "
+          f"{statistics.median(hook_cpu):.1f} ms ({statistics.median(hook_cpu) / statistics.median(base_cpu):.2f}x)")
     print(f"guard imports it should not need: {', '.join(extra) or 'none'}  "
           f"(modules imported: {len(names)})")
     return 0

@@ -12,7 +12,9 @@ home. The same runs with TETHER_HOOK_SERVER=0 (every call imports the
 guardian; the default, since a same-uid process could stand in for the
 server) are printed with their own ratio, beside `tether guard -- CMD`
 (the same judge, so the in-process hook's floor), and every answer is
-checked against the in-process one.
+checked against the in-process one. The CPU time (user + system) of the
+in-process hook and of the guard is printed beside `python3 -c pass`'s: on a
+machine whose cores other processes share, it moves less than wall time.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -39,10 +42,22 @@ def _payload(command: str) -> bytes:
                        "tool_input": {"command": command}, "tool_use_id": "toolu_bench"}).encode()
 
 
-def _run(argv: list[str], env: dict[str, str], data: bytes = b"") -> tuple[float, tuple[int, bytes, bytes]]:
+CPU: dict[str, list[float]] = {}
+"""CPU milliseconds (user + system) of each measured child, by label: steadier than wall time where other
+processes share the cores (the warm server's own CPU is not a child's, so it has no CPU figure here)."""
+
+
+def _run(argv: list[str], env: dict[str, str], data: bytes = b"",
+         label: str = "") -> tuple[float, tuple[int, bytes, bytes]]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     r = subprocess.run(argv, input=data, env=env, cwd=ROOT, capture_output=True, check=False)
-    return (time.perf_counter() - start) * 1000, (r.returncode, r.stdout, r.stderr)
+    took = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if label:
+        cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+        CPU.setdefault(label, []).append(cpu)
+    return took, (r.returncode, r.stdout, r.stderr)
 
 
 def _p90(xs: list[float]) -> float:
@@ -74,13 +89,13 @@ def main(argv: list[str] | None = None) -> int:
         base, warm, cold, guard, mismatches = [], [], [], [], 0
         for i in range(args.n):
             data = _payload(COMMANDS[i % len(COMMANDS)])
-            base.append(_run([py, "-c", "pass"], env)[0])
+            base.append(_run([py, "-c", "pass"], env, label="base")[0])
             t, got = _run([*hook], env, data)
             warm.append(t)
-            t, want = _run([*hook], cold_env, data)
+            t, want = _run([*hook], cold_env, data, label="cold")
             cold.append(t)
             guard.append(_run([py, "-m", "tether", "guard", "--workspace", "/home/tether/project", "--",
-                               COMMANDS[i % len(COMMANDS)]], env)[0])
+                               COMMANDS[i % len(COMMANDS)]], env, label="guard")[0])
             mismatches += got != want
     finally:
         stop = ("import sys; from pathlib import Path; from tether.runtime.agents.server import stop; "
@@ -99,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ratio (median, warm)           {ratio:.2f}x   target <= 2x: {'met' if ratio <= 2 else 'NOT met'}")
     print(f"ratio (median, in-process)     {ratio_cold:.2f}x   target <= 2x: {'met' if ratio_cold <= 2 else 'NOT met'}"
           f"   (tether guard: {statistics.median(guard) / statistics.median(base):.2f}x)")
+    cpu = {k: statistics.median(v) for k, v in CPU.items()}
+    print(f"CPU (user+sys, median): python3 -c pass {cpu['base']:.1f} ms, in-process hook {cpu['cold']:.1f} ms "
+          f"({cpu['cold'] / cpu['base']:.2f}x), tether guard {cpu['guard']:.1f} ms ({cpu['guard'] / cpu['base']:.2f}x)")
     print(f"answers differing between the server and in-process: {mismatches} of {args.n}")
     return 0 if mismatches == 0 else 1
 

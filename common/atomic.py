@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 from tether.common.errors import StateFileError
@@ -31,7 +30,7 @@ def write_atomic(path: Path, data: str | bytes, *, mode: int | None = None) -> N
     tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = _temp_beside(path)
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()
@@ -48,6 +47,19 @@ def write_atomic(path: Path, data: str | bytes, *, mode: int | None = None) -> N
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new private file in `path`'s folder, as `tempfile.mkstemp` makes one (O_EXCL, 0600, no link followed),
+    without importing tempfile (~4 ms of every `tether hook` call that records something)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        name = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(os.path.join(path.parent, f".{path.name}.*.tmp"))
 
 
 def fsync_dir(folder: Path) -> None:

@@ -26,7 +26,11 @@ import sys
 import zlib
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 
 _TABLES = Path(__file__).with_name("bashlex_tables.json")
 
@@ -71,8 +75,51 @@ class _Tables:
         self.lr_productions = [_Production(*p) for p in tables["productions"]]
 
 
-def _fast_import() -> ModuleType:
+class _OnUse:
+    """Stands in for a module while bashlex's PLY is imported: the real one is imported on first attribute use.
+
+    PLY imports `inspect` (with `ast`, `dis`, `tokenize`: ~5 ms, a fifth of a hook call's start-up) only to read
+    grammar sources when it builds tables, which the shipped ones replace.
+    """
+
+    __spec__ = None  # what the import system reads of an entry in sys.modules; the real module is not touched
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+
+def _read_tables() -> dict[str, Any]:
+    """The shipped tables; from a marshal copy in the start-up cache folder when the hook keeps one
+    (`common.rxcache.folder`): parsing the JSON is most of bashlex's start-up. Keyed by the JSON file's
+    size and mtime; the signature check below applies to either form."""
+    import marshal
+    import os
+
+    from tether.common import rxcache
+
+    where = rxcache.folder()
+    if where is None:
+        return json.loads(_TABLES.read_text())
+    st = _TABLES.stat()
+    copy = os.path.join(where, f"bashlex-tables-{st.st_size}-{st.st_mtime_ns}.marshal")
+    raw = rxcache.read_private(copy)
+    if raw is not None:
+        try:
+            tables = marshal.loads(raw)
+            if isinstance(tables, dict) and {"signature", "action", "goto", "productions"} <= set(tables):
+                return tables
+        except Exception:  # noqa: BLE001, S110 - torn or foreign: read the JSON again
+            pass
     tables = json.loads(_TABLES.read_text())
+    rxcache.write_private(copy, marshal.dumps(tables))
+    return tables
+
+
+def _fast_import() -> ModuleType:
+    tables = _read_tables()
     if tables["signature"] != signature():
         msg = "shipped bashlex tables do not match the installed bashlex"
         raise ImportError(msg)
@@ -80,7 +127,14 @@ def _fast_import() -> ModuleType:
     assert spec is not None and spec.loader is not None
     package = importlib.util.module_from_spec(spec)
     sys.modules["bashlex"] = package
-    yacc = importlib.import_module("bashlex.yacc")
+    stand_in = None if "inspect" in sys.modules else _OnUse("inspect")
+    if stand_in is not None:
+        sys.modules["inspect"] = stand_in  # type: ignore[assignment]
+    try:
+        yacc = importlib.import_module("bashlex.yacc")
+    finally:
+        if stand_in is not None and sys.modules.get("inspect") is stand_in:
+            del sys.modules["inspect"]  # whoever imports inspect next gets the real one
 
     def from_tables(**_: object) -> object:
         lr = _Tables(tables)

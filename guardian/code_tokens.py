@@ -18,8 +18,8 @@ variable in them are NONLIT too.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from tether.common.record import dataclass
 from tether.guardian.code_actions import NONLIT
 
 _NAME = re.compile(r"[$@%&]?[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->|:)[A-Za-z_][A-Za-z0-9_]*)*")

@@ -21,7 +21,8 @@ marker name in the input) returns None and the original parse error stands.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from tether.common.record import dataclass, field
 
 MARK = "__tether_heredoc_"
 _DELIM = re.compile(r"(-?)[ \t]*((?:[^\s;&|()<>'\"\\]|\\.|'[^']*'|\"[^\"]*\")+)")

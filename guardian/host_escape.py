@@ -23,7 +23,6 @@ the data is `guardian.secrets_table`.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from tether.guardian import programs
 from tether.guardian import secrets_table as T
@@ -33,6 +32,7 @@ from tether.guardian.rules import Inv, static_rule
 from tether.guardian.rules_system import _SENSITIVE_MOUNT
 from tether.guardian.words import UNKNOWN
 
+TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
 if TYPE_CHECKING:
     from tether.guardian.analyse import Analyser
 

@@ -4,7 +4,12 @@ patterns most commands never reach (interpreter-code and substitution patterns).
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from tether.common.rxcache import static
+
+TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Lazy:
@@ -18,5 +23,6 @@ class Lazy:
 
     def __getattr__(self, name: str) -> Any:
         if self._rx is None:
-            self._rx = re.compile(*self._args)
+            with static():  # one of the program's own patterns: the hook's cache may keep it
+                self._rx = re.compile(*self._args)
         return getattr(self._rx, name)

@@ -12,8 +12,8 @@ Pure: nothing here reads the table (that is `guardian.programs`) or the analyser
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
+from tether.common.record import replace
 from tether.guardian import escapes
 from tether.guardian.escapes import Act
 

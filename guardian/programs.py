@@ -18,8 +18,8 @@ yield no actions here.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
+from tether.common.record import replace
 from tether.guardian import escapes
 from tether.guardian.escapes import Act
 from tether.guardian.program_kinds import emit

@@ -20,9 +20,8 @@ is `guardian.secrets_table`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from tether.common.record import dataclass, field
 from tether.guardian import programs
 from tether.guardian import secrets_carry as carry
 from tether.guardian import secrets_table as T
@@ -52,6 +51,7 @@ from tether.guardian.secrets_model import (
 from tether.guardian.unwrap import unwrap
 from tether.guardian.words import UNKNOWN
 
+TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
 if TYPE_CHECKING:
     from tether.guardian.analyse import Analyser
     from tether.guardian.shell import Simple

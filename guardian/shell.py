@@ -13,7 +13,7 @@ path, and none of them leaves the guardian (the Verdict is the data API).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from tether.common.record import dataclass, field
 
 UNKNOWN = "\x00"
 """The marker put where a value cannot be known statically (see `guardian.words`)."""

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from tether.guardian.decision import SEVERITY, Decision, Result, strictest
+from tether.guardian.decision import SEVERITY, Result, strictest
+
+Decision = Literal["allow", "ask", "deny"]
+"""The same three as `decision.Decision`, as typing's Literal: pydantic validates against it."""
 
 __all__ = ["SEVERITY", "CheckContext", "Decision", "RuleHit", "Verdict", "strictest"]
 

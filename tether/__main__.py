@@ -1,5 +1,5 @@
 """`python -m tether`: the same entry point as the `tether` command."""
 
-from tether.runtime.cli.app import main
+from tether.runtime.cli.app import console
 
-main()
+console()

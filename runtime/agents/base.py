@@ -20,14 +20,25 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
 
 from tether.common.errors import TetherError
+from tether.common.record import dataclass, field
 
-Decision = Literal["allow", "ask", "deny"]
+TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
+if TYPE_CHECKING:
+    from typing import Any, Literal, Protocol
+
+    Decision = Literal["allow", "ask", "deny"]
+else:
+    Decision = str  # what the annotations name at run time (they are strings; nothing validates against it)
+    Protocol = object  # Adapter documents the protocol; no module is checked against it at run time
 MAX_REASON = 1500
+HOOK_TIMEOUT_S = 30
+"""The `timeout` `tether hook install` writes into each agent's hook entry (in the unit that agent's settings use),
+where its schema has one. Agents run a call whose hook they time out (Claude Code, Codex and Gemini CLI treat it
+as a non-blocking error), so the hook ends itself first: `runtime.cli.hook_fast.DEADLINE_S` is below this. Without
+it an agent waits its own default on a stuck hook (Claude Code and Codex: 600 s, Gemini CLI: 60 s)."""
 
 
 

@@ -16,9 +16,9 @@ ran) teaches the ledger that the person approved an ask.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from tether.runtime.agents.base import (
+    HOOK_TIMEOUT_S,
     Answer,
     Call,
     Judged,
@@ -32,6 +32,11 @@ from tether.runtime.agents.base import (
     work_folder,
     write_line,
 )
+
+TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 
 NAME = "claude-code"
 TITLE = "Claude Code"
@@ -52,7 +57,7 @@ DISABLE = {"disableAllHooks": True}
 
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     """(event, matcher group) pairs `tether hook install` adds under `hooks`."""
-    group = {"matcher": MATCHER, "hooks": [{"type": "command", "command": command}]}
+    group = {"matcher": MATCHER, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]}
     return [(EVENT, group), ("PostToolUse", group)]
 
 

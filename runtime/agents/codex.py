@@ -15,9 +15,9 @@ allow.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from tether.runtime.agents.base import (
+    HOOK_TIMEOUT_S,
     Answer,
     Call,
     Judged,
@@ -29,6 +29,11 @@ from tether.runtime.agents.base import (
     write_line,
 )
 from tether.runtime.agents.claude_code import tool_call
+
+TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 
 NAME = "codex"
 TITLE = "Codex CLI"
@@ -60,7 +65,8 @@ def disabled_near(settings: Path) -> str:
 
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     """(event, matcher group) pairs `tether hook install` adds under `hooks` of hooks.json."""
-    return [(EVENT, {"matcher": MATCHER, "hooks": [{"type": "command", "command": command}]})]
+    return [(EVENT, {"matcher": MATCHER, "hooks": [{"type": "command", "command": command,
+                                                     "timeout": HOOK_TIMEOUT_S}]})]
 READ_ONLY = frozenset({"read_file", "list_dir", "grep_files", "view_image", "update_plan", "web_search"})
 """Codex tools that only read; any other tool is read fail-closed (`base.tool_calls`)."""
 

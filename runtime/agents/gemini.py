@@ -14,9 +14,9 @@ tool and sends stderr to the agent as the reason (deny, and every error).
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from tether.runtime.agents.base import (
+    HOOK_TIMEOUT_S,
     Answer,
     Call,
     Judged,
@@ -30,6 +30,11 @@ from tether.runtime.agents.base import (
     work_folder,
     write_line,
 )
+
+TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 
 NAME = "gemini"
 TITLE = "Gemini CLI"
@@ -46,6 +51,7 @@ TEMPLATE = "{}\n"
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:
     """(event, hook definition) pairs `tether hook install` adds under `hooks` of settings.json."""
     group = {"matcher": MATCHER, "hooks": [{"name": "tether", "type": "command", "command": command,
+                                            "timeout": HOOK_TIMEOUT_S * 1000,  # Gemini CLI counts milliseconds
                                             "description": "Tether's guardian judges the call"}]}
     return [(EVENT, group), ("AfterTool", group)]
 

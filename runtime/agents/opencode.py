@@ -18,9 +18,9 @@ Codex.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from tether.runtime.agents.base import (
+    HOOK_TIMEOUT_S,
     Answer,
     Call,
     Judged,
@@ -34,6 +34,11 @@ from tether.runtime.agents.base import (
     work_folder,
     write_line,
 )
+
+TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 
 NAME = "opencode"
 TITLE = "OpenCode"
@@ -62,7 +67,7 @@ export const TetherGuard = async ({ directory }) => ({
       hook_event_name: "tool.execute.before", tool: input.tool, sessionID: input.sessionID,
       callID: input.callID, args: output.args ?? {}, directory,
     });
-    const r = spawnSync("/bin/sh", ["-c", COMMAND], { input: payload, encoding: "utf8", timeout: 30000 });
+    const r = spawnSync("/bin/sh", ["-c", COMMAND], { input: payload, encoding: "utf8", timeout: __TIMEOUT_MS__ });
     let body = null;
     try { body = JSON.parse(r.stdout || "null"); } catch { body = null; }
     if (r.status === 0 && body && body.decision === "allow") return;
@@ -74,7 +79,7 @@ export const TetherGuard = async ({ directory }) => ({
 
 def plugin(command: str) -> str:
     """The plugin file that runs `command` for every tool call."""
-    return PLUGIN.replace("__COMMAND__", json.dumps(command))
+    return PLUGIN.replace("__COMMAND__", json.dumps(command)).replace("__TIMEOUT_MS__", str(HOOK_TIMEOUT_S * 1000))
 
 
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:

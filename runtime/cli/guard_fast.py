@@ -14,8 +14,8 @@ quoted back into one line with `shlex.join` (`tether guard -- bash -c "rm -rf /"
 judges `bash -c 'rm -rf /'`, never `bash -c rm -rf /`).
 
 `--user-home` is the person's home folder (what `~` and `$HOME` stand for);
-`--home` is Tether's home, as in every other command (the guard itself keeps
-nothing there).
+`--home` is Tether's home, as in every other command (the guard keeps only a
+cache of compiled patterns there, `cache/`, so the next call starts faster).
 
 Exit codes (the contract): 0 allow, 1 ask, 2 deny; 2 also for every error
 (no command, an unreadable batch, an error inside Tether): the guard fails
@@ -159,4 +159,11 @@ def main(argv: list[str]) -> int | None:
         return batch(paths["--batch"], paths.get("--workspace"), paths.get("--user-home"))
     if not words:
         return error("give a command after --, or --batch FILE")
-    return judge(words, json_out, paths.get("--workspace"), paths.get("--cwd"), paths.get("--user-home"))
+    from tether.common import rxcache
+    from tether.runtime.agents.client import tether_home
+
+    home = os.path.abspath(opts["--home"]) if opts.get("--home") else tether_home()
+    rxcache.enable(os.path.join(home, "cache"))  # the guardian's patterns, compiled by an earlier call
+    code = judge(words, json_out, paths.get("--workspace"), paths.get("--cwd"), paths.get("--user-home"))
+    rxcache.save()
+    return code

@@ -23,6 +23,39 @@ STDIN_DEADLINE_S = 5.0
 anyway, so a writer that holds stdin open must meet a block from the hook itself, not the agent's timeout."""
 
 
+DEADLINE_S = 20.0
+"""The most seconds one hook call runs. Past it the hook gives the agent its blocking answer for an internal error
+(or, when its answer is already out, exits with that answer's code) and ends: an agent runs a call whose hook it
+times out, so the hook must end first. `tether hook install` sets each agent's hook `timeout` to
+runtime.agents.base.HOOK_TIMEOUT_S, above this (a test keeps them so)."""
+
+
+def _watchdog(agent: str, answered: dict[str, int]) -> None:
+    """End this process DEADLINE_S seconds from now, failing closed unless `answered` holds the code given."""
+    import signal
+
+    def expire(_signum: int, _frame: object) -> None:
+        code = answered.get("code")
+        if code is None:
+            from tether.runtime.agents.registry import get
+
+            late = get(agent).fail(f"the hook did not finish within {deadline_s():g} s")
+            code = _write(late.code, late.stdout, late.stderr)
+        os._exit(code)
+
+    signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, deadline_s())
+
+
+def deadline_s() -> float:
+    """DEADLINE_S, or less where TETHER_HOOK_DEADLINE_S says so (tests): it can only shorten, never lengthen."""
+    try:
+        wanted = float(os.environ.get("TETHER_HOOK_DEADLINE_S", DEADLINE_S))
+    except ValueError:
+        return DEADLINE_S
+    return min(DEADLINE_S, wanted) if wanted > 0 else DEADLINE_S
+
+
 class _Late(Exception):
     """Stdin did not end within STDIN_DEADLINE_S."""
 
@@ -77,16 +110,32 @@ def _not_from_agent() -> str:
 
 def main(argv: list[str]) -> int | None:
     """Run `tether hook AGENT [--shadow]` (or `tether hook serve`); None to let typer do the rest."""
-    from tether.runtime.agents import client
     from tether.runtime.agents.registry import NAMES
 
     if argv == ["serve"]:
+        import gc
+
+        gc.enable()  # a long-lived process: the collector back on (the per-call path turns it off)
         from tether.runtime.agents.server import serve
 
         return serve()
     shadow = argv[1:] == ["--shadow"]
     if not (len(argv) == 1 or shadow) or argv[0] not in NAMES:
         return None
+    answered: dict[str, int] = {}
+    _watchdog(argv[0], answered)
+    try:
+        return _call(argv[0], shadow, answered)
+    finally:
+        import signal
+
+        signal.setitimer(signal.ITIMER_REAL, 0)  # a caller in the same process (a test) outlives the call
+
+
+def _call(agent: str, shadow: bool, answered: dict[str, int]) -> int:
+    """One hook call of `agent`: read the payload, answer, log (the watchdog is armed)."""
+    from tether.runtime.agents import client
+
     why = _not_from_agent()
     if why:
         return _write(2, "", f"Tether's hook blocked this call: {why}\n")
@@ -96,24 +145,31 @@ def main(argv: list[str]) -> int | None:
         from tether.runtime.agents.registry import get
 
         late = f"the payload did not end within {STDIN_DEADLINE_S:g} s (stdin held open)"
-        answer = get(argv[0]).fail(late)
+        answer = get(agent).fail(late)
         return _write(answer.code, answer.stdout, answer.stderr)
     except OSError as e:
         return _write(2, "", f"Tether's hook blocked this call: cannot read the payload: {e}\n")
     user_home = os.path.expanduser("~")
     if client.enabled():
-        got = client.ask(argv[0], data, user_home, shadow=shadow)
+        got = client.ask(agent, data, user_home, shadow=shadow)
         if got is not None:
+            answered["code"] = got[0]
             return _write(*got)
     from pathlib import Path
+
+    from tether.common import rxcache
+
+    home = Path(client.tether_home())
+    rxcache.enable(str(home / "cache"))  # the guardian's ~200 patterns, compiled by an earlier call
 
     from tether.runtime.agents.hook import handle
     from tether.runtime.agents.log import append
 
-    home = Path(client.tether_home())
-    answer, record = handle(argv[0], data, Path(user_home), home, shadow)
+    answer, record = handle(agent, data, Path(user_home), home, shadow)
+    answered["code"] = answer.code  # from here on, the watchdog only ends the process with this answer's code
     code = _write(answer.code, answer.stdout, answer.stderr)
     append(home, record)
+    rxcache.save()  # only when this call compiled a pattern the cache did not hold
     if client.enabled():
         client.start_server()
     return code
