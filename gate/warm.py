@@ -129,6 +129,14 @@ class WarmSides:
                 self._before = self._pool.submit(self._start_before)
             self._after = self._pool.submit(self._start_after)
 
+    def wait_started(self) -> None:
+        """Wait until both starts under way have finished, failed or not (the bench and the tests use it)."""
+        with self._lock:
+            pending = [f for f in (self._before, self._after) if f is not None]
+        for starting in pending:
+            with contextlib.suppress(Exception):
+                starting.result()
+
     def _start_before(self) -> tuple[Sandbox, Signature | None]:
         folder = self.before_dir
         if folder.exists():
