@@ -96,11 +96,6 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
     if meta.get("network") == "off":  # `--network off`: no proxy is even started
         config = config.model_copy(update={"network": config.network.model_copy(update={"mode": "off"})})
     run_dir = config.runs_dir / run_id
-    model = model if model is not None else model_for_run(config, meta)
-    start = start_manifest(run_dir)
-    watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
-    conn = connect(config.checkpoint_db)
-    sandbox: StartingSandbox | None = None
     memory_dir = config.memory_dir if config.memory.enabled and config.memory_dir.is_dir() else None
 
     def scratch_box(scratch: Path) -> Sandbox:  # the gate's fresh sandboxes: no memory folder
@@ -118,8 +113,15 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
 
     warm = WarmSides(run_dir, workspace, scratch_box)
     listener: Callable[[Event], None] | None = None
+    watch: WorkspaceWatch | None = None
+    conn: sqlite3.Connection | None = None
+    # first: the sandbox starts while the model, the watch and the graph are built and the graph plans
+    sandbox = StartingSandbox(workspace, run_box, ready)
     try:
-        sandbox = StartingSandbox(workspace, run_box, ready)  # starts while the graph plans (the planner needs none)
+        model = model if model is not None else model_for_run(config, meta)
+        start = start_manifest(run_dir)
+        watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
+        conn = connect(config.checkpoint_db)
         listener = _on_event(sandbox, warm)
         gate = GateContext(
             settings=gate_settings(config, meta), workspace=workspace, run_dir=run_dir, start=start,
@@ -160,7 +162,7 @@ def _on_event(sandbox: StartingSandbox, warm: WarmSides) -> Callable[[Event], No
     return on_event
 
 
-def _close(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connection, watch: WorkspaceWatch,
+def _close(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connection | None, watch: WorkspaceWatch | None,
            notices: list[str], warm: WarmSides | None = None) -> None:
     """Sync the journal, remove the sandbox (handing the workspace back) and the gate's warm ones, close the
     database and the watch.
@@ -171,8 +173,8 @@ def _close(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connection, 
     for what, step in (("sync the journal", journal.sync),
                        ("close the sandbox", sandbox.close if sandbox is not None else None),
                        ("close the gate's sandboxes", warm.close if warm is not None else None),
-                       ("close the checkpoint database", conn.close),
-                       ("close the workspace watch", watch.close)):
+                       ("close the checkpoint database", conn.close if conn is not None else None),
+                       ("close the workspace watch", watch.close if watch is not None else None)):
         if step is None:
             continue
         try:
