@@ -162,7 +162,9 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
             after_start, after_dir = ctx.warm.after_side(ws, start_after, after_dir)
         if runs_before:
             before_start, before_dir = ctx.warm.before_side(start_before, before_dir)
-    with ThreadPoolExecutor(max_workers=3) as pool:
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        # the run's /tmp (a cached property: collect's own use waits for this one) beside its processes
+        pool.submit(lambda: sources.outside)
         after = pool.submit(after_start) if runs else None
         before = pool.submit(before_start) if runs_before else None
         try:
@@ -170,7 +172,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
             rerunning = pool.submit(_rerun, plan, (after, after_dir) if after else None,
                                     (before, before_dir) if before else None)
             try:
-                ev = collect(sources)
+                ev = collect(sources)  # its processes listing runs while `listing` lists /tmp
                 if settings.host_code == "review":
                     ev.review += review_lines(ev.host_exec)
                 named = sources.goal[1]
