@@ -137,7 +137,8 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     baseline = ctx.baseline() if callable(ctx.baseline) else ctx.baseline
     sources = Sources(state=state, events=events, workspace=ws, start=ctx.start, end=ctx.final(), run_dir=ctx.run_dir,
                       sandbox=ctx.sandbox, budgets=settings.budgets, mount=settings.workspace_mount,
-                      baseline=baseline, lessons_used=ctx.lessons_used, tracker=ctx.tracker)
+                      baseline=baseline, lessons_used=ctx.lessons_used, tracker=ctx.tracker,
+                      known=ctx.warm.known() if ctx.warm is not None else None)
     written = sources.written
     checks = collect_checks(events, settings.person_checks, sources.summary, sources.commands)
     snap_files = ctx.run_dir / SNAPSHOT_DIR / "files"

@@ -38,6 +38,7 @@ from typing import Any
 from tether.common.snapshot import SNAPSHOT_DIR
 from tether.common.walk import DIR_FLAGS, open_root, remove_path
 from tether.gate.copies import build_after, build_before
+from tether.gate.known import KnownCache, scan_known
 from tether.sandbox.base import ExecResult, OutputScanner, Sandbox
 from tether.sandbox.processes import Proc
 
@@ -107,6 +108,8 @@ class WarmSides:
         self._after: Future[tuple[Sandbox, tuple[int, ...]]] | None = None
         self._done = False
         """Handed over or closed: never started (again)."""
+        self._started = False
+        self._known: Future[KnownCache] | None = None
         self.used: list[str] = []
         """The sides the gate took warm ("before", "after"), for the bench and the tests."""
 
@@ -118,13 +121,40 @@ class WarmSides:
     def before_dir(self) -> Path:
         return self.run_dir / WARM_BEFORE_DIR
 
+    def scan(self, files: Iterable[str]) -> None:
+        """Scan the workspace's `files` (those at the run's start) for the secret values R14 looks for again, in
+        the background (gate.known.scan_known); `known()` hands the result to the gate."""
+        with self._lock:
+            if self._done or self._known is not None:
+                return
+            self._known = self._ensure_pool().submit(scan_known, self.workspace, list(files))
+
+    def known(self) -> KnownCache | None:
+        """The scan's cache (waiting for it), or None when there is none."""
+        with self._lock:
+            scanning = self._known
+        if scanning is None:
+            return None
+        try:
+            return scanning.result()
+        except Exception:  # noqa: BLE001 - the gate scans everything itself then
+            return None
+
+    def _ensure_pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="tether-warm-gate")
+        return self._pool
+
     def start(self) -> None:
         """Start both sides in the background (once; never after the hand-over, never on a run folder that lies
         in the workspace)."""
         with self._lock:
-            if self._done or self._pool is not None or _inside(self.run_dir, self.workspace):
+            if self._done or self._before is not None or self._after is not None or self._started \
+                    or _inside(self.run_dir, self.workspace):
                 return
-            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tether-warm-gate")
+            self._started = True
+            self._ensure_pool()
+            assert self._pool is not None
             if (self.run_dir / SNAPSHOT_DIR / "manifest.json").is_file():
                 self._before = self._pool.submit(self._start_before)
             self._after = self._pool.submit(self._start_after)

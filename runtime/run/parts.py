@@ -108,10 +108,12 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
 
     baseline: list[Any] = []
 
+    warm = WarmSides(run_dir, workspace, scratch_box)
+
     def ready(box: Sandbox) -> None:  # in the start's thread: the processes at its start, for R15
         baseline.append(list_processes(box))
+        warm.start()  # then the gate's own sandboxes, while the graph plans and works
 
-    warm = WarmSides(run_dir, workspace, scratch_box)
     listener: Callable[[Event], None] | None = None
     watch: WorkspaceWatch | None = None
     conn: sqlite3.Connection | None = None
@@ -120,6 +122,7 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
     try:
         model = model if model is not None else model_for_run(config, meta)
         start = start_manifest(run_dir)
+        warm.scan(start)  # R14's scan of the files at the start, while the run works
         watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
         conn = connect(config.checkpoint_db)
         listener = _on_event(sandbox, warm)
