@@ -2,10 +2,11 @@
 
 Why: starting two sandboxes took most of the gate's time. `WarmSides`
 starts them in the background (the runner calls `start()` once the run's
-first command is done) and the gate takes them with `before_side()` and
+own sandbox is up) and the gate takes them with `before_side()` and
 `after_side()`; `close()` removes whatever was not handed over and is safe
 on every exit path (it waits for a start still under way, so nothing is left
-running).
+running). `scan()` runs R14's scan of the start files meanwhile
+(gate.known.scan_known), so the gate scans only bytes the run changed.
 
 The safety of a fresh side is kept:
 - they are new containers on scratch folders in the run folder, never the

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.common.errors import TetherError
-from tether.common.events import Event, ExecFinished, StepChanged
+from tether.common.events import Event, StepChanged
 from tether.common.journal import Journal
 from tether.gate.collect import list_processes
 from tether.gate.judge import GateContext, GateSettings
@@ -86,7 +86,8 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
 
     The sandbox starts in the background (runtime.run.starting): its first
     use raises SandboxNotStarted when it could not start. The gate's two
-    fresh sandboxes start once the run's first command is done (gate.warm).
+    fresh sandboxes start once it is up, and R14's scan of the start files
+    runs meanwhile (gate.warm).
 
     The sandbox works in the run's work folder (a shadow run's copy, else the
     workspace). What the person must hear about the take-down (a late
@@ -112,7 +113,10 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
 
     def ready(box: Sandbox) -> None:  # in the start's thread: the processes at its start, for R15
         baseline.append(list_processes(box))
-        warm.start()  # then the gate's own sandboxes, while the graph plans and works
+        try:
+            warm.start()  # then the gate's own sandboxes, while the graph plans and works
+        except Exception as e:  # noqa: BLE001 - the gate starts its own then; the run goes on
+            log.warning("the gate's sandboxes were not started ahead: %s", e)
 
     listener: Callable[[Event], None] | None = None
     watch: WorkspaceWatch | None = None
@@ -125,7 +129,7 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
         warm.scan(start)  # R14's scan of the files at the start, while the run works
         watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
         conn = connect(config.checkpoint_db)
-        listener = _on_event(sandbox, warm)
+        listener = _waits_at_first_step(sandbox)
         gate = GateContext(
             settings=gate_settings(config, meta), workspace=workspace, run_dir=run_dir, start=start,
             final=watch.final, sandbox=sandbox, before_sandbox=scratch_box,
@@ -133,8 +137,6 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
             tracker=watch.tracker, warm=warm,
         )
         journal.listeners.append(listener)
-        if any(isinstance(e, ExecFinished) for e in journal.events):
-            warm.start()  # a resumed run that already worked: its gate may come soon
         context = RunContext(
             run_id=run_id, model=model, sandbox=sandbox, journal=journal, gate=gate, budgets=config.run,
             guardian=config.guardian, approvals=hooks, approval=meta.get("approval", "refuse"), watch=watch,
@@ -148,20 +150,12 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
         _close(journal, sandbox, conn, watch, notices if notices is not None else [], warm)
 
 
-def _on_event(sandbox: StartingSandbox, warm: WarmSides) -> Callable[[Event], None]:
-    """A journal listener for what starts in the background.
-
-    The first step set running waits for the run's sandbox, so a sandbox that
-    did not start stops the run before any command is proposed (as a start
-    that failed before the graph did). The gate's sandboxes start once the
-    run's first command is done: late enough not to slow the run's start,
-    early enough to be ready when the gate begins.
-    """
+def _waits_at_first_step(sandbox: StartingSandbox) -> Callable[[Event], None]:
+    """A journal listener: the first step set running waits for the run's sandbox, so a sandbox that did not
+    start stops the run before any command is proposed (as a start that failed before the graph did)."""
     def on_event(event: Event) -> None:
         if isinstance(event, StepChanged) and event.status == "running":
             sandbox.wait()
-        elif isinstance(event, ExecFinished):
-            warm.start()
     return on_event
 
 
