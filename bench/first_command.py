@@ -9,7 +9,12 @@ and the rest (sandbox start, planning, the first step). The yardstick,
 `python3 -c pass`, is timed in the same loop; its ratio is printed too.
 Target (issue 23): <= 1.5 s on the tiny image plus the model's time.
 
-    .venv/bin/python bench/first_command.py [--image tether-sandbox:tiny] [-n 5] [--no-memory]
+    .venv/bin/python bench/first_command.py [--image tether-sandbox:tiny] [-n 5] [--no-memory] [--latency 1]
+
+`--latency S` makes each model answer take S seconds (the scripted model's
+`latency_s`), as a real model's would: what starts beside the planner
+(the sandbox) then hides behind it; the figure to hold against the target is
+the first command minus the model's time (two answers: plan, first step).
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ def _tether() -> str:
     return str(exe) if exe.exists() else "tether"
 
 
-def one(image: str, memory: bool, tmp: Path, i: int) -> tuple[float, float]:
+def one(image: str, memory: bool, tmp: Path, i: int, latency: float = 0.0) -> tuple[float, float]:
     """(seconds to the run's start event, seconds to its first command), from the process's spawn."""
     ws, home = tmp / f"ws{i}", tmp / f"home{i}"
     for k in range(200):
@@ -50,7 +55,7 @@ def one(image: str, memory: bool, tmp: Path, i: int) -> tuple[float, float]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"module {k}\n" + "x" * 4000 + "\n")
     script = tmp / "script.json"
-    script.write_text(json.dumps(SCRIPT))
+    script.write_text(json.dumps({**SCRIPT, "latency_s": latency}))
     env = {**os.environ, "TETHER_SANDBOX__IMAGE": image, "TETHER_HOME": str(home)}
     argv = [_tether(), "run", "--model", f"scripted:{script}", "--workspace", str(ws), "--json"]
     argv += [] if memory else ["--no-memory"]
@@ -78,21 +83,24 @@ def main() -> None:
     parser.add_argument("--image", default="tether-sandbox:tiny")
     parser.add_argument("-n", type=int, default=5)
     parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds each model answer takes")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        one(args.image, not args.no_memory, Path(tmp), -1)  # warm-up: page cache, image, memory's first build
+        one(args.image, not args.no_memory, Path(tmp), -1, args.latency)  # warm-up: page cache, image, memory
         runs, sticks = [], []
         for i in range(args.n):
             sticks.append(yardstick())
-            runs.append(one(args.image, not args.no_memory, Path(tmp), i))
+            runs.append(one(args.image, not args.no_memory, Path(tmp), i, args.latency))
     start = statistics.median(r[0] for r in runs)
     first = statistics.median(r[1] for r in runs)
     stick = statistics.median(sticks)
     print(f"image {args.image}, memory {'off' if args.no_memory else 'on'}, median of {args.n} runs, 200-file "
-          "workspace, scripted model (model time ~0)")
+          f"workspace, scripted model answering in {args.latency:g} s (2 answers before the first command)")
     print(f"  spawn -> run journaled (imports, recall, snapshot, manifest) {start:6.2f} s")
     print(f"  run journaled -> first command (sandbox, plan, first step)   {first - start:6.2f} s")
-    print(f"  spawn -> first command                                       {first:6.2f} s  (target <= 1.5 s)")
+    print(f"  spawn -> first command                                       {first:6.2f} s")
+    print(f"  ... less the model's time                                    {first - 2 * args.latency:6.2f} s  "
+          "(target <= 1.5 s)")
     print(f"  python3 -c pass                                              {stick:6.3f} s  "
           f"(first command = {first / stick:.0f}x)")
 

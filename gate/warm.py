@@ -1,8 +1,8 @@
 """The gate's two fresh sandboxes, started while the run works and handed to the gate when it begins.
 
 Why: starting two sandboxes took most of the gate's time. `WarmSides`
-starts them in the background (the runner calls `start()` once the run's
-own sandbox is up) and the gate takes them with `before_side()` and
+starts them in the background (the runner calls `start()` when the run's
+first command starts) and the gate takes them with `before_side()` and
 `after_side()`; `close()` removes whatever was not handed over and is safe
 on every exit path (it waits for a start still under way, so nothing is left
 running). `scan()` runs R14's scan of the start files meanwhile

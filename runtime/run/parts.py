@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.common.errors import TetherError
-from tether.common.events import Event, StepChanged
+from tether.common.events import Event, ExecStarted, StepChanged
 from tether.common.journal import Journal
 from tether.gate.collect import list_processes
 from tether.gate.judge import GateContext, GateSettings
@@ -86,8 +86,8 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
 
     The sandbox starts in the background (runtime.run.starting): its first
     use raises SandboxNotStarted when it could not start. The gate's two
-    fresh sandboxes start once it is up, and R14's scan of the start files
-    runs meanwhile (gate.warm).
+    fresh sandboxes start with the run's first command, and R14's scan of
+    the start files runs meanwhile (gate.warm).
 
     The sandbox works in the run's work folder (a shadow run's copy, else the
     workspace). What the person must hear about the take-down (a late
@@ -113,10 +113,6 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
 
     def ready(box: Sandbox) -> None:  # in the start's thread: the processes at its start, for R15
         baseline.append(list_processes(box))
-        try:
-            warm.start()  # then the gate's own sandboxes, while the graph plans and works
-        except Exception as e:  # noqa: BLE001 - the gate starts its own then; the run goes on
-            log.warning("the gate's sandboxes were not started ahead: %s", e)
 
     listener: Callable[[Event], None] | None = None
     watch: WorkspaceWatch | None = None
@@ -129,7 +125,7 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
         warm.scan(start)  # R14's scan of the files at the start, while the run works
         watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
         conn = connect(config.checkpoint_db)
-        listener = _waits_at_first_step(sandbox)
+        listener = _on_event(sandbox, warm)
         gate = GateContext(
             settings=gate_settings(config, meta), workspace=workspace, run_dir=run_dir, start=start,
             final=watch.final, sandbox=sandbox, before_sandbox=scratch_box,
@@ -137,6 +133,8 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
             tracker=watch.tracker, warm=warm,
         )
         journal.listeners.append(listener)
+        if any(isinstance(e, ExecStarted) for e in journal.events):
+            _start_warm(warm)  # a resumed run that already worked: its gate may come soon
         context = RunContext(
             run_id=run_id, model=model, sandbox=sandbox, journal=journal, gate=gate, budgets=config.run,
             guardian=config.guardian, approvals=hooks, approval=meta.get("approval", "refuse"), watch=watch,
@@ -150,13 +148,28 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
         _close(journal, sandbox, conn, watch, notices if notices is not None else [], warm)
 
 
-def _waits_at_first_step(sandbox: StartingSandbox) -> Callable[[Event], None]:
-    """A journal listener: the first step set running waits for the run's sandbox, so a sandbox that did not
-    start stops the run before any command is proposed (as a start that failed before the graph did)."""
+def _on_event(sandbox: StartingSandbox, warm: WarmSides) -> Callable[[Event], None]:
+    """A journal listener for what starts in the background.
+
+    The first step set running waits for the run's sandbox, so a sandbox that
+    did not start stops the run before any command is proposed (as a start
+    that failed before the graph did). The gate's sandboxes start when the
+    run's first command starts: they do not delay it, and are ready when the
+    gate begins.
+    """
     def on_event(event: Event) -> None:
         if isinstance(event, StepChanged) and event.status == "running":
             sandbox.wait()
+        elif isinstance(event, ExecStarted):
+            _start_warm(warm)
     return on_event
+
+
+def _start_warm(warm: WarmSides) -> None:
+    try:
+        warm.start()
+    except Exception as e:  # noqa: BLE001 - the gate starts its own then; the run goes on
+        log.warning("the gate's sandboxes were not started ahead: %s", e)
 
 
 def _close(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connection | None, watch: WorkspaceWatch | None,
