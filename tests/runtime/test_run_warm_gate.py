@@ -214,3 +214,29 @@ def test_no_warm_side_for_a_run_folder_inside_the_workspace(tmp_path) -> None:
     warm.close()
     assert asked == []
     assert os.listdir(ws / "home" / "runs" / "r1") == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="lending happens only when root owns the folder")
+def test_another_command_leaves_a_live_runs_scratch_copies_lent_and_gives_back_a_dead_runs(tmp_path) -> None:
+    from tether.common.limits import WorkspaceLimits
+    from tether.common.liveness import Holder, mark_live
+    from tether.runtime.workspace.handback import lending_record, settle_lendings
+    from tether.sandbox.lending import LendingRecord
+    from tether.sandbox.workspace import Handover
+
+    home = tmp_path / "home"
+    run_dir = home / "runs" / "r1"
+    folder = run_dir / WARM_AFTER_DIR
+    folder.mkdir(parents=True)
+    (folder / "f").write_text("x")
+    handover = Handover(folder, 1000, 1000)
+    handover.record = LendingRecord(lending_record(home, folder))
+    handover.give()  # as the warm after side's start does
+    mark_live(run_dir, Holder.me("r1"))  # this process: the run still works
+    assert settle_lendings(home, WorkspaceLimits()) == []
+    assert folder.stat().st_uid == 1000 and (folder / "f").stat().st_uid == 1000
+    dead = Holder.me("r1").model_copy(update={"start": "0"})  # the run's process is gone
+    mark_live(run_dir, dead)
+    notes = settle_lendings(home, WorkspaceLimits())
+    assert len(notes) == 1 and str(folder) in notes[0]
+    assert folder.stat().st_uid == 0 and (folder / "f").stat().st_uid == 0
