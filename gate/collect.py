@@ -40,7 +40,7 @@ from tether.gate.evidence import (
     goal_flags,
     real_changes,
 )
-from tether.gate.known import shown_again, workspace_values
+from tether.gate.known import KnownCache, shown_again, workspace_values
 from tether.gate.scan import (
     ChangeTracker,
     artifact_types,
@@ -72,6 +72,8 @@ class Sources:
     baseline: list[Proc] | None = None
     lessons_used: list[str] = field(default_factory=list)
     tracker: ChangeTracker = field(default_factory=ChangeTracker)
+    known: KnownCache | None = None
+    """Secret values of the bytes already scanned while the run worked (gate.known.scan_known)."""
 
     @cached_property
     def delta(self) -> WorkspaceDiff:
@@ -294,7 +296,7 @@ def _changed_texts(s: Sources) -> dict[str, str]:
 @collects("known_secrets")
 def _known_secrets(s: Sources) -> list[str]:
     outputs = [(f"output of `{c.command[:40]}`", c.output) for c in s.commands if c.executed]
-    return shown_again(workspace_values(s.workspace, s.end), outputs, s.changed_texts)
+    return shown_again(workspace_values(s.workspace, s.end, s.known), outputs, s.changed_texts)
 
 
 @collects("workspace_files")

@@ -47,6 +47,7 @@ from tether.gate.rerun import (
 from tether.gate.scan import ChangeTracker, shadowing
 from tether.gate.sides import Outcome, Plan, rerun
 from tether.gate.tamper import framework_patches, import_shadows, support_changes
+from tether.gate.warm import WarmSides
 from tether.guardian.checker import check
 from tether.guardian.config import GuardianConfig
 from tether.guardian.verdict import CheckContext
@@ -93,8 +94,11 @@ class GateContext:
     """Starts a fresh sandbox on a scratch folder (the pre-run copy, the copy of the final workspace)."""
     lessons_used: list[str] = field(default_factory=list)
     baseline: Any = None
-    """The sandbox's processes at its start (gate.collect.list_processes)."""
+    """The sandbox's processes at its start (gate.collect.list_processes), or what gives them (a sandbox that
+    starts in the background lists them once it is up)."""
     tracker: ChangeTracker = field(default_factory=ChangeTracker)
+    warm: WarmSides | None = None
+    """The before and after sandboxes started while the run worked (gate.warm); None: started at the gate."""
 
     def guard(self, command: str) -> str:
         """The guardian's decision on a check the model wrote, before the gate runs it."""
@@ -130,9 +134,11 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     is listed and scanned here.
     """
     settings, ws = ctx.settings, ctx.workspace
+    baseline = ctx.baseline() if callable(ctx.baseline) else ctx.baseline
     sources = Sources(state=state, events=events, workspace=ws, start=ctx.start, end=ctx.final(), run_dir=ctx.run_dir,
                       sandbox=ctx.sandbox, budgets=settings.budgets, mount=settings.workspace_mount,
-                      baseline=ctx.baseline, lessons_used=ctx.lessons_used, tracker=ctx.tracker)
+                      baseline=baseline, lessons_used=ctx.lessons_used, tracker=ctx.tracker,
+                      known=ctx.warm.known() if ctx.warm is not None else None)
     written = sources.written
     checks = collect_checks(events, settings.person_checks, sources.summary, sources.commands)
     snap_files = ctx.run_dir / SNAPSHOT_DIR / "files"
@@ -142,16 +148,32 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 own_overlay=own_support(written, ctx.start, sources.goal[1]))
     wants_before = sources.goal[0] or bool(real_changes(sources.delta.changed))
     runs = bool(plan.checks or plan.suites)
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        after = (pool.submit(lambda: ctx.before_sandbox(build_after(ctx.run_dir, ws))) if runs else None)
-        before = (pool.submit(lambda: ctx.before_sandbox(build_before(ctx.run_dir, ws, [])))
-                  if has_snapshot and wants_before and runs else None)
+    runs_before = has_snapshot and wants_before and runs
+
+    def start_after() -> Sandbox:
+        return ctx.before_sandbox(build_after(ctx.run_dir, ws))
+
+    def start_before() -> Sandbox:
+        return ctx.before_sandbox(build_before(ctx.run_dir, ws, []))
+
+    after_start, after_dir = start_after, ctx.run_dir / AFTER_DIR / SNAPSHOT_DIR / "files"
+    before_start, before_dir = start_before, ctx.run_dir / BEFORE_DIR
+    if ctx.warm is not None:  # the sides started while the run worked, where still fresh (gate.warm)
+        if runs:
+            after_start, after_dir = ctx.warm.after_side(ws, start_after, after_dir)
+        if runs_before:
+            before_start, before_dir = ctx.warm.before_side(start_before, before_dir)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        # the run's /tmp (a cached property: collect's own use waits for this one) beside its processes
+        pool.submit(lambda: sources.outside)
+        after = pool.submit(after_start) if runs else None
+        before = pool.submit(before_start) if runs_before else None
         try:
             # the re-run works in sandboxes of its own while the evidence of the run's container is collected here
-            rerunning = pool.submit(_rerun, plan, (after, ctx.run_dir / AFTER_DIR / SNAPSHOT_DIR / "files")
-                                    if after else None, (before, ctx.run_dir / BEFORE_DIR) if before else None)
+            rerunning = pool.submit(_rerun, plan, (after, after_dir) if after else None,
+                                    (before, before_dir) if before else None)
             try:
-                ev = collect(sources)
+                ev = collect(sources)  # its processes listing runs while `listing` lists /tmp
                 if settings.host_code == "review":
                     ev.review += review_lines(ev.host_exec)
                 named = sources.goal[1]
@@ -171,6 +193,8 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
             finally:
                 out = rerunning.result()  # the re-run closes both sandboxes in any case
         finally:
+            if ctx.warm is not None:
+                ctx.warm.release()  # the sides the gate did not take are removed in the background
             remove_copies(ctx.run_dir)
     ev.before_ran, ev.before_note, ev.project = out.before_ran, out.before_note, out.project
     tie(ev.project, {s.command: s.target for s in plan.suites}, ev.goal, ev.artifacts, ctx.start, sources.end, ws)

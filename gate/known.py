@@ -2,7 +2,9 @@
 
 Parts: `secret_values(text)` (the raw values of the secrets in a text),
 `workspace_values()` (those of the workspace's small text files, likely
-secret files first, within a 1 MiB budget) and
+secret files first, within a 1 MiB budget), `scan_known()` (the same, kept
+by the bytes' digest while the run works, so the gate scans only what
+changed) and
 `shown_again(values, outputs, files)`. A format scan finds a secret only
 when it still looks like one; a value the run took out of `.env` without its
 name (`cut -d= -f2 .env`), printed in pieces across commands, or one piece a
@@ -16,6 +18,7 @@ the file the value came from, not the value.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -50,8 +53,16 @@ def secret_values(text: str) -> set[str]:
     return {v for v in values if len(_alnum(v)) >= MIN_ALNUM}
 
 
-def workspace_values(workspace: Path, files: Iterable[str]) -> dict[str, str]:
-    """Secret value -> the workspace file that holds it, from small text files (no .git, no caches)."""
+KnownCache = dict[bytes, frozenset[str] | None]
+"""sha256 of the bytes read of a file -> the secret values in them (None: a binary file). Values are a function of
+the bytes alone, so a cache filled while the run works (`scan_known()`) is sound whatever the run changes after."""
+
+
+def workspace_values(workspace: Path, files: Iterable[str], cache: KnownCache | None = None) -> dict[str, str]:
+    """Secret value -> the workspace file that holds it, from small text files (no .git, no caches).
+
+    Each file is read; bytes already scanned (their digest in `cache`) are not scanned again.
+    """
     out: dict[str, str] = {}
     budget = TOTAL_CAP
     for i, rel in enumerate(sorted(files, key=lambda r: (LIKELY.search(r) is None, r))):
@@ -61,11 +72,27 @@ def workspace_values(workspace: Path, files: Iterable[str]) -> dict[str, str]:
             continue
         data = read_rel(workspace, rel, FILE_CAP) or b""
         budget -= len(data)
-        if b"\x00" in data[:1024]:
-            continue
-        for v in secret_values(data.decode("utf-8", errors="replace")):
+        for v in _values(data, cache) or ():
             out.setdefault(v, shown(rel))
     return out
+
+
+def _values(data: bytes, cache: KnownCache | None) -> frozenset[str] | None:
+    key = hashlib.sha256(data).digest() if cache is not None else b""
+    if cache is not None and key in cache:
+        return cache[key]
+    values = None if b"\x00" in data[:1024] else frozenset(secret_values(data.decode("utf-8", errors="replace")))
+    if cache is not None:
+        cache[key] = values
+    return values
+
+
+def scan_known(workspace: Path, files: Iterable[str]) -> KnownCache:
+    """The cache `workspace_values` fills for `files` (the workspace at the run's start), made while the run works
+    so the gate scans only what the run changed."""
+    cache: KnownCache = {}
+    workspace_values(workspace, files, cache)
+    return cache
 
 
 def _forms(text: str) -> list[str]:

@@ -11,7 +11,8 @@ anything in the memory folder is readable. It is a strong fence against
 mistakes, not a security boundary against a determined attacker.
 
 Each exec runs `timeout -s KILL` inside the container and keeps a client-side
-socket deadline (timeout + `kill_grace_s`); a command that ran out of time is
+socket deadline (timeout + `kill_grace_s`; the timeout itself where the image
+has no `timeout` or only busybox's, whose watchdog lingers); a command that ran out of time is
 killed together with every process it started: those carrying a per-exec
 marker in their environment and those that started after it did (see
 sandbox/processes.py). Output is streamed into a head/tail cap.
@@ -72,8 +73,11 @@ log = logging.getLogger(__name__)
 
 MARK = "TETHER_EXEC"
 TIMEOUT_CODES = (124, 137)
-PROBE = ("command -v bash >/dev/null && echo bash; command -v timeout >/dev/null && echo timeout; "
+PROBE = ("command -v bash >/dev/null && echo bash; command -v timeout >/dev/null && "
+         "case $(timeout --help 2>&1) in *BusyBox*) echo busybox-timeout;; *) echo timeout;; esac; "
          "command -v python3 >/dev/null && echo python3; echo probed")
+"""busybox `timeout` is left unused: its watchdog outlives the command by up to a second (it polls each second),
+and every process listing after the command would wait for it; the client's own deadline stops the command."""
 PROBE_TRIES = 3
 PROBE_TIMEOUT_S = 20
 PROBE_OUTPUT_BYTES = 1_000_000
@@ -262,7 +266,7 @@ class DockerSandbox:
         self._shell = "bash" if "bash" in found else "sh"
         self._has_timeout = "timeout" in found
         self._has_python = "python3" in found
-        if not self._has_timeout:
+        if not self._has_timeout and "busybox-timeout" not in found:
             log.warning("image %s has no `timeout`; only the client-side deadline applies", self.config.image)
 
     def _remove_by_name(self, name: str) -> None:
@@ -360,7 +364,7 @@ class DockerSandbox:
         start = time.monotonic()
         try:
             exec_id = api.exec_create(self._container.id, argv, **exec_args)["Id"]
-            overran = copy_stream(api.exec_start(exec_id, socket=True), cap, start + timeout + self.config.kill_grace_s)
+            overran = copy_stream(api.exec_start(exec_id, socket=True), cap, self._deadline(start, timeout))
             exit_code = 137 if overran else api.exec_inspect(exec_id)["ExitCode"]
         except docker_sdk().errors.DockerException as e:
             msg = f"exec failed in sandbox {self._container.short_id}: {_reason(e)}"
@@ -370,6 +374,11 @@ class DockerSandbox:
                    f"({_reason(e)}); its result is unknown; start the engine (`docker info` to check)")
             raise EngineLostError(msg) from e
         return exit_code, overran, time.monotonic() - start
+
+    def _deadline(self, start: float, timeout: float) -> float:
+        """When the client stops a command: past the in-container `timeout` by the grace, or at the timeout itself
+        where there is none (then the client's deadline and `_reap` are what stop it)."""
+        return start + timeout + (self.config.kill_grace_s if self._has_timeout else 0.0)
 
     @contextmanager
     def egress(self, hosts: Iterable[str]) -> Iterator[list[ConnectionRecord]]:
@@ -394,7 +403,7 @@ class DockerSandbox:
         """Run `command` through the persistent executor: (exit code, overran, seconds)."""
         start = time.monotonic()
         code, overran = executor.run(command, workdir, math.ceil(timeout) if self._has_timeout else 0, mark, cap,
-                                     start + timeout + self.config.kill_grace_s)
+                                     self._deadline(start, timeout))
         return code, overran, time.monotonic() - start
 
     def _executor_ready(self) -> Executor | None:

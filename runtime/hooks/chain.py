@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -18,10 +19,18 @@ class ChainedHooks:
         self.hooks = hooks
 
     def before_run(self, run: RunInfo) -> MemoryContext:
+        """Each hook's, at the same time (recall beside the trust snapshot: neither needs the other); joined in
+        order, the first failure raised once all have ended."""
         text: list[str] = []
         ids: list[str] = []
-        for h in self.hooks:
-            ctx = h.before_run(run)
+        if len(self.hooks) > 1:
+            with ThreadPoolExecutor(max_workers=len(self.hooks), thread_name_prefix="tether-before-run") as pool:
+                started = [pool.submit(h.before_run, run) for h in self.hooks]
+                wait(started)
+                contexts = [f.result() for f in started]
+        else:
+            contexts = [h.before_run(run) for h in self.hooks]
+        for ctx in contexts:
             text += [ctx.text] if ctx.text else []
             ids += ctx.lesson_ids
         return MemoryContext(text="\n\n".join(text), lesson_ids=ids)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,8 @@ class Script(BaseModel):
     """What the scenario shows, for people."""
     responses: dict[str, Queue | dict[str, Queue]] = Field(default_factory=dict)
     """Call site -> answers, or call site -> key -> answers."""
+    latency_s: float = Field(default=0.0, ge=0, le=60, allow_inf_nan=False)
+    """Seconds each answer takes, as a real model's would (benches measure what overlaps the model's time)."""
 
     @field_validator("responses", mode="before")
     @classmethod
@@ -206,6 +209,8 @@ class ScriptedChatModel(BaseChatModel):
         key = str(meta.get("tether_key") or "")
         turn = meta.get("tether_turn")
         response = self._pick(site, key, None if turn is None else int(turn))
+        if self.script.latency_s:
+            time.sleep(self.script.latency_s)
         recalled = list(dict.fromkeys(i for m in messages for i in _RECALLED_LINE.findall(str(m.content))))
         calls = [
             {

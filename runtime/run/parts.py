@@ -5,7 +5,7 @@ graph, and the `RunContext` the graph is invoked with), `SandboxFactory`,
 `docker_sandbox` (the default factory) and `run_parts()`, a context manager
 that builds them and, whatever happens inside, syncs the journal, closes the
 sandbox (handing the workspace back), drops the watch and closes the
-database. `SandboxNotStarted` says why a run never reached its graph.
+database. `SandboxNotStarted` (runtime.run.starting) says why a run's sandbox never started.
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from tether.common.errors import TetherError
+from tether.common.events import Event, ExecStarted, StepChanged
 from tether.common.journal import Journal
 from tether.gate.collect import list_processes
 from tether.gate.judge import GateContext, GateSettings
 from tether.gate.secrets import StreamScanner
+from tether.gate.warm import WarmSides
 from tether.graphs.build import build_graph
 from tether.graphs.context import RunContext
 from tether.graphs.network import NetworkRules
@@ -33,20 +35,13 @@ from tether.runtime.models.registry import model_for_run
 from tether.runtime.run.checkpoints import JournalFirstSaver, connect
 from tether.runtime.run.files import work_folder
 from tether.runtime.run.phases import start_manifest
+from tether.runtime.run.starting import StartingSandbox
 from tether.runtime.workspace.handback import lending_record
 from tether.runtime.workspace.watch import WorkspaceWatch, start_cache
 from tether.sandbox.base import Sandbox
 
 SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
 log = logging.getLogger(__name__)
-
-
-class SandboxNotStarted(Exception):  # noqa: N818 (a signal to the runner, wrapping the real cause)
-    """The sandbox did not start; `cause` is why."""
-
-    def __init__(self, cause: BaseException) -> None:
-        super().__init__(str(cause))
-        self.cause = cause
 
 
 def docker_sandbox(workspace: Path, config: TetherConfig, run_id: str, memory_dir: Path | None) -> Sandbox:
@@ -87,7 +82,12 @@ def gate_settings(config: TetherConfig, meta: dict[str, Any]) -> GateSettings:
 @contextmanager
 def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hooks: RunHooks, model: Any,
               sandbox_factory: SandboxFactory, notices: list[str] | None = None) -> Iterator[RunParts]:
-    """Build the run's parts (raises SandboxNotStarted when the sandbox cannot start); take them down after.
+    """Build the run's parts; take them down after.
+
+    The sandbox starts in the background (runtime.run.starting): its first
+    use raises SandboxNotStarted when it could not start. The gate's two
+    fresh sandboxes start with the run's first command, and R14's scan of
+    the start files runs meanwhile (gate.warm).
 
     The sandbox works in the run's work folder (a shadow run's copy, else the
     workspace). What the person must hear about the take-down (a late
@@ -97,25 +97,44 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
     if meta.get("network") == "off":  # `--network off`: no proxy is even started
         config = config.model_copy(update={"network": config.network.model_copy(update={"mode": "off"})})
     run_dir = config.runs_dir / run_id
-    model = model if model is not None else model_for_run(config, meta)
-    start = start_manifest(run_dir)
-    watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
-    conn = connect(config.checkpoint_db)
-    sandbox: Sandbox | None = None
     memory_dir = config.memory_dir if config.memory.enabled and config.memory_dir.is_dir() else None
+
+    def scratch_box(scratch: Path) -> Sandbox:  # the gate's fresh sandboxes: no memory folder
+        return sandbox_factory(scratch, config, f"{run_id}-before", None)
+
+    def run_box() -> Sandbox:
+        box = sandbox_factory(workspace, config, run_id, memory_dir)
+        box.stream_scanner = StreamScanner  # the secrets scan sees the middle the output cap drops
+        return box
+
+    baseline: list[Any] = []
+
+    warm = WarmSides(run_dir, workspace, scratch_box)
+
+    def ready(box: Sandbox) -> None:  # in the start's thread: the processes at its start, for R15
+        baseline.append(list_processes(box))
+
+    listener: Callable[[Event], None] | None = None
+    watch: WorkspaceWatch | None = None
+    conn: sqlite3.Connection | None = None
+    # first: the sandbox starts while the model, the watch and the graph are built and the graph plans
+    sandbox = StartingSandbox(workspace, run_box, ready)
     try:
-        try:
-            sandbox = sandbox_factory(workspace, config, run_id, memory_dir)
-        except BaseException as e:
-            raise SandboxNotStarted(e) from e
-        sandbox.stream_scanner = StreamScanner  # the secrets scan sees the middle the output cap drops
-        box = sandbox
+        model = model if model is not None else model_for_run(config, meta)
+        start = start_manifest(run_dir)
+        warm.scan(start)  # R14's scan of the files at the start, while the run works
+        watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
+        conn = connect(config.checkpoint_db)
+        listener = _on_event(sandbox, warm)
         gate = GateContext(
             settings=gate_settings(config, meta), workspace=workspace, run_dir=run_dir, start=start,
-            final=watch.final, sandbox=sandbox,
-            before_sandbox=lambda scratch: sandbox_factory(scratch, config, f"{run_id}-before", None),
-            lessons_used=meta.get("lesson_ids", []), baseline=list_processes(box), tracker=watch.tracker,
+            final=watch.final, sandbox=sandbox, before_sandbox=scratch_box,
+            lessons_used=meta.get("lesson_ids", []), baseline=lambda: (sandbox.wait(), baseline[0])[1],
+            tracker=watch.tracker, warm=warm,
         )
+        journal.listeners.append(listener)
+        if any(isinstance(e, ExecStarted) for e in journal.events):
+            _start_warm(warm)  # a resumed run that already worked: its gate may come soon
         context = RunContext(
             run_id=run_id, model=model, sandbox=sandbox, journal=journal, gate=gate, budgets=config.run,
             guardian=config.guardian, approvals=hooks, approval=meta.get("approval", "refuse"), watch=watch,
@@ -124,20 +143,48 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
         )
         yield RunParts(context=context, graph=build_graph(JournalFirstSaver(conn, journal)), conn=conn)
     finally:
-        _close(journal, sandbox, conn, watch, notices if notices is not None else [])
+        if listener is not None and listener in journal.listeners:
+            journal.listeners.remove(listener)
+        _close(journal, sandbox, conn, watch, notices if notices is not None else [], warm)
 
 
-def _close(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connection, watch: WorkspaceWatch,
-           notices: list[str]) -> None:
-    """Sync the journal, remove the sandbox (handing the workspace back), close the database and the watch.
+def _on_event(sandbox: StartingSandbox, warm: WarmSides) -> Callable[[Event], None]:
+    """A journal listener for what starts in the background.
+
+    The first step set running waits for the run's sandbox, so a sandbox that
+    did not start stops the run before any command is proposed (as a start
+    that failed before the graph did). The gate's sandboxes start when the
+    run's first command starts: they do not delay it, and are ready when the
+    gate begins.
+    """
+    def on_event(event: Event) -> None:
+        if isinstance(event, StepChanged) and event.status == "running":
+            sandbox.wait()
+        elif isinstance(event, ExecStarted):
+            _start_warm(warm)
+    return on_event
+
+
+def _start_warm(warm: WarmSides) -> None:
+    try:
+        warm.start()
+    except Exception as e:  # noqa: BLE001 - the gate starts its own then; the run goes on
+        log.warning("the gate's sandboxes were not started ahead: %s", e)
+
+
+def _close(journal: Journal, sandbox: Sandbox | None, conn: sqlite3.Connection | None, watch: WorkspaceWatch | None,
+           notices: list[str], warm: WarmSides | None = None) -> None:
+    """Sync the journal, remove the sandbox (handing the workspace back) and the gate's warm ones, close the
+    database and the watch.
 
     Each step runs even when one before it fails; failures are logged and
     told (`notices`), since the run's own outcome is what the caller reports.
     """
     for what, step in (("sync the journal", journal.sync),
                        ("close the sandbox", sandbox.close if sandbox is not None else None),
-                       ("close the checkpoint database", conn.close),
-                       ("close the workspace watch", watch.close)):
+                       ("close the gate's sandboxes", warm.close if warm is not None else None),
+                       ("close the checkpoint database", conn.close if conn is not None else None),
+                       ("close the workspace watch", watch.close if watch is not None else None)):
         if step is None:
             continue
         try:

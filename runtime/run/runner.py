@@ -46,7 +46,6 @@ from tether.runtime.run.gc import prune_run
 from tether.runtime.run.parts import (
     RunParts,
     SandboxFactory,
-    SandboxNotStarted,
     docker_sandbox,
     is_failure,
     run_parts,
@@ -61,6 +60,7 @@ from tether.runtime.run.phases import (
 )
 from tether.runtime.run.record import explain_refusals, record_from
 from tether.runtime.run.settle import apply, load_host_code, settle
+from tether.runtime.run.starting import SandboxNotStarted
 from tether.runtime.run.totals import TOTALS_KEY, totals_from_events
 from tether.runtime.workspace.lock import WorkspaceLock
 from tether.runtime.workspace.shadow import check_shadow_home
@@ -371,8 +371,8 @@ def _drive(
             model = parts.context.model
             try:
                 record = _invoke(parts, graph_input, graph_config, meta, journal, run_dir, ask_person, require_pause)
-            except NotPausedError:
-                raise
+            except (NotPausedError, SandboxNotStarted):
+                raise  # a sandbox that did not start (its start runs beside the planner) ends as before the graph
             except BaseException as e:
                 if _outcome(e) is None:
                     raise

@@ -49,3 +49,22 @@ def test_a_value_written_into_a_file_is_found_and_hits_never_hold_the_value(valu
 def test_other_output_finds_nothing(values):
     assert shown_again(values, [("output of `bash test.sh`", "PASS\nRan 3 tests\nOK\n")], {"greet.sh": "echo hi"}) == []
     assert shown_again({}, [("output", PASSWORD)], {}) == []
+
+
+def test_bytes_scanned_while_the_run_worked_are_not_scanned_again_and_changes_are(tmp_path, monkeypatch):
+    import tether.gate.known as known
+
+    files = [".env", "creds.txt", "README.md"]
+    (tmp_path / ".env").write_text(f"DB_PASSWORD={PASSWORD}\n")
+    (tmp_path / "creds.txt").write_text("nothing yet\n")
+    (tmp_path / "README.md").write_text("nothing secret here\n")
+    cache = known.scan_known(tmp_path, files)  # the workspace at the run's start
+    (tmp_path / "creds.txt").write_text(KEY + "\n")  # the run changes one file, and swaps .env away and back
+    (tmp_path / ".env").write_text("DB_PASSWORD=\n")
+    (tmp_path / ".env").write_text(f"DB_PASSWORD={PASSWORD}\n")
+    scanned: list[str] = []
+    real = known.secret_values
+    monkeypatch.setattr(known, "secret_values", lambda text: scanned.append(text) or real(text))
+    assert known.workspace_values(tmp_path, files, cache) == {PASSWORD: ".env", KEY: "creds.txt"}
+    assert scanned == [KEY + "\n"]  # only the changed bytes; the same bytes hold the same values
+    assert known.workspace_values(tmp_path, files) == {PASSWORD: ".env", KEY: "creds.txt"}  # as without a cache

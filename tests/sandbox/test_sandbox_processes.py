@@ -63,6 +63,21 @@ def test_nothing_left_when_nothing_runs_and_the_probe_never_lists_itself(make_sa
     assert all(p.uid != PROBE_UID for p in sb.processes())
 
 
+def test_a_finished_command_leaves_no_watchdog_on_the_busybox_image(make_sandbox, tmp_path):
+    """busybox `timeout` is not used (its watchdog outlived each command by up to a second, and every listing
+    after a command waited for it); the client's deadline still stops a command on time."""
+    sb = make_sandbox(tmp_path)  # tiny image: busybox
+    baseline = sb.processes()
+    for _ in range(3):
+        assert sb.exec("true", timeout_s=120).exit_code == 0
+        assert left_running(sb.processes(), baseline) == []  # at once, no settling
+    started = time.monotonic()
+    result = sb.exec("sleep 30; echo never", timeout_s=1)
+    assert result.timed_out and result.exit_code == 137 and "never" not in result.output
+    assert time.monotonic() - started < 2.5  # the deadline is the timeout itself, not timeout + grace
+    assert left_running(list_processes(sb, baseline) or [], baseline) == []
+
+
 def test_a_leftover_that_keeps_changing_its_pid_is_still_left(make_sandbox, tmp_path):
     sb = make_sandbox(tmp_path)
     baseline = list_processes(sb)
