@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import FileState, ManifestCache, Scan, diff, scan
 from tether.common.walk import shown
 from tether.gate.scan import ChangeTracker
+from tether.runtime.workspace import hash_cache
 from tether.runtime.workspace.live import LiveTree, NotifyError
 
 START_MANIFEST = "start_manifest.json"
@@ -135,15 +137,21 @@ class WorkspaceWatch:
         return scan(self.workspace, self.limits, self.cache, what="gate's workspace manifest").states
 
 
-def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits) -> dict[str, FileState]:
+def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits, home: Path | None = None
+               ) -> dict[str, FileState]:
     """Scan the workspace before the run and keep the manifest (and each file's stat) in the run folder.
 
     Names are stored with Python's JSON escapes, so undecodable bytes
     (surrogate escapes) survive the round trip. The stats let the run's
-    first scan reuse these hashes instead of reading every file again.
+    first scan reuse these hashes instead of reading every file again. With
+    `home`, the scan reuses the hashes the last run of this workspace left
+    there (runtime.workspace.hash_cache, by unchanged stat) and leaves its own.
     """
-    cache = ManifestCache()
+    cache = hash_cache.load(home, workspace, limits.hash_max_bytes) if home is not None else ManifestCache()
+    started = time.time_ns()
     states = scan(workspace, limits, cache, what="start manifest").states
+    if home is not None:
+        hash_cache.save(home, workspace, cache, limits.hash_max_bytes, started)
     write_atomic(run_dir / START_MANIFEST, json.dumps({k: v.model_dump() for k, v in states.items()}))
     write_atomic(run_dir / START_STATS, json.dumps({k: sig for k, (sig, _) in cache.entries.items()}))
     return states
