@@ -34,7 +34,7 @@ from tether.runtime.run.checkpoints import JournalFirstSaver, connect
 from tether.runtime.run.files import work_folder
 from tether.runtime.run.phases import start_manifest
 from tether.runtime.workspace.handback import lending_record
-from tether.runtime.workspace.watch import WorkspaceWatch, start_cache
+from tether.runtime.workspace.watch import WorkspaceWatch, run_watch
 from tether.sandbox.base import Sandbox
 
 SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
@@ -99,7 +99,7 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
     run_dir = config.runs_dir / run_id
     model = model if model is not None else model_for_run(config, meta)
     start = start_manifest(run_dir)
-    watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
+    watch = run_watch(run_dir, workspace, config.workspace, start)
     conn = connect(config.checkpoint_db)
     sandbox: Sandbox | None = None
     memory_dir = config.memory_dir if config.memory.enabled and config.memory_dir.is_dir() else None

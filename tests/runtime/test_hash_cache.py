@@ -201,3 +201,91 @@ def test_prepare_reuses_for_the_workspace_not_for_a_shadow_copy(tmp_path, later)
         assert load_start(run_dir) == manifest(ws)
     # one cache: the workspace's (the shadow copy, a fresh folder each run, left none)
     assert [p.name for p in (home / "cache" / "manifests").iterdir()] == [hash_cache.cache_path(home, ws).name]
+
+
+def test_a_run_reads_its_start_back_from_memory_only_while_the_files_are_the_ones_written(tmp_path, later):
+    from tether.runtime.workspace import watch
+
+    ws, home = _workspace(tmp_path), _home(tmp_path)
+    later()
+    run_dir = home / "runs" / "r1"
+    first = _start(home, ws, "r1")
+    assert load_start(run_dir) == first
+    cache = watch.start_cache(run_dir, first)
+    assert sorted(cache.entries) == sorted(first) and all(cache.entries[k][1] is first[k] for k in first)
+    # the same bytes written anew (another inode) are read from the file; corrupt ones fail as before
+    text = (run_dir / watch.START_MANIFEST).read_text()
+    (run_dir / watch.START_MANIFEST).write_text(text)
+    assert load_start(run_dir) == first
+    (run_dir / watch.START_MANIFEST).write_text("{not json")
+    (run_dir / watch.START_STATS).write_text("[1, 2")
+    with pytest.raises(ValueError):
+        load_start(run_dir)
+    assert watch.start_cache(run_dir, first).entries == {}
+
+
+def test_the_run_keeps_the_start_manifest_s_live_tree_and_its_first_scan_sees_what_changed_since(tmp_path, later):
+    from tether.runtime.workspace import watch as watch_mod
+
+    ws, home = _workspace(tmp_path), _home(tmp_path)
+    later()
+    start = _start(home, ws, "r1")
+    run_dir = home / "runs" / "r1"
+    tree = watch_mod._HANDED[run_dir][1]
+    assert tree.states == start and tree.sigs is None
+    assert sorted(tree.cache.entries) == sorted(start)  # what start_stats.json holds too
+    hashed = tree.cache.hashed
+    (ws / "f0.txt").write_text("changed between the start and the first command")
+    (ws / "sub" / "late.txt").write_text("new")
+    watch = watch_mod.run_watch(run_dir, ws, LIMITS, load_start(run_dir))
+    try:
+        assert watch.live is tree and run_dir not in watch_mod._HANDED
+        first = watch.snapshot()
+        assert first.states == manifest(ws)
+        assert watch.changed(start, first) == ["f0.txt", "sub/late.txt"]
+        assert tree.cache.hashed - hashed == 2  # the two changed files; nothing walked or read again
+        assert watch.final() == manifest(ws)
+    finally:
+        watch.close()
+
+
+def test_a_replaced_start_manifest_or_another_folder_gets_a_fresh_walk(tmp_path, later):
+    from tether.runtime.workspace import watch as watch_mod
+
+    ws, home = _workspace(tmp_path), _home(tmp_path)
+    later()
+    start = _start(home, ws, "r1")
+    run_dir = home / "runs" / "r1"
+    tree = watch_mod._HANDED[run_dir][1]
+    (run_dir / watch_mod.START_MANIFEST).write_text((run_dir / watch_mod.START_MANIFEST).read_text())
+    watch = watch_mod.run_watch(run_dir, ws, LIMITS, load_start(run_dir))
+    assert watch.live is None and tree.notify == -1  # the handed tree was closed, not used
+    assert watch.snapshot().states == start
+    watch.close()
+    _start(home, ws, "r2")
+    other = tmp_path / "other"
+    other.mkdir()
+    watch = watch_mod.run_watch(home / "runs" / "r2", other, LIMITS, {})
+    assert watch.live is None
+    # a second start closes a tree no run took
+    tree2 = watch_mod._HANDED.get(home / "runs" / "r2")
+    _start(home, ws, "r3")
+    assert tree2 is None or tree2[1].notify == -1
+    watch_mod._HANDED.pop(home / "runs" / "r3")[1].close()
+
+
+def test_start_without_inotify_room_walks_and_still_seeds_the_caches(tmp_path, later, monkeypatch):
+    import tether.runtime.workspace.live as live
+    from tether.runtime.workspace import watch as watch_mod
+
+    def refuse(self, fd: int, rel: str) -> None:
+        raise live.NotifyError(28, "No space left on device")
+
+    monkeypatch.setattr(live.LiveTree, "_watch", refuse)
+    ws, home = _workspace(tmp_path), _home(tmp_path)
+    later()
+    start = _start(home, ws, "r1")
+    assert start == manifest(ws) and home / "runs" / "r1" not in watch_mod._HANDED
+    later()
+    assert _reuse(home, ws)[1] == 0
+    assert len(watch_mod.start_cache(home / "runs" / "r1", start).entries) == 5
