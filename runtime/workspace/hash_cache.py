@@ -108,34 +108,52 @@ def _entries(data: dict, root: tuple[str, int, int], hash_max_bytes: int, now: i
         msg = "written in the future: the clock moved back"
         raise ValueError(msg)
     out: dict[str, tuple[tuple[int, ...], FileState]] = {}
+    racy = written - RACY_NS
     for rel, dev, ino, size, mode, mtime, ctime, sha in data["entries"]:
-        sig = (dev, ino, size, mode, mtime, ctime)
-        if not isinstance(rel, str) or not all(type(n) is int for n in sig):
+        if not (type(rel) is str and type(dev) is int and type(ino) is int and type(size) is int
+                and type(mode) is int and type(mtime) is int and type(ctime) is int):
             msg = "malformed entry"
             raise ValueError(msg)
-        if not isinstance(sha, str) or len(sha) != 64 or not _HEX.issuperset(sha):
+        if type(sha) is not str or len(sha) != 64 or not _HEX.issuperset(sha):
             msg = "malformed hash"
             raise ValueError(msg)
-        if max(mtime, ctime) >= written - RACY_NS:
+        if mtime >= racy or ctime >= racy:
             continue  # changed too close to the write (or after it): hash it again
-        out[rel] = (sig, FileState(sha256=sha, size=size, mode=mode))
+        out[rel] = ((dev, ino, size, mode, mtime, ctime), FileState(sha256=sha, size=size, mode=mode))
     return out
 
 
-def save(home: Path, workspace: Path, cache: ManifestCache, hash_max_bytes: int, started_ns: int) -> None:
+def _unchanged(loaded: dict[str, tuple[tuple[int, ...], FileState]],
+               now: dict[str, tuple[tuple[int, ...], FileState]]) -> bool:
+    """Whether a scan's entries are exactly the loaded ones (same files, same stats: the file on disk still holds)."""
+    if len(loaded) != len(now):
+        return False
+    for rel, (sig, _) in now.items():
+        was = loaded.get(rel)
+        if was is None or was[0] != sig:
+            return False
+    return True
+
+
+def save(home: Path, workspace: Path, cache: ManifestCache, hash_max_bytes: int, started_ns: int,
+         loaded: dict[str, tuple[tuple[int, ...], FileState]] | None = None) -> None:
     """Keep `cache` (the entries of a scan that started at `started_ns`) for the next run; never raises.
 
-    Only entries changed more than `RACY_NS` before the scan started are
-    kept (scan() keeps no others), so the write time used for the racy check
-    is the scan's start, the earlier and safer of the two.
+    The write time recorded is the scan's start, the earlier and safer of
+    the two: the next load drops every entry changed within `RACY_NS` of it.
+    When the entries are exactly `loaded` (what `load()` gave this scan), the
+    file is left as it is (only marked recent): rewriting it costs seconds at
+    200k files and would say nothing new.
     """
     path = cache_path(home, workspace)
     if path is None:
         return
     try:
+        if loaded is not None and loaded and _unchanged(loaded, cache.entries):
+            os.utime(path)
+            return
         root, dev, ino = _root_id(workspace)
-        rows = [[rel, *sig, state.sha256] for rel, (sig, state) in cache.entries.items()
-                if state.link is None and max(sig[4], sig[5]) < started_ns - RACY_NS]
+        rows = [[rel, *sig, state.sha256] for rel, (sig, state) in cache.entries.items() if state.link is None]
         if len(rows) > MAX_ENTRIES:
             rows = []
         text = json.dumps({"version": VERSION, "root": root, "dev": dev, "ino": ino, "hash_max_bytes": hash_max_bytes,

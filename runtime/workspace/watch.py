@@ -149,11 +149,11 @@ def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits, home: Pa
     there (runtime.workspace.hash_cache, by unchanged stat) and leaves its own.
     """
     cache = hash_cache.load(home, workspace, limits.hash_max_bytes) if home is not None else ManifestCache()
-    started = time.time_ns()
+    started, loaded = time.time_ns(), cache.entries
     states, live = _start_scan(workspace, limits, cache, started)
     try:
         if home is not None:
-            hash_cache.save(home, workspace, cache, limits.hash_max_bytes, started)
+            hash_cache.save(home, workspace, cache, limits.hash_max_bytes, started, loaded)
         sigs = {k: sig for k, (sig, _) in cache.entries.items()}
         # vars(): FileState's plain fields, what model_dump() gives, at half the cost (seconds at 200k files)
         write_atomic(run_dir / START_MANIFEST, json.dumps({k: vars(v) for k, v in states.items()}))

@@ -72,8 +72,18 @@ def test_second_start_reads_no_unchanged_file(tmp_path, later):
     assert hashed == 0
     assert states == first == manifest(ws)
     assert load_start(home / "runs" / "r1") == first
-    # the second run's own start manifest (through the cache) is exact too, and leaves a cache again
+    # the second run's own start manifest (through the cache) is exact too; nothing changed: the file stays
+    path = hash_cache.cache_path(home, ws)
+    text = path.read_text()
     assert _start(home, ws, "r2") == manifest(ws)
+    assert path.read_text() == text
+    assert _reuse(home, ws)[1] == 0
+    # a change: the next start rewrites it, and the run after reads nothing again
+    (ws / "f0.txt").write_text("changed")
+    later()
+    assert _start(home, ws, "r3") == manifest(ws)
+    assert path.read_text() != text
+    later()
     assert _reuse(home, ws)[1] == 0
 
 
