@@ -86,6 +86,7 @@ def one_run(home: Path, ws: Path, run_id: str, commands: int, first: int) -> tup
     start = load_start(run_dir)
     watch = run_watch(run_dir, ws, LIMITS, start)
     t2 = time.perf_counter()
+    read = watch.cache.hashed if watch.live is not None else -1  # files the start manifest read (-1: not known)
     watch.snapshot()
     t3 = time.perf_counter()
     live = per_command(watch, ws, commands, first)
@@ -94,7 +95,7 @@ def one_run(home: Path, ws: Path, run_id: str, commands: int, first: int) -> tup
     t5 = time.perf_counter()
     watch.close()
     phases = {"start": t1 - t, "load": t2 - t1, "first": t3 - t2, "gate": t5 - t4}
-    return {**phases, "total": sum(phases.values())}, live
+    return {**phases, "total": sum(phases.values()), "read": read}, live
 
 
 def measure(files: int, commands: int, base: Path) -> dict[str, float]:
@@ -143,12 +144,13 @@ def main() -> None:
               f"{r['gate']:>7.2f} {r['cold']:>9.2f}")
     print("per-run host work, first and second run of one workspace (seconds; start = start manifest, "
           "load = reading it back)")
-    print(f"{'files':>8} {'run':>4} {'start':>7} {'load':>7} {'1st scan':>8} {'gate':>7} {'total':>7}")
+    print(f"{'files':>8} {'run':>4} {'start':>7} {'load':>7} {'1st scan':>8} {'gate':>7} {'total':>7} "
+          f"{'files read at start':>19}")
     for n in sizes:
         r = results[n]
         for run in ("run1", "run2"):
             print(f"{n:>8} {run[-1]:>4} {r[run + '_start']:>7.2f} {r[run + '_load']:>7.2f} {r[run + '_first']:>8.2f} "
-                  f"{r[run + '_gate']:>7.2f} {r[run + '_total']:>7.2f}")
+                  f"{r[run + '_gate']:>7.2f} {r[run + '_total']:>7.2f} {int(r[run + '_read']):>19}")
     big = results[max(sizes)]
     print(f"second / first run at {max(sizes)} files: {big['run2_total'] / max(big['run1_total'], 1e-6):.2f}x "
           f"({big['run2_total']:.2f} s vs {big['run1_total']:.2f} s); start manifest "
