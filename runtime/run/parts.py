@@ -37,7 +37,7 @@ from tether.runtime.run.files import work_folder
 from tether.runtime.run.phases import start_manifest
 from tether.runtime.run.starting import StartingSandbox
 from tether.runtime.workspace.handback import lending_record
-from tether.runtime.workspace.watch import WorkspaceWatch, start_cache
+from tether.runtime.workspace.watch import WorkspaceWatch, run_watch
 from tether.sandbox.base import Sandbox
 
 SandboxFactory = Callable[[Path, TetherConfig, str, Path | None], Sandbox]
@@ -123,7 +123,7 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
         model = model if model is not None else model_for_run(config, meta)
         start = start_manifest(run_dir)
         warm.scan(start)  # R14's scan of the files at the start, while the run works
-        watch = WorkspaceWatch(workspace, config.workspace, start_cache(run_dir, start))
+        watch = run_watch(run_dir, workspace, config.workspace, start)
         conn = connect(config.checkpoint_db)
         listener = _on_event(sandbox, warm)
         gate = GateContext(

@@ -60,7 +60,7 @@ def prepare(
         context = hooks.before_run(info) or MemoryContext()
         if shadow:
             meta = {**meta, "work": str(make_shadow_copy(workspace, run_dir, limits))}
-        save_start(run_dir, work_folder(meta), limits)
+        save_start(run_dir, work_folder(meta), limits, home=None if shadow else run_dir.parent.parent)
     except BaseException as e:
         reason = why(e)
         save_meta(

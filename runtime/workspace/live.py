@@ -57,8 +57,12 @@ def _check(ret: int) -> int:
 class LiveTree:
     """One workspace's manifest and size, updated from inotify notices; `close()` when done."""
 
-    def __init__(self, workspace: Path, limits: WorkspaceLimits, cache: ManifestCache) -> None:
+    def __init__(self, workspace: Path, limits: WorkspaceLimits, cache: ManifestCache, *,
+                 what: str = "per-command workspace scan", sigs: bool = False) -> None:
         self.workspace, self.limits, self.cache = workspace, limits, cache
+        self.sigs: dict[str, tuple[int, ...]] | None = {} if sigs else None
+        """With `sigs`: each regular file's stat (device, inode, size, mode, mtime, ctime) as last read, so the
+        tree's hashes can seed a ManifestCache (runtime.workspace.watch.save_start); None stops recording."""
         self.states: dict[str, FileState] = {}
         self.sizes: dict[str, tuple[int, int]] = {}
         """rel -> (apparent, allocated) of every entry, `.git` included."""
@@ -71,7 +75,7 @@ class LiveTree:
         self.notify = _check(_libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC))
         self.root = open_root(workspace)
         try:
-            self._walk(self.root, "", Deadline(limits.host_pass_seconds, "per-command workspace scan"))
+            self._walk(self.root, "", Deadline(limits.host_pass_seconds, what))
         except BaseException:
             self.close()
             raise
@@ -195,6 +199,10 @@ class LiveTree:
             return
         state = state_of(parent, name, rel, st, self.limits, deadline, self.cache)
         self.changes.setdefault(rel, self.states.get(rel))
+        if self.sigs is not None:
+            self.sigs.pop(rel, None)
+            if state is not None and state.link is None:
+                self.sigs[rel] = (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
         if state is None:
             self.states.pop(rel, None)
         else:
@@ -204,12 +212,16 @@ class LiveTree:
         """Forget `rel` and everything under it (its watches go when the kernel says so)."""
         self.changes.setdefault(rel, self.states.pop(rel, None))
         self._size(rel, None)
+        if self.sigs is not None:
+            self.sigs.pop(rel, None)
         if self.dirs.pop(rel, None) is None:
             return  # not a folder: nothing below it
         below = rel + "/"
         for key in [k for k in self.sizes if k.startswith(below)]:
             self._size(key, None)
             self.changes.setdefault(key, self.states.pop(key, None))
+            if self.sigs is not None:
+                self.sigs.pop(key, None)
             self.dirs.pop(key, None)
         for wd in [w for w, r in self.wds.items() if r == rel or r.startswith(below)]:
             del self.wds[wd]

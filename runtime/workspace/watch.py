@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import time
 from dataclasses import replace
 from pathlib import Path
 
 from tether.common.atomic import write_atomic
 from tether.common.limits import WorkspaceLimits
-from tether.common.manifest import FileState, ManifestCache, Scan, diff, scan
+from tether.common.manifest import RACY_NS, FileState, ManifestCache, Scan, diff, scan
 from tether.common.walk import shown
 from tether.gate.scan import ChangeTracker
+from tether.runtime.workspace import hash_cache
 from tether.runtime.workspace.live import LiveTree, NotifyError
 
 START_MANIFEST = "start_manifest.json"
@@ -135,22 +138,111 @@ class WorkspaceWatch:
         return scan(self.workspace, self.limits, self.cache, what="gate's workspace manifest").states
 
 
-def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits) -> dict[str, FileState]:
+def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits, home: Path | None = None
+               ) -> dict[str, FileState]:
     """Scan the workspace before the run and keep the manifest (and each file's stat) in the run folder.
 
     Names are stored with Python's JSON escapes, so undecodable bytes
     (surrogate escapes) survive the round trip. The stats let the run's
-    first scan reuse these hashes instead of reading every file again.
+    first scan reuse these hashes instead of reading every file again. With
+    `home`, the scan reuses the hashes the last run of this workspace left
+    there (runtime.workspace.hash_cache, by unchanged stat) and leaves its own.
     """
-    cache = ManifestCache()
-    states = scan(workspace, limits, cache, what="start manifest").states
-    write_atomic(run_dir / START_MANIFEST, json.dumps({k: v.model_dump() for k, v in states.items()}))
-    write_atomic(run_dir / START_STATS, json.dumps({k: sig for k, (sig, _) in cache.entries.items()}))
+    cache = hash_cache.load(home, workspace, limits.hash_max_bytes) if home is not None else ManifestCache()
+    started, loaded = time.time_ns(), cache.entries
+    states, live = _start_scan(workspace, limits, cache, started)
+    try:
+        if home is not None:
+            hash_cache.save(home, workspace, cache, limits.hash_max_bytes, started, loaded)
+        sigs = {k: sig for k, (sig, _) in cache.entries.items()}
+        # vars(): FileState's plain fields, what model_dump() gives, at half the cost (seconds at 200k files)
+        write_atomic(run_dir / START_MANIFEST, json.dumps({k: vars(v) for k, v in states.items()}))
+        write_atomic(run_dir / START_STATS, json.dumps(sigs))
+    except BaseException:
+        if live is not None:
+            live.close()
+        raise
+    if len(_KEPT) >= KEPT_RUNS:
+        _KEPT.pop(next(iter(_KEPT)))
+    _KEPT[run_dir] = (_file_id(run_dir / START_MANIFEST), _file_id(run_dir / START_STATS), states, sigs)
+    for _, old in _HANDED.values():
+        old.close()
+    _HANDED.clear()
+    if live is not None:
+        _HANDED[run_dir] = (workspace, live)
     return states
 
 
+def _start_scan(workspace: Path, limits: WorkspaceLimits, cache: ManifestCache, started: int
+                ) -> tuple[dict[str, FileState], LiveTree | None]:
+    """The start manifest, read by a live tree the run's watch then keeps (one walk serves both), else a scan.
+
+    `cache.entries` becomes what a scan would leave: the files changed more
+    than RACY_NS before `started`, keyed by the stat they were hashed at.
+    """
+    try:
+        live = LiveTree(workspace, limits, cache, what="start manifest", sigs=True)
+    except NotifyError as e:
+        log.info("start manifest by a full walk (inotify unavailable: %s)", e)
+        return scan(workspace, limits, cache, what="start manifest").states, None
+    sigs, live.sigs = live.sigs or {}, None
+    cache.entries = {rel: (sig, live.states[rel]) for rel, sig in sigs.items()
+                     if rel in live.states and max(sig[4], sig[5]) < started - RACY_NS}
+    return dict(live.states), live
+
+
+_HANDED: dict[Path, tuple[Path, LiveTree]] = {}
+"""run folder -> (work folder, the live tree its start manifest came from): `run_watch` keeps it (at most one)."""
+
+
+def run_watch(run_dir: Path, workspace: Path, limits: WorkspaceLimits, start: dict[str, FileState]
+              ) -> WorkspaceWatch:
+    """The run's watch; it keeps the start manifest's live tree when this process took it for this very file.
+
+    Then the run's first scan is a refresh (the notices since the start),
+    not a second walk. Otherwise (a resumed run, another process, a start
+    manifest replaced since) its first scan walks, reusing the start's hashes.
+    """
+    handed = _HANDED.pop(run_dir, None)
+    if handed is not None:
+        folder, live = handed
+        if folder == workspace and _kept(run_dir, 0) is not None and live.notify >= 0:
+            watch = WorkspaceWatch(workspace, limits, live.cache)
+            watch.live = live
+            return watch
+        live.close()
+    return WorkspaceWatch(workspace, limits, start_cache(run_dir, start))
+
+
+KEPT_RUNS = 2
+"""Start manifests this process keeps in memory after writing them (a run reads its own back, at 200k files
+parsing it costs seconds)."""
+_KEPT: dict[Path, tuple[tuple[int, ...] | None, tuple[int, ...] | None, dict[str, FileState],
+                        dict[str, tuple[int, ...]]]] = {}
+
+
+def _file_id(path: Path) -> tuple[int, ...] | None:
+    """Which file this is and whether it changed (write_atomic makes a new inode each time)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _kept(run_dir: Path, index: int) -> tuple[dict[str, FileState], dict[str, tuple[int, ...]]] | None:
+    """What this process wrote for `run_dir`, if that file (index 0: manifest, 1: stats) is still the one written."""
+    kept = _KEPT.get(run_dir)
+    if kept is None or kept[index] is None or kept[index] != _file_id(run_dir / (START_MANIFEST, START_STATS)[index]):
+        return None
+    return kept[2], kept[3]
+
+
 def load_start(run_dir: Path) -> dict[str, FileState]:
-    """The manifest `save_start` kept."""
+    """The manifest `save_start` kept (from memory when this process wrote that very file)."""
+    kept = _kept(run_dir, 0)
+    if kept is not None:
+        return dict(kept[0])
     raw = json.loads((run_dir / START_MANIFEST).read_text(encoding="ascii"))
     return {k: FileState.model_validate(v) for k, v in raw.items()}
 
@@ -158,6 +250,10 @@ def load_start(run_dir: Path) -> dict[str, FileState]:
 def start_cache(run_dir: Path, states: dict[str, FileState]) -> ManifestCache:
     """The start manifest's hashes keyed by the stats they were taken at (empty when not kept)."""
     cache = ManifestCache()
+    kept = _kept(run_dir, 1)
+    if kept is not None:
+        cache.entries = {k: (sig, states[k]) for k, sig in kept[1].items() if k in states}
+        return cache
     try:
         sigs = json.loads((run_dir / START_STATS).read_text(encoding="ascii"))
     except (OSError, ValueError):
