@@ -97,8 +97,19 @@ def _blank(text: str, a: int, b: int) -> str:
     return text[:a] + " " * (b - a) + text[b:]
 
 
+_NOUN_FORM = re.compile(r"(?i)(ion|ions|ers?)$")
+"""A feature word spelled as a noun ("the duplicated type validation", "the handler") names a thing, asks nothing."""
+
+
 def _new_behaviour(text: str, spans: list[tuple[int, int]]) -> bool:
-    return any(_is_ask(text, m) and not _inside(m.start(), spans) for m in _FEATURE.finditer(text))
+    return any(_is_ask(text, m) and not _inside(m.start(), spans) and not _noun(text, m)
+               for m in _FEATURE.finditer(text))
+
+
+def _noun(text: str, m: re.Match[str]) -> bool:
+    """One word that is a noun form, or the start of a longer word ("handle" in "handler")."""
+    whole = m.group(0) + re.match(r"\w*", text[m.end():]).group(0)  # type: ignore[union-attr]
+    return " " not in whole and _NOUN_FORM.search(whole) is not None
 
 
 _TESTS_ASK = re.compile(

@@ -33,6 +33,7 @@ from tether.gate.copies import AFTER_DIR, BEFORE_DIR, build_after, build_before
 from tether.gate.copies import remove as remove_copies
 from tether.gate.evidence import preserving, real_changes
 from tether.gate.goal import asks_for_tests
+from tether.gate.js_scan import js_tampering
 from tether.gate.project import discover
 from tether.gate.provenance import tie
 from tether.gate.registry import GateReport, check_gate
@@ -44,6 +45,7 @@ from tether.gate.rerun import (
     runs_python,
     script_files,
 )
+from tether.gate.runner_files import implicit_changes, shadows
 from tether.gate.scan import ChangeTracker, shadowing
 from tether.gate.sides import Outcome, Plan, rerun
 from tether.gate.tamper import framework_patches, import_shadows, support_changes
@@ -156,7 +158,10 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                     ev.review += review_lines(ev.host_exec)
                 named = sources.goal[1]
                 ev.review += import_shadows(ctx.start, sources.end, named) + framework_patches(ws, written)
-                ev.review += code_tampering(ws, written)
+                ev.review += code_tampering(ws, written) + js_tampering(ws, written)
+                snap = snap_files if has_snapshot else None
+                ev.review += implicit_changes(ctx.start, sources.end, ws, snap, named) + shadows(ctx.start, sources.end,
+                                                                                                 named)
                 ev.review += support_changes(ctx.start, sources.end, snap_files if has_snapshot else None, named)
                 ev.review += [line for c in checks if c.source == "person"
                               for line in input_changes(c.command, str(state.get("goal", "")), named, ctx.start,
