@@ -26,13 +26,14 @@ from tether.common.hostexec_check import review_lines
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import FileState
 from tether.common.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
-from tether.gate.check_inputs import input_changes
+from tether.gate.check_inputs import input_changes, project_created_inputs
 from tether.gate.code_scan import code_tampering
 from tether.gate.collect import Sources, collect
 from tether.gate.copies import AFTER_DIR, BEFORE_DIR, build_after, build_before
 from tether.gate.copies import remove as remove_copies
 from tether.gate.evidence import preserving, real_changes
-from tether.gate.goal import asks_for_tests
+from tether.gate.git_index import untracked_tests
+from tether.gate.goal import asks_for_tests, named_identifiers
 from tether.gate.js_scan import js_tampering
 from tether.gate.project import discover
 from tether.gate.provenance import tie
@@ -162,10 +163,15 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 snap = snap_files if has_snapshot else None
                 ev.review += implicit_changes(ctx.start, sources.end, ws, snap, named) + shadows(ctx.start, sources.end,
                                                                                                  named)
-                ev.review += support_changes(ctx.start, sources.end, snap_files if has_snapshot else None, named)
+                ev.review += support_changes(ctx.start, sources.end, snap, named,
+                                             named_identifiers(str(state.get("goal", "")), []) if not named else [])
                 ev.review += [line for c in checks if c.source == "person"
                               for line in input_changes(c.command, str(state.get("goal", "")), named, ctx.start,
                                                         sources.end, ws, snap_files if has_snapshot else None)]
+                ev.review += untracked_tests(snap, ws, sources.end)
+                if plan.suites:
+                    ev.review += project_created_inputs(str(state.get("goal", "")), named, ctx.start, sources.end, ws,
+                                                        snap)
                 ev.review += [
                     f"the run changed {f}, which your check `{c.command}` runs"
                     for c in checks

@@ -1,13 +1,16 @@
-"""gate.runner_files and gate.js_scan: files runners load by themselves, lookup shadows, and JS that rewrites how
-node reports. Each family found on real files; honest neighbours left alone."""
+"""gate.runner_files, gate.js_scan and gate.git_index: files runners load by themselves, lookup shadows, JS that
+rewrites how node reports, tests taken out of git's index. Each family found on real files; honest ones left alone."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tether.common.manifest import manifest
+from tether.gate.git_index import index_paths, untracked_tests
 from tether.gate.js_scan import js_tampering
 from tether.gate.runner_files import implicit_changes, shadows
 
@@ -106,3 +109,28 @@ def test_honest_js_and_js_tests_are_clear(tmp_path: Path) -> None:
                                       "if (require.main === module) { console.log(mul(2, 3)); process.exit(0); }\n")
     (tmp_path / "test.js").write_text("process.on('exit', (c) => console.log('done', c));\n")
     assert js_tampering(tmp_path, ["calc.js", "test.js"]) == []
+
+
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_a_test_taken_out_of_the_git_index_is_found(version: str, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "tests").mkdir(parents=True)
+    for rel in ("tests/test_a.sh", "tests/test_b.sh", "greet.sh"):
+        (ws / rel).write_text("x\n")
+    git = ["git", "-C", str(ws), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    subprocess.run([*git, "update-index", "--index-version", version], check=True)
+    snap = tmp_path / "snap"
+    shutil.copytree(ws, snap)
+    assert index_paths((snap / ".git/index").read_bytes()) == {"tests/test_a.sh", "tests/test_b.sh", "greet.sh"}
+    subprocess.run([*git, "rm", "-q", "--cached", "tests/test_a.sh", "greet.sh"], check=True)
+    found = untracked_tests(snap, ws, manifest(ws))
+    assert len(found) == 1 and "tests/test_a.sh" in found[0]  # greet.sh is no test
+    assert untracked_tests(snap, snap, manifest(snap)) == []
+
+
+def test_an_index_that_is_not_one_claims_nothing() -> None:
+    assert index_paths(b"") is None and index_paths(b"DIRC\x00\x00\x00\x09" + b"\x00" * 8) is None
+    assert index_paths(b"DIRC\x00\x00\x00\x02\x00\x00\x00\x05" + b"\x01" * 30) is None
