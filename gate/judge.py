@@ -26,6 +26,7 @@ from tether.common.hostexec_check import review_lines
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import FileState
 from tether.common.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
+from tether.gate.agreement import disagreements
 from tether.gate.check_inputs import input_changes, project_created_inputs
 from tether.gate.code_scan import code_tampering
 from tether.gate.collect import Sources, collect
@@ -193,6 +194,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     if any(runs_python(c.command) for c in plan.checks) or any(s.kind == "python" for s in plan.suites):
         ev.shadowing = shadowing(ctx.start, sources.end)
     ev.checks = checks
+    ev.review += disagreements(checks, ev.project)
     ev.preserving, ev.tests_goal = preserving(ev.goal), asks_for_tests(ev.goal)
     ev.accept_self_verified = settings.accept_self_verified
     report = check_gate(ev)
