@@ -119,6 +119,33 @@ def test_tampered_tests_need_review_with_their_diff(tmp_path):
     assert "calc.py" not in [r.split()[1] for r in reasons]
 
 
+OLD_TEST = ("import unittest\nimport calc\n\n\nclass TestCalc(unittest.TestCase):\n    def test_mul(self):\n"
+            "        self.assertEqual(calc.mul(2, 3), 6)\n")
+ADDED = {
+    "new method": (OLD_TEST + "\n    def test_sub(self):\n        self.assertEqual(calc.sub(5, 3), 2)\n", True),
+    "new pytest function": (OLD_TEST + "\n\ndef test_sub():\n    assert calc.sub(5, 3) == 2\n", True),
+    "old assertion weakened": (OLD_TEST.replace("6)", "5)") + "\n    def test_sub(self):\n        pass\n", False),
+    "old test redefined": (OLD_TEST + "\n    def test_mul(self):\n        pass\n", False),
+    "skip added": (OLD_TEST.replace("    def test_mul", "    @unittest.skip('x')\n    def test_mul"), False),
+    "module-level patch": (OLD_TEST + "\ncalc.mul = lambda a, b: a * b\n", False),
+    "setUp added": (OLD_TEST + "\n    def setUp(self):\n        calc.mul = max\n", False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ADDED))
+def test_a_test_file_the_goal_asks_to_extend_may_only_gain_tests(case, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "test_calc.py").write_text(OLD_TEST)
+    run = _run_dir(tmp_path, ws)
+    start = manifest(ws)
+    text, fine = ADDED[case]
+    (ws / "test_calc.py").write_text(text)
+    reasons, _ = tampering(start, manifest(ws), [], run, ws, ["test_calc.py"])
+    assert (reasons == []) is fine, (case, reasons)
+    assert tampering(start, manifest(ws), [], run, ws)[0]  # not named by the goal: always a review
+
+
 def test_a_test_changed_then_put_back_is_still_tampering(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()
