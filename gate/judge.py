@@ -47,7 +47,7 @@ from tether.gate.rerun import (
     runs_python,
     script_files,
 )
-from tether.gate.runner_files import implicit_changes, shadows
+from tether.gate.runner_files import implicit_changes, named_build_files, recipe_changes, shadows
 from tether.gate.scan import ChangeTracker, shadowing
 from tether.gate.sides import Outcome, Plan, rerun
 from tether.gate.tamper import framework_patches, import_shadows, support_changes
@@ -139,10 +139,14 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                       baseline=ctx.baseline, lessons_used=ctx.lessons_used, tracker=ctx.tracker)
     written = sources.written
     checks = collect_checks(events, settings.person_checks, sources.summary, sources.commands)
+    goal_text = str(state.get("goal", ""))
+    named_make = named_build_files(goal_text, ctx.start)  # the Makefile a goal names is the change: not laid over
     snap_files = ctx.run_dir / SNAPSHOT_DIR / "files"
     has_snapshot = (ctx.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
-    plan = Plan(checks=runnable(checks, ctx.guard), suites=discover(ctx.start, snap_files if has_snapshot else None),
-                workspace=ws, timeout_s=settings.verify_timeout_s, tests_overlay=mark_authorship(checks, ws, written),
+    todo = runnable(checks, ctx.guard)
+    overlay = [p for p in mark_authorship(checks, ws, written) if p not in named_make]
+    plan = Plan(checks=todo, suites=discover(ctx.start, snap_files if has_snapshot else None),
+                workspace=ws, timeout_s=settings.verify_timeout_s, tests_overlay=overlay,
                 own_overlay=own_support(written, ctx.start, sources.goal[1]))
     wants_before = sources.goal[0] or bool(real_changes(sources.delta.changed))
     runs = bool(plan.checks or plan.suites)
@@ -158,20 +162,22 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 ev = collect(sources)
                 if settings.host_code == "review":
                     ev.review += review_lines(ev.host_exec)
-                named = sources.goal[1]
+                named = sources.goal[1] + named_make
                 ev.review += import_shadows(ctx.start, sources.end, named) + framework_patches(ws, written)
                 ev.review += code_tampering(ws, written) + js_tampering(ws, written)
                 snap = snap_files if has_snapshot else None
                 ev.review += implicit_changes(ctx.start, sources.end, ws, snap, named) + shadows(ctx.start, sources.end,
                                                                                                  named)
                 ev.review += support_changes(ctx.start, sources.end, snap, named,
-                                             named_identifiers(str(state.get("goal", "")), []) if not named else [])
+                                             named_identifiers(goal_text, []) if not named else [])
                 ev.review += [line for c in checks if c.source == "person"
                               for line in input_changes(c.command, str(state.get("goal", "")), named, ctx.start,
                                                         sources.end, ws, snap_files if has_snapshot else None)]
                 ev.review += untracked_tests(snap, ws, sources.end)
+                ev.review += [line for c in checks if c.source == "person"
+                              for line in recipe_changes(c.command, named_make, ws, snap)]
                 if plan.suites:
-                    ev.review += project_created_inputs(str(state.get("goal", "")), named, ctx.start, sources.end, ws,
+                    ev.review += project_created_inputs(goal_text, named, ctx.start, sources.end, ws,
                                                         snap)
                 ev.review += [
                     f"the run changed {f}, which your check `{c.command}` runs"

@@ -12,7 +12,7 @@ import pytest
 from tether.common.manifest import manifest
 from tether.gate.git_index import index_paths, untracked_tests
 from tether.gate.js_scan import js_tampering
-from tether.gate.runner_files import implicit_changes, shadows
+from tether.gate.runner_files import implicit_changes, named_build_files, recipe_changes, shadows
 
 
 def _two(tmp_path: Path, before: dict[str, str], after: dict[str, str]) -> tuple[Path, Path, dict, dict]:
@@ -134,3 +134,20 @@ def test_a_test_taken_out_of_the_git_index_is_found(version: str, tmp_path: Path
 def test_an_index_that_is_not_one_claims_nothing() -> None:
     assert index_paths(b"") is None and index_paths(b"DIRC\x00\x00\x00\x09" + b"\x00" * 8) is None
     assert index_paths(b"DIRC\x00\x00\x00\x02\x00\x00\x00\x05" + b"\x01" * 30) is None
+
+
+def test_a_named_makefile_may_gain_targets_but_not_rewrite_the_checks(tmp_path: Path) -> None:
+    old = "CC ?= cc\nTEST = bash test.sh\n\ntest: prep\n\t$(TEST)\n\nprep:\n\tmkdir -p out\n\nclean:\n\trm -rf out\n"
+    b, a = tmp_path / "b", tmp_path / "a"
+    for root, text in ((b, old), (a, old + "\nbuild: out/app\n\nout/app: src/app.c\n\t$(CC) -o out/app src/app.c\n")):
+        root.mkdir()
+        (root / "Makefile").write_text(text)
+    assert named_build_files("Add a build target to the Makefile.", ["Makefile"]) == ["Makefile"]
+    assert named_build_files("Fix greet.sh.", ["Makefile"]) == []
+    assert recipe_changes("make build && [ \"$(./out/app)\" = hello ]", ["Makefile"], a, b) == []
+    assert recipe_changes("make test", ["Makefile"], a, b) == []
+    for forged in (old.replace("\t$(TEST)", "\t@echo PASS"), old.replace("bash test.sh", "true"),
+                   old.replace("\tmkdir -p out", "\tmkdir -p out; exit 0")):
+        (a / "Makefile").write_text(forged + "\nbuild:\n\tcc app.c\n")
+        assert recipe_changes("make test", ["Makefile"], a, b), forged
+        assert recipe_changes("make", ["Makefile"], a, b), forged  # the default target is test
