@@ -30,8 +30,13 @@ from tether.gate.secrets import scan_bytes
 from tether.sandbox.base import Sandbox
 
 OUTSIDE_PROBE = "find /tmp /dev/shm -xdev ! -type d 2>/dev/null | head -n 200; true"
-OUTSIDE_IGNORED = re.compile(r"^/tmp/(\.cache/|pytest-of-|\.pytest_cache|__pycache__)|\.pyc$")
-"""The gate's own HOME is no longer here: its re-run runs in sandboxes of its own, so a /tmp/.tether-* in the run's
+OUTSIDE_IGNORED = re.compile(
+    r"^/tmp/(\.cache/|pytest-of-|\.pytest_cache|__pycache__)|\.pyc$"
+    r"|^/tmp/\.npm/(_logs/[\w.:-]+-debug(-\d+)?\.log|_update-notifier-last-checked|_cacache/|_npx/|anonymous-cli-metrics)"
+    r"|^/tmp/(\.yarn/|\.yarnrc$|\.node-gyp/|\.config/configstore/update-notifier-[\w-]+\.json$|\.local/share/pnpm/)"
+)
+"""Tool caches (pip's under .cache, npm's own logs and update stamp, yarn, node-gyp) are no work left behind. The
+gate's own HOME is no longer here: its re-run runs in sandboxes of its own, so a /tmp/.tether-* in the run's
 sandbox is the run's."""
 FILE_BUDGET = 4 << 20
 TOTAL_BUDGET = 24 << 20

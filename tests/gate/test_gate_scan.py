@@ -16,6 +16,7 @@ from tether.gate.copies import build_before
 from tether.gate.evidence import CheckRun, CommandEvidence, is_generated
 from tether.gate.rerun import collect_checks, fresh, is_test_path, mark_authorship
 from tether.gate.scan import (
+    OUTSIDE_IGNORED,
     ChangeTracker,
     artifact_types,
     content_kind,
@@ -281,3 +282,11 @@ def test_the_pre_run_copy_is_built_at_any_depth(tmp_path):
     finally:  # pytest's own clean-up (shutil.rmtree) cannot remove a tree this deep
         for child in tmp_path.iterdir():
             remove_path(child)
+
+
+def test_tool_caches_in_tmp_are_no_leftovers_but_work_there_is():
+    for path in ("/tmp/.npm/_logs/2026-12-02T03_58_21_466Z-debug-0.log", "/tmp/.npm/_update-notifier-last-checked",
+                 "/tmp/.npm/_cacache/index-v5/ab/cd", "/tmp/.cache/pip/http/x", "/tmp/.node-gyp/20.1.0/include/x.h"):
+        assert OUTSIDE_IGNORED.search(path), path
+    for path in ("/tmp/.npm/calc.js", "/tmp/.npm/_logs/notes.txt", "/tmp/greet.out", "/tmp/.yarnrc.bak"):
+        assert not OUTSIDE_IGNORED.search(path), path
