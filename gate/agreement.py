@@ -48,9 +48,11 @@ def _covers(command: str, tid: str) -> bool:
     return False
 
 
-def _selects(command: str, tids: Sequence[str]) -> bool:
-    """Whether the check names any test file, module or folder of the project's (else it runs them all)."""
-    return any(_covers(command, t) for t in tids)
+def _selects(command: str, start: int) -> bool:
+    """Whether the runner is given any positional word (a test file, module, folder or id: then it runs only
+    those, which may be none of the project's), else it runs them all."""
+    words = re.split(r"\s*(?:&&|\|\||[;|&])\s*", command[start:], maxsplit=1)[0].split()
+    return any(not w.startswith("-") for w in words)
 
 
 def disagreements(checks: Sequence[CheckRun], project: Sequence[ProjectTest]) -> list[str]:
@@ -64,8 +66,7 @@ def disagreements(checks: Sequence[CheckRun], project: Sequence[ProjectTest]) ->
         if c.source != "person" or c.after_exit != 0 or c.skipped or not runner or UNREAD.search(
                 c.command, runner.end()):
             continue
-        tids = [t.id for t in python]
-        chosen = [t for t in python if _covers(c.command, t.id)] if _selects(c.command, tids) else python
+        chosen = [t for t in python if _covers(c.command, t.id)] if _selects(c.command, runner.end()) else python
         bad = [t for t in chosen if t.after in ("fail", "error") or t.after is None and t.before is not None]
         if not bad:
             continue

@@ -39,3 +39,10 @@ def test_agreement_and_other_selections_are_clear() -> None:
     assert disagreements([_check("bash test.sh")], project) == []  # not a Python test run
     assert disagreements([_check("python3 -m pytest", code=1)], project) == []  # failed anyway: R08 says so
     assert disagreements([CheckRun(command="pytest", source="plan", kind="test", after_exit=0)], project) == []
+
+
+def test_a_run_of_the_runs_own_test_file_is_not_compared_with_other_tests() -> None:
+    project = _tests(test_calc_py__TestCalc__test_mul="fail")
+    assert disagreements([_check("python3 -m pytest -q test_sub.py")], project) == []
+    assert disagreements([_check("python3 -m unittest test_sub && echo done")], project) == []
+    assert disagreements([_check("python3 -m pytest -q && echo done")], project)  # runs them all
