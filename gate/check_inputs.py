@@ -76,20 +76,24 @@ def _candidates(text: str, base: str, files: set[str]) -> set[str]:
     return out
 
 
-def _py_imports(text: str, base: str, files: set[str]) -> set[str]:
+def _py_imports(text: str, base: str, files: set[str], strings: bool = True) -> set[str]:
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return set()
     mods: list[str] = []
-    strings: list[str] = []
+    texts: list[str] = []
     for n in ast.walk(tree):
         if isinstance(n, ast.Import):
             mods += [a.name for a in n.names]
         elif isinstance(n, ast.ImportFrom) and n.module:
             mods += [n.module] + [f"{n.module}.{a.name}" for a in n.names]
+        elif (isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Constant)
+              and isinstance(n.args[0].value, str) and getattr(n.func, "attr", getattr(n.func, "id", "")) in (
+                  "import_module", "__import__", "find_spec", "run_module")):
+            mods.append(n.args[0].value)
         elif isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 300:
-            strings.append(n.value)
+            texts.append(n.value)
     out = set()
     for m in mods:
         path = m.replace(".", "/")
@@ -98,7 +102,25 @@ def _py_imports(text: str, base: str, files: set[str]) -> set[str]:
                 rel = posixpath.normpath(posixpath.join(folder, rel))
                 if rel in files:
                     out.add(rel)
-    return out | _candidates(" ".join(strings), base, files)
+    return out | (_candidates(" ".join(texts), base, files) if strings else set())
+
+
+INCLUDE_LINE = re.compile(
+    r"^.*(?:(?:^|[;&|({]\s*|\s)(?:source|\.)\s+\S|^\s*-?s?include\s|\brequire\s*\(|\bimport\s*\(|"
+    r"\bfrom\s+['\"`]|^\s*import\s+['\"`]|^\s*(?:use|require)\s+[\w:]+|\bdo\s+['\"]).*$", re.M)
+"""Lines that include another file: shell `source`/`.`, make `include`, node `require`/`import`, perl `use`/`do`."""
+
+
+def _includes(text: str, base: str, created: set[str], python: bool = False) -> set[str]:
+    """Files the run created that `text` includes (a build product the check merely names is not included)."""
+    if not created:
+        return set()
+    if python:
+        return _py_imports(text, base, created, strings=False)
+    lines = "\n".join(m.group(0) for m in INCLUDE_LINE.finditer(text))
+    lines += "\n" + " ".join(f"lib/{m.replace('::', '/')}.pm {m.replace('::', '/')}.pm"
+                             for m in re.findall(r"^\s*(?:use|require)\s+([\w:]+)", text, re.M))
+    return _candidates(lines, base, created)
 
 
 def _created(start: dict[str, FileState], end: dict[str, FileState] | None) -> set[str]:
@@ -123,7 +145,7 @@ def check_reads(
     files = {p for p, st in start.items() if st.link is None}
     created = _created(start, end)
     files_all = files | created
-    reads = _candidates(command, "", files_all)
+    reads = _candidates(command, "", files) | _includes(command, "", created)
     words = command.split()
     for w in words:
         for cfg in RUNNERS.get(posixpath.basename(w), ()):
@@ -145,7 +167,9 @@ def check_reads(
         left_alone = end is None or end.get(rel) == start.get(rel) or _test_path(rel) or rel in BUILD_FILES
         pool = files_all if left_alone else files
         for text in {_text(after, rel), _text(before, rel)}:
-            found = _py_imports(text, base, pool) if rel.endswith(".py") else _candidates(text, base, pool)
+            found = _py_imports(text, base, files) if rel.endswith(".py") else _candidates(text, base, files)
+            if left_alone:
+                found |= _includes(text, base, created, rel.endswith(".py"))
             found |= {posixpath.normpath(posixpath.join(base, s.removeprefix("./"))) for s in SOURCED.findall(text)}
             sourced |= {posixpath.normpath(posixpath.join(base, s.removeprefix("./")))
                         for s in SOURCED.findall(text)} & pool

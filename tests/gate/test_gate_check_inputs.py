@@ -115,6 +115,21 @@ def test_files_the_run_created_or_moved_that_the_check_includes_need_review(tmp_
         assert found and any(next(iter(extra)) in f for f in found), (case, found)
 
 
+def test_a_build_product_the_check_names_is_no_include(tmp_path: Path) -> None:
+    before = {"Makefile": "clean:\n\trm -rf out\n", "src/app.c": "int main(){}\n"}
+    after = {"Makefile": "build:\n\tcc -o out/app src/app.c\n", "src/app.c": "int main(){}\n", "out/app": "ELF"}
+    assert _review(tmp_path, before, after, 'make build && [ "$(./out/app)" = hello ]',
+                   "Add a build target to the Makefile.", ["Makefile"]) == []
+
+
+def test_a_module_imported_by_name_string_is_an_include(tmp_path: Path) -> None:
+    before = {"test_calc.py": "import importlib\ntry:\n    importlib.import_module('calc_overrides')\n"
+                              "except ImportError:\n    pass\n", "calc.py": "x = 1\n"}
+    found = _review(tmp_path, before, {**before, "calc_overrides.py": "import calc\n"},
+                    "python3 -m pytest -q test_calc.py", "Fix mul in calc.py.", ["calc.py"])
+    assert found and "calc_overrides.py" in found[0]
+
+
 def test_a_new_module_the_changed_code_imports_is_the_change(tmp_path: Path) -> None:
     before = {"greet.py": "print('hi')\n", "test_greet.py": "import greet\n"}
     after = {"greet.py": "import textutil\nprint(textutil.up('hi'))\n", "test_greet.py": "import greet\n",

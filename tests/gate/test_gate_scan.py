@@ -142,7 +142,9 @@ def test_a_test_file_the_goal_asks_to_extend_may_only_gain_tests(case, tmp_path)
     start = manifest(ws)
     text, fine = ADDED[case]
     (ws / "test_calc.py").write_text(text)
-    reasons, _ = tampering(start, manifest(ws), [], run, ws, ["test_calc.py"])
+    cmds = [CommandEvidence(id="a", step="s", command="cat > test_calc.py", executed=True, exit_code=0,
+                            changed=["test_calc.py"])]
+    reasons, _ = tampering(start, manifest(ws), cmds, run, ws, ["test_calc.py"])
     assert (reasons == []) is fine, (case, reasons)
     assert tampering(start, manifest(ws), [], run, ws)[0]  # not named by the goal: always a review
 
