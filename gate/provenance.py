@@ -23,8 +23,9 @@ from tether.gate.goal import named_identifiers
 from tether.gate.project import module_of_error
 
 MAX_SOURCE = 1_000_000
-RUNNER_IDS = frozenset({"npm test", "make test"})
-"""Suite-level ids (gate.project): tied through the files the runner reads (package.json's script, its test.js)."""
+RUNNER_IDS = {"npm test": ("package.json", ".npmrc"), "make test": ("GNUmakefile", "makefile", "Makefile")}
+"""Suite-level ids (gate.project): tied through the files the runner reads (package.json's script, its test.js),
+and only while the runner's own files are as they were (a rewritten `scripts.test` runs something else)."""
 MAX_READS = 20
 
 
@@ -84,6 +85,9 @@ def tie(project: list[ProjectTest], suites: dict[str, str], goal: str, artifacts
             reads, _ = check_reads(t.id, start, root, None)
             whole = "\n".join((read_rel(root, r, MAX_SOURCE // 8) or b"").decode("utf-8", "replace")
                                for r in sorted(reads)[:MAX_READS])
+        if runner_level and any(start.get(f) != end.get(f) for f in RUNNER_IDS[t.id]):
+            t.related = False
+            continue
         if code:
             own = whole if suites.get(t.suite) or runner_level else _body(whole, t.id)
             t.related = _mentions(t.id, code) or _mentions(own, code)

@@ -150,3 +150,7 @@ def test_npm_test_is_tied_through_the_test_files_its_script_runs(tmp_path):
     rows = [ProjectTest(id="npm test", suite=npm, before="fail", after="pass")]
     tie(rows, {npm: ""}, "Fix parse_date in dates.js.", ["dates.js"], start, start, tmp_path)
     assert not rows[0].related
+    end = {**start, "package.json": _state('{"scripts": {"test": "echo ok"}}')}  # the runner itself rewritten
+    rows = [ProjectTest(id="npm test", suite=npm, before="fail", after="pass")]
+    tie(rows, {npm: ""}, "Fix mul(a, b) in calc.js so it returns the product.", ["calc.js"], start, end, tmp_path)
+    assert not rows[0].related
