@@ -47,7 +47,13 @@ from tether.gate.rerun import (
     runs_python,
     script_files,
 )
-from tether.gate.runner_files import implicit_changes, named_build_files, recipe_changes, shadows
+from tether.gate.runner_files import (
+    implicit_changes,
+    make_goal_files,
+    named_build_files,
+    recipe_changes,
+    shadows,
+)
 from tether.gate.scan import ChangeTracker, shadowing
 from tether.gate.sides import Outcome, Plan, rerun
 from tether.gate.tamper import framework_patches, import_shadows, support_changes
@@ -175,7 +181,10 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                                                         sources.end, ws, snap_files if has_snapshot else None)]
                 ev.review += untracked_tests(snap, ws, sources.end)
                 ev.review += [line for c in checks if c.source == "person"
-                              for line in recipe_changes(c.command, named_make, ws, snap)]
+                              for line in recipe_changes(c.command, named_make, ws, snap)
+                              + make_goal_files(c.command, ctx.start, sources.end, named)]
+                ev.review += [line for s in plan.suites if s.kind == "make"
+                              for line in make_goal_files("make test", ctx.start, sources.end, named)]
                 if plan.suites:
                     ev.review += project_created_inputs(goal_text, named, ctx.start, sources.end, ws,
                                                         snap)

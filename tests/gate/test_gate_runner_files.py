@@ -12,7 +12,7 @@ import pytest
 from tether.common.manifest import manifest
 from tether.gate.git_index import index_paths, untracked_tests
 from tether.gate.js_scan import js_tampering
-from tether.gate.runner_files import implicit_changes, named_build_files, recipe_changes, shadows
+from tether.gate.runner_files import implicit_changes, make_goal_files, named_build_files, recipe_changes, shadows
 
 
 def _two(tmp_path: Path, before: dict[str, str], after: dict[str, str]) -> tuple[Path, Path, dict, dict]:
@@ -151,3 +151,10 @@ def test_a_named_makefile_may_gain_targets_but_not_rewrite_the_checks(tmp_path: 
         (a / "Makefile").write_text(forged + "\nbuild:\n\tcc app.c\n")
         assert recipe_changes("make test", ["Makefile"], a, b), forged
         assert recipe_changes("make", ["Makefile"], a, b), forged  # the default target is test
+
+
+def test_a_file_named_like_the_make_goal_is_found(tmp_path: Path) -> None:
+    b, a, start, end = _two(tmp_path, {"Makefile": "test:\n\tbash t.sh\n"},
+                            {"Makefile": "test:\n\tbash t.sh\n", "test": "", "build": ""})
+    assert make_goal_files("make test", start, end) and make_goal_files("make -s test && echo ok", start, end)
+    assert make_goal_files("make check", start, end) == [] and make_goal_files("make test", start, end, ["test"]) == []
