@@ -24,10 +24,14 @@ from pathlib import Path
 
 from tether.common.manifest import FileState
 from tether.common.walk import read_rel
+from tether.gate.goal import named_identifiers
+from tether.gate.rerun import is_test_path
 
 TEXT_CAP = 65_536
 MAX_FILES = 200
 WORD = re.compile(r"[\w./+-]+")
+DYNAMIC = re.compile(r"(?:\$\{?\w+\}?|\$\([^()]*(?:\([^()]*\)[^()]*)*\)|`[^`]*`)/+([\w./+-]+)")
+"""A path built at run time from a variable or a command (`$HERE/lib/assert.sh`, `$(dirname "$0")/lib.sh`): its tail."""
 SOURCED = re.compile(r"(?:^|[;&|({]\s*|\s)(?:source|\.)\s+[\"']?([\w./-]+)", re.M)
 DEFINES = re.compile(r"^\s*(?:function\s+([\w.:-]+)|([\w.:\[-]+)\s*\(\s*\))|^\s*alias\s+([\w.:\[-]+)=", re.M)
 SHELL_WORDS = frozenset(
@@ -41,6 +45,11 @@ RUNNERS = {"npm": ("package.json",), "npx": ("package.json",), "yarn": ("package
 REFERENCE = re.compile(r"\b(as in|like|matching|match(?:es)?|against|see|per|according to|compared? (?:to|with)|"
                        r"same as|format of|shown in|given in|described in|listed in)\s+(?:the\s+)?(?:file\s+)?$",
                        re.I)
+BUILD_FILES = frozenset({"Makefile", "makefile", "GNUmakefile", "package.json", "tox.ini", "setup.cfg",
+                         "pyproject.toml"})
+"""Build files a runner reads: what they name is the check's input, whoever edited them."""
+LOOKUP_EXT = ("", ".js", ".cjs", ".mjs", ".json", "/index.js", ".pm", ".pl", ".sh", ".bash", ".rb")
+"""What a require/use/source of a name without extension resolves to (node, perl, shell, ruby)."""
 CODE_EXT = (".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".go", ".rs", ".c", ".h", ".java")
 
 
@@ -52,28 +61,39 @@ def _text(root: Path | None, rel: str) -> str:
 
 def _candidates(text: str, base: str, files: set[str]) -> set[str]:
     out = set()
-    for w in WORD.findall(text):
-        w = w.strip("./") if w.startswith("./") else w
-        for rel in (posixpath.normpath(posixpath.join(base, w)), posixpath.normpath(w)):
+    for tail in DYNAMIC.findall(text):  # the variable is the script's folder, its parent or the workspace top
+        for folder in (base, posixpath.dirname(base), ""):
+            rel = posixpath.normpath(posixpath.join(folder, tail.removeprefix("./")))
             if rel in files:
                 out.add(rel)
+    for w in WORD.findall(text):
+        w = w.strip("./") if w.startswith("./") else w
+        bare = "." not in posixpath.basename(w)
+        for rel in (posixpath.normpath(posixpath.join(base, w)), posixpath.normpath(w)):
+            for ext in LOOKUP_EXT if bare else ("",):
+                if rel + ext in files:
+                    out.add(rel + ext)
     return out
 
 
-def _py_imports(text: str, base: str, files: set[str]) -> set[str]:
+def _py_imports(text: str, base: str, files: set[str], strings: bool = True) -> set[str]:
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return set()
     mods: list[str] = []
-    strings: list[str] = []
+    texts: list[str] = []
     for n in ast.walk(tree):
         if isinstance(n, ast.Import):
             mods += [a.name for a in n.names]
         elif isinstance(n, ast.ImportFrom) and n.module:
             mods += [n.module] + [f"{n.module}.{a.name}" for a in n.names]
+        elif (isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Constant)
+              and isinstance(n.args[0].value, str) and getattr(n.func, "attr", getattr(n.func, "id", "")) in (
+                  "import_module", "__import__", "find_spec", "run_module")):
+            mods.append(n.args[0].value)
         elif isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 300:
-            strings.append(n.value)
+            texts.append(n.value)
     out = set()
     for m in mods:
         path = m.replace(".", "/")
@@ -82,15 +102,50 @@ def _py_imports(text: str, base: str, files: set[str]) -> set[str]:
                 rel = posixpath.normpath(posixpath.join(folder, rel))
                 if rel in files:
                     out.add(rel)
-    return out | _candidates(" ".join(strings), base, files)
+    return out | (_candidates(" ".join(texts), base, files) if strings else set())
+
+
+INCLUDE_LINE = re.compile(
+    r"^.*(?:(?:^|[;&|({]\s*|\s)(?:source|\.)\s+\S|^\s*-?s?include\s|\brequire\s*\(|\bimport\s*\(|"
+    r"\bfrom\s+['\"`]|^\s*import\s+['\"`]|^\s*(?:use|require)\s+[\w:]+|\bdo\s+['\"]).*$", re.M)
+"""Lines that include another file: shell `source`/`.`, make `include`, node `require`/`import`, perl `use`/`do`."""
+
+
+def _includes(text: str, base: str, created: set[str], python: bool = False) -> set[str]:
+    """Files the run created that `text` includes (a build product the check merely names is not included)."""
+    if not created:
+        return set()
+    if python:
+        return _py_imports(text, base, created, strings=False)
+    lines = "\n".join(m.group(0) for m in INCLUDE_LINE.finditer(text))
+    lines += "\n" + " ".join(f"lib/{m.replace('::', '/')}.pm {m.replace('::', '/')}.pm"
+                             for m in re.findall(r"^\s*(?:use|require)\s+([\w:]+)", text, re.M))
+    return _candidates(lines, base, created)
+
+
+def _created(start: dict[str, FileState], end: dict[str, FileState] | None) -> set[str]:
+    """Files the run created that are not tests of its own (those are the run's proof, judged elsewhere)."""
+    if end is None:
+        return set()
+    return {p for p, st in end.items() if p not in start and st.link is None and not _test_path(p)}
+
+
+def _test_path(rel: str) -> bool:
+    return is_test_path(rel)
 
 
 def check_reads(
-    command: str, start: dict[str, FileState], after: Path, before: Path | None
+    command: str, start: dict[str, FileState], after: Path, before: Path | None,
+    end: dict[str, FileState] | None = None,
 ) -> tuple[set[str], set[str]]:
-    """(files the check reads, files it sources) among the pre-run files, followed a few levels deep."""
+    """(files the check reads, files it sources) among the pre-run files, followed a few levels deep; with `end`,
+    also the files the run created that the check line, a test, a build file or a file the run left alone names
+    (an optional include, `-include local.mk`, `try: import calc_local`): a file the run changed names what it
+    likes, that is the change."""
     files = {p for p, st in start.items() if st.link is None}
-    reads = _candidates(command, "", files)
+    created = _created(start, end)
+    files_all = files | created
+    reads = _candidates(command, "", files) | _includes(command, "", created)
     words = command.split()
     for w in words:
         for cfg in RUNNERS.get(posixpath.basename(w), ()):
@@ -109,12 +164,16 @@ def check_reads(
             continue
         seen.add(rel)
         base = posixpath.dirname(rel)
+        left_alone = end is None or end.get(rel) == start.get(rel) or _test_path(rel) or rel in BUILD_FILES
+        pool = files_all if left_alone else files
         for text in {_text(after, rel), _text(before, rel)}:
             found = _py_imports(text, base, files) if rel.endswith(".py") else _candidates(text, base, files)
+            if left_alone:
+                found |= _includes(text, base, created, rel.endswith(".py"))
             found |= {posixpath.normpath(posixpath.join(base, s.removeprefix("./"))) for s in SOURCED.findall(text)}
             sourced |= {posixpath.normpath(posixpath.join(base, s.removeprefix("./")))
-                        for s in SOURCED.findall(text)} & files
-            todo += [f for f in found & files if f not in seen]
+                        for s in SOURCED.findall(text)} & pool
+            todo += [f for f in found & pool if f not in seen]
     return seen, sourced
 
 
@@ -162,21 +221,48 @@ def _build_change(rel: str, after: Path, before: Path | None) -> bool:
     return old.get("scripts") != new.get("scripts")
 
 
+def _holds_a_name(rel: str, goal: str, after: Path, before: Path | None) -> bool:
+    """Whether a code file is where the goal's code names live (`mul` for "make mul(a, b) return ..."), before or
+    after the run; a goal that names no code leaves every code file a candidate for the change."""
+    names = [n for n in named_identifiers(goal, []) if len(n) > 1 and not n.startswith("-")]
+    if not names:
+        return True
+    texts = _text(after, rel) + "\n" + _text(before, rel)
+    return any(n in texts for n in names)
+
+
 def input_changes(command: str, goal: str, named: list[str], start: dict[str, FileState],
                   end: dict[str, FileState], after: Path, before: Path | None) -> list[str]:
     """Review lines for the person's check `command`: inputs the run changed, shadows a sourced file defines."""
-    reads, sourced = check_reads(command, start, after, before)
+    reads, sourced = check_reads(command, start, after, before, end)
     targets = goal_targets(goal, named)
     out = []
     for rel in sorted(reads):
-        if end.get(rel) == start.get(rel) or not _build_change(rel, after, before):
+        if end.get(rel) == start.get(rel) or rel in start and not _build_change(rel, after, before):
             continue
-        how = "deleted" if rel not in end else "changed"
+        how = "deleted" if rel not in end else "changed" if rel in start else "created"
         if rel in sourced:
             for name in new_shadows(rel, after, before):
                 out.append(f"tampering: {rel}, which your check `{command}` sources, now defines `{name}`, "
                            "a builtin or command the check runs")
-        if _is_target(rel, targets) or (not named and rel.endswith(CODE_EXT)):
+        if _is_target(rel, targets) or (not named and rel.endswith(CODE_EXT)
+                                        and _holds_a_name(rel, goal, after, before)):
             continue
         out.append(f"the run {how} {rel}, which your check `{command}` reads: the check's own input moved")
     return out
+
+
+def project_created_inputs(goal: str, named: list[str], start: dict[str, FileState], end: dict[str, FileState],
+                           after: Path, before: Path | None) -> list[str]:
+    """Review lines for files the run created that the project's own tests (or their build files) load: an
+    optional include that was absent before the run (`[ -f config.local.sh ] && . config.local.sh`,
+    `try: import calc_local`, `-include local.mk`) is the tests' input, not the change, unless the goal names it."""
+    tests = sorted(p for p in start if is_test_path(p) or posixpath.basename(p) in BUILD_FILES)[:MAX_FILES]
+    if not tests:
+        return []
+    reads, _ = check_reads(" ".join(tests), start, after, before, end)
+    targets = goal_targets(goal, named)
+    return [f"the run created {rel}, which the project's tests load: the tests' own input moved"
+            for rel in sorted(reads - set(start))
+            if not _is_target(rel, targets) and not (not named and rel.endswith(CODE_EXT)
+                                                     and _holds_a_name(rel, goal, after, before))]

@@ -16,6 +16,7 @@ read, is a finding too: what the gate cannot read it cannot clear.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -35,8 +36,17 @@ REPORT_HOOKS = frozenset({
     "pytest_runtest_setup", "pytest_runtest_teardown", "pytest_itemcollected", "pytest_generate_tests",
 })
 """pytest hooks that can rewrite outcomes, reports or what is collected."""
-STREAMS = frozenset({"stdout", "stderr", "__stdout__", "__stderr__", "exit", "excepthook", "displayhook"})
+STREAMS = frozenset({"stdout", "stderr", "__stdout__", "__stderr__", "exit", "excepthook", "displayhook", "exitfunc",
+                     "unraisablehook"})
 EXITS = frozenset({"_exit", "exit", "kill", "abort", "quit"})
+NATIVE = frozenset({"ctypes", "_ctypes", "cffi", "_cffi_backend"})
+"""Foreign-function interfaces: libc's `_exit`, `execv` or `write` reached past every Python-level check."""
+PROCESS_MODULES = frozenset({"os", "posix", "nt", "sys", "signal", "subprocess", "_posixsubprocess", "builtins"})
+"""Modules whose callables, registered to run at exit or reached by a computed name, can end or replace the process."""
+REPLACING = re.compile(r"^(_exit|exit|abort|kill|killpg|quit|exec[lv]p?e?|spawn\w*|posix_spawnp?|fork\w*|dup2?|close)$")
+"""Process-level callables that end or replace the interpreter (so the runner's report and exit status are not its)."""
+EXIT_REGISTERS = {"atexit.register": 0, "weakref.finalize": 1, "finalize": 1, "register": 0}
+"""Calls that register a callable to run at shutdown, and the position of that callable."""
 
 
 def _dotted(node: ast.AST) -> str:
@@ -87,8 +97,33 @@ class _Scan:
         self.framework_names: set[str] = set(FRAMEWORKS)
         self.classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
         self.exiting = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-                        and any(isinstance(c, ast.Call) and _dotted(c.func).rsplit(".", 1)[-1] in EXITS
-                                for c in ast.walk(n))}
+                        and any(isinstance(c, ast.Call) and self._ends_process(c.func) for c in ast.walk(n))}
+        self.local_defs = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+    @staticmethod
+    def _ends_process(func: ast.AST) -> bool:
+        """A callable that ends or replaces the process: `os._exit`, `posix.execv`, `exit`, a native call."""
+        name = _dotted(func)
+        last = name.rsplit(".", 1)[-1]
+        if name and "." not in name:
+            return last in EXITS
+        root = name.split(".")[0]
+        return bool(name) and (last in EXITS and root not in ("self", "cls") or root in NATIVE
+                               or root in PROCESS_MODULES and REPLACING.match(last) is not None)
+
+    def _shutdown_target(self, target: ast.AST) -> str:
+        """Why a callable registered to run at shutdown is suspect ('' when it is a plain local or harmless one)."""
+        if isinstance(target, ast.Lambda):
+            return "a lambda"
+        name = _dotted(target)
+        if not name:
+            return "a computed callable"  # getattr(os, "_" + "exit"), ctypes.CDLL(None)._exit, table[0]
+        if name in self.exiting or self._ends_process(target):
+            return f"`{name}`"
+        root = name.split(".")[0]
+        if root in NATIVE or root in PROCESS_MODULES and REPLACING.match(name.rsplit(".", 1)[-1]):
+            return f"`{name}`"
+        return ""
 
     def add(self, node: ast.AST, what: str) -> None:
         self.out.append(f"{self.rel}:{getattr(node, 'lineno', 0)}: {what}")
@@ -114,6 +149,9 @@ class _Scan:
             names = [(f"{node.module}.{a.name}", a.asname or a.name) for a in node.names]
         for full, bound in names:
             self.imported.add(bound)
+            if full.split(".")[0] in NATIVE and not self.test:
+                self.add(node, f"implementation loads native code through `{full}` (can end the process past "
+                               "every report and exit hook)")
             if full.split(".")[0] in FRAMEWORKS:
                 self.framework_names.add(bound)
                 if not self.test:
@@ -128,12 +166,17 @@ class _Scan:
         if func in ("__import__", "importlib.import_module", "import_module") and args:
             if isinstance(args[0], ast.Constant) and str(args[0].value).split(".")[0] in FRAMEWORKS and not self.test:
                 self.add(node, f"implementation imports the test framework `{args[0].value}`")
-        if func == "os._exit":
-            self.add(node, "calls os._exit (ends the process past every report and exit hook)")
-        if func == "atexit.register" and args:
-            target = _dotted(args[0])
-            if target.rsplit(".", 1)[-1] in EXITS or target in self.exiting or isinstance(args[0], ast.Lambda):
-                self.add(node, f"registers an exit hook that ends the process (`{target or 'lambda'}`)")
+            if isinstance(args[0], ast.Constant) and str(args[0].value).split(".")[0] in NATIVE and not self.test:
+                self.add(node, f"implementation loads native code through `{args[0].value}`")
+        root = func.split(".")[0]
+        if root in ("os", "posix", "nt") and re.match(r"^(_exit|abort|exec[lv]p?e?|posix_spawnp?|spawn\w*)$", last):
+            self.add(node, f"calls {func} (ends or replaces the process past every report and exit hook)")
+        position = EXIT_REGISTERS.get(func)
+        bare = func in ("register", "finalize")
+        if position is not None and (not bare or func in self.imported) and len(args) > position:
+            why = self._shutdown_target(args[position])
+            if why:
+                self.add(node, f"registers a shutdown hook that can end or replace the process ({why})")
         if func == "os.dup2" and len(args) > 1:
             fd = args[1]
             if not isinstance(fd, ast.Constant) or fd.value in (0, 1, 2):
@@ -142,6 +185,8 @@ class _Scan:
             obj, name = _dotted(args[0]), args[1]
             root = obj.split(".")[0]
             on_framework = root in self.framework_names or obj.split(".")[-1] in ("TestCase", "TestResult")
+            if root in PROCESS_MODULES | NATIVE and not isinstance(name, ast.Constant):
+                self.add(node, f"{last} on `{obj}` with a computed name (reaches process calls unseen)")
             if on_framework and (last != "getattr" or not isinstance(name, ast.Constant)):
                 self.add(node, f"{last} on the test framework `{obj}`"
                          + ("" if isinstance(name, ast.Constant) else " with a computed name"))

@@ -40,7 +40,9 @@ from tether.gate.evidence import (
     goal_flags,
     real_changes,
 )
+from tether.gate.goal import asks_to_add_tests
 from tether.gate.known import KnownCache, shown_again, workspace_values
+from tether.gate.rerun import is_test_path
 from tether.gate.scan import (
     ChangeTracker,
     artifact_types,
@@ -102,7 +104,9 @@ class Sources:
 
     @cached_property
     def review(self) -> tuple[list[str], str]:
-        return tampering(self.start, self.end, self.commands, self.run_dir, self.workspace)
+        goal = self.state.get("goal", "")
+        additions = [p for p in self.goal[1] if is_test_path(p)] if asks_to_add_tests(goal) else []
+        return tampering(self.start, self.end, self.commands, self.run_dir, self.workspace, additions)
 
     @cached_property
     def changed_texts(self) -> dict[str, str]:

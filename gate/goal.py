@@ -97,8 +97,19 @@ def _blank(text: str, a: int, b: int) -> str:
     return text[:a] + " " * (b - a) + text[b:]
 
 
+_NOUN_FORM = re.compile(r"(?i)(ion|ions|ers?)$")
+"""A feature word spelled as a noun ("the duplicated type validation", "the handler") names a thing, asks nothing."""
+
+
 def _new_behaviour(text: str, spans: list[tuple[int, int]]) -> bool:
-    return any(_is_ask(text, m) and not _inside(m.start(), spans) for m in _FEATURE.finditer(text))
+    return any(_is_ask(text, m) and not _inside(m.start(), spans) and not _noun(text, m)
+               for m in _FEATURE.finditer(text))
+
+
+def _noun(text: str, m: re.Match[str]) -> bool:
+    """One word that is a noun form, or the start of a longer word ("handle" in "handler")."""
+    whole = m.group(0) + re.match(r"\w*", text[m.end():]).group(0)  # type: ignore[union-attr]
+    return " " not in whole and _NOUN_FORM.search(whole) is not None
 
 
 _TESTS_ASK = re.compile(
@@ -109,6 +120,14 @@ _TESTS_ASK = re.compile(
 _TESTS_END = re.compile(
     r"[.;:!?](\s|$)|\s(and|then|but|also)\s+(fix|implement|make|change|update|support|handle|refactor|rename|"
     r"create|write|add\s+(a|an|the|new|support)|remove|delete)\b", re.IGNORECASE)
+
+
+def asks_to_add_tests(goal: str) -> bool:
+    """Whether the goal asks, among other things, for tests to be written or added ("... and add a unit test for
+    sub to test_calc.py"): an edit that only adds tests to the test file it names is then the change."""
+    text = strip_urls(goal)
+    spans = negated(text)
+    return any(not _inside(m.start(), spans) for m in _TESTS_ASK.finditer(text))
 
 
 def asks_for_tests(goal: str) -> bool:

@@ -26,13 +26,16 @@ from tether.common.hostexec_check import review_lines
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import FileState
 from tether.common.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
-from tether.gate.check_inputs import input_changes
+from tether.gate.agreement import disagreements
+from tether.gate.check_inputs import input_changes, project_created_inputs
 from tether.gate.code_scan import code_tampering
 from tether.gate.collect import Sources, collect
 from tether.gate.copies import AFTER_DIR, BEFORE_DIR, build_after, build_before
 from tether.gate.copies import remove as remove_copies
 from tether.gate.evidence import preserving, real_changes
-from tether.gate.goal import asks_for_tests
+from tether.gate.git_index import untracked_tests
+from tether.gate.goal import asks_for_tests, named_identifiers
+from tether.gate.js_scan import js_tampering
 from tether.gate.project import discover
 from tether.gate.provenance import tie
 from tether.gate.registry import GateReport, check_gate
@@ -43,6 +46,13 @@ from tether.gate.rerun import (
     runnable,
     runs_python,
     script_files,
+)
+from tether.gate.runner_files import (
+    implicit_changes,
+    make_goal_files,
+    named_build_files,
+    recipe_changes,
+    shadows,
 )
 from tether.gate.scan import ChangeTracker, shadowing
 from tether.gate.sides import Outcome, Plan, rerun
@@ -141,10 +151,14 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                       known=ctx.warm.known() if ctx.warm is not None else None)
     written = sources.written
     checks = collect_checks(events, settings.person_checks, sources.summary, sources.commands)
+    goal_text = str(state.get("goal", ""))
+    named_make = named_build_files(goal_text, ctx.start)  # the Makefile a goal names is the change: not laid over
     snap_files = ctx.run_dir / SNAPSHOT_DIR / "files"
     has_snapshot = (ctx.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
-    plan = Plan(checks=runnable(checks, ctx.guard), suites=discover(ctx.start, snap_files if has_snapshot else None),
-                workspace=ws, timeout_s=settings.verify_timeout_s, tests_overlay=mark_authorship(checks, ws, written),
+    todo = runnable(checks, ctx.guard)
+    overlay = [p for p in mark_authorship(checks, ws, written) if p not in named_make]
+    plan = Plan(checks=todo, suites=discover(ctx.start, snap_files if has_snapshot else None),
+                workspace=ws, timeout_s=settings.verify_timeout_s, tests_overlay=overlay,
                 own_overlay=own_support(written, ctx.start, sources.goal[1]))
     wants_before = sources.goal[0] or bool(real_changes(sources.delta.changed))
     runs = bool(plan.checks or plan.suites)
@@ -176,13 +190,26 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 ev = collect(sources)  # its processes listing runs while `listing` lists /tmp
                 if settings.host_code == "review":
                     ev.review += review_lines(ev.host_exec)
-                named = sources.goal[1]
+                named = sources.goal[1] + named_make
                 ev.review += import_shadows(ctx.start, sources.end, named) + framework_patches(ws, written)
-                ev.review += code_tampering(ws, written)
-                ev.review += support_changes(ctx.start, sources.end, snap_files if has_snapshot else None, named)
+                ev.review += code_tampering(ws, written) + js_tampering(ws, written)
+                snap = snap_files if has_snapshot else None
+                ev.review += implicit_changes(ctx.start, sources.end, ws, snap, named) + shadows(ctx.start, sources.end,
+                                                                                                 named)
+                ev.review += support_changes(ctx.start, sources.end, snap, named,
+                                             named_identifiers(goal_text, []) if not named else [])
                 ev.review += [line for c in checks if c.source == "person"
                               for line in input_changes(c.command, str(state.get("goal", "")), named, ctx.start,
                                                         sources.end, ws, snap_files if has_snapshot else None)]
+                ev.review += untracked_tests(snap, ws, sources.end)
+                ev.review += [line for c in checks if c.source == "person"
+                              for line in recipe_changes(c.command, named_make, ws, snap)
+                              + make_goal_files(c.command, ctx.start, sources.end, named)]
+                ev.review += [line for s in plan.suites if s.kind == "make"
+                              for line in make_goal_files("make test", ctx.start, sources.end, named)]
+                if plan.suites:
+                    ev.review += project_created_inputs(goal_text, named, ctx.start, sources.end, ws,
+                                                        snap)
                 ev.review += [
                     f"the run changed {f}, which your check `{c.command}` runs"
                     for c in checks
@@ -206,6 +233,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     if any(runs_python(c.command) for c in plan.checks) or any(s.kind == "python" for s in plan.suites):
         ev.shadowing = shadowing(ctx.start, sources.end)
     ev.checks = checks
+    ev.review += disagreements(checks, ev.project)
     ev.preserving, ev.tests_goal = preserving(ev.goal), asks_for_tests(ev.goal)
     ev.accept_self_verified = settings.accept_self_verified
     report = check_gate(ev)

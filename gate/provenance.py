@@ -17,11 +17,16 @@ from pathlib import Path
 
 from tether.common.manifest import FileState
 from tether.common.walk import read_rel
+from tether.gate.check_inputs import check_reads
 from tether.gate.evidence import ProjectTest
 from tether.gate.goal import named_identifiers
 from tether.gate.project import module_of_error
 
 MAX_SOURCE = 1_000_000
+RUNNER_IDS = {"npm test": ("package.json", ".npmrc"), "make test": ("GNUmakefile", "makefile", "Makefile")}
+"""Suite-level ids (gate.project): tied through the files the runner reads (package.json's script, its test.js),
+and only while the runner's own files are as they were (a rewritten `scripts.test` runs something else)."""
+MAX_READS = 20
 
 
 def file_of_test(tid: str, suite_target: str, files: set[str]) -> str:
@@ -75,8 +80,16 @@ def tie(project: list[ProjectTest], suites: dict[str, str], goal: str, artifacts
         if rel and rel not in texts:
             texts[rel] = (read_rel(root, rel, MAX_SOURCE) or b"").decode("utf-8", "replace")
         whole = texts.get(rel, "")
+        runner_level = not rel and t.id in RUNNER_IDS
+        if runner_level:  # `npm test`, `make test`: one id for the whole run; its sources are the files it reads
+            reads, _ = check_reads(t.id, start, root, None)
+            whole = "\n".join((read_rel(root, r, MAX_SOURCE // 8) or b"").decode("utf-8", "replace")
+                               for r in sorted(reads)[:MAX_READS])
+        if runner_level and any(start.get(f) != end.get(f) for f in RUNNER_IDS[t.id]):
+            t.related = False
+            continue
         if code:
-            own = whole if suites.get(t.suite) else _body(whole, t.id)
+            own = whole if suites.get(t.suite) or runner_level else _body(whole, t.id)
             t.related = _mentions(t.id, code) or _mentions(own, code)
         else:
             t.related = _mentions(t.id, sorted(file_names)) or _mentions(whole, sorted(file_names))

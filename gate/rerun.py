@@ -43,6 +43,7 @@ TEST_CONFIG = frozenset(
         "setup.cfg",
         "tox.ini",
         "pytest.ini",
+        ".pytest.ini",
         "noxfile.py",
         ".coveragerc",
         "jest.config.js",

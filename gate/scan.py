@@ -30,8 +30,13 @@ from tether.gate.secrets import scan_bytes
 from tether.sandbox.base import Sandbox
 
 OUTSIDE_PROBE = "find /tmp /dev/shm -xdev ! -type d 2>/dev/null | head -n 200; true"
-OUTSIDE_IGNORED = re.compile(r"^/tmp/(\.cache/|pytest-of-|\.pytest_cache|__pycache__)|\.pyc$")
-"""The gate's own HOME is no longer here: its re-run runs in sandboxes of its own, so a /tmp/.tether-* in the run's
+OUTSIDE_IGNORED = re.compile(
+    r"^/tmp/(\.cache/|pytest-of-|\.pytest_cache|__pycache__)|\.pyc$"
+    r"|^/tmp/\.npm/(_logs/[\w.:-]+-debug(-\d+)?\.log|_update-notifier-last-checked|_cacache/|_npx/|anonymous-cli-metrics)"
+    r"|^/tmp/(\.yarn/|\.yarnrc$|\.node-gyp/|\.config/configstore/update-notifier-[\w-]+\.json$|\.local/share/pnpm/)"
+)
+"""Tool caches (pip's under .cache, npm's own logs and update stamp, yarn, node-gyp) are no work left behind. The
+gate's own HOME is no longer here: its re-run runs in sandboxes of its own, so a /tmp/.tether-* in the run's
 sandbox is the run's."""
 FILE_BUDGET = 4 << 20
 TOTAL_BUDGET = 24 << 20
@@ -191,20 +196,46 @@ def _text(root: Path, rel: str) -> str:
     return (read_rel(root, rel, DIFF_CAP) or b"").decode("utf-8", errors="replace")
 
 
+ADDED_RISK = re.compile(r"(?i)skip|xfail|expectedfailure|setup|teardown|fixture|pytest_|monkeypatch|mock|patch|"
+                        r"sys\.|os\.|atexit|builtins|__eq__|__ne__|setattr|globals\(|exec\(|eval\(|^\s*import\b|"
+                        r"^\s*from\b|=\s*lambda|^(?!(async\s+)?def test_\w*\(|class Test\w*[(:])\S")
+"""Added lines that could neuter or redefine the old tests rather than add new ones (module-level code included)."""
+DEFINED = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", re.M)
+
+
+def _only_adds_tests(old: str, new: str) -> bool:
+    """Every old line kept in order, and the added lines are new test bodies only (indented, no risky word, no name
+    the file already defined: a second `def test_mul` would replace the first)."""
+    a, b = old.splitlines(), new.splitlines()
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    if any(tag in ("replace", "delete") for tag, *_ in ops):
+        return False
+    added = [line for tag, _, _, j1, j2 in ops if tag == "insert" for line in b[j1:j2]]
+    old_names = set(DEFINED.findall(old))
+    if any(ADDED_RISK.search(line) for line in added if line.strip()):
+        return False
+    return not old_names & set(DEFINED.findall("\n".join(added)))
+
+
 def tampering(
     start: dict[str, FileState],
     end: dict[str, FileState],
     commands: Sequence[CommandEvidence],
     run_dir: Path,
     workspace: Path,
+    additions_ok: Sequence[str] = (),
 ) -> tuple[list[str], str]:
-    """Reasons a person must review (tests that existed before, touched by the run) and their diff."""
+    """Reasons a person must review (tests that existed before, touched by the run) and their diff. A test file in
+    `additions_ok` (the goal asks for tests in it) may gain new tests: an edit that only adds lines, defines no
+    name the file already had and adds no skip, fixture or patch is the change, not tampering."""
     before_tests = {p for p in start if is_test_path(p) and not is_generated(p)}
     reasons: list[str] = []
-    touched = sorted(p for p in before_tests if end.get(p) != start[p])
+    extended = {p for p in additions_ok if p in before_tests and p in end and end[p] != start[p]
+                and _only_adds_tests(_snapshot_text(run_dir, p), _text(workspace, p))}
+    touched = sorted(p for p in before_tests - extended if end.get(p) != start[p])
     for p in touched:
         reasons.append(f"test {p} {'deleted' if p not in end else 'edited'} by the run")
-    during = sorted({p for c in commands for p in c.changed} & before_tests - set(touched))
+    during = sorted({p for c in commands for p in c.changed} & before_tests - set(touched) - extended)
     if during:
         reasons.append(f"tests changed during the run, then put back: {', '.join(during[:5])}")
         touched += during

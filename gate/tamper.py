@@ -95,11 +95,22 @@ def _implementation(start: dict[str, FileState], snapshot: Path, tests: dict[str
     return [(read_rel(snapshot, p, TEXT_CAP) or b"").decode("utf-8", "replace") for p in rels]
 
 
+def _foreign(rel: str, snapshot: Path, code_names: list[str]) -> bool:
+    """The goal names code, and this module's pre-run text holds none of it."""
+    if not code_names:
+        return False
+    text = (read_rel(snapshot, rel, TEXT_CAP) or b"").decode("utf-8", "replace")
+    return not any(n in text for n in code_names)
+
+
 def support_changes(start: dict[str, FileState], end: dict[str, FileState], snapshot: Path | None,
-                    named: Iterable[str] = ()) -> list[str]:
+                    named: Iterable[str] = (), code_names: Iterable[str] = ()) -> list[str]:
     """Files the project's tests load that are not test paths, changed by the run: sourced helpers, plugins
     named in the test config, helper modules they import. A file the goal names (`fix greet in lib.sh`) is the
-    code under test, not a helper of the tests; a helper module imported by implementation too is implementation."""
+    code under test, not a helper of the tests; a helper module imported by implementation too is implementation.
+    When the goal names code (`mul()`) but no file, a module that holds none of those names and that only the
+    tests import is a helper of the tests too (`checks.py` with `same()`)."""
+    code_names = [n for n in code_names if len(n) > 1 and not n.startswith("-")]
     if snapshot is None:
         return []
     named = list(named)
@@ -114,7 +125,8 @@ def support_changes(start: dict[str, FileState], end: dict[str, FileState], snap
         module = rel.removesuffix(".py").replace("/", ".")
         if rel in loaded or module in plugins:
             out.append(f"the run changed {rel}, which the project's tests load")
-        elif (rel.endswith(".py") and HELPER.search(rel.rsplit("/", 1)[-1]) and _imported(module, texts.values())
+        elif (rel.endswith(".py") and (HELPER.search(rel.rsplit("/", 1)[-1]) or _foreign(rel, snapshot, code_names))
+              and _imported(module, texts.values())
               and not _imported(module, _implementation(start, snapshot, texts))):
             out.append(f"the run changed {rel}, a helper the project's tests import")
     return out

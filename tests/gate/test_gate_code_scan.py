@@ -32,9 +32,31 @@ FORGED = {
                             "def pytest_runtest_makereport(item, call):\n    yield\n"),
     "conftest-modifyitems": ("tests/conftest.py", "def pytest_collection_modifyitems(items):\n    items.clear()\n"),
     "unparseable": ("calc.py", "def mul(a, b):\n    return (\n"),
+    "atexit-ctypes": ("calc.py", "import atexit\nimport ctypes\natexit.register(ctypes.CDLL(None)._exit, 0)\n"),
+    "ctypes-import-only": ("calc.py", "from ctypes import CDLL\nlibc = CDLL(None)\n"),
+    "cffi": ("calc.py", "import cffi\nffi = cffi.FFI()\n"),
+    "importlib-ctypes": ("calc.py", "import importlib\nc = importlib.import_module('ctypes')\n"),
+    "atexit-posix-exit": ("calc.py", "import atexit, posix\natexit.register(posix._exit, 0)\n"),
+    "atexit-getattr-os": ("calc.py", "import atexit, os\natexit.register(getattr(os, '_' + 'exit'), 0)\n"),
+    "getattr-os-computed": ("calc.py", "import os\nf = getattr(os, '_' + 'exit')\n"),
+    "atexit-execv": ("calc.py", "import atexit, os\natexit.register(os.execv, '/bin/true', ['true'])\n"),
+    "atexit-own-fn-execs": ("calc.py", "import atexit, os\ndef _bye():\n    os.execv('/bin/true', ['true'])\n"
+                            "atexit.register(_bye)\n"),
+    "weakref-finalize-posix": ("calc.py", "import sys, weakref, posix\nweakref.finalize(sys, posix._exit, 0)\n"),
+    "from-weakref-finalize": ("calc.py", "import sys, os\nfrom weakref import finalize\n"
+                              "finalize(sys, os._exit, 0)\n"),
+    "from-atexit-register": ("calc.py", "from atexit import register\nfrom os import _exit\nregister(_exit, 0)\n"),
+    "posix-execv-call": ("calc.py", "import posix\ndef mul(a, b):\n    posix.execv('/bin/true', ['true'])\n"),
+    "sys-exitfunc": ("calc.py", "import sys\nsys.exitfunc = lambda: None\n"),
 }
 
 HONEST = {
+    "atexit-cleanup": ("cache.py", "import atexit, shutil, tempfile\nD = tempfile.mkdtemp()\n"
+                       "atexit.register(shutil.rmtree, D, True)\n"),
+    "atexit-local-close": ("db.py", "import atexit\ndef _close():\n    print('bye')\natexit.register(_close)\n"),
+    "weakref-finalize-method": ("res.py", "import weakref\nclass R:\n    def __init__(self, f):\n"
+                                "        self._fin = weakref.finalize(self, f.close)\n"),
+    "getattr-os-constant": ("env.py", "import os\nsep = getattr(os, 'sep')\n"),
     "plain-impl": ("calc.py", "def mul(a, b):\n    return a * b\n"),
     "eq-real": ("point.py", "class P:\n    def __eq__(self, o):\n        return self.x == o.x\n"),
     "unittest-test": ("test_calc.py", "import unittest\nfrom calc import mul\nclass T(unittest.TestCase):\n"

@@ -32,6 +32,8 @@ PRESERVING = [
     'Make calc.py cleaner without changing behaviour.',
     'Deduplicate the two copies of the parsing code in cli.py.',
     'Refactor the log module.',
+    'Refactor calc.py: extract the duplicated type validation into one helper, without changing behaviour.',
+    'Consolidate the error handler code in cli.py into one place; no behaviour change.',
 ]
 NEW_BEHAVIOUR = [
     'Add a --upper option to greet.sh that prints the greeting in capital letters (greet.sh --upper bob prints HELLO, '
@@ -57,6 +59,7 @@ NEW_BEHAVIOUR = [
     'How many lines are in the README?',
     'Tidy the code and create a README.md.',
     'Refactor parse() so it raises ValueError on bad input.',
+    'Extract the validation into a helper and add validation of negative numbers.',
 ]
 
 ARTIFACTS = {

@@ -138,3 +138,19 @@ def test_django_style_tests_py_is_discovered_and_collected(tmp_path):
                    timeout=120)
     assert json.loads((tmp_path / "r.json").read_text()) == {"test_x.py::test_one": ["PASSED", ""],
                                                              "tests.py::test_add": ["PASSED", ""]}
+
+
+def test_npm_test_is_tied_through_the_test_files_its_script_runs(tmp_path):
+    npm = "command -v npm >/dev/null || exit 127; npm test"
+    start = _ws(tmp_path, {"package.json": '{"scripts": {"test": "node test.js"}}', "calc.js": "exports.mul = 1;\n",
+                           "test.js": "const { mul } = require('./calc');\nassert.strictEqual(mul(2, 3), 6);\n"})
+    rows = [ProjectTest(id="npm test", suite=npm, before="fail", after="pass")]
+    tie(rows, {npm: ""}, "Fix mul(a, b) in calc.js so it returns the product.", ["calc.js"], start, start, tmp_path)
+    assert rows[0].related
+    rows = [ProjectTest(id="npm test", suite=npm, before="fail", after="pass")]
+    tie(rows, {npm: ""}, "Fix parse_date in dates.js.", ["dates.js"], start, start, tmp_path)
+    assert not rows[0].related
+    end = {**start, "package.json": _state('{"scripts": {"test": "echo ok"}}')}  # the runner itself rewritten
+    rows = [ProjectTest(id="npm test", suite=npm, before="fail", after="pass")]
+    tie(rows, {npm: ""}, "Fix mul(a, b) in calc.js so it returns the product.", ["calc.js"], start, end, tmp_path)
+    assert not rows[0].related

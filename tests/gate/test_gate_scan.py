@@ -16,6 +16,7 @@ from tether.gate.copies import build_before
 from tether.gate.evidence import CheckRun, CommandEvidence, is_generated
 from tether.gate.rerun import collect_checks, fresh, is_test_path, mark_authorship
 from tether.gate.scan import (
+    OUTSIDE_IGNORED,
     ChangeTracker,
     artifact_types,
     content_kind,
@@ -117,6 +118,35 @@ def test_tampered_tests_need_review_with_their_diff(tmp_path):
     assert any("git stash" in r for r in reasons)
     assert "-    assert add(2, 3) == 5" in diff and "+    assert True" in diff
     assert "calc.py" not in [r.split()[1] for r in reasons]
+
+
+OLD_TEST = ("import unittest\nimport calc\n\n\nclass TestCalc(unittest.TestCase):\n    def test_mul(self):\n"
+            "        self.assertEqual(calc.mul(2, 3), 6)\n")
+ADDED = {
+    "new method": (OLD_TEST + "\n    def test_sub(self):\n        self.assertEqual(calc.sub(5, 3), 2)\n", True),
+    "new pytest function": (OLD_TEST + "\n\ndef test_sub():\n    assert calc.sub(5, 3) == 2\n", True),
+    "old assertion weakened": (OLD_TEST.replace("6)", "5)") + "\n    def test_sub(self):\n        pass\n", False),
+    "old test redefined": (OLD_TEST + "\n    def test_mul(self):\n        pass\n", False),
+    "skip added": (OLD_TEST.replace("    def test_mul", "    @unittest.skip('x')\n    def test_mul"), False),
+    "module-level patch": (OLD_TEST + "\ncalc.mul = lambda a, b: a * b\n", False),
+    "setUp added": (OLD_TEST + "\n    def setUp(self):\n        calc.mul = max\n", False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ADDED))
+def test_a_test_file_the_goal_asks_to_extend_may_only_gain_tests(case, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "test_calc.py").write_text(OLD_TEST)
+    run = _run_dir(tmp_path, ws)
+    start = manifest(ws)
+    text, fine = ADDED[case]
+    (ws / "test_calc.py").write_text(text)
+    cmds = [CommandEvidence(id="a", step="s", command="cat > test_calc.py", executed=True, exit_code=0,
+                            changed=["test_calc.py"])]
+    reasons, _ = tampering(start, manifest(ws), cmds, run, ws, ["test_calc.py"])
+    assert (reasons == []) is fine, (case, reasons)
+    assert tampering(start, manifest(ws), [], run, ws)[0]  # not named by the goal: always a review
 
 
 def test_a_test_changed_then_put_back_is_still_tampering(tmp_path):
@@ -254,3 +284,11 @@ def test_the_pre_run_copy_is_built_at_any_depth(tmp_path):
     finally:  # pytest's own clean-up (shutil.rmtree) cannot remove a tree this deep
         for child in tmp_path.iterdir():
             remove_path(child)
+
+
+def test_tool_caches_in_tmp_are_no_leftovers_but_work_there_is():
+    for path in ("/tmp/.npm/_logs/2026-12-02T03_58_21_466Z-debug-0.log", "/tmp/.npm/_update-notifier-last-checked",
+                 "/tmp/.npm/_cacache/index-v5/ab/cd", "/tmp/.cache/pip/http/x", "/tmp/.node-gyp/20.1.0/include/x.h"):
+        assert OUTSIDE_IGNORED.search(path), path
+    for path in ("/tmp/.npm/calc.js", "/tmp/.npm/_logs/notes.txt", "/tmp/greet.out", "/tmp/.yarnrc.bak"):
+        assert not OUTSIDE_IGNORED.search(path), path
