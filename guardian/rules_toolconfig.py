@@ -126,11 +126,23 @@ def _risky(key: str, value: str) -> bool:
     return not (value and all(PUBLIC_SOURCES.match(v.strip("'\"")) for v in value.split()))
 
 
-def _git_safe_directory(inv: Inv) -> bool:
-    """`git config --global --add safe.directory '*'`: every repository's config and hooks are trusted."""
+_GIT_REDIRECT = re.compile(r"^(?:https?(?:\..+)?\.(?:proxy|sslverify|sslcainfo|sslcapath|sslbackend)|core\.gitproxy"
+                           r"|url\..+\.(?:push)?insteadof|remote\..+\.(?:url|pushurl|proxy))$", re.I)
+"""git keys that send its traffic elsewhere or turn TLS checks off (a proxy sees every credential git sends)."""
+
+
+def _git_config_risk(inv: Inv) -> bool:
+    """`git config --global --add safe.directory '*'` (every repository's config and hooks trusted), or a key that
+    points git's traffic at another host (`http.proxy`, `url.X.insteadOf`) or turns TLS checks off."""
     sub, args = git_sub(inv)
-    return sub == "config" and any(a.lower() == "safe.directory" for a in args) and \
-        any(a.strip("'\"") in ("*", "/") for a in args)
+    if sub != "config":
+        return False
+    if any(a.lower() == "safe.directory" for a in args) and any(a.strip("'\"") in ("*", "/") for a in args):
+        return True
+    pos = [a for a in args if not a.startswith("-")]
+    if pos[:1] in (["set"], ["unset"]):
+        pos = pos[1:]
+    return len(pos) >= 2 and bool(_GIT_REDIRECT.match(pos[0]))
 
 
 @rule("HOSTEXEC-005", "persistence", "ask", (*CONFIG_COMMANDS, "git"),
@@ -150,7 +162,7 @@ def _tool_config(inv: Inv) -> bool:
             return "--shell" in rest or "-s" in rest or any(a.startswith("!") for a in rest)
         pairs = _kv_pairs(rest) if how == "kv" else _opt_pairs(rest)
         return any(_risky(k, v) for k, v in pairs)
-    return inv.prog == "git" and _git_safe_directory(inv)
+    return inv.prog == "git" and _git_config_risk(inv)
 
 
 @rule("HOSTEXEC-006", "persistence", "ask", tuple(PLUGIN_INSTALLERS),

@@ -395,6 +395,7 @@ def owned(origins: set[tuple[str, str]], sink: Sink) -> bool:
 
 _CODE_SENDS, _CODE_ENV, _CODE_SECRETS = _Lazy(T.CODE_SENDS), _Lazy(T.CODE_ENV), _Lazy(T.CODE_SECRETS)
 _CODE_ESCAPE = _Lazy(T.CODE_ESCAPE)
+_CODE_NAMED_ENV = _Lazy(T.CODE_NAMED_ENV, 2)  # re.IGNORECASE: process.env.github_token
 
 
 def code_secret(code: str) -> str:
@@ -416,6 +417,11 @@ def code_flow(code: str, lang: str, sends: bool = False) -> list[tuple[str, str]
     secret = code_secret(code) if ("env" in code or "ENV" in code or "/" in code) else ""
     if secret and (sends or _CODE_SENDS.search(code)) and not all_local(code):
         out.append(("EXFIL-006", f"{lang} code sends {secret} over the network"))
+    elif not secret and (sends or _CODE_SENDS.search(code)) and not all_local(code) and (
+            named := _CODE_NAMED_ENV.search(code)):
+        # one secret-named variable into a network call: sent, or used to authenticate (a token in a header is
+        # ordinary); the guardian cannot tell which from the code, so it asks
+        out.append(("EXFIL-007", f"{lang} code reads ${named.group(1)} and makes a network call"))
     elif secret and secret != "the environment" or _CODE_STORES.search(code):
         out.append(("CRED-006", f"{lang} code reads a credential store"))
     return out

@@ -265,13 +265,20 @@ CODE_ESCAPE: str = (r"(?:containers\.(?:run|create)|create_container|createConta
 CODE_SENDS: str = (r"urlopen|urllib|\brequests\b|httpx|aiohttp|http\.client|HTTPConnection|fetch\(|axios|"
                    r"https?\.(?:get|request)\(|XMLHttpRequest|HTTP::Tiny|LWP|Net::HTTP|open-uri|Faraday|"
                    r"HTTParty|RestClient|file_get_contents\(\s*[\"']https?:|curl_init|dns\.|gethostbyname|"
-                   r"getaddrinfo|smtplib|Net::SMTP|ftplib|paramiko|websocket")
+                   r"getaddrinfo|smtplib|Net::SMTP|ftplib|paramiko|websocket|"
+                   r"require\(\s*[\"'](?:node:)?(?:https?|net|dgram|tls)[\"']\s*\)|"
+                   r"from\s+[\"'](?:node:)?(?:https?|net)[\"']")
 CODE_ENV: str = (r"os\.environ(?!\s*(?:\.get\b|\[|\.setdefault|\.pop|\.update|\.copy\(\)\s*\[|=[^=]))|"
                  r"\bdict\(\s*environ\b|\benviron\.(?:items|copy|keys|values)\(|os\.getenvb?\(\s*\)|"
                  r"process\.env(?!\s*(?:\.\w|\[|\?\.|=[^=]))|%ENV\b|\bENV\.(?:to_h|to_a|to_hash|inspect|each|"
                  r"map|keys|values|select|filter_map|sort)\b|\bENV\s*\)|\$_ENV\b(?!\s*\[)|"
                  r"\$_SERVER\b(?!\s*\[)|\bgetenv\(\s*\)|System\.getenv\(\s*\)|Sys\.getenv\(\s*\)|"
                  r"/proc/self/environ|Deno\.env\.toObject|Bun\.env(?!\.\w)")
+CODE_NAMED_ENV: str = (
+    r"""(?:os\.environ(?:\.get)?\s*[\[(]\s*|os\.getenvb?\(\s*|process\.env(?:\.|\[\s*)|\bENV(?:\.fetch\(\s*|\[\s*)|"""
+    r"""\$ENV\{\s*|getenv\(\s*|System\.getenv\(\s*|Deno\.env\.get\(\s*|Bun\.env\.)["']?"""
+    r"""(\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH_?KEY|SIGNING_?KEY)\w*)""")
+"""Interpreter code reading one secret-named environment variable (`os.environ["AWS_SECRET_ACCESS_KEY"]`)."""
 CODE_SECRETS: str = (r"\.ssh/id_|\.aws/credentials|\.netrc\b|\.git-credentials|\.docker/config\.json|"
                      r"\.kube/config|logins\.json|key4\.db|Login Data|\.config/gcloud|\.pgpass|\.pypirc|"
                      r"\.vault-token|\.config/gh/hosts|/etc/shadow|/var/run/secrets/|"
