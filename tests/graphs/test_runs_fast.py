@@ -188,3 +188,10 @@ def test_what_the_fast_path_cannot_settle_goes_to_the_full_command(tmp_path):
     (home / "lent" / "0123456789abcdef.json").write_text("{}")  # a dead run's lending: the full path settles it
     done = tether_runs(home, "--json", importtime=True)
     assert done.returncode == 0 and "typer" in done.stderr and '"runs": [{' in done.stdout
+
+
+def test_the_totals_key_is_the_runners():
+    from tether.runtime.run.totals import TOTALS_KEY
+    from tether.runtime.views import run_rows
+
+    assert run_rows.TOTALS_KEY == TOTALS_KEY
