@@ -220,8 +220,10 @@ def check(chaos: Chaos) -> collections.Counter[str]:
     import docker
 
     client = docker.from_env()
-    left = [c for c in client.containers.list(all=True, filters={"label": "tether.sandbox=1"})
-            if c.labels.get("tether.run") in chaos.workspaces]
+    # the API's own listing: containers.list() inspects each one, and on a shared engine another process's
+    # container may be gone by then (docker.errors.NotFound)
+    left = [c for c in client.api.containers(all=True, filters={"label": "tether.sandbox=1"})
+            if (c.get("Labels") or {}).get("tether.run") in chaos.workspaces]
     bad["containers left"] += len(left)
     bad["tracebacks"] += len(chaos.tracebacks)
     return bad

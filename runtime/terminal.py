@@ -28,7 +28,6 @@ characters, BOM, tag characters), Zl/Zp (line/paragraph separators) and Cs
 
 from __future__ import annotations
 
-import logging
 import re
 
 _UNSAFE = re.compile(
@@ -78,15 +77,32 @@ def one_line(text: object, limit: int = 200) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-class PlainFormatter(logging.Formatter):
-    """A log formatter whose every record (message, arguments, traceback) is `plain()`ed."""
+def _plain_formatter() -> type:
+    import logging
 
-    def format(self, record: logging.LogRecord) -> str:
-        return plain(super().format(record))
+    class PlainFormatter(logging.Formatter):
+        """A log formatter whose every record (message, arguments, traceback) is `plain()`ed."""
+
+        def format(self, record: logging.LogRecord) -> str:
+            return plain(super().format(record))
+
+    return PlainFormatter
 
 
-def install_log_filter(level: int = logging.WARNING) -> None:
-    """Configure root logging to stderr with `PlainFormatter` (the CLI calls this once)."""
-    logging.basicConfig(level=level)
+def __getattr__(name: str) -> object:
+    """`PlainFormatter`, made on first use: logging is not imported by the paths that print without it."""
+    if name == "PlainFormatter":
+        globals()[name] = cls = _plain_formatter()
+        return cls
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
+
+
+def install_log_filter(level: int | None = None) -> None:
+    """Configure root logging to stderr with `PlainFormatter` (the CLI calls this once; default level WARNING)."""
+    import logging
+
+    logging.basicConfig(level=logging.WARNING if level is None else level)
+    formatter = globals().get("PlainFormatter") or __getattr__("PlainFormatter")
     for handler in logging.getLogger().handlers:
-        handler.setFormatter(PlainFormatter("%(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(formatter("%(levelname)s %(name)s: %(message)s"))

@@ -69,8 +69,8 @@ class DockerSandboxConfig(BaseModel):
     executor: Literal["persistent", "exec"] = "exec"
     """How commands reach the container: `exec`, one `docker exec` per command (tens of ms; the default), or
     `persistent`, one long-lived server per sandbox (a few ms a command; needs a local engine and the host's
-    /bin/bash-static and /bin/busybox, else `exec` is used with a warning). `persistent` is opt-in until a command
-    the memory cgroup's OOM killer stops is told apart from a dead server (today: exit 125, not 137)."""
+    /bin/bash-static and /bin/busybox, else `exec` is used with a warning). `persistent` is opt-in until the
+    hostile-workspace test's 2000-deep tree (test_run_hostile_workspace [deep]) passes on it: its rollback times out."""
     output_limit_bytes: int = Field(default=64_000, gt=0, le=1 << 30)
     """Output kept per command: head and tail, the middle is dropped and counted."""
 

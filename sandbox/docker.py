@@ -43,7 +43,14 @@ from tether.sandbox.egress import ConnectionRecord
 from tether.sandbox.engine import connect, docker_sdk
 from tether.sandbox.errors import EngineLostError, SandboxError
 from tether.sandbox.executor import Executor, ExecutorLostError
-from tether.sandbox.executor_link import EXECUTOR_LOST, executor_mount, kill_server
+from tether.sandbox.executor_link import (
+    EXECUTOR_LOST,
+    OOM_KILLED,
+    OOM_LOST,
+    executor_mount,
+    kill_server,
+    oom_kills,
+)
 from tether.sandbox.executor_server import MOUNT as EXECUTOR_MOUNT
 from tether.sandbox.images import ensure_image
 from tether.sandbox.lending import LendingRecord, reclaim
@@ -326,6 +333,9 @@ class DockerSandbox:
             except ExecutorLostError:
                 self._drop_executor()
         note = ""
+        if executor is not None and executor.oom_killed and not timed_out:
+            what = "the command (exit 137)" if exit_code == 137 else "one of its processes"
+            note = OOM_KILLED.format(limit=self.config.memory, what=what)
         if not timed_out and self._full():
             self._restart("processes filled its process table")
             if before is not None and before < self.config.pids_limit // 2:  # this command started them
@@ -440,8 +450,9 @@ class DockerSandbox:
                    f"({_reason(lost)}); its result is unknown; start the engine (`docker info` to check)")
             raise EngineLostError(msg) from e
         log.warning("sandbox %s: %s; restarting the executor", self._container.short_id, e)
+        before = self._executor.oom_kills if self._executor is not None else None
         self._drop_executor()
-        note = EXECUTOR_LOST.format(reason=e)
+        note, code = EXECUTOR_LOST.format(reason=e), 125
         if self._full():  # the server could not fork: free the table as the exec path does
             self._restart("processes filled its process table")
             if not e.started:  # it never ran: run it now
@@ -451,8 +462,11 @@ class DockerSandbox:
             note += PIDS_FREED_AFTER.format(limit=self.config.pids_limit)
         else:
             self._reap(mark, since)
+            now = oom_kills(self._container) if before is not None else None
+            if now is not None and before is not None and now > before:  # the OOM killer took the executor
+                note, code = OOM_LOST.format(limit=self.config.memory), 137
         self._executor_ready()
-        return ExecResult(command=command, exit_code=125, output=cap.text() + note,
+        return ExecResult(command=command, exit_code=code, output=cap.text() + note,
                           duration_s=time.time() - since, dropped_bytes=cap.dropped,
                           secrets=scanner.close() if scanner else [])
 

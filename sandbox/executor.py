@@ -39,6 +39,11 @@ class ExecutorLostError(SandboxError):
     """False when the server said nothing of the command's process: it was never started (e.g. no pid to fork)."""
 
 
+def _count(word: bytes) -> bool:
+    """An `oom_kill` count as the server reports it: digits, or `-` where the container shows none."""
+    return word.isdigit() or word == b"-"
+
+
 def _held(data: bytearray, token: bytes) -> int:
     """How many bytes at the end of `data` could be the start of `token` (kept back until more arrives)."""
     for k in range(min(len(token) - 1, len(data)), 0, -1):
@@ -68,6 +73,10 @@ class Executor:
         self.pid = 0
         self.key: tuple[int, int] = (0, 0)
         """(pid, start ticks) of the server, as the process probe reports it."""
+        self.oom_kills: int | None = None
+        """The memory cgroup's `oom_kill` count the server last reported (hello or trailer); None where unknown."""
+        self.oom_killed = False
+        """Whether that count grew while the last finished command ran."""
         self.alive = True
         self._hello(time.monotonic() + HELLO_TIMEOUT_S)
         self._take_over(response)
@@ -91,11 +100,12 @@ class Executor:
     def _hello(self, deadline: float) -> None:
         line = self._line(deadline)
         parts = line.split() if line.startswith(HELLO) else []
-        if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+        if len(parts) != 4 or not parts[1].isdigit() or not parts[2].isdigit() or not _count(parts[3]):
             self.close()
             msg = f"the sandbox's executor did not start (it said {bytes(line[:80])!r})"
             raise ExecutorLostError(msg)
         self.pid, self.key = int(parts[1]), (int(parts[1]), int(parts[2]))
+        self.oom_kills = int(parts[3]) if parts[3].isdigit() else None
 
     def _fill(self, deadline: float) -> bool:
         """Read more of the engine's stream into `_pending` (stream 1 only); False at EOF."""
@@ -147,6 +157,7 @@ class Executor:
             raise ExecutorLostError(msg)
         self._token = secrets.token_hex(16).encode()
         self._started = False
+        self.oom_killed = False
         cmd, folder = command.encode(errors="surrogateescape"), cwd.encode(errors="surrogateescape")
         header = b"%s %d %d %d %s\n" % (self._token, timeout_s, len(folder), len(cmd), mark.encode())
         try:
@@ -211,11 +222,15 @@ class Executor:
     def _trailer(self, deadline: float) -> int:
         line = self._line(max(deadline, time.monotonic() + SETTLE_S))
         parts = line.split()
-        if len(parts) != 2 or not all(p.isdigit() for p in parts) or len(line) > TRAILER_MAX:
+        well_formed = len(parts) == 3 and parts[0].isdigit() and parts[1].isdigit() and _count(parts[2])
+        if not well_formed or len(line) > TRAILER_MAX:
             self.close()
             msg = f"the sandbox's executor sent a malformed result ({bytes(line[:40])!r})"
             raise ExecutorLostError(msg)
         status, relay = int(parts[0]), int(parts[1])
+        kills = int(parts[2]) if parts[2].isdigit() else None
+        self.oom_killed = kills is not None and self.oom_kills is not None and kills > self.oom_kills
+        self.oom_kills = kills
         if relay != 0:
             self.close()
             msg = f"the sandbox's executor lost the command's output (relay exit {relay})"

@@ -19,6 +19,20 @@ EXECUTOR_LOST = ("\n[TETHER: the sandbox's command executor failed while this co
                  "result is unknown, so it counts as failed (exit 125); what it started was killed and the executor "
                  "restarted: run it again if it is safe to repeat]")
 
+OOM_KILLED = ("\n[TETHER: the sandbox's memory limit ({limit}) was reached while this command ran and the kernel "
+              "killed {what}; make it use less memory, or raise sandbox.memory]")
+OOM_LOST = ("\n[TETHER: the sandbox's memory limit ({limit}) was reached while this command ran and the kernel "
+            "killed the sandbox's command executor; what the command started was killed (exit 137) and the executor "
+            "restarted; make it use less memory, or raise sandbox.memory]")
+
+OOM_COUNT = r"""
+for p in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control; do
+  [ -r "$p" ] || continue
+  while read -r a b; do [ "$a" = oom_kill ] && printf '%s\n' "$b"; done < "$p"; exit 0
+done
+"""
+"""Print the memory cgroup's `oom_kill` count (as the server reads it), or nothing."""
+
 KILL = r"""
 s=; IFS= read -r -d '' s < "/proc/$1/stat" 2>/dev/null
 f=${s##*) }; set -f; set -- $1 $2 $f; set +f
@@ -55,3 +69,14 @@ def kill_server(container: Any, key: tuple[int, int]) -> None:
         container.exec_run([f"{MOUNT}/bash", "-c", KILL, "kill", str(pid), str(start)])
     except Exception as e:  # noqa: BLE001 - best effort: the container's removal ends it anyway
         log.debug("could not kill executor %s: %s", pid, e)
+
+
+def oom_kills(container: Any) -> int | None:
+    """The container's memory cgroup `oom_kill` count, read in the sandbox; None when it cannot be read."""
+    try:
+        code, out = container.exec_run([f"{MOUNT}/bash", "-c", OOM_COUNT])
+    except Exception as e:  # noqa: BLE001 - unknown: the caller reports the executor's loss as such
+        log.debug("could not read the oom_kill count: %s", e)
+        return None
+    text = out.decode(errors="replace").strip() if code == 0 and out else ""
+    return int(text) if text.isdigit() else None

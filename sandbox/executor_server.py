@@ -12,11 +12,20 @@ channel. The end of a command's output is a 32-hex key the host sent with the
 request and that only the server ever held, followed by the exit status and
 the relay's: a command cannot print it, because it cannot learn it.
 
+The memory limit: each command raises its own `oom_score_adj` to 1000 before
+it runs (the image's bash sources OOM_ENV through BASH_ENV; other shells go
+through the image's `sh`), so the kernel's OOM killer takes the command, not
+the server or the relay (which, not dumpable, cannot raise their own). The
+server also reports the memory cgroup's `oom_kill` count in its hello and in
+every trailer, so the host can tell an executor the OOM killer took anyway
+(the command lowered its score again) from one that died (docker.py).
+
 Protocol (bytes; the server's locale is C so lengths are bytes):
 host -> server: `KEY TIMEOUT DIRLEN CMDLEN MARK\\n` then DIR and CMD (no newline);
-server -> host: `TETHER-EXECUTOR PID START\\n` once, then per request the
+server -> host: `TETHER-EXECUTOR PID START OOMKILLS\\n` once, then per request the
 command's output with `KEY+\\n` somewhere in it once the command's process exists (one atomic write; the host
-cuts it out), then `KEY STATUS RELAYSTATUS\\n`.
+cuts it out), then `KEY STATUS RELAYSTATUS OOMKILLS\\n`. OOMKILLS is the memory cgroup's `oom_kill` count, or `-`
+where the container shows none.
 """
 
 from __future__ import annotations
@@ -35,13 +44,22 @@ HELLO = b"TETHER-EXECUTOR "
 
 SERVER = r"""
 exec 2>/dev/null
-bb=$1 sh=$2 hastimeout=$3 drain=$4
+bb=$1 sh=$2 hastimeout=$3 drain=$4 oomenv=$5
 lcset=${LC_ALL+x} lc=${LC_ALL-}
 LC_ALL=C
 exec {z}<> <(:)
+oomf=
+for p in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control; do
+  [ -r "$p" ] && { oomf=$p; break; }
+done
+kills() {
+  n=-; [ -n "$oomf" ] || return 0; local a b
+  while read -r a b; do [ "$a" = oom_kill ] && n=$b; done < "$oomf"
+}
 IFS= read -r -d '' s < /proc/self/stat
 f=${s##*) }; set -f; set -- $f; set +f
-printf 'TETHER-EXECUTOR %s %s\n' "$$" "${20}"
+kills
+printf 'TETHER-EXECUTOR %s %s %s\n' "$$" "${20}" "$n"
 while IFS=' ' read -r k t dl cl mark; do
   [[ $k =~ ^[0-9a-f]{32}$ && $t =~ ^[0-9]+$ && $dl =~ ^[0-9]+$ && $cl =~ ^[0-9]+$ ]] || exit 2
   dir= cmd=
@@ -55,7 +73,10 @@ while IFS=' ' read -r k t dl cl mark; do
     export "$mark" SHLVL=0
     cd -- "$dir" || exit 126
     unset OLDPWD
-    if [ "$hastimeout" = 1 ]; then exec timeout -s KILL "$t" "$sh" -c "$cmd"; else exec "$sh" -c "$cmd"; fi
+    run=("$sh" -c "$cmd")
+    [ "$hastimeout" = 1 ] && run=(timeout -s KILL "$t" "${run[@]}")
+    if [ "${sh##*/}" = bash ] && [ -z "${BASH_ENV+x}" ]; then BASH_ENV=$oomenv exec "${run[@]}"; fi
+    exec sh -c '{ echo 1000 > /proc/self/oom_score_adj; } 2>/dev/null; exec "$@"' sh "${run[@]}"
   ) </dev/null >&$o 2>&1 {o}>&- {z}<&- &
   c=$!
   exec {o}>&-
@@ -71,13 +92,18 @@ while IFS=' ' read -r k t dl cl mark; do
   done
   wait "$r"; rs=$?
   [ -n "$cut" ] && rs=0
-  printf '%s %s %s\n' "$k" "$st" "$rs"
+  kills
+  printf '%s %s %s %s\n' "$k" "$st" "$rs" "$n"
 done
 """
 """Fork-free but for the command and its relay; exits on EOF or on any malformed request (fail closed). Like
 `docker exec`, it waits for the output of what a command left running at most DRAIN_MS after the command ends, then
 stops relaying it."""
 DRAIN_MS = 2000
+OOM_ENV = "{ echo 1000 > /proc/self/oom_score_adj; } 2>/dev/null; unset BASH_ENV\n"
+"""What the image's bash sources (BASH_ENV) before a command: the OOM killer's first choice is the command, and the
+command never sees BASH_ENV (one open and read; an extra exec per command would cost about a millisecond)."""
+OOM_ENV_NAME = "oom-first.sh"
 
 
 def tools_problem() -> str | None:
@@ -89,7 +115,7 @@ def tools_problem() -> str | None:
 
 
 def _digest() -> str:
-    h = hashlib.sha256(SERVER.encode())
+    h = hashlib.sha256(SERVER.encode() + OOM_ENV.encode())
     for tool in (BASH_STATIC, BUSYBOX):
         st = tool.stat()
         h.update(f"{tool}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}".encode())
@@ -103,9 +129,10 @@ def _cache_root() -> Path:
 
 def _intact(folder: Path) -> bool:
     try:
-        return all((folder / n).stat().st_mode & 0o7777 == 0o111 and (folder / n).stat().st_uid == os.geteuid()
-                   for n in ("bash", "busybox")) and not folder.is_symlink()
-    except OSError:
+        return all((folder / n).stat().st_mode & 0o7777 == mode and (folder / n).stat().st_uid == os.geteuid()
+                   for n, mode in (("bash", 0o111), ("busybox", 0o111), (OOM_ENV_NAME, 0o444))
+                   ) and not folder.is_symlink() and (folder / OOM_ENV_NAME).read_text() == OOM_ENV
+    except (OSError, UnicodeDecodeError):
         return False
 
 
@@ -125,6 +152,8 @@ def stage_tools() -> Path:
         for src, name in ((BASH_STATIC, "bash"), (BUSYBOX, "busybox")):
             shutil.copyfile(src, tmp / name)
             os.chmod(tmp / name, 0o111)
+        (tmp / OOM_ENV_NAME).write_text(OOM_ENV)
+        os.chmod(tmp / OOM_ENV_NAME, 0o444)
         os.chmod(tmp, 0o755)
         if folder.exists() or folder.is_symlink():
             old = Path(tempfile.mkdtemp(prefix=".old-", dir=root))
@@ -142,4 +171,4 @@ def stage_tools() -> Path:
 def server_argv(shell: str, has_timeout: bool) -> list[str]:
     """argv of the server inside the sandbox."""
     return [f"{MOUNT}/bash", "-c", SERVER, "tether-executor", f"{MOUNT}/busybox", shell, "1" if has_timeout else "0",
-            str(DRAIN_MS)]
+            str(DRAIN_MS), f"{MOUNT}/{OOM_ENV_NAME}"]

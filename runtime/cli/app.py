@@ -2,7 +2,8 @@
 
 `tether guard ...` in its plain forms runs through `runtime.cli.guard_fast`
 before typer, rich or any other area's module is imported (it is started once
-per agent command, so start-up time matters); the app itself is built on
+per agent command, so start-up time matters), and `tether runs` through
+`runtime.cli.runs_fast` (a person waits for it); the app itself is built on
 first use (`runtime.cli.app.app`, or `main` for every other command).
 """
 
@@ -89,6 +90,15 @@ def main() -> None:
 
         sys.stdout.write(help_text())
         sys.exit(0 if args else 2)  # as typer: no arguments shows the help and exits 2
+    if args[:1] == ["runs"] and not completing:  # a person waits for it: the stdlib path when it can (no logging)
+        try:
+            from tether.runtime.cli import runs_fast
+
+            code = runs_fast.main(args[1:])
+        except Exception as e:  # the last resort, as below
+            sys.exit(_unforeseen(e))
+        if code is not None:
+            sys.exit(code)
     from tether.runtime.terminal import install_log_filter
 
     install_log_filter()

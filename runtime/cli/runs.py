@@ -31,13 +31,8 @@ from tether.runtime.views.console import PROOF, STYLE
 from tether.runtime.views.text import cell
 
 if TYPE_CHECKING:
-    from tether.runtime.views.run_list import RunLine
     from tether.runtime.views.run_view import RunView
 
-
-
-WIDE = 120
-"""Terminal columns from which `tether runs` shows every column; narrower terminals get id, status, time, goal."""
 
 
 def _when(ts: float | None) -> str:
@@ -55,17 +50,6 @@ def _dur(seconds: float | None) -> str:
         if s >= 60
         else f"{seconds:.1f}s"
     )
-
-
-def _gate(line: RunLine) -> str:
-    if not line.gate:
-        return "-"
-    g = line.gate
-    return f"{g.get('pass', 0)}/{g.get('fail', 0)}/{g.get('n/a', 0)}"
-
-
-def _of(a: int | None, b: int | None) -> str:
-    return f"{'?' if a is None else a}/{'?' if b is None else b}"
 
 
 def runs(
@@ -86,35 +70,10 @@ def runs(
     home: HomeOption = None,
 ) -> None:
     """List runs, newest first: status, start, duration, steps done/total, gate pass/fail/n-a, lessons used/written."""
-    from tether.runtime.views.run_list import list_runs, parse_since
+    from tether.runtime.cli.runs_fast import show as show_runs
 
-    cfg = config(home)
-    with errors_exit(2):
-        lines = list_runs(cfg.runs_dir, status=status, since=parse_since(since) if since else None, limit=limit)
-    if json_out:
-        print_json({"runs": [r.model_dump() for r in lines]})
-        return
-    if not lines:
-        err.print(f"no runs under {cell(cfg.runs_dir)}")
-        return
-    if out.width < WIDE:  # 80 columns: the whole id, status, time and goal; `--json` or a wider terminal for more
-        out.print(f"[bold]{'run':<22} {'status':<12} {'took':>7}  goal[/]")
-        for r in lines:
-            status = f"[{STYLE.get(r.status, 'red')}]{cell(r.status, 12):<12}[/]"
-            room = max(out.width - 45, 10)
-            out.print(f"{cell(r.run_id, 22):<22} {status} {_dur(r.duration_s):>7}  {cell(r.goal, room)}")
-        return
-    out.print(
-        f"[bold]{'run':<24} {'started':<19} {'took':>7} {'status':<12} {'steps':>5} {'gate p/f/na':>11} "
-        f"{'lessons u/w':>11}  goal[/]"
-    )
-    for r in lines:
-        status = f"[{STYLE.get(r.status, 'red')}]{cell(r.status, 12):<12}[/]"
-        out.print(
-            f"{cell(r.run_id, 24):<24} {_when(r.started_at):<19} {_dur(r.duration_s):>7} {status} "
-            f"{_of(r.steps_done, r.steps_total):>5} "
-            f"{_gate(r):>11} {_of(r.lessons_used, r.lessons_written):>11}  {cell(r.goal, 70)}"
-        )
+    cfg = config(home)  # `tether runs` itself mostly takes runtime.cli.runs_fast (no typer, rich or pydantic)
+    raise typer.Exit(show_runs(cfg.runs_dir, status, since, limit, json_out))
 
 
 def _load(run_id: str, home: Path | None, with_diff: bool = False) -> RunView:

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tether.common.atomic import write_atomic
 from tether.common.errors import TetherError
+from tether.common.sparse_copy import copy_sparse
 from tether.runtime.config import TetherConfig
 from tether.runtime.eval.sandbox import prepare_workspace, verify
 from tether.runtime.eval.tasks import Task, scenario_for
@@ -190,7 +191,8 @@ def _run(ctx: EvalContext, cell: Cell, folder: Path, image: str, base: dict[str,
         prepare_workspace(cell.task, workspace)
         source = next((p for p in cell.memory_from if p.is_dir()), None)
         if cell.method in MEMORY_METHODS and source is not None:
-            shutil.copytree(source, home / "memory", ignore=shutil.ignore_patterns(".lock"))
+            # the index is mostly holes: copy what it holds, not its size (a reflink where the disk can)
+            shutil.copytree(source, home / "memory", ignore=shutil.ignore_patterns(".lock"), copy_function=copy_sparse)
         run_cfg, hooks_cfg = _configs(ctx, cell, home, image)
         spec = _spec(ctx, cell)
         chat = build_chat_model(run_cfg.model.model_copy(update={"spec": spec}))

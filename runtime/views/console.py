@@ -17,22 +17,7 @@ from tether.common.events import CommandProposed, Event, ExecFinished, StepChang
 from tether.common.hostexec_check import HOST_PREFIX
 from tether.runtime.hooks.base import RunRecord
 from tether.runtime.terminal import plain, safe
-
-STYLE = {
-    "done": "green",
-    "running": "cyan",
-    "pending": "dim",
-    "failed": "red",
-    "blocked": "yellow",
-    "skipped": "magenta",
-    "pass": "green",
-    "fail": "red",
-    "n/a": "dim",
-    "success": "green",
-    "interrupted": "yellow",
-    "needs-review": "yellow",
-    "self-verified": "yellow",
-}
+from tether.runtime.views.styles import STYLE
 
 
 def to_json(record: RunRecord) -> dict[str, Any]:

@@ -39,10 +39,16 @@ def tether(*args: str, home: Path, env: dict[str, str] | None = None, timeout: f
     return Done(proc, timeout)
 
 
+def _ctrl_c_as_on_a_terminal() -> None:
+    """A suite started in the background (`cmd &`, nohup) has SIGINT ignored, and a child inherits that; a person's
+    terminal does not: give the child the default, so Ctrl-C reaches Python as it does for a person."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn(*args: str, home: Path, image: str) -> subprocess.Popen:
     return subprocess.Popen(
         [*SANDBOX, "exec", "--home", str(home), "--image", image, *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_on_a_terminal,
     )
 
 

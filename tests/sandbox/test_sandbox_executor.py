@@ -50,7 +50,7 @@ def test_both_paths_give_the_same_results(tmp_path, tiny_image, mode):
         assert sb.exec("pwd", cwd="a b\nc").output == "/home/tether/workspace/a b\nc\n"
         long = "echo " + "x" * 60_000 + " # " + "é" * 1000  # length is counted in bytes, not characters
         assert sb.exec(long).output == "x" * 60_000 + "\n"
-        assert sb.exec("echo \"$LC_ALL|$SHLVL|${OLDPWD-unset}\"").output == "|1|unset\n"
+        assert sb.exec("echo \"$LC_ALL|$SHLVL|${OLDPWD-unset}|${BASH_ENV-unset}|$0\"").output == "|1|unset|unset|bash\n"
         assert sb.exec("printf '%s' \"$TETHER_EXEC\"").output.strip() != ""
         assert sb.exec("read -r x || echo eof").output == "eof\n"  # stdin is empty, not the request stream
         assert sb.exec("printf 'a\\0b\\377'").output.encode(errors="replace") == "a\0b\ufffd".encode()
@@ -131,3 +131,42 @@ def test_without_the_hosts_tools_commands_fall_back_to_docker_exec(tmp_path, tin
     with DockerSandbox(tmp_path, config) as sb:
         assert sb._executor is None
         assert sb.exec("echo via exec").output == "via exec\n"
+
+
+HOG = "x=$(head -c 200000000 /dev/zero | tr '\\0' x); echo survived ${#x}"
+"""Grows one shell's memory past any small limit."""
+
+
+def test_a_command_the_memory_limit_stops_ends_137_and_says_why(tmp_path, tiny_image):
+    config = DockerSandboxConfig(image=TINY_TAG, executor="persistent", memory="32m")
+    with DockerSandbox(tmp_path, config) as sb:
+        assert sb.exec("cat /proc/self/oom_score_adj").output == "1000\n"  # the OOM killer's first choice
+        server = sb._executor
+        r = sb.exec(HOG, timeout_s=30)
+        assert (r.exit_code, r.timed_out) == (137, False) and "survived" not in r.output
+        assert "memory limit (32m) was reached" in r.output and "killed the command (exit 137)" in r.output
+        assert sb._executor is server and sb.exec("echo alive").output == "alive\n"  # the server lived on
+        assert "memory limit" not in sb.exec("exit 137").output  # a plain 137 is not called an OOM kill
+
+
+def test_an_executor_the_oom_killer_takes_is_reported_as_137_and_restarted(tmp_path, tiny_image):
+    config = DockerSandboxConfig(image=TINY_TAG, executor="persistent", memory="32m")
+    with DockerSandbox(tmp_path, config) as sb:
+        server = sb._executor
+        # make the server the kernel's choice: raise its score (root in the container may: the file is root's, the
+        # server not being dumpable), and have the command lower its own back to 0 (any process may)
+        code, _ = sb._container.exec_run(["sh", "-c", f"echo 1000 > /proc/{server.pid}/oom_score_adj"], user="root")
+        assert code == 0
+        r = sb.exec("echo 0 > /proc/self/oom_score_adj; " + HOG, timeout_s=30)
+        assert (r.exit_code, r.timed_out) == (137, False) and "survived" not in r.output
+        assert "killed the sandbox's command executor" in r.output and "executor failed" not in r.output
+        assert sb._executor is not None and sb._executor.key != server.key
+        assert sb.exec("echo alive").output == "alive\n"
+
+
+def test_a_shell_other_than_bash_also_raises_the_commands_score(tmp_path, tiny_image):
+    with DockerSandbox(tmp_path, DockerSandboxConfig(image=TINY_TAG, executor="persistent")) as sb:
+        sb._shell = "sh"  # as for an image without bash: no BASH_ENV, the image's sh sets the score
+        sb._drop_executor()
+        assert sb.exec("cat /proc/self/oom_score_adj; echo \"$0|${BASH_ENV-unset}\"").output == "1000\nsh|unset\n"
+        assert sb._executor is not None
