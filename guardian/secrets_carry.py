@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import re
 import shlex
-TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
 
 from tether.guardian import secrets_table as T
 from tether.guardian.paths import normalise, under
 from tether.guardian.rules import Inv, static_rule
 from tether.guardian.secrets_model import Sink, sink_of
 from tether.guardian.words import UNKNOWN
+
+TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, and typing costs it ~2.5 ms
 
 if TYPE_CHECKING:
     from tether.guardian.analyse import Analyser
