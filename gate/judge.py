@@ -33,6 +33,7 @@ from tether.gate.copies import AFTER_DIR, BEFORE_DIR, build_after, build_before
 from tether.gate.copies import remove as remove_copies
 from tether.gate.evidence import preserving, real_changes
 from tether.gate.goal import asks_for_tests
+from tether.gate.ignored import hidden_by_ignores
 from tether.gate.project import discover
 from tether.gate.provenance import tie
 from tether.gate.registry import GateReport, check_gate
@@ -46,7 +47,8 @@ from tether.gate.rerun import (
 )
 from tether.gate.scan import ChangeTracker, shadowing
 from tether.gate.sides import Outcome, Plan, rerun
-from tether.gate.tamper import framework_patches, import_shadows, support_changes
+from tether.gate.stripped import Strip, plan_strip
+from tether.gate.tamper import build_test_changes, framework_patches, import_shadows, support_changes
 from tether.guardian.checker import check
 from tether.guardian.config import GuardianConfig
 from tether.guardian.verdict import CheckContext
@@ -95,6 +97,9 @@ class GateContext:
     baseline: Any = None
     """The sandbox's processes at its start (gate.collect.list_processes)."""
     tracker: ChangeTracker = field(default_factory=ChangeTracker)
+    gate_mount: str = ""
+    """Where `before_sandbox` mounts the workspace (random per run, never the run's own mount): a check line naming
+    the run's mount is run with this one."""
 
     def guard(self, command: str) -> str:
         """The guardian's decision on a check the model wrote, before the gate runs it."""
@@ -137,9 +142,12 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     checks = collect_checks(events, settings.person_checks, sources.summary, sources.commands)
     snap_files = ctx.run_dir / SNAPSHOT_DIR / "files"
     has_snapshot = (ctx.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
+    overlay = mark_authorship(checks, ws, written)
     plan = Plan(checks=runnable(checks, ctx.guard), suites=discover(ctx.start, snap_files if has_snapshot else None),
-                workspace=ws, timeout_s=settings.verify_timeout_s, tests_overlay=mark_authorship(checks, ws, written),
-                own_overlay=own_support(written, ctx.start, sources.goal[1]))
+                workspace=ws, timeout_s=settings.verify_timeout_s, tests_overlay=overlay,
+                own_overlay=own_support(written, ctx.start, sources.goal[1]),
+                strip=plan_strip(overlay, ctx.start, written, sources.goal[1]) if has_snapshot else Strip(),
+                snapshot=snap_files if has_snapshot else None, mounts=(settings.workspace_mount, ctx.gate_mount))
     wants_before = sources.goal[0] or bool(real_changes(sources.delta.changed))
     runs = bool(plan.checks or plan.suites)
     with ThreadPoolExecutor(max_workers=3) as pool:
@@ -157,6 +165,10 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 named = sources.goal[1]
                 ev.review += import_shadows(ctx.start, sources.end, named) + framework_patches(ws, written)
                 ev.review += code_tampering(ws, written)
+                ev.review += build_test_changes([s.kind for s in plan.suites], ctx.start, sources.end, ws,
+                                                snap_files if has_snapshot else None, named)
+                ev.review += hidden_by_ignores(ctx.start, sources.end, ws, snap_files if has_snapshot else None,
+                                               written, named)
                 ev.review += support_changes(ctx.start, sources.end, snap_files if has_snapshot else None, named)
                 ev.review += [line for c in checks if c.source == "person"
                               for line in input_changes(c.command, str(state.get("goal", "")), named, ctx.start,

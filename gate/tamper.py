@@ -12,6 +12,7 @@ for a person to review, with the file and the line as evidence.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Iterable
@@ -117,4 +118,36 @@ def support_changes(start: dict[str, FileState], end: dict[str, FileState], snap
         elif (rel.endswith(".py") and HELPER.search(rel.rsplit("/", 1)[-1]) and _imported(module, texts.values())
               and not _imported(module, _implementation(start, snapshot, texts))):
             out.append(f"the run changed {rel}, a helper the project's tests import")
+    return out
+
+
+BUILD_FILES = {"npm": ("package.json",), "make": ("GNUmakefile", "makefile", "Makefile")}
+
+
+def _scripts(text: str) -> object:
+    try:
+        data = json.loads(text or "{}")
+    except ValueError:
+        return text
+    return data.get("scripts") if isinstance(data, dict) else text
+
+
+def build_test_changes(kinds: Iterable[str], start: dict[str, FileState], end: dict[str, FileState],
+                       workspace: Path, snapshot: Path | None, named: Iterable[str] = ()) -> list[str]:
+    """The run rewrote how the project's tests run: package.json's `scripts` for `npm test`, the Makefile for
+    `make test`. The project's proof runs the pre-run version (gate.stripped); a person must see the rewrite,
+    unless the goal names the file."""
+    named = list(named)
+    out = []
+    for kind in sorted(set(kinds) & set(BUILD_FILES)):
+        for rel in BUILD_FILES[kind]:
+            if rel not in start or end.get(rel) == start[rel] or _named(rel, named):
+                continue
+            old = (read_rel(snapshot, rel, TEXT_CAP) or b"").decode("utf-8", "replace") if snapshot else ""
+            new = (read_rel(workspace, rel, TEXT_CAP) or b"").decode("utf-8", "replace")
+            if kind == "npm" and _scripts(old) == _scripts(new):
+                continue
+            what = "the `scripts` of package.json" if kind == "npm" else rel
+            out.append(f"tampering: the run rewrote {what}, where the project's tests run from (`{kind} test`); "
+                       "the gate ran the pre-run version")
     return out

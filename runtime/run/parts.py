@@ -22,6 +22,7 @@ from tether.common.errors import TetherError
 from tether.common.journal import Journal
 from tether.gate.collect import list_processes
 from tether.gate.judge import GateContext, GateSettings
+from tether.gate.rerun import random_mount
 from tether.gate.secrets import StreamScanner
 from tether.graphs.build import build_graph
 from tether.graphs.context import RunContext
@@ -109,11 +110,14 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
         except BaseException as e:
             raise SandboxNotStarted(e) from e
         sandbox.stream_scanner = StreamScanner  # the secrets scan sees the middle the output cap drops
+        gate_config = config.model_copy(update={"sandbox": config.sandbox.model_copy(
+            update={"workspace_mount": random_mount()})})  # the gate's sandboxes: a mount the run never saw
         box = sandbox
         gate = GateContext(
             settings=gate_settings(config, meta), workspace=workspace, run_dir=run_dir, start=start,
             final=watch.final, sandbox=sandbox,
-            before_sandbox=lambda scratch: sandbox_factory(scratch, config, f"{run_id}-before", None),
+            before_sandbox=lambda scratch: sandbox_factory(scratch, gate_config, f"{run_id}-before", None),
+            gate_mount=gate_config.sandbox.workspace_mount,
             lessons_used=meta.get("lesson_ids", []), baseline=list_processes(box), tracker=watch.tracker,
         )
         context = RunContext(

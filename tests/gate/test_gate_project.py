@@ -130,11 +130,30 @@ def _ev(**kw) -> Evidence:
 
 def test_proof_person_then_project_then_run():
     own = CheckRun(command="bash t.sh", source="plan", kind="test", after_exit=0, before_exit=1)
-    person = CheckRun(command="bash p.sh", source="person", kind="test", after_exit=0, before_exit=1)
+    person = CheckRun(command="bash p.sh", source="person", kind="test", after_exit=0, before_exit=1,
+                      after_bare_exit=0, before_bare_exit=1)
     f2p = ProjectTest(id="t", suite="s", before="fail", after="pass")
     assert proof(_ev(checks=[own]))[0] == "run"
     assert proof(_ev(checks=[own], project=[f2p]))[0] == "project"
     assert proof(_ev(checks=[own, person], project=[f2p]))[0] == "person"
+
+
+def test_a_person_s_check_that_flips_only_through_the_run_s_tests_is_the_run_s_proof():
+    # `unittest discover` passes before and after without the run's new test module; with it, it fails before
+    lent = CheckRun(command="python3 -m unittest discover", source="person", kind="test", after_exit=0,
+                    before_exit=1, after_bare_exit=0, before_bare_exit=0)
+    assert proof(_ev(checks=[lent])) == ("run", proof(_ev(checks=[lent]))[1])
+    assert "only through tests the run wrote" in proof(_ev(checks=[lent]))[1]
+    # it fails now without the run's tests (it runs only them): not the person's either
+    only = lent.model_copy(update={"after_bare_exit": 127, "before_bare_exit": 127})
+    assert proof(_ev(checks=[only]))[0] == "run"
+    # a run-written script it runs that names nothing changed proves nothing
+    lazy = only.model_copy(update={"authored": True, "exercises_change": False})
+    assert proof(_ev(checks=[lazy]))[0] == "none"
+    # a behaviour-keeping goal: the person's check must pass before and after without the run's tests
+    kept = lent.model_copy(update={"before_exit": 0})
+    assert proof(_ev(checks=[kept], preserving=True))[0] == "person"
+    assert proof(_ev(checks=[kept.model_copy(update={"after_bare_exit": 1})], preserving=True))[0] == "none"
     erred = ProjectTest(id="t", suite="s", before="error", after="pass")
     assert proof(_ev(project=[erred]))[0] == "none"
 
