@@ -34,7 +34,7 @@ from tether.gate.copies import remove as remove_copies
 from tether.gate.evidence import preserving, real_changes
 from tether.gate.goal import asks_for_tests
 from tether.gate.ignored import hidden_by_ignores
-from tether.gate.project import discover
+from tether.gate.project import discover, test_source
 from tether.gate.provenance import tie
 from tether.gate.registry import GateReport, check_gate
 from tether.gate.rerun import (
@@ -48,7 +48,7 @@ from tether.gate.rerun import (
 from tether.gate.scan import ChangeTracker, shadowing
 from tether.gate.sides import Outcome, Plan, rerun
 from tether.gate.stripped import Strip, plan_strip
-from tether.gate.tamper import build_test_changes, framework_patches, import_shadows, support_changes
+from tether.gate.tamper import build_test_changes, import_shadows, support_changes
 from tether.guardian.checker import check
 from tether.guardian.config import GuardianConfig
 from tether.guardian.verdict import CheckContext
@@ -163,7 +163,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 if settings.host_code == "review":
                     ev.review += review_lines(ev.host_exec)
                 named = sources.goal[1]
-                ev.review += import_shadows(ctx.start, sources.end, named) + framework_patches(ws, written)
+                ev.review += import_shadows(ctx.start, sources.end, named)
                 ev.review += code_tampering(ws, written)
                 ev.review += build_test_changes([s.kind for s in plan.suites], ctx.start, sources.end, ws,
                                                 snap_files if has_snapshot else None, named)
@@ -185,7 +185,8 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
         finally:
             remove_copies(ctx.run_dir)
     ev.before_ran, ev.before_note, ev.project = out.before_ran, out.before_note, out.project
-    tie(ev.project, {s.command: s.target for s in plan.suites}, ev.goal, ev.artifacts, ctx.start, sources.end, ws)
+    sources_of = {s.command: test_source(s, snap_files if has_snapshot else None) for s in plan.suites}
+    tie(ev.project, sources_of, ev.goal, ev.artifacts, ctx.start, sources.end, ws)
     ev.rerun_effects = out.effects
     if ev.processes is not None:
         ev.processes += out.left

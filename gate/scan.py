@@ -30,9 +30,11 @@ from tether.gate.secrets import scan_bytes
 from tether.sandbox.base import Sandbox
 
 OUTSIDE_PROBE = "find /tmp /dev/shm -xdev ! -type d 2>/dev/null | head -n 200; true"
-OUTSIDE_IGNORED = re.compile(r"^/tmp/(\.cache/|pytest-of-|\.pytest_cache|__pycache__)|\.pyc$")
+OUTSIDE_IGNORED = re.compile(
+    r"^/tmp/(\.cache/|pytest-of-|\.pytest_cache|__pycache__|\.npm/(_logs|_cacache|_npx|_update-notifier-last-checked))"
+    r"|\.pyc$")
 """The gate's own HOME is no longer here: its re-run runs in sandboxes of its own, so a /tmp/.tether-* in the run's
-sandbox is the run's."""
+sandbox is the run's. npm's own logs and cache under the sandbox's HOME (/tmp) are a tool's, like pip's."""
 FILE_BUDGET = 4 << 20
 TOTAL_BUDGET = 24 << 20
 DIFF_CAP = 20_000

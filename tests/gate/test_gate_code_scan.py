@@ -32,6 +32,16 @@ FORGED = {
                             "def pytest_runtest_makereport(item, call):\n    yield\n"),
     "conftest-modifyitems": ("tests/conftest.py", "def pytest_collection_modifyitems(items):\n    items.clear()\n"),
     "unparseable": ("calc.py", "def mul(a, b):\n    return (\n"),
+    # what gate/tamper.py's PATCH regex used to find, now read from the ast
+    "settrace": ("calc.py", "import sys\nsys.settrace(lambda *a: None)\n"),
+    "setprofile-in-test": ("test_zz.py", "import sys\nsys.setprofile(lambda *a: None)\n"),
+    "threading-settrace": ("calc.py", "import threading as t\nthreading = t\nthreading.settrace(print)\n"),
+    "monitoring": ("calc.py", "import sys\nsys.monitoring.register_callback(1, 1, print)\n"),
+    "runner-class-assigned": ("calc.py", "from unittest import TextTestRunner\nTextTestRunner.run = print\n"),
+    "loader-attribute": ("calc.py", "def f(m):\n    m.TestLoader.loadTestsFromModule = print\n"),
+    "builtins-import": ("calc.py", "import builtins\nbuiltins.__import__ = print\n"),
+    "impl-pytest-hook": ("myplugin.py", "def pytest_configure(config):\n    pass\n"),
+    "import-underscore-pytest": ("calc.py", "import _pytest\n"),
 }
 
 HONEST = {
