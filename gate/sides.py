@@ -5,10 +5,15 @@ over the pre-run copy for whom), `Outcome` (what came of it) and `rerun()`.
 The after side runs on a copy of the final workspace in a sandbox of its
 own, never in the run's container (nothing the run left in its HOME, /tmp
 or processes reaches it), at the same time as the before side; the workspace copy, /tmp and the processes there
-are judged after the re-run. The before side runs on the pre-run copy in
-stages: the project's tests on the bare snapshot, the person's checks with
-the run's test files laid over it, the run's own checks with everything
-the run wrote but the change (gate.rerun.own_support).
+are judged after the re-run. The after side runs in two stages: the
+project's suites and the person's checks with the run's test code taken out
+(gate.stripped: the person's and the project's proof), then every check on
+the full copy. The before side runs on the pre-run copy in stages: the
+project's tests and the person's checks on the bare snapshot, the person's
+checks again with the run's test files laid over it (a flip only they show
+is the run's proof), the run's own checks with everything the run wrote but
+the change (gate.rerun.own_support). A check line naming the run's mount
+runs with the gate's random one.
 """
 
 from __future__ import annotations

@@ -106,7 +106,10 @@ def support_changes(start: dict[str, FileState], end: dict[str, FileState], snap
     return out
 
 
-BUILD_FILES = {"npm": ("package.json",), "make": ("GNUmakefile", "makefile", "Makefile")}
+BUILD_FILES = {"npm": ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"),
+               "make": ("GNUmakefile", "makefile", "Makefile")}
+"""What decides how `npm test` / `make test` run: a new `.npmrc` (`script-shell=true`) or a new GNUmakefile (make
+prefers it to Makefile) rewrites the test command as surely as an edit."""
 
 
 def _scripts(text: str) -> object:
@@ -119,20 +122,21 @@ def _scripts(text: str) -> object:
 
 def build_test_changes(kinds: Iterable[str], start: dict[str, FileState], end: dict[str, FileState],
                        workspace: Path, snapshot: Path | None, named: Iterable[str] = ()) -> list[str]:
-    """The run rewrote how the project's tests run: package.json's `scripts` for `npm test`, the Makefile for
-    `make test`. The project's proof runs the pre-run version (gate.stripped); a person must see the rewrite,
-    unless the goal names the file."""
+    """The run rewrote how the project's tests run: package.json's `scripts` or an npm config for `npm test`, a
+    Makefile for `make test`. The project's proof runs the pre-run version (gate.stripped); a person must see the
+    rewrite, unless the goal names the file."""
     named = list(named)
     out = []
     for kind in sorted(set(kinds) & set(BUILD_FILES)):
         for rel in BUILD_FILES[kind]:
-            if rel not in start or end.get(rel) == start[rel] or _named(rel, named):
+            if end.get(rel) == start.get(rel) or _named(rel, named):
                 continue
             old = (read_rel(snapshot, rel, TEXT_CAP) or b"").decode("utf-8", "replace") if snapshot else ""
             new = (read_rel(workspace, rel, TEXT_CAP) or b"").decode("utf-8", "replace")
-            if kind == "npm" and _scripts(old) == _scripts(new):
+            if rel == "package.json" and rel in start and rel in end and _scripts(old) == _scripts(new):
                 continue
-            what = "the `scripts` of package.json" if kind == "npm" else rel
-            out.append(f"tampering: the run rewrote {what}, where the project's tests run from (`{kind} test`); "
+            what = "the `scripts` of package.json" if rel == "package.json" else rel
+            how = "wrote" if rel not in start else "deleted" if rel not in end else "rewrote"
+            out.append(f"tampering: the run {how} {what}, where the project's tests run from (`{kind} test`); "
                        "the gate ran the pre-run version")
     return out

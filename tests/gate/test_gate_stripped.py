@@ -110,3 +110,17 @@ def test_the_gate_s_names_have_no_fixed_prefix_and_differ_each_time():
     mounts = {random_mount() for _ in range(20)}
     assert len(mounts) == 20 and not any(m.startswith("/home/tether") for m in mounts)
     assert all(m.startswith("/") and m.count("/") >= 3 for m in mounts)
+
+
+def test_a_new_npm_config_or_gnumakefile_rewrites_the_test_command_too(tmp_path):
+    before, after = _before_after(tmp_path)
+    (after / "package.json").write_text((before / "package.json").read_text())
+    (after / "Makefile").write_text((before / "Makefile").read_text())
+    (after / ".npmrc").write_text("script-shell=/bin/true\n")
+    (after / "GNUmakefile").write_text("test:\n\t@echo PASS\n")
+    lines = build_test_changes(["npm", "make"], manifest(before), manifest(after), after, before)
+    assert [line.split(",")[0] for line in lines] == ["tampering: the run wrote GNUmakefile",
+                                                      "tampering: the run wrote .npmrc"]
+    # both are test config: the project's suites run without them
+    written = [".npmrc", "GNUmakefile"]
+    assert plan_strip(written, manifest(before), written).remove == written
