@@ -94,8 +94,8 @@ def fresh(command: str, token: str = "") -> str:
     token = token or gate_token()
     home = f"/tmp/{token}"
     env = f"{FRESH_ENV} HOME={home} PYTHONPYCACHEPREFIX={home}/.cache/pycache"
-    return (f"mkdir -p -m 700 {home} 2>/dev/null; "
-            f"env -i {env} bash --noprofile --norc -o pipefail -c {shlex.quote(command)}")
+    return (f"mkdir -p -m 700 {home} 2>/dev/null; "  # a HOME that exists, as on your machine and in the run's
+            f"exec env -i {env} bash --noprofile --norc -o pipefail -c {shlex.quote(command)}")
 
 
 def verify_commands(text: str) -> list[str]:
