@@ -33,6 +33,8 @@ WORD = re.compile(r"[\w./+-]+")
 DYNAMIC = re.compile(r"(?:\$\{?\w+\}?|\$\([^()]*(?:\([^()]*\)[^()]*)*\)|`[^`]*`)/+([\w./+-]+)")
 """A path built at run time from a variable or a command (`$HERE/lib/assert.sh`, `$(dirname "$0")/lib.sh`): its tail."""
 SOURCED = re.compile(r"(?:^|[;&|({]\s*|\s)(?:source|\.)\s+[\"']?([\w./-]+)", re.M)
+"""A `source FILE` / `. FILE` anywhere in a line (after a separator or a space); the one pattern for what a check
+line, a script or the project's tests source (gate.tamper uses it too)."""
 DEFINES = re.compile(r"^\s*(?:function\s+([\w.:-]+)|([\w.:\[-]+)\s*\(\s*\))|^\s*alias\s+([\w.:\[-]+)=", re.M)
 SHELL_WORDS = frozenset(
     "test [ [[ echo printf true false exit return command builtin type eval exec set source . read cd pwd "

@@ -4,7 +4,9 @@ Applied to every Python file the run wrote or changed, tests included.
 Findings, each a reason for a person's review with file, line and what:
 implementation that refers to a test framework (imports unittest, pytest,
 doctest, nose; looks the framework up in `sys.modules`; reaches its objects
-by computed names), code that changes how the process reports (`os._exit`,
+by computed names, assigns on its classes), code that hooks every call
+(`sys.settrace`, `sys.setprofile`, `threading.settrace`, `sys.monitoring`),
+implementation defining pytest hooks, code that changes how the process reports (`os._exit`,
 an exiting `atexit` hook, `os.dup2` onto fd 0-2, `sys.stdout`/`sys.exit`/
 builtins replaced at import), tests or conftest that patch other modules or
 test classes at import time or define pytest hooks that rewrite reports or
@@ -36,6 +38,12 @@ REPORT_HOOKS = frozenset({
     "pytest_runtest_setup", "pytest_runtest_teardown", "pytest_itemcollected", "pytest_generate_tests",
 })
 """pytest hooks that can rewrite outcomes, reports or what is collected."""
+TRACERS = frozenset({"sys.settrace", "sys.setprofile", "threading.settrace", "threading.setprofile",
+                     "threading.settrace_all_threads", "threading.setprofile_all_threads",
+                     "sys.monitoring.register_callback", "sys.monitoring.use_tool_id", "sys.monitoring.set_events"})
+"""Calls that hook every function call or line the process runs (a test's included)."""
+FRAMEWORK_CLASSES = ("TestCase", "TestResult", "TextTestRunner", "TextTestResult", "TestProgram", "TestLoader",
+                     "TestSuite")
 STREAMS = frozenset({"stdout", "stderr", "__stdout__", "__stderr__", "exit", "excepthook", "displayhook", "exitfunc",
                      "unraisablehook"})
 EXITS = frozenset({"_exit", "exit", "kill", "abort", "quit"})
@@ -168,6 +176,8 @@ class _Scan:
                 self.add(node, f"implementation imports the test framework `{args[0].value}`")
             if isinstance(args[0], ast.Constant) and str(args[0].value).split(".")[0] in NATIVE and not self.test:
                 self.add(node, f"implementation loads native code through `{args[0].value}`")
+        if func in TRACERS:
+            self.add(node, f"calls {func} (hooks every call the process makes, the tests' included)")
         root = func.split(".")[0]
         if root in ("os", "posix", "nt") and re.match(r"^(_exit|abort|exec[lv]p?e?|posix_spawnp?|spawn\w*)$", last):
             self.add(node, f"calls {func} (ends or replaces the process past every report and exit hook)")
@@ -184,7 +194,7 @@ class _Scan:
         if last in ("setattr", "getattr", "delattr") and func in (last, f"builtins.{last}") and len(args) > 1:
             obj, name = _dotted(args[0]), args[1]
             root = obj.split(".")[0]
-            on_framework = root in self.framework_names or obj.split(".")[-1] in ("TestCase", "TestResult")
+            on_framework = root in self.framework_names or obj.split(".")[-1] in FRAMEWORK_CLASSES
             if root in PROCESS_MODULES | NATIVE and not isinstance(name, ast.Constant):
                 self.add(node, f"{last} on `{obj}` with a computed name (reaches process calls unseen)")
             if on_framework and (last != "getattr" or not isinstance(name, ast.Constant)):
@@ -216,6 +226,8 @@ class _Scan:
                 self.add(node, f"{node.name} returns a constant: the object compares equal to anything")
             if node.name in REPORT_HOOKS:
                 self.add(node, f"defines the pytest hook {node.name} (can rewrite outcomes or collection)")
+            elif node.name.startswith("pytest_") and not self.test:
+                self.add(node, f"implementation defines the pytest hook {node.name} (a plugin loaded with the tests)")
             for dec in node.decorator_list:
                 if isinstance(dec, ast.Call) and _dotted(dec.func).endswith("hookimpl") and any(
                         k.arg in ("hookwrapper", "wrapper") and _const_true(k.value) for k in dec.keywords):
@@ -229,7 +241,7 @@ class _Scan:
                         self.add(node, f"{t.id} is a constant lambda: the object compares equal to anything")
                 name = _dotted(t)
                 root = name.split(".")[0]
-                if "." in name and (root in self.framework_names or name.split(".")[-2] in ("TestCase", "TestResult")):
+                if "." in name and (root in self.framework_names or name.split(".")[-2] in FRAMEWORK_CLASSES):
                     self.add(node, f"assigns `{name}` on the test framework")
                 if root in ("builtins", "__builtins__") and "." in name:
                     self.add(node, f"replaces the builtin `{name}`")

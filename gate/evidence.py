@@ -91,7 +91,13 @@ class CheckRun(BaseModel):
     empty: bool = False
     """The test runner said it ran no test."""
     before_exit: int | None = None
-    """Exit status on the scratch copy of the pre-run snapshot; None when not run there."""
+    """Exit status on the scratch copy of the pre-run snapshot (with the run's test files laid over it for a
+    person's check); None when not run there."""
+    after_bare_exit: int | None = None
+    """A person's check: exit status on the final workspace with the run's test files taken out and its test
+    config put back (gate.stripped); the same as `after_exit` when the run wrote none."""
+    before_bare_exit: int | None = None
+    """A person's check: exit status on the bare pre-run copy (none of the run's files)."""
     skipped: str = ""
     """Why it was not re-run (the guardian's verdict, a limit)."""
 
@@ -102,6 +108,17 @@ class CheckRun(BaseModel):
     @property
     def fail_to_pass(self) -> bool:
         return self.passed_after and self.before_exit not in (0, None)
+
+    @property
+    def person_fail_to_pass(self) -> bool:
+        """Fails on the bare pre-run copy and passes now, with and without the tests the run wrote: the person's
+        proof. A check that flips only through the run's own tests is the run's proof (gate.proof)."""
+        return self.passed_after and self.after_bare_exit == 0 and self.before_bare_exit not in (0, None)
+
+    @property
+    def person_kept(self) -> bool:
+        """Passes before and after without the run's tests (a behaviour-keeping goal's proof)."""
+        return self.passed_after and self.after_bare_exit == 0 and self.before_bare_exit == 0
 
 
 ProjectOutcome = Literal["pass", "fail", "error", "skip"]

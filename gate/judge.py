@@ -35,8 +35,9 @@ from tether.gate.copies import remove as remove_copies
 from tether.gate.evidence import preserving, real_changes
 from tether.gate.git_index import untracked_tests
 from tether.gate.goal import asks_for_tests, named_identifiers
+from tether.gate.ignored import hidden_by_ignores
 from tether.gate.js_scan import js_tampering
-from tether.gate.project import discover
+from tether.gate.project import discover, test_source
 from tether.gate.provenance import tie
 from tether.gate.registry import GateReport, check_gate
 from tether.gate.rerun import (
@@ -56,7 +57,8 @@ from tether.gate.runner_files import (
 )
 from tether.gate.scan import ChangeTracker, shadowing
 from tether.gate.sides import Outcome, Plan, rerun
-from tether.gate.tamper import framework_patches, import_shadows, support_changes
+from tether.gate.stripped import Strip, plan_strip
+from tether.gate.tamper import build_test_changes, import_shadows, support_changes
 from tether.gate.warm import WarmSides
 from tether.guardian.checker import check
 from tether.guardian.config import GuardianConfig
@@ -109,6 +111,9 @@ class GateContext:
     tracker: ChangeTracker = field(default_factory=ChangeTracker)
     warm: WarmSides | None = None
     """The before and after sandboxes started while the run worked (gate.warm); None: started at the gate."""
+    gate_mount: str = ""
+    """Where `before_sandbox` mounts the workspace (random per run, never the run's own mount): a check line naming
+    the run's mount is run with this one."""
 
     def guard(self, command: str) -> str:
         """The guardian's decision on a check the model wrote, before the gate runs it."""
@@ -159,7 +164,9 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     overlay = [p for p in mark_authorship(checks, ws, written) if p not in named_make]
     plan = Plan(checks=todo, suites=discover(ctx.start, snap_files if has_snapshot else None),
                 workspace=ws, timeout_s=settings.verify_timeout_s, tests_overlay=overlay,
-                own_overlay=own_support(written, ctx.start, sources.goal[1]))
+                own_overlay=own_support(written, ctx.start, sources.goal[1]),
+                strip=plan_strip(overlay, ctx.start, written, sources.goal[1]) if has_snapshot else Strip(),
+                snapshot=snap_files if has_snapshot else None, mounts=(settings.workspace_mount, ctx.gate_mount))
     wants_before = sources.goal[0] or bool(real_changes(sources.delta.changed))
     runs = bool(plan.checks or plan.suites)
     runs_before = has_snapshot and wants_before and runs
@@ -191,11 +198,13 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 if settings.host_code == "review":
                     ev.review += review_lines(ev.host_exec)
                 named = sources.goal[1] + named_make
-                ev.review += import_shadows(ctx.start, sources.end, named) + framework_patches(ws, written)
-                ev.review += code_tampering(ws, written) + js_tampering(ws, written)
                 snap = snap_files if has_snapshot else None
+                ev.review += import_shadows(ctx.start, sources.end, named)
+                ev.review += code_tampering(ws, written) + js_tampering(ws, written)
                 ev.review += implicit_changes(ctx.start, sources.end, ws, snap, named) + shadows(ctx.start, sources.end,
                                                                                                  named)
+                ev.review += build_test_changes([s.kind for s in plan.suites], ctx.start, sources.end, ws, snap, named)
+                ev.review += hidden_by_ignores(ctx.start, sources.end, ws, snap, written, named)
                 ev.review += support_changes(ctx.start, sources.end, snap, named,
                                              named_identifiers(goal_text, []) if not named else [])
                 ev.review += [line for c in checks if c.source == "person"
@@ -224,7 +233,8 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 ctx.warm.release()  # the sides the gate did not take are removed in the background
             remove_copies(ctx.run_dir)
     ev.before_ran, ev.before_note, ev.project = out.before_ran, out.before_note, out.project
-    tie(ev.project, {s.command: s.target for s in plan.suites}, ev.goal, ev.artifacts, ctx.start, sources.end, ws)
+    sources_of = {s.command: test_source(s, snap_files if has_snapshot else None) for s in plan.suites}
+    tie(ev.project, sources_of, ev.goal, ev.artifacts, ctx.start, sources.end, ws)
     ev.rerun_effects = out.effects
     if ev.processes is not None:
         ev.processes += out.left

@@ -104,6 +104,26 @@ def _npm_has_test(root: Path | None) -> bool:
     return isinstance(test, str) and "no test specified" not in test
 
 
+def test_source(suite: Suite, root: Path | None) -> str:
+    """The pre-run file whose text ties an `npm test` or `make test` to the goal (proof provenance): the first file
+    the `test` script names (`node test.js`: test.js), or the Makefile; other suites: their own target."""
+    if suite.kind not in ("npm", "make") or root is None:
+        return suite.target
+    if suite.kind == "npm":
+        try:
+            line = json.loads((read_rel(root, "package.json", 262_144) or b"{}").decode("utf-8", "replace"))
+            text = str(line["scripts"]["test"])
+        except (ValueError, KeyError, TypeError):
+            return ""
+    else:  # the Makefile itself: its recipe names what the test runs
+        return next((n for n in ("GNUmakefile", "makefile", "Makefile") if read_rel(root, n, 0) is not None), "")
+    for word in re.findall(r"[\w./-]+", text):
+        rel = word.removeprefix("./")
+        if "." in rel.rsplit("/", 1)[-1] and read_rel(root, rel, 0) is not None:
+            return rel
+    return ""
+
+
 def results_part(output: str, mark: str) -> tuple[int, str]:
     """The size of a python suite's results file and the part of it in `output` (size -1: no file)."""
     at = output.rfind(f"\n{mark} ")

@@ -3,7 +3,9 @@
 Parts: `Source`, `SOURCES` (how each is named to people) and `proof(ev)`.
 The person's checks (`--verify`, `[run] verify`) weigh most, then the
 project's tests that existed before the run, then checks the run wrote
-itself; a run whose only proof is its own checks ends `self-verified`
+itself; a person's check that flips only through tests the run wrote
+(a generic `unittest discover` running a new test module) is the run's
+proof, not the person's. A run whose only proof is its own checks ends `self-verified`
 (graphs.build), not `success`, unless the person accepts that.
 """
 
@@ -24,7 +26,7 @@ SOURCES: dict[str, str] = {
 
 
 def _eligible(c: CheckRun) -> bool:
-    return c.after_exit is not None and (c.source == "person" or not c.authored or c.exercises_change)
+    return c.after_exit is not None and (not c.authored or c.exercises_change)
 
 
 def proof(ev: Evidence) -> tuple[Source, str]:
@@ -37,7 +39,7 @@ def proof(ev: Evidence) -> tuple[Source, str]:
     if not ev.before_ran:
         return "none", ""
     person = [c for c in ev.checks if c.source == "person" and c.after_exit is not None]
-    if f2p := [c for c in person if c.fail_to_pass]:
+    if f2p := [c for c in person if c.person_fail_to_pass]:  # without the tests the run wrote, on both sides
         return "person", f"`{f2p[0].command}` fails on the pre-run copy and passes now"
     if ev.tests_goal and person and all(c.passed_after for c in person) and (run := [c for c in person if c.authored]):
         return "person", f"the goal asks for tests, and `{run[0].command}` runs the tests the run wrote and passes"
@@ -45,7 +47,7 @@ def proof(ev: Evidence) -> tuple[Source, str]:
         return "project", (f"{len(tests)} of the project's tests fail on the pre-run copy and pass now, "
                            f"e.g. {tests[0].id}")
     if ev.preserving:
-        if person and all(c.passed_after and c.before_exit == 0 for c in person):
+        if person and all(c.person_kept for c in person):
             return "person", f"the goal keeps behaviour and `{person[0].command}` passes before and after"
         kept = [t for t in ev.project if t.before == "pass"]
         if kept and not any(t.broken for t in kept):
@@ -53,4 +55,7 @@ def proof(ev: Evidence) -> tuple[Source, str]:
     own = [c for c in ev.checks if c.source != "person" and c.kind in COUNTING and _eligible(c) and c.fail_to_pass]
     if own:
         return "run", f"`{own[0].command}` fails on the pre-run copy and passes now"
+    if lent := [c for c in person if c.fail_to_pass and _eligible(c)]:  # the person's check, flipped by the run's tests
+        return "run", (f"`{lent[0].command}` fails on the pre-run copy and passes now only through tests the run "
+                       "wrote (without them it does not fail before or does not pass now)")
     return "none", ""

@@ -15,6 +15,7 @@ import os
 import re
 import secrets
 import shlex
+import string
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,8 @@ from tether.gate.evidence import CheckRun, CommandEvidence
 
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 FRESH_ENV = f"PATH={DEFAULT_PATH} LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONNOUSERSITE=1"
-"""With `fresh()`'s HOME and PYTHONPYCACHEPREFIX under a name nobody can guess; the prefix also makes Python ignore
-any `__pycache__` the run planted in the workspace, and no user site is read."""
+"""With `fresh()`'s HOME and PYTHONPYCACHEPREFIX under a random name nobody can guess; the prefix also makes Python
+ignore any `__pycache__` the run planted in the workspace, and no user site is read."""
 MAX_MODEL_CHECKS = 8
 OUTPUT_KEEP = 2000
 SCRIPT_READ_CAP = 262_144
@@ -44,6 +45,9 @@ TEST_CONFIG = frozenset(
         "tox.ini",
         "pytest.ini",
         ".pytest.ini",
+        ".npmrc",
+        ".yarnrc",
+        ".yarnrc.yml",
         "noxfile.py",
         ".coveragerc",
         "jest.config.js",
@@ -60,15 +64,38 @@ Checker = Callable[[str], str]
 """The guardian's decision (allow/ask/deny) on a command the model wrote."""
 
 
+def gate_token() -> str:
+    """A random name of 8 to 14 lowercase letters, fresh per side of each gate: the gate's HOME (`/tmp/<name>`),
+    bytecode prefix and results files are named by it alone, with no fixed prefix a run could match."""
+    return "".join(secrets.choice(string.ascii_lowercase) for _ in range(8 + secrets.randbelow(7)))
+
+
+MOUNT_ROOTS = ("home", "srv", "opt", "work", "data", "mnt", "usr/src", "var/lib")
+
+
+def random_mount() -> str:
+    """Where the gate's sandboxes mount the workspace: a random path of a host-like shape (`/srv/<name>/<name>`),
+    drawn per run on the host and never shown to the run, so code cannot tell the gate's re-run by its $PWD."""
+    return "/".join(["", secrets.choice(MOUNT_ROOTS), gate_token(), gate_token()])
+
+
+def gate_file(path: str, token: str) -> bool:
+    """Whether a path under /tmp is the gate's own (its HOME, caches, results) for this `token`."""
+    return path.startswith(f"/tmp/{token}")
+
+
 def fresh(command: str, token: str = "") -> str:
     """`command` in a clean shell: empty environment but a default PATH, no rc files, pipefail.
 
-    HOME and the bytecode prefix are `/tmp/.tether-<token>-*`: with a fresh
-    `token` per gate (`secrets.token_hex`), nothing the run planted can sit there.
+    HOME is `/tmp/<token>` (made first, owner-only) and the bytecode prefix
+    lies in it: with a fresh `gate_token()` per side, nothing the run planted
+    can sit there and no name the run saw or could guess is used.
     """
-    token = token or secrets.token_hex(8)
-    env = f"{FRESH_ENV} HOME=/tmp/.tether-{token}-home PYTHONPYCACHEPREFIX=/tmp/.tether-{token}-pyc"
-    return f"env -i {env} bash --noprofile --norc -o pipefail -c {shlex.quote(command)}"
+    token = token or gate_token()
+    home = f"/tmp/{token}"
+    env = f"{FRESH_ENV} HOME={home} PYTHONPYCACHEPREFIX={home}/.cache/pycache"
+    return (f"mkdir -p -m 700 {home} 2>/dev/null; "  # a HOME that exists, as on your machine and in the run's
+            f"exec env -i {env} bash --noprofile --norc -o pipefail -c {shlex.quote(command)}")
 
 
 def verify_commands(text: str) -> list[str]:

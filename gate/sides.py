@@ -5,16 +5,21 @@ over the pre-run copy for whom), `Outcome` (what came of it) and `rerun()`.
 The after side runs on a copy of the final workspace in a sandbox of its
 own, never in the run's container (nothing the run left in its HOME, /tmp
 or processes reaches it), at the same time as the before side; the workspace copy, /tmp and the processes there
-are judged after the re-run. The before side runs on the pre-run copy in
-stages: the project's tests on the bare snapshot, the person's checks with
-the run's test files laid over it, the run's own checks with everything
-the run wrote but the change (gate.rerun.own_support).
+are judged after the re-run. The after side runs in two stages: the
+project's suites and the person's checks with the run's test code taken out
+(gate.stripped: the person's and the project's proof), then every check on
+the full copy. The before side runs on the pre-run copy in stages: the
+project's tests and the person's checks on the bare snapshot, the person's
+checks again with the run's test files laid over it (a flip only they show
+is the run's proof), the run's own checks with everything the run wrote but
+the change (gate.rerun.own_support). A check line naming the run's mount
+runs with the gate's random one.
 """
 
 from __future__ import annotations
 
 import contextlib
-import secrets
+import re
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -29,8 +34,9 @@ from tether.gate.copies import lay
 from tether.gate.evidence import CheckRun, real_changes
 from tether.gate.project import RESULTS_CHUNK, ProjectTest, Suite, merge, outcomes, results_part
 from tether.gate.project import Outcome as TestOutcome
-from tether.gate.rerun import fresh
+from tether.gate.rerun import fresh, gate_file, gate_token
 from tether.gate.scan import outside_files
+from tether.gate.stripped import Strip, put_back, strip
 from tether.sandbox.base import Sandbox
 from tether.sandbox.processes import left_running
 
@@ -51,6 +57,12 @@ class Plan:
     """The run's test files and test config: laid over the pre-run copy for the person's checks and the run's."""
     own_overlay: list[str] = field(default_factory=list)
     """Everything else the run wrote but the change: laid over it for the run's own checks only."""
+    strip: Strip = field(default_factory=Strip)
+    """The run's test code, taken out of the after copy for the project's suites and the person's proof."""
+    snapshot: Path | None = None
+    """The pre-run snapshot's files (what `strip` puts back)."""
+    mounts: tuple[str, str] = ("", "")
+    """(the run's workspace mount, the gate's): a check line naming the first runs with the second."""
 
 
 @dataclass
@@ -86,6 +98,8 @@ def _run(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str]:
 
 def _check(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str]:
     """A check line, sealed: a shell that ended before its last line (an `exit 0` in a sourced file) fails."""
+    if plan.mounts[0] and plan.mounts[1]:  # the gate's sandboxes mount the workspace where the run never saw it
+        command = re.sub(rf"{re.escape(plan.mounts[0].rstrip('/'))}(?=/|\b|$)", plan.mounts[1].rstrip("/"), command)
     code, output = _run(box, sealed(command, token), plan, token)
     code, output, _ = unsealed(code, output, token)
     return code, output
@@ -94,7 +108,7 @@ def _check(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str
 def _suite(box: Sandbox, suite: Suite, plan: Plan, token: str) -> dict[str, TestOutcome]:
     """One suite's outcomes per test id; a python suite's come from the results file its runner wrote, read back
     in chunks (never from the runner's output, which the tests share)."""
-    results, mark = f"/tmp/.tether-{token}-results.json", f"tether-results-{token}"
+    results, mark = f"/tmp/{token}.json", f"tether-results-{token}"
     code, output = _run(box, suite.line(results, mark), plan, token)
     if code == TIMED_OUT:  # the gate's time ran out: nothing is known, so nothing passed and nothing failed
         return dict.fromkeys(outcomes(suite, 127, ""), "error")
@@ -112,25 +126,40 @@ def _suite(box: Sandbox, suite: Suite, plan: Plan, token: str) -> dict[str, Test
 
 
 def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, dict[str, TestOutcome]]:
-    token = secrets.token_hex(8)
+    """The project's suites and the person's checks without the run's tests (gate.stripped), then, with them put
+    back, every check; what the re-run wrote or left is judged after each stage."""
+    token = gate_token()
     baseline = list_processes(box)
-    start = manifest(folder)  # all a check writes in the workspace is judged (it may run code the run wrote)
     person = [c for c in plan.checks if c.source == "person"]
+    stash = folder.parent / f"{folder.name}.stash"  # beside the mounted copy, never in it
+    moved = strip(folder, stash, plan.strip, plan.snapshot) if plan.strip else []
+    start = manifest(folder)  # all a check writes in the workspace is judged (it may run code the run wrote)
+    try:
+        seen = {s.command: _suite(box, s, plan, token) for s in plan.suites}
+        suites_left = set(outside_files(box) or []) if person else set()
+        for c in person if plan.strip else []:
+            code, _ = _check(box, c.command, plan, token)
+            c.after_bare_exit = 137 if code == TIMED_OUT else code
+        out.effects = real_changes(diff(start, manifest(folder)).changed)
+    finally:
+        if moved:
+            put_back(folder, stash, moved)
+    start = manifest(folder)
     for c in person:  # what the person's own checks leave in /tmp (a scratch file) is the person's doing
         code, output = _check(box, c.command, plan, token)
         code = 137 if code == TIMED_OUT else code
         c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
-    theirs = set(outside_files(box) or []) if person else set()
+        if not plan.strip:
+            c.after_bare_exit = code
+    theirs = set(outside_files(box) or []) - suites_left if person else set()
     for c in [c for c in plan.checks if c.source != "person"]:
         code, output = _check(box, c.command, plan, token)
         code = 137 if code == TIMED_OUT else code  # a check the gate stopped does not pass now
         c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
-    seen = {s.command: _suite(box, s, plan, token) for s in plan.suites}
-    out.effects = real_changes(diff(start, manifest(folder)).changed)
+    out.effects += [e for e in real_changes(diff(start, manifest(folder)).changed) if e not in out.effects]
     left = outside_files(box)
-    own = f"/tmp/.tether-{token}-"
     out.effects += (["/tmp and /dev/shm (could not be listed)"] if left is None
-                    else [p for p in left if not p.startswith(own) and p not in theirs])
+                    else [p for p in left if not gate_file(p, token) and p not in theirs])
     now = list_processes(box, baseline)
     if now is None or baseline is None:
         out.left = ["the processes after the gate's re-run could not be listed"]
@@ -142,13 +171,17 @@ def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, di
 def _before(plan: Plan, box: Sandbox, folder: Path) -> tuple[dict[str, dict[str, TestOutcome]], dict[int, int]]:
     """The project's suites and every check on the pre-run copy, in stages; the checks' exit codes by index (the
     after side runs at the same time, so which checks pass now is not known yet)."""
-    token = secrets.token_hex(8)
+    token = gate_token()
     seen = {s.command: _suite(box, s, plan, token) for s in plan.suites}
     codes: dict[int, int] = {}
+    for i, c in enumerate(plan.checks):  # the bare pre-run copy: what the person's proof is judged against
+        if c.source == "person" and plan.strip:
+            codes[-1 - i], _ = _check(box, c.command, plan, token)
     lay(folder, plan.workspace, plan.tests_overlay)
     for i, c in enumerate(plan.checks):
         if c.source == "person":
             codes[i], _ = _check(box, c.command, plan, token)
+            codes.setdefault(-1 - i, codes[i])
     lay(folder, plan.workspace, plan.own_overlay)
     for i, c in enumerate(plan.checks):
         if c.source != "person":
@@ -200,8 +233,12 @@ def rerun(
         return out
     for i, code in codes.items():
         # a check the gate's timeout stopped before the run's change shows nothing (never a fail-to-pass)
-        if plan.checks[i].passed_after and code != TIMED_OUT:
-            plan.checks[i].before_exit = code
+        c = plan.checks[i if i >= 0 else -1 - i]
+        if c.passed_after and code != TIMED_OUT:
+            if i >= 0:
+                c.before_exit = code
+            else:
+                c.before_bare_exit = code
     out.before_ran = True
     out.project = merge(plan.suites, seen_before, seen_after)
     return out

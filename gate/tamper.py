@@ -2,16 +2,20 @@
 
 Parts: `import_shadows()` (a new module, package or sourceless bytecode
 where the checks import from, named like a standard-library module: the
-interpreter's own list, `sys.stdlib_module_names`), `framework_patches()`
-(implementation code that patches a test framework when imported) and
-`support_changes()` (edits to files the project's existing tests load but
-that are not test paths: shell helpers they source, pytest plugins the
-test config names, modules named like helpers). Each finding is a reason
-for a person to review, with the file and the line as evidence.
+interpreter's own list, `sys.stdlib_module_names`), `support_changes()`
+(edits to files the project's existing tests load but that are not test
+paths: shell helpers they source, pytest plugins the test config names,
+modules named like helpers) and `build_test_changes()` (a rewritten
+package.json `scripts` or Makefile the project's tests run from). Each
+finding is a reason for a person to review, with the file as evidence.
+Implementation that patches a test framework is read from the ast
+(gate.code_scan).
 """
 
 from __future__ import annotations
 
+import json
+import posixpath
 import re
 import sys
 from collections.abc import Iterable
@@ -19,18 +23,11 @@ from pathlib import Path
 
 from tether.common.manifest import FileState
 from tether.common.walk import read_rel
+from tether.gate.check_inputs import SOURCED
 from tether.gate.evidence import is_generated
 from tether.gate.rerun import TEST_CONFIG, is_test_path
 
 STDLIB = frozenset(sys.stdlib_module_names) - {"__future__"}
-PATCH = re.compile(
-    r"^[^#\n]*?(\b(unittest|pytest|_pytest|TestCase|TestResult|TextTestRunner|TestProgram|TestLoader)"
-    r"(\.\w+)+\s*=(?!=)|setattr\(\s*(unittest|pytest|_pytest|TestCase)\b|sys\.modules\[\s*['\"](unittest|pytest|_pytest)"
-    r"|\bimport _pytest|builtins\.__import__\s*=(?!=)|\bsys\.(settrace|setprofile)\(|\bdef pytest_\w+\()",
-    re.M,
-)
-"""Lines that patch unittest or pytest, take over imports, or hook pytest, outside the test files."""
-SOURCED = re.compile(r"^\s*(?:\.|source)\s+[\"']?(?:\./)?([\w./-]+)", re.M)
 PLUGINS = re.compile(r"(?:-p\s+|pytest_plugins\s*=\s*[\[(]?\s*)[\"']?([\w.]+)")
 HELPER = re.compile(r"^(test_?)?(helpers?|fixtures?|testutils?|testing|test_?support)(\.py)?$", re.I)
 TEXT_CAP = 65_536
@@ -72,18 +69,6 @@ def import_shadows(start: dict[str, FileState], end: dict[str, FileState], named
     return sorted(out)
 
 
-def framework_patches(workspace: Path, written: Iterable[str]) -> list[str]:
-    """Lines of implementation files (not tests, not conftest) that patch a test framework when imported."""
-    out = []
-    for rel in written:
-        if is_test_path(rel) or is_generated(rel) or not rel.endswith(".py"):
-            continue
-        text = (read_rel(workspace, rel, TEXT_CAP) or b"").decode("utf-8", "replace")
-        if m := PATCH.search(text):
-            out.append(f"{rel} patches the test framework when imported: `{m.group(0).strip()[:100]}`")
-    return out
-
-
 def _imported(module: str, texts: Iterable[str]) -> bool:
     last = re.escape(module.rsplit(".", 1)[-1])
     return any(re.search(rf"^\s*(from|import)\s+[\w.]*\b{last}\b", t, re.M) for t in texts)
@@ -116,7 +101,8 @@ def support_changes(start: dict[str, FileState], end: dict[str, FileState], snap
     named = list(named)
     texts = {p: (read_rel(snapshot, p, TEXT_CAP) or b"").decode("utf-8", "replace")
              for p in start if (is_test_path(p) or p.rsplit("/", 1)[-1] in TEST_CONFIG) and not is_generated(p)}
-    loaded = {m.group(1) for t in texts.values() for m in SOURCED.finditer(t)}
+    loaded = {posixpath.normpath(posixpath.join(d, m.removeprefix("./"))) for p, t in texts.items()
+              for m in SOURCED.findall(t) for d in ("", posixpath.dirname(p))}
     plugins = {m.group(1) for t in texts.values() for m in PLUGINS.finditer(t)}
     out = []
     for rel in sorted(start):
@@ -129,4 +115,40 @@ def support_changes(start: dict[str, FileState], end: dict[str, FileState], snap
               and _imported(module, texts.values())
               and not _imported(module, _implementation(start, snapshot, texts))):
             out.append(f"the run changed {rel}, a helper the project's tests import")
+    return out
+
+
+BUILD_FILES = {"npm": ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"),
+               "make": ("GNUmakefile", "makefile", "Makefile")}
+"""What decides how `npm test` / `make test` run: a new `.npmrc` (`script-shell=true`) or a new GNUmakefile (make
+prefers it to Makefile) rewrites the test command as surely as an edit."""
+
+
+def _scripts(text: str) -> object:
+    try:
+        data = json.loads(text or "{}")
+    except ValueError:
+        return text
+    return data.get("scripts") if isinstance(data, dict) else text
+
+
+def build_test_changes(kinds: Iterable[str], start: dict[str, FileState], end: dict[str, FileState],
+                       workspace: Path, snapshot: Path | None, named: Iterable[str] = ()) -> list[str]:
+    """The run rewrote how the project's tests run: package.json's `scripts` or an npm config for `npm test`, a
+    Makefile for `make test`. The project's proof runs the pre-run version (gate.stripped); a person must see the
+    rewrite, unless the goal names the file."""
+    named = list(named)
+    out = []
+    for kind in sorted(set(kinds) & set(BUILD_FILES)):
+        for rel in BUILD_FILES[kind]:
+            if end.get(rel) == start.get(rel) or _named(rel, named):
+                continue
+            old = (read_rel(snapshot, rel, TEXT_CAP) or b"").decode("utf-8", "replace") if snapshot else ""
+            new = (read_rel(workspace, rel, TEXT_CAP) or b"").decode("utf-8", "replace")
+            if rel == "package.json" and rel in start and rel in end and _scripts(old) == _scripts(new):
+                continue
+            what = "the `scripts` of package.json" if rel == "package.json" else rel
+            how = "wrote" if rel not in start else "deleted" if rel not in end else "rewrote"
+            out.append(f"tampering: the run {how} {what}, where the project's tests run from (`{kind} test`); "
+                       "the gate ran the pre-run version")
     return out

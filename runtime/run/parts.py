@@ -23,6 +23,7 @@ from tether.common.events import Event, ExecStarted, StepChanged
 from tether.common.journal import Journal
 from tether.gate.collect import list_processes
 from tether.gate.judge import GateContext, GateSettings
+from tether.gate.rerun import random_mount
 from tether.gate.secrets import StreamScanner
 from tether.gate.warm import WarmSides
 from tether.graphs.build import build_graph
@@ -99,8 +100,11 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
     run_dir = config.runs_dir / run_id
     memory_dir = config.memory_dir if config.memory.enabled and config.memory_dir.is_dir() else None
 
+    gate_config = config.model_copy(update={"sandbox": config.sandbox.model_copy(
+        update={"workspace_mount": random_mount()})})  # the gate's sandboxes: a mount the run never saw
+
     def scratch_box(scratch: Path) -> Sandbox:  # the gate's fresh sandboxes: no memory folder
-        return sandbox_factory(scratch, config, f"{run_id}-before", None)
+        return sandbox_factory(scratch, gate_config, f"{run_id}-before", None)
 
     def run_box() -> Sandbox:
         box = sandbox_factory(workspace, config, run_id, memory_dir)
@@ -130,7 +134,7 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
             settings=gate_settings(config, meta), workspace=workspace, run_dir=run_dir, start=start,
             final=watch.final, sandbox=sandbox, before_sandbox=scratch_box,
             lessons_used=meta.get("lesson_ids", []), baseline=lambda: (sandbox.wait(), baseline[0])[1],
-            tracker=watch.tracker, warm=warm,
+            tracker=watch.tracker, warm=warm, gate_mount=gate_config.sandbox.workspace_mount,
         )
         journal.listeners.append(listener)
         if any(isinstance(e, ExecStarted) for e in journal.events):

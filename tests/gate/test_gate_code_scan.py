@@ -48,6 +48,16 @@ FORGED = {
     "from-atexit-register": ("calc.py", "from atexit import register\nfrom os import _exit\nregister(_exit, 0)\n"),
     "posix-execv-call": ("calc.py", "import posix\ndef mul(a, b):\n    posix.execv('/bin/true', ['true'])\n"),
     "sys-exitfunc": ("calc.py", "import sys\nsys.exitfunc = lambda: None\n"),
+    # what gate/tamper.py's PATCH regex used to find, now read from the ast
+    "settrace": ("calc.py", "import sys\nsys.settrace(lambda *a: None)\n"),
+    "setprofile-in-test": ("test_zz.py", "import sys\nsys.setprofile(lambda *a: None)\n"),
+    "threading-settrace": ("calc.py", "import threading as t\nthreading = t\nthreading.settrace(print)\n"),
+    "monitoring": ("calc.py", "import sys\nsys.monitoring.register_callback(1, 1, print)\n"),
+    "runner-class-assigned": ("calc.py", "from unittest import TextTestRunner\nTextTestRunner.run = print\n"),
+    "loader-attribute": ("calc.py", "def f(m):\n    m.TestLoader.loadTestsFromModule = print\n"),
+    "builtins-import": ("calc.py", "import builtins\nbuiltins.__import__ = print\n"),
+    "impl-pytest-hook": ("myplugin.py", "def pytest_configure(config):\n    pass\n"),
+    "import-underscore-pytest": ("calc.py", "import _pytest\n"),
 }
 
 HONEST = {

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from tether.common.manifest import manifest
+from tether.gate.code_scan import code_tampering
 from tether.gate.evidence import CheckRun, Evidence, ProjectTest, preserving
 from tether.gate.project import PYTHON, Suite, discover, merge, outcomes, results_part
 from tether.gate.proof import proof
 from tether.gate.registry import check_gate
 from tether.gate.rerun import own_support
-from tether.gate.tamper import framework_patches, import_shadows, support_changes
+from tether.gate.tamper import import_shadows, support_changes
 
 PY = Suite("python", PYTHON)
 CALC_TEST = ("import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
@@ -130,11 +131,30 @@ def _ev(**kw) -> Evidence:
 
 def test_proof_person_then_project_then_run():
     own = CheckRun(command="bash t.sh", source="plan", kind="test", after_exit=0, before_exit=1)
-    person = CheckRun(command="bash p.sh", source="person", kind="test", after_exit=0, before_exit=1)
+    person = CheckRun(command="bash p.sh", source="person", kind="test", after_exit=0, before_exit=1,
+                      after_bare_exit=0, before_bare_exit=1)
     f2p = ProjectTest(id="t", suite="s", before="fail", after="pass")
     assert proof(_ev(checks=[own]))[0] == "run"
     assert proof(_ev(checks=[own], project=[f2p]))[0] == "project"
     assert proof(_ev(checks=[own, person], project=[f2p]))[0] == "person"
+
+
+def test_a_person_s_check_that_flips_only_through_the_run_s_tests_is_the_run_s_proof():
+    # `unittest discover` passes before and after without the run's new test module; with it, it fails before
+    lent = CheckRun(command="python3 -m unittest discover", source="person", kind="test", after_exit=0,
+                    before_exit=1, after_bare_exit=0, before_bare_exit=0)
+    assert proof(_ev(checks=[lent])) == ("run", proof(_ev(checks=[lent]))[1])
+    assert "only through tests the run wrote" in proof(_ev(checks=[lent]))[1]
+    # it fails now without the run's tests (it runs only them): not the person's either
+    only = lent.model_copy(update={"after_bare_exit": 127, "before_bare_exit": 127})
+    assert proof(_ev(checks=[only]))[0] == "run"
+    # a run-written script it runs that names nothing changed proves nothing
+    lazy = only.model_copy(update={"authored": True, "exercises_change": False})
+    assert proof(_ev(checks=[lazy]))[0] == "none"
+    # a behaviour-keeping goal: the person's check must pass before and after without the run's tests
+    kept = lent.model_copy(update={"before_exit": 0})
+    assert proof(_ev(checks=[kept], preserving=True))[0] == "person"
+    assert proof(_ev(checks=[kept.model_copy(update={"after_bare_exit": 1})], preserving=True))[0] == "none"
     erred = ProjectTest(id="t", suite="s", before="error", after="pass")
     assert proof(_ev(project=[erred]))[0] == "none"
 
@@ -202,8 +222,8 @@ def test_tampering_past_the_lists(two_trees):
     assert any("json.py" in s for s in shadows) and any("tests/fractions.py" in s for s in shadows)
     assert not any("deep/json.py" in s for s in shadows)
     assert not any("calc.pyc" in s for s in shadows)  # its source is there
-    patches = framework_patches(after, ["calc.py", "test_greet.sh"])
-    assert len(patches) == 1 and "unittest.TestCase.assertEqual" in patches[0]
+    patches = code_tampering(after, ["calc.py", "test_greet.sh"])  # the ast scan took over tamper.PATCH
+    assert any("unittest.TestCase.assertEqual" in p for p in patches) and all("calc.py" in p for p in patches)
     support = support_changes(start, end, before)
     assert any("helpers.sh" in s for s in support) and any("myplugin.py" in s for s in support)
     assert any("helpers.py" in s for s in support)
@@ -236,3 +256,30 @@ def test_discover_runs_each_bats_file_that_existed_before(tmp_path):
     suites = discover(manifest(tmp_path), tmp_path)
     assert [(s.kind, s.target) for s in suites] == [("bats", "test/greet.bats")]
     assert "bats --tap test/greet.bats" in suites[0].command
+
+
+def test_a_helper_sourced_mid_line_or_from_a_test_s_folder_is_loaded(two_trees):
+    # one SOURCED pattern for the person's check and the project's tests (gate.check_inputs)
+    before, after = two_trees
+    for root in (before, after):
+        (root / "ci").mkdir()
+        (root / "ci" / "test_y.sh").write_text('[ -f x ] && source ./lib.sh; cd "$(dirname "$0")"; . env.sh\n')
+        (root / "lib.sh").write_text("f() { :; }\n")
+        (root / "ci" / "env.sh").write_text("X=1\n")
+    (after / "lib.sh").write_text("f() { return 0; }\n")
+    (after / "ci" / "env.sh").write_text("X=2\n")
+    support = support_changes(manifest(before), manifest(after), before)
+    assert any("lib.sh" in s for s in support) and any("ci/env.sh" in s for s in support)
+
+
+def test_an_npm_or_make_suite_is_tied_to_the_goal_through_the_file_its_test_command_runs(tmp_path):
+    from tether.gate.project import test_source
+
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "node ./test.js --verbose"}}')
+    (tmp_path / "test.js").write_text("assert.strictEqual(mul(3, 4), 12);\n")
+    (tmp_path / "Makefile").write_text("test:\n\t@bash greet_check.sh\n")
+    assert test_source(Suite("npm", "npm test"), tmp_path) == "test.js"
+    assert test_source(Suite("make", "make test"), tmp_path) == "Makefile"
+    assert test_source(Suite("script", "bash t.sh", "t.sh"), tmp_path) == "t.sh"
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "jest"}}')
+    assert test_source(Suite("npm", "npm test"), tmp_path) == ""
