@@ -31,7 +31,8 @@ from tether.sandbox.egress_rules import AllowList, Resolver, TargetError, decide
 
 SOCKET_NAME = "proxy.sock"
 CHUNK = 256 * 1024
-_DROPPED_HEADERS = (b"host", b"connection", b"proxy-connection", b"proxy-authorization", b"keep-alive")
+_DROPPED_HEADERS = (b"host", b"connection", b"keep-alive")
+"""Hop-by-hop headers the proxy writes itself; every `Proxy-*` header is dropped too (it is meant for the proxy)."""
 Connector = Callable[[tuple[str, int], float], socket.socket]
 
 
@@ -210,6 +211,8 @@ class EgressProxy:
                 return "no complete request head"
             data += chunk
         head, _, rest = data.partition(b"\r\n\r\n")
+        if len(head) + 4 > self.limits.head_bytes:  # the last read may have carried it past the bound
+            return "request head too large"
         return head, rest
 
     def _serve(self, client: socket.socket, stop: threading.Event) -> None:
@@ -247,7 +250,8 @@ class EgressProxy:
                 url = urlsplit(uri)
                 target = parse_target(url.netloc, default_port=80)
                 path = (url.path or "/") + (f"?{url.query}" if url.query else "")
-                kept = [h for h in lines[1:] if h.split(b":", 1)[0].strip().lower() not in _DROPPED_HEADERS]
+                kept = [h for h in lines[1:] if (name := h.split(b":", 1)[0].strip().lower()) not in _DROPPED_HEADERS
+                        and not name.startswith(b"proxy-")]
                 out_head = b"\r\n".join([f"{method} {path} {version}".encode("latin-1"),
                                          f"Host: {url.netloc}".encode("latin-1"), *kept,
                                          b"Connection: close"]) + b"\r\n\r\n"
@@ -257,6 +261,12 @@ class EgressProxy:
         except ValueError as e:  # TargetError, or urlsplit on a broken `[...]` authority: refused, and journaled
             self._refuse(client, method, uri[:80], 0, 403 if isinstance(e, TargetError) else 400,
                          str(e) if isinstance(e, TargetError) else f"unreadable URI ({e})")
+            return
+        with self._lock:
+            spent = self._bytes >= self.limits.max_bytes
+        if spent:  # a grant past its bytes stays closed: new connections do not get a fresh budget
+            self._refuse(client, method, target.host, target.port, 403,
+                         f"the grant carried more than {self.limits.max_bytes} bytes")
             return
         decision = decide(target, self._allow, self._resolve)
         if not decision.allowed:
@@ -281,6 +291,12 @@ class EgressProxy:
             else:
                 first = out_head + rest
             if first:
+                with self._lock:
+                    self._bytes += len(first)
+                    over = self._bytes > self.limits.max_bytes
+                if over:
+                    record.reason = f"closed: the grant carried more than {self.limits.max_bytes} bytes"
+                    return
                 upstream.sendall(first)
                 record.bytes_up += len(first)
             self._relay(client, upstream, record, stop)

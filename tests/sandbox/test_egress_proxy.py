@@ -257,3 +257,64 @@ def test_proxy_bounds_the_whole_request_head_in_time(tmp_path, upstream):
         assert records and not records[0].allowed
     finally:
         p.close()
+
+
+def _send(p: EgressProxy, request: bytes) -> bytes:
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.settimeout(10)
+    c.connect(str(p.socket_path))
+    out = b""
+    try:
+        c.sendall(request)
+        while True:
+            chunk = c.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    except OSError:
+        pass
+    finally:
+        c.close()
+    return out
+
+
+def test_proxy_byte_budget_holds_across_connections_of_one_grant(tmp_path, upstream):
+    """Blind red-team rt22 (max_bytes): each new connection of a grant past its budget still got its request
+    through (98,625 bytes with a 3,000-byte budget over 25 connections); the first bytes were not counted."""
+    p = EgressProxy(tmp_path, EgressLimits(max_bytes=3000, idle_timeout_s=1.0))
+    try:
+        with p.grant(_local(upstream)) as records:
+            for _ in range(25):
+                _send(p, b"GET http://127.0.0.1:%d/ HTTP/1.1\r\nX-Pad: %s\r\n\r\n" % (upstream.port, b"a" * 3900))
+        delivered = sum(len(r) for r in upstream.received)
+        assert delivered <= 3000, delivered
+        assert any("more than 3000 bytes" in r.reason for r in records)
+        assert len(records) == 25  # every refused connection is still journaled
+    finally:
+        p.close()
+
+
+def test_proxy_request_head_bound_is_exact(tmp_path, upstream):
+    """Blind red-team rt22: heads of 16,445 and 18,049 bytes passed the 16 KiB bound (the last read carried them)."""
+    p = EgressProxy(tmp_path, EgressLimits(head_bytes=16_384, idle_timeout_s=1.0))
+    try:
+        with p.grant(_local(upstream)) as records:
+            for size in (16_445, 18_049, 20_000):
+                pad = b"a" * (size - 60)
+                out = _send(p, b"GET http://127.0.0.1:%d/ HTTP/1.1\r\nX-Pad: %s\r\n\r\n" % (upstream.port, pad))
+                assert out.startswith(b"HTTP/1.1 400"), out[:40]
+            ok = _send(p, b"GET http://127.0.0.1:%d/ HTTP/1.1\r\nX-Pad: %s\r\n\r\n" % (upstream.port, b"a" * 15_000))
+            assert ok.startswith(b"HTTP/1.0 200")
+        assert not any(len(r) > 16_384 for r in upstream.received)
+        assert sum(1 for r in records if not r.allowed) == 3
+    finally:
+        p.close()
+
+
+def test_proxy_drops_every_proxy_header(proxy, upstream):
+    """Blind red-team rt22: Proxy-Foo, proxy-bar and Proxy-Secret-Token reached the origin."""
+    with proxy.grant(_local(upstream)):
+        _send(proxy, b"GET http://127.0.0.1:%d/ HTTP/1.1\r\nProxy-Foo: 1\r\nproxy-bar: 2\r\nPROXY-Secret-Token: s\r\n"
+                     b"Proxy-Authorization: Basic x\r\nX-Kept: yes\r\n\r\n" % upstream.port)
+    got = upstream.received[-1].lower()
+    assert b"proxy-" not in got and b"x-kept: yes" in got
