@@ -41,7 +41,10 @@ IMPLICIT: tuple[tuple[re.Pattern[str], str, re.Pattern[str]], ...] = (
     (re.compile(r"(^|/)node_modules/"), "node", ANY),
     (re.compile(r"\.mk$|(^|/)(GNUmakefile|makefile)$"), "make", ANY),
     (re.compile(r"(^|/)Makefile$"), "make", re.compile(r"^\s*-?s?include\b|^\s*(MAKEFLAGS|SHELL|MAKEFILES)\s*[:?+]?=")),
-    (re.compile(r"(^|/)\.env(\.[\w.-]+)?$|(^|/)\.envrc$"), "dotenv", ANY),
+    (re.compile(r"(^|/)\.env(\.[\w.-]+)?$"), "dotenv",
+     re.compile(r"^\s*(?:export\s+)?(?:PYTHON\w*|PYTEST_\w+|NODE_OPTIONS|NODE_PATH|NODE_ENV|LD_\w+|DYLD_\w+|BASH_ENV|ENV|"
+                r"PATH|SHELL|PERL5\w+|PERLLIB|RUBY\w*|GEM_\w+|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|CLASSPATH|GIT_\w+|"
+                r"MAKEFLAGS|npm_config_\w+|NPM_CONFIG_\w+|COVERAGE_\w+|CI|TZ|LANG|LC_\w+|HOME)\s*=")),
     (re.compile(r"(^|/)\.rspec$|(^|/)\.irbrc$|(^|/)\.pdbrc(\.py)?$|(^|/)\.noserc$|(^|/)nose2?\.cfg$"), "runner", ANY),
 )
 """(path, runner, the lines that matter to it): a file a runner reads by itself, from the checks' folder."""

@@ -39,6 +39,7 @@ FORGED = {
     "gnumakefile": {"GNUmakefile": "test:\n\techo PASS\n"},
     "sitecustomize": {"sitecustomize.py": "import calc\n"},
     "dotenv": {".env": "PYTHONPATH=shim\n"},
+    "dotenv-node-options": {".env.test": "export NODE_OPTIONS=--require ./patch.js\n"},
     "jest-config": {"jest.config.js": "module.exports = {setupFiles: ['./p.js']}\n"},
 }
 
@@ -55,6 +56,13 @@ def test_a_setup_cfg_change_outside_the_test_runner_is_not_tampering(tmp_path: P
     after = {**before, "setup.cfg": "[metadata]\nname = calc\nversion = 2\n",
              "Makefile": "test:\n\tpython3 -m pytest -q\nbuild:\n\tcc -o app app.c\n"}
     b, a, start, end = _two(tmp_path, before, after)
+    assert implicit_changes(start, end, a, b) == []
+
+
+def test_a_dotenv_of_app_settings_is_not_tampering(tmp_path: Path) -> None:
+    """CI's honest git-and-python run writes `.env` with a database URL: settings of the app, not of the runner."""
+    b, a, start, end = _two(tmp_path, BASE, {**BASE, ".env": "DB_URL=postgres://localhost/app\nDEBUG=1\n",
+                                              ".envrc": "export X=1\n"})  # direnv: host code, judged by the runtime
     assert implicit_changes(start, end, a, b) == []
 
 
