@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -162,14 +163,19 @@ def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits, home: Pa
         if live is not None:
             live.close()
         raise
-    if len(_KEPT) >= KEPT_RUNS:
-        _KEPT.pop(next(iter(_KEPT)))
-    _KEPT[run_dir] = (_file_id(run_dir / START_MANIFEST), _file_id(run_dir / START_STATS), states, sigs)
-    for _, old in _HANDED.values():
+    stale: list[LiveTree] = []
+    with _LOCK:  # runs of one process (an eval's cells) start in threads: a tree is closed only by its owner
+        if len(_KEPT) >= KEPT_RUNS:
+            _KEPT.pop(next(iter(_KEPT)))
+        _KEPT[run_dir] = (_file_id(run_dir / START_MANIFEST), _file_id(run_dir / START_STATS), states, sigs)
+        if run_dir in _HANDED:
+            stale.append(_HANDED.pop(run_dir)[1])
+        while len(_HANDED) >= HANDED_RUNS:  # untaken trees only: run_watch pops a tree before using it
+            stale.append(_HANDED.pop(next(iter(_HANDED)))[1])
+        if live is not None:
+            _HANDED[run_dir] = (workspace, live)
+    for old in stale:
         old.close()
-    _HANDED.clear()
-    if live is not None:
-        _HANDED[run_dir] = (workspace, live)
     return states
 
 
@@ -192,7 +198,10 @@ def _start_scan(workspace: Path, limits: WorkspaceLimits, cache: ManifestCache, 
 
 
 _HANDED: dict[Path, tuple[Path, LiveTree]] = {}
-"""run folder -> (work folder, the live tree its start manifest came from): `run_watch` keeps it (at most one)."""
+"""run folder -> (work folder, the live tree its start manifest came from): `run_watch` takes it."""
+HANDED_RUNS = 8
+"""Live trees waiting for their run's watch (runs of one process may start at once: an eval's cells)."""
+_LOCK = threading.Lock()
 
 
 def run_watch(run_dir: Path, workspace: Path, limits: WorkspaceLimits, start: dict[str, FileState]
@@ -203,7 +212,8 @@ def run_watch(run_dir: Path, workspace: Path, limits: WorkspaceLimits, start: di
     not a second walk. Otherwise (a resumed run, another process, a start
     manifest replaced since) its first scan walks, reusing the start's hashes.
     """
-    handed = _HANDED.pop(run_dir, None)
+    with _LOCK:
+        handed = _HANDED.pop(run_dir, None)
     if handed is not None:
         folder, live = handed
         if folder == workspace and _kept(run_dir, 0) is not None and live.notify >= 0:
