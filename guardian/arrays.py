@@ -21,7 +21,6 @@ an element could expand to several words (a glob or an unknown value).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, MutableMapping
 
@@ -47,6 +46,8 @@ def elements(env: Mapping[str, str], name: str) -> list[str] | None:
     """The elements of array `name` (a scalar is a one-element array); None if unset."""
     raw = env.get(name + "[@]")
     if raw is not None:
+        import json  # arrays are rare: `tether guard` starts without json
+
         return json.loads(raw)
     value = env.get(name)
     return None if value is None else [value]
@@ -76,13 +77,19 @@ def subscript(name: str, rest: str, env: Mapping[str, str]) -> str:
 
 
 def _store(env: MutableMapping[str, str], name: str, items: list[str]) -> None:
+    import json
+
     env[name + "[@]"] = json.dumps(items)
     env[name] = items[0] if items else ""
 
 
 def unknown(key: str) -> str:
     """The UNKNOWN value for a variable-map key (arrays need a JSON list)."""
-    return json.dumps([UNKNOWN]) if key.endswith("[@]") else UNKNOWN
+    if key.endswith("[@]"):
+        import json
+
+        return json.dumps([UNKNOWN])
+    return UNKNOWN
 
 
 def assign(target: MutableMapping[str, str], lhs: str, value: str, base: Mapping[str, str]) -> None:

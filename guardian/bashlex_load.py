@@ -8,7 +8,8 @@ own `parser.py` and `yacc.py`. When they differ (another bashlex version),
 bashlex is imported the ordinary way: slower, never wrong.
 
 Parts:
-    bashlex: the imported package (use `from guardian.bashlex_load import bashlex`).
+    bashlex: the package, imported on first use (use `from guardian.bashlex_load import bashlex`);
+        `bashlex.errors` alone loads only that module.
     signature: what the shipped tables must match.
     build_tables: the tables as PLY builds them (for the generator and the test).
     main: `python -m tether.guardian.bashlex_load` rewrites guardian/bashlex_tables.json.
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import sys
 import zlib
 from pathlib import Path
@@ -91,6 +91,12 @@ class _OnUse:
         return getattr(importlib.import_module(self._name), attr)
 
 
+def _json_tables() -> dict[str, Any]:
+    import json  # only without the marshal copy: the hook and the guard start without json
+
+    return json.loads(_TABLES.read_text())
+
+
 def _read_tables() -> dict[str, Any]:
     """The shipped tables; from a marshal copy in the start-up cache folder when the hook keeps one
     (`common.rxcache.folder`): parsing the JSON is most of bashlex's start-up. Keyed by the JSON file's
@@ -102,7 +108,7 @@ def _read_tables() -> dict[str, Any]:
 
     where = rxcache.folder()
     if where is None:
-        return json.loads(_TABLES.read_text())
+        return _json_tables()
     st = _TABLES.stat()
     copy = os.path.join(where, f"bashlex-tables-{st.st_size}-{st.st_mtime_ns}.marshal")
     raw = rxcache.read_private(copy)
@@ -113,7 +119,7 @@ def _read_tables() -> dict[str, Any]:
                 return tables
         except Exception:  # noqa: BLE001, S110 - torn or foreign: read the JSON again
             pass
-    tables = json.loads(_TABLES.read_text())
+    tables = _json_tables()
     rxcache.write_private(copy, marshal.dumps(tables))
     return tables
 
@@ -156,11 +162,40 @@ def _load() -> ModuleType:
     if "bashlex.parser" in sys.modules:
         return sys.modules["bashlex"]
     try:
-        return _fast_import()
+        package = _fast_import()
     except Exception:  # any mismatch: forget the half-import, build the slow way
-        for name in [n for n in sys.modules if n == "bashlex" or n.startswith("bashlex.")]:
-            del sys.modules[name]
-        return importlib.import_module("bashlex")
+        for name in [n for n in sys.modules if n == "bashlex" or n.startswith("bashlex.") and n != "bashlex.errors"]:
+            del sys.modules[name]  # bashlex.errors stays: its ParsingError is the one the guardian catches
+        package = importlib.import_module("bashlex")
+    if getattr(package, "errors", None) is not sys.modules["bashlex.errors"]:
+        package.errors = sys.modules["bashlex.errors"]  # loaded on its own before the package (`_errors`)
+    return package
+
+
+def _errors() -> ModuleType:
+    """`bashlex.errors` alone (one exception class, no imports), without the parser: the modules that catch its
+    ParsingError are imported by lines that never need bashlex (`prepare.fast_split` reads those)."""
+    found = sys.modules.get("bashlex.errors")
+    if found is not None:
+        return found
+    spec = importlib.util.spec_from_file_location("bashlex.errors", _package_dir() / "errors.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return sys.modules.setdefault("bashlex.errors", module)
+
+
+class _OnFirstUse:
+    """bashlex, imported on first use (its parser is ~6 ms of a `tether guard` start, and the plain lines most
+    agents run are split without it); `.errors` alone does not import the parser. After the first use it is
+    the module's own attributes."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "errors":
+            return _errors()
+        module = _load()
+        self.__dict__.update(vars(module))  # from now on plain attribute reads
+        return getattr(module, name)
 
 
 def build_tables() -> tuple[dict, dict, list]:
@@ -185,6 +220,8 @@ def build_tables() -> tuple[dict, dict, list]:
 
 def tables_json() -> str:
     """The JSON text of the tables for the installed bashlex."""
+    import json
+
     action, goto, prods = build_tables()
     return json.dumps({"signature": signature(), "action": action, "goto": goto,
                        "productions": prods}, separators=(",", ":")) + "\n"
@@ -196,7 +233,8 @@ def main() -> None:
     print(f"wrote {_TABLES} ({_TABLES.stat().st_size} bytes)")
 
 
-bashlex = _load()
+bashlex: Any = _OnFirstUse()
+"""The bashlex package, imported on first attribute use other than `.errors`."""
 
 if __name__ == "__main__":
     main()

@@ -15,7 +15,6 @@ Pure text functions: they never read files and never import the analyser.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 
@@ -280,6 +279,8 @@ def crontab_lines(text: str) -> list[Act]:
 
 def json_scripts(text: str) -> list[Act]:
     """The `scripts` of a package.json / composer.json (lifecycle hooks run on install)."""
+    import json  # a manifest written in the line is rare: `tether guard` starts without json
+
     try:
         data = json.loads(text)
     except ValueError:

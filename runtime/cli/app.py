@@ -99,6 +99,21 @@ def main() -> None:
             sys.exit(_unforeseen(e))
         if code is not None:
             sys.exit(code)
+    if args[:1] == ["guard"]:  # once per agent command: before logging is configured
+        import gc
+
+        if "--batch" not in args and not any(a.startswith("--batch=") for a in args):
+            gc.disable()  # one command, as for the hook (a batch keeps the collector: it can be long)
+        try:
+            from tether.runtime.cli import guard_fast
+
+            code = guard_fast.main(args[1:])
+        except Exception as e:  # fail closed, as below
+            sys.exit(_unforeseen(e, 2))
+        if code is not None:
+            _FAST.append(code)
+            sys.exit(code)
+        gc.enable()  # the typer app handles the rest
     from tether.runtime.terminal import install_log_filter
 
     install_log_filter()
@@ -112,18 +127,6 @@ def main() -> None:
 
         mark_process_start()
     try:
-        if args[:1] == ["guard"]:
-            import gc
-
-            from tether.runtime.cli import guard_fast
-
-            if "--batch" not in args and not any(a.startswith("--batch=") for a in args):
-                gc.disable()  # one command, as for the hook (a batch keeps the collector: it can be long)
-
-            code = guard_fast.main(args[1:])
-            if code is not None:
-                _FAST.append(code)
-                sys.exit(code)
         from tether.runtime.cli.catalog import MODULE_OF
 
         area = MODULE_OF.get(args[0]) if args else None

@@ -26,13 +26,15 @@ Code: 2) should run `tether hook AGENT` instead (docs/hooks.md).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from tether.runtime.terminal import plain
+
+TYPE_CHECKING = False  # not typing's: this module starts once per agent command, and typing costs it ~2.5 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT = {"allow": 0, "ask": 1, "deny": 2}
 _ANSI = {"allow": "32", "ask": "33", "deny": "1;31", "error": "1;31"}
@@ -73,6 +75,8 @@ def context(workspace: Path | None, cwd: Path | None, home: Path | None):  # typ
 
 
 def _json(obj: Any) -> None:
+    import json  # only for --json and --batch: the plain verdict line needs no json
+
     sys.stdout.write(json.dumps(obj, default=str) + "\n")
     sys.stdout.flush()
 
@@ -99,6 +103,8 @@ def judge(words: list[str], json_out: bool, workspace: Path | None, cwd: Path | 
 
 def batch(path: Path, workspace: Path | None, home: Path | None) -> int:
     """Judge every `{command, cwd?}` line of a JSONL file; 2 when it cannot be read."""
+    import json
+
     from tether.guardian.judge import judge as check
 
     try:

@@ -121,7 +121,7 @@ def test_record_refuses_what_it_does_not_support() -> None:
 def test_hook_path_imports_no_dataclasses_inspect_or_typing() -> None:
     """The per-call hook and guard modules: no dataclasses, inspect (together ~20 ms a call) or typing (~2.5 ms)."""
     code = ("import sys; import tether.runtime.agents.hook, tether.guardian.judge, tether.guardian.rules as r; "
-            "r.load(); from tether.guardian.bashlex_load import bashlex; "
+            "r.load(); from tether.guardian.bashlex_load import bashlex; bashlex.parse('a | b'); "
             "from tether.runtime.agents import registry; [registry.get(n) for n in registry.NAMES]; "
             "import tether.runtime.cli.hook_fast, tether.runtime.agents.tamper, tether.runtime.trust.kinds; "
             "print(sorted(m for m in ('dataclasses', 'inspect', 'typing') if m in sys.modules))")

@@ -17,11 +17,21 @@ def test_shipped_tables_match_a_fresh_build() -> None:
 
 
 def test_fast_import_uses_the_shipped_tables_and_parses() -> None:
-    code = ("from guardian.bashlex_load import bashlex; import bashlex.parser as p;"
-            "print(type(p.yaccparser.productions[1]).__name__, bashlex.parse('a && b | c')[0].kind)")
+    code = ("from guardian.bashlex_load import bashlex; import sys; lazy = 'bashlex.parser' not in sys.modules;"
+            "kind = bashlex.parse('a && b | c')[0].kind; import bashlex.parser as p;"
+            "print(type(p.yaccparser.productions[1]).__name__, kind, lazy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          check=True)
-    assert out.stdout.split() == ["_Production", "list"]
+    assert out.stdout.split() == ["_Production", "list", "True"]  # imported on first use, from the tables
+
+
+def test_errors_alone_do_not_import_the_parser_and_stay_the_class_bashlex_raises() -> None:
+    code = ("from guardian.bashlex_load import bashlex; import sys; E = bashlex.errors.ParsingError;"
+            "alone = 'bashlex.parser' not in sys.modules\n"
+            "try: bashlex.parse('a &&')\n"
+            "except E: print(alone, 'caught')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.split() == ["True", "caught"]
 
 
 def test_mismatched_tables_fall_back_to_the_slow_build(tmp_path: Path) -> None:
