@@ -22,7 +22,7 @@ from tether.guardian.interp import DOWNLOADERS, payloads
 from tether.guardian.operands import glob_targets, listed_paths, path_operands
 from tether.guardian.parse import DepthError, Simple, parse_line
 from tether.guardian.paths import Verb, harmless_unknown, judge_write, normalise, resolve
-from tether.guardian.rules import RULES, Inv, get, load, rules_for
+from tether.guardian.rules import RULES, Inv, find, get, program_names, ready, rules_for
 from tether.guardian.rules_paths import path_hits
 from tether.guardian.unwrap import fed_command, unwrap
 from tether.guardian.words import UNKNOWN
@@ -83,7 +83,7 @@ class Analyser:
     """Collects the hits for one command line and everything it would run."""
 
     def __init__(self, ctx: Where, config: Limits, deadline: Deadline) -> None:
-        load()
+        ready()
         self.ctx, self.config, self.deadline = ctx, config, deadline
         self.home = str(ctx.home)
         self.ws = normalise(str(ctx.workspace), "/", self.home)
@@ -116,7 +116,7 @@ class Analyser:
     def _hit(self, rule_id: str, program: str = "", detail: str = "") -> None:
         if self.guessing and rule_id == "NET-004":
             return  # `$t += 1` in perl is not a shell command with an unknown name
-        rule = RULES[rule_id]
+        rule = RULES.get(rule_id) or find(rule_id)
         key = (rule_id, program or rule.program)
         if key not in self.hits:
             self.hits[key] = rule.plain(program, detail)
@@ -229,9 +229,7 @@ class Analyser:
         base = name.rsplit("/", 1)[-1]
         if not any(c in base for c in "*?["):
             return [argv]
-        from tether.guardian.rules import _BY_PROGRAM
-
-        known = sorted(p for p in _BY_PROGRAM if fnmatch.fnmatchcase(p, base))
+        known = [p for p in program_names() if fnmatch.fnmatchcase(p, base)]
         known += [p for p in ("rm", "bash", "sh", "dd", "mv", "chmod", "python3") if
                   fnmatch.fnmatchcase(p, base) and p not in known]
         known += [p for p in program_pass.table_names() if fnmatch.fnmatchcase(p, base) and

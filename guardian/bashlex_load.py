@@ -23,7 +23,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-import zlib
 from pathlib import Path
 from types import ModuleType
 
@@ -47,6 +46,8 @@ def signature() -> str:
     """Size and CRC-32 of bashlex's parser.py and yacc.py: what the tables were built from
     (zlib's CRC is cheaper to import and compute than hashlib, and this is no security check:
     any mismatch only costs the slow build)."""
+    import zlib  # only when bashlex is imported (the first line that needs its parser)
+
     parts = []
     for name in ("parser.py", "yacc.py"):
         data = (_package_dir() / name).read_bytes()

@@ -12,8 +12,6 @@ shell's stdin is decoded here and analysed like any other command line.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 
 from tether.guardian.shell import Simple
@@ -65,6 +63,9 @@ def _echo(args: list[str]) -> str:
 
 
 def _b64(data: str, alphabet: str) -> str | None:
+    import base64  # only for a line that decodes base64 (the start-up of `tether guard` skips it)
+    import binascii
+
     compact = re.sub(r"\s+", "", data)
     try:
         if alphabet == "32":

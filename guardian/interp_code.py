@@ -17,10 +17,7 @@ import re
 from collections.abc import Callable
 
 from tether.guardian.code_actions import Action
-from tether.guardian.code_python import python_actions
-from tether.guardian.code_script import script_actions
 from tether.guardian.rules import Inv
-from tether.guardian.secrets_model import code_flow
 
 _CODE_LETTER = {"python": "c", "perl": "eE", "ruby": "e", "node": "ep", "php": "r", "lua": "e",
                 "R": "e", "tcl": "c", "awk": ""}
@@ -60,6 +57,10 @@ def language(prog: str) -> str:
 
 def scan_code(code: str, lang: str) -> list[Action]:
     """Shell commands, file-system calls and sockets that a snippet of `lang` code performs."""
+    from tether.guardian.code_python import python_actions  # imported only for code (ast is ~1 ms of a start)
+    from tether.guardian.code_script import script_actions
+    from tether.guardian.secrets_model import code_flow
+
     out = python_actions(code) if lang == "python" else script_actions(code, lang)
     if any(a.kind == "shell" and _FED_SHELL.match(a.text) for a in out):
         # the code writes into a shell's stdin (`open(F, "| sh")`, `print x | "sh"`,
