@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from tether.guardian.analyse import Analyser
 
 _GIT_HOOK = re.compile(r"/\.git/(?:hooks(?:/|$)|config$)")
+_PYTHON = re.compile(r"^python[0-9.]*$")
 
 
 def on_write(an: Analyser, path: str, prog: str) -> None:
@@ -89,7 +90,7 @@ def _served_dir(inv: Inv) -> str | None:
     opt = lambda *names: next((a[i + 1] for i in range(len(a) - 1) if a[i] in names), None)  # noqa: E731
     if inv.prog == "httpd" or (inv.prog == "busybox" and a[1:2] == ["httpd"]):
         return opt("-h") or "."
-    if re.match(r"^python[0-9.]*$", inv.prog) and any(m in a for m in ("http.server", "SimpleHTTPServer",
+    if _PYTHON.match(inv.prog) and any(m in a for m in ("http.server", "SimpleHTTPServer",
                                                                        "pyftpdlib")):
         return opt("--directory", "-d") or "."
     if inv.prog.startswith("php") and "-S" in a:

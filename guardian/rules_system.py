@@ -141,7 +141,7 @@ def _namespaces(inv: Inv) -> bool:
       "talks to the container runtime socket (root on the host)",
       "curl --unix-socket /var/run/docker.sock http://localhost/containers/json")
 def _docker_sock(inv: Inv) -> bool:
-    return any(re.search(r"/(?:docker|containerd|podman|crio)\.sock\b", a) for a in inv.args) \
+    return any(_RUNTIME_SOCK.search(a) for a in inv.args) \
         and inv.prog not in ("ls", "stat", "test", "[")
 
 
@@ -150,9 +150,13 @@ def _docker_sock(inv: Inv) -> bool:
       "echo /x > /sys/fs/cgroup/rdma/release_agent")
 def _escape_hooks(inv: Inv) -> bool:
     targets = list(inv.args) + [r.target for r in inv.simple.redirects if r.writes]
-    return any(re.search(r"release_agent|notify_on_release|/proc/sys/kernel/(?:core_pattern|"
-                         r"modprobe)|/sys/kernel/uevent_helper|cgroup\b.*\bmount|-t cgroup", t)
-               for t in targets)
+    return any(_ESCAPE_HOOK.search(t) for t in targets)
+
+
+_RUNTIME_SOCK = re.compile(r"/(?:docker|containerd|podman|crio)\.sock\b")
+_ESCAPE_HOOK = re.compile(r"release_agent|notify_on_release|/proc/sys/kernel/(?:core_pattern|"
+                          r"modprobe)|/sys/kernel/uevent_helper|cgroup\b.*\bmount|-t cgroup")
+"""Compiled at import, not per call: rules for every invocation, and the start-up cache keeps import-time patterns."""
 
 
 @rule("PERSIST-004", "persistence", "ask", ("crontab", "at", "batch", "launchctl", "schtasks"),

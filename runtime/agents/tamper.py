@@ -31,6 +31,9 @@ _RUNS_CODE = re.compile(r"\b(?:runpy|run_path|run_module|execfile|exec|eval|__im
                         r"os\.system|os\.exec\w*|os\.spawn\w*|popen|require|child_process|spawnSync|execSync)\b")
 _INTERPRETER = re.compile(r"\b(?:python\d*(?:\.\d+)?|node|deno|bun|perl|ruby|php|lua)\b|\s-[ce]\s")
 _GLOB_WORD = re.compile(r"[\w./-]*[?*\[][\w./?*\[\]!-]*")
+_TETHER, _HOOK = re.compile("tether", re.IGNORECASE), re.compile("hook", re.IGNORECASE)
+_STATE_FILE = re.compile(r"(^|[/\s'\"=])(?:" + "|".join(re.escape(n) for n in TETHER_FILES) + r")\b")
+"""One of TETHER_FILES as a word (compiled at import, so the hook's start-up cache keeps it)."""
 
 
 def _folded(text: str) -> str:
@@ -48,7 +51,7 @@ def _glob_hits(text: str) -> bool:
         last = word.rsplit("/", 1)[-1]
         if sum(c.isalnum() for c in last) >= 2:
             globbed |= {n for n in ("tether", "hook") if fnmatch.fnmatchcase(n, last)}
-    literal = {n for n in ("tether", "hook") if re.search(n, text, re.IGNORECASE)}
+    literal = {n for n, rx in (("tether", _TETHER), ("hook", _HOOK)) if rx.search(text)}
     return bool(globbed) and globbed | literal == {"tether", "hook"}
 
 
@@ -63,12 +66,12 @@ def tampering(forms: Iterable[str], paths: Iterable[str], tether_home: Path | No
     home = str(tether_home) if tether_home is not None else ""
     for raw in [*forms, *paths]:
         text = _folded(raw)
-        if (_HOOK_CALL.search(text) or (re.search(r"tether", text, re.IGNORECASE) and _RUNS_CODE.search(text)
+        if (_HOOK_CALL.search(text) or (_TETHER.search(text) and _RUNS_CODE.search(text)
                                                and _INTERPRETER.search(text))
                 or _glob_hits(text)):
             return "the agent may not run Tether's hook itself (it could forge what the person approved)"
         if home and _mentions_home(text, home):
             return f"the agent may not touch Tether's home ({home}): it holds the trust ledger and the hook's state"
-        if any(re.search(rf"(^|[/\s'\"=]){re.escape(name)}\b", text) for name in TETHER_FILES):
+        if _STATE_FILE.search(text):
             return "the agent may not touch the trust ledger or the hook's state files"
     return ""

@@ -100,11 +100,13 @@ _RECURSIVE_SHORT = {"cp": "rRa", "rsync": "ra", "scp": "r"}
 _GLOBAL = frozenset({"-g", "--global", "--system", "--user", "--break-system-packages", "--root", "--prefix"})
 """Flags that take an install or a setting out of the project (a kind of their own)."""
 _FORCE_SHORT = frozenset({"git", "cp", "mv", "ln", "docker", "podman", "kubectl", "helm", "install"})
+_SHORT_OPTS = re.compile(r"-[A-Za-z]+")
+_PLAIN_SUB = re.compile(r"[A-Za-z0-9._-]+")
 
 
 def _widens(program: str, word: str, index: int, flag: str) -> bool:
     """Whether `word` (the index-th after the program) makes the action recursive / forced."""
-    short = word[1:] if re.fullmatch(r"-[A-Za-z]+", word) else ""
+    short = word[1:] if _SHORT_OPTS.fullmatch(word) else ""
     if flag == "recursive":
         return (program == "find" or word in ("--recursive", "-delete", "--delete", "--archive")
                 or any(c in short for c in _RECURSIVE_SHORT.get(program, "rR")))
@@ -145,7 +147,7 @@ def shape(program: str, commands: Iterable[str]) -> str:
                 if _GLOB.search(value) or value in (".", "./", ":/"):
                     flags.add("glob")
                 widest = max(widest, TARGETS.index(cls))
-    head = [sub] if sub and re.fullmatch(r"[A-Za-z0-9._-]+", sub) else []
+    head = [sub] if sub and _PLAIN_SUB.fullmatch(sub) else []
     return "-".join([*head, *sorted(flags), TARGETS[widest]])
 
 
