@@ -13,8 +13,9 @@ in `hook-pending.json` (Tether's home, under a lock) and resolves them:
   the model moved on; calls issued together in one turn are seconds apart
   less, so they do not refuse each other).
 
-Each answer is recorded in the trust ledger (`runtime.trust.ledger`, source
-"person"), so the seed's rule applies unchanged: 5 approvals at >= 90 %
+Each answer is recorded for the trust ledger (`runtime.trust.ledger`, source
+"person"): journaled by the hook (`runtime.trust.answers`, no pydantic on the
+call), counted by the ledger on its next load, so the seed's rule applies unchanged: 5 approvals at >= 90 %
 promote a kind, a rollback or a revoke demotes it, destructive kinds never
 promote. A promoted ask is answered as the agent's explicit allow. Who taught
 what is kept in `hook-teaching.jsonl` (agent, kind, approved) for
@@ -189,12 +190,19 @@ def _settle(home: Path, agent: str, entry: dict[str, Any], ran: bool) -> None:
 
 
 def _teach(home: Path, agent: str, kinds: list[str], approved: bool) -> None:
+    """Journal the answer for the ledger to count on its next load (`runtime.trust.answers`: no pydantic or
+    config here, ~1 s of a call), or, when the journal is full or cannot be written, record it in the ledger."""
     from tether.runtime.agents.log import append
+    from tether.runtime.trust import answers
 
+    now = round(time.time(), 3)
+    rows = [{"kind": kind, "approved": approved, "at": now, "agent": agent} for kind in kinds]
+    if rows and not answers.append(home, rows):
+        ledger = _ledger(home)  # folds the journal first, so the answers keep their order
+        for kind in kinds:
+            ledger.record(kind, approved, source="person")
     for kind in kinds:
-        _ledger(home).record(kind, approved, source="person")
-        line = {"at": round(time.time(), 3), "agent": agent, "kind": kind, "approved": approved}
-        append(home, line, name=TEACHING)
+        append(home, {"at": now, "agent": agent, "kind": kind, "approved": approved}, name=TEACHING)
 
 
 def resolve_pre(home: Path, agent: str, session: str, call_id: str) -> int:
@@ -297,8 +305,12 @@ def _maybe_promoted(home: Path, kinds: list[str]) -> bool:
 
 def promoted(home: Path, kinds: list[str]) -> bool:
     """Whether every asking kind is promoted (then the ask becomes the agent's allow)."""
-    if not kinds or not _maybe_promoted(home, kinds):
+    if not kinds:
         return False
+    from tether.runtime.trust import answers
+
+    if not answers.mentions(home, kinds) and not _maybe_promoted(home, kinds):
+        return False  # nothing journaled for these kinds, and the file promotes none of them
     ledger = _ledger(home)
     return all(ledger.is_promoted(k) for k in kinds)
 

@@ -21,8 +21,8 @@ RULE = "HOOK-001"
 CATEGORY = "guardian-failure"
 _HOOK_CALL = re.compile(r"tether\b[^\n;&|]{0,80}?\bhook\b|\btether\.runtime\.(?:agents|cli\.hook)|"
                         r"from\s+tether\.runtime\s+import\s+agents", re.IGNORECASE)
-TETHER_FILES = ("trust.toml", "hook-pending.json", "hook-teaching.jsonl", "hook-shadow.jsonl", "hooks-installed.json",
-                "hook-log.jsonl", "hookd")
+TETHER_FILES = ("trust.toml", "trust-journal.jsonl", "hook-pending.json", "hook-teaching.jsonl", "hook-shadow.jsonl",
+                "hooks-installed.json", "hook-log.jsonl", "hookd")
 """Names of what the hooks keep under Tether's home."""
 
 

@@ -1,11 +1,14 @@
 """Trust ledger: approvals per action kind turn into standing permissions.
 
-Parts: `TrustLedger` (load, decide, record, demote, revoke, save),
+Parts: `TrustLedger` (load, decide, record, demote, revoke, save, fold_journal),
 and `NEVER_PROMOTED` (categories no number of approvals can promote). The
 ledger is a TOML file a person can read and edit (runtime.trust.ledger_file,
 docs/trust.md); the
 promotion rule is SPEC section 5: `promote_after` approvals at a
 `promote_rate` approval rate promote a kind, one rollback demotes it.
+
+Answers the per-call hook learned are journaled beside the file (`runtime.trust.answers`) and counted
+here on every `load`, in order, as `record(kind, approved, source="person")` counts them.
 """
 
 from __future__ import annotations
@@ -105,8 +108,11 @@ class TrustLedger:
 
     @classmethod
     def load(cls, path: Path, config: TrustConfig, *, runs_dir: Path | None = None) -> TrustLedger:
-        """Read the ledger (a missing file is an empty ledger); raise LedgerCorruptError."""
-        return cls(path, config, runs_dir=runs_dir, data=read_ledger(path))
+        """Read the ledger (a missing file is an empty ledger), the hook's journaled answers counted in; raise
+        LedgerCorruptError."""
+        ledger = cls(path, config, runs_dir=runs_dir, data=read_ledger(path))
+        ledger.fold_journal()
+        return ledger
 
     @classmethod
     def load_or_closed(cls, path: Path, config: TrustConfig, *,
@@ -217,6 +223,35 @@ class TrustLedger:
             msg = f"trust ledger {self.path} stayed locked for 60 s; retry, or remove {e.lock_file} if no run is active"
             raise LedgerBusyError(msg) from e
         self._pending.clear()
+
+    def fold_journal(self) -> int:
+        """Count the answers the hook journaled (`runtime.trust.answers`) into the file, then empty the journal;
+        how many. Under the ledger's lock, then the journal's; a closed ledger leaves both alone."""
+        from tether.runtime.trust import answers
+
+        home = self.path.parent
+        if self.closed_reason is not None or not (home / answers.JOURNAL).exists():
+            return 0
+        try:
+            with FileLock(str(self.path) + ".lock", timeout=60), answers.take(home) as (rows, clear):
+                if not rows:
+                    clear()
+                    return 0
+                self.data = read_ledger(self.path)
+                for row in rows:
+                    try:
+                        at = datetime.fromtimestamp(float(row["at"]), UTC)
+                    except (OverflowError, OSError, ValueError):
+                        at = _now()
+                    self._apply(_Op(op="record", kind=row["kind"], at=at, approved=row["approved"],
+                                    source="person"))
+                self.data.changes = self.data.changes[-MAX_CHANGES:]
+                write_atomic(self.path, dump_ledger(self.data))
+                clear()  # a crash between these two lines would count the journal twice: both are one rename apart
+        except Timeout as e:
+            msg = f"trust ledger {self.path} stayed locked for 60 s; retry, or remove {e.lock_file} if no run is active"
+            raise LedgerBusyError(msg) from e
+        return len(rows)
 
     def _merge_and_write(self) -> None:
         with FileLock(str(self.path) + ".lock", timeout=60):
