@@ -46,21 +46,36 @@ SETTINGS = {"user": ".codex/hooks.json", "project": ".codex/hooks.json"}
 TEMPLATE = "{}\n"
 
 
-def disabled_near(settings: Path) -> str:
-    """Why Codex skips the hooks.json at `settings` ('' when nothing does): `[features] hooks = false` (or the
-    deprecated alias `codex_hooks = false`) in the config.toml of the same layer (developers.openai.com/codex/hooks)."""
+REQUIREMENTS = Path("/etc/codex/requirements.toml")
+"""The admin-enforced requirements on Unix (developers.openai.com/codex/enterprise/managed-configuration): a
+`[features] hooks = false` there turns every hook off, whatever the user's config.toml says."""
+
+
+def _features_off(config: Path) -> str:
+    """`features.hooks = false` (or the deprecated `codex_hooks`) in the TOML file `config`, as text ('' if not)."""
     import tomllib
 
     try:
-        raw = (settings.parent / "config.toml").read_bytes()[: 4 << 20]
+        raw = config.read_bytes()[: 4 << 20]
         features = tomllib.loads(raw.decode("utf-8")).get("features")
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return ""
     if isinstance(features, dict):
         for key in ("hooks", "codex_hooks"):
             if features.get(key) is False:
-                return f"features.{key} = false in {settings.parent / 'config.toml'}: Codex runs no hooks at all"
+                return f"features.{key} = false in {config}"
     return ""
+
+
+def disabled_near(settings: Path) -> str:
+    """Why Codex skips the hooks.json at `settings` ('' when nothing does): `[features] hooks = false` (or the
+    deprecated alias `codex_hooks = false`) in the admin's requirements.toml, or in the config.toml of the same
+    layer (developers.openai.com/codex/hooks)."""
+    forced = _features_off(REQUIREMENTS)
+    if forced:
+        return f"{forced} (the admin's requirements, which no config overrides): Codex runs no hooks at all"
+    own = _features_off(settings.parent / "config.toml")
+    return f"{own}: Codex runs no hooks at all" if own else ""
 
 
 def hook_entries(command: str) -> list[tuple[str, dict[str, Any]]]:

@@ -216,3 +216,28 @@ def test_codex_features_hooks_false_fails_status_and_doctor(key: str, tmp_path: 
     assert f"features.{key} = false" in settings.status("codex", path, tmp_path / "th")["disabled"]
     report = doctor("codex", path, tmp_path, tmp_path / "th")
     assert not report["ok"] and "hooks are disabled" in report["problem"]
+
+
+def test_codex_hooks_forced_off_by_the_admins_requirements_fail_status_and_doctor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`[features].hooks = false` in requirements.toml (/etc/codex/requirements.toml on Unix) forces every hook off,
+    whatever config.toml says (developers.openai.com/codex/hooks, .../codex/enterprise/managed-configuration)."""
+    from tether.runtime.agents import codex, settings
+    from tether.runtime.agents.doctor import doctor
+
+    monkeypatch.setenv("TETHER_HOOK_SERVER", "0")
+    monkeypatch.setenv("TETHER_HOME", str(tmp_path / "th"))
+    required = tmp_path / "etc" / "requirements.toml"
+    monkeypatch.setattr(codex, "REQUIREMENTS", required)
+    path = tmp_path / "hooks.json"
+    settings.install("codex", path, tmp_path / "th", f"{sys.executable} -m tether hook codex")
+    (tmp_path / "config.toml").write_text("[features]\nhooks = true\n")
+    assert "disabled" not in settings.status("codex", path, tmp_path / "th")
+    required.parent.mkdir()
+    required.write_text("[features]\nhooks = false\n")
+    why = settings.status("codex", path, tmp_path / "th")["disabled"]
+    assert "features.hooks = false" in why and "requirements" in why
+    report = doctor("codex", path, tmp_path, tmp_path / "th")
+    assert not report["ok"] and "hooks are disabled" in report["problem"]
+    required.write_text("not [toml")  # unreadable: not a reason to say disabled
+    assert "disabled" not in settings.status("codex", path, tmp_path / "th")
