@@ -14,13 +14,16 @@ from pathlib import Path
 from tether.common.errors import StateFileError
 
 
-def write_atomic(path: Path, data: str | bytes, *, mode: int | None = None) -> None:
+def write_atomic(path: Path, data: str | bytes, *, mode: int | None = None, durable: bool = True) -> None:
     """Replace `path` with `data` (text is written as UTF-8) atomically and durably.
 
     Args:
         path: the file to replace; its folder is created when missing.
         data: the whole new content.
         mode: permission bits for the new file (default 0o600: state is private).
+        durable: fsync the file and its folder (the default). False keeps the atomic replace (readers still see
+            the old file or the new one) without waiting for the disk: only for state whose last change may be
+            lost in a power cut without harm (the hook's pending asks, rewritten on every agent call).
 
     Raises:
         StateFileError: the folder is not writable, the disk is full, or the target
@@ -36,10 +39,12 @@ def write_atomic(path: Path, data: str | bytes, *, mode: int | None = None) -> N
             fh.flush()
             if mode is not None:
                 os.fchmod(fh.fileno(), mode)
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
         tmp = None
-        fsync_dir(path.parent)
+        if durable:
+            fsync_dir(path.parent)
     except OSError as e:
         msg = f"cannot write {path}: {e.strerror or e}; check that folder's permissions and free space"
         raise StateFileError(msg) from e

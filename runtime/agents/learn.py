@@ -91,7 +91,9 @@ def _locked(home: Path) -> Iterator[dict[str, Any]]:
         if json.dumps(data, sort_keys=True) != before:
             from tether.common.atomic import write_atomic  # only when something changed (tempfile costs)
 
-            write_atomic(home / PENDING, json.dumps(data))
+            # rewritten on most agent calls: no fsync (milliseconds of disk wait each); a power cut that loses the
+            # last change also ended the calls it recorded, and a lost ask only goes unlearned
+            write_atomic(home / PENDING, json.dumps(data), durable=False)
     finally:
         os.close(fd)
 
