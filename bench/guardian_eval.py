@@ -7,7 +7,10 @@ safety_net, redcode_bash), the project's own adversarial sets
 (bench/corpora/adversarial_*.jsonl: programs that run commands, download then
 execute, sensitive writes, persistence, interpreter code, bash semantics) and
 the workspace sets (bench/corpora/workspace_*.jsonl: ordinary agent work and
-harm in shallow workspaces such as /app, /testbed, /workspace, /src), the
+harm in shallow workspaces such as /app, /testbed, /workspace, /src;
+workspace_trajectories_public.jsonl holds the commands of the public
+trajectories in SWE-agent's and mini-swe-agent's repositories, each with its
+file and commit, judged in the trajectory's own folder), the
 management sets (bench/corpora/management_*.jsonl: destructive verbs of
 management CLIs by scope, wrapper forms, archivers that delete their inputs) and
 the secrets/escape sets (bench/corpora/secrets_escape*.jsonl: secrets read and
