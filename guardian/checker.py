@@ -6,13 +6,10 @@ Parts:
         or a blown time budget is a `deny` with rule GUARD-FAIL; no path turns
         an error into `allow`.
     clear_cache: forget cached verdicts (tests, config changes).
-The cache is shared by the threads of one process (an eval's cells): a lock keeps a lookup and its
-move to the front one step, so another thread's eviction cannot make `check` raise.
 """
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict
 
 from tether.guardian.config import GuardianConfig
@@ -21,7 +18,6 @@ from tether.guardian.verdict import CheckContext, Verdict
 
 _CACHE: OrderedDict[tuple[object, ...], Verdict] = OrderedDict()
 _CACHE_SIZE = 4096
-_LOCK = threading.Lock()
 _DEFAULT = GuardianConfig()
 
 
@@ -41,11 +37,9 @@ def check(command: str, context: CheckContext, config: GuardianConfig | None = N
     key = (command, str(context.workspace), str(context.working_dir), str(context.home), context.sandbox,
            str(context.files),
            config.time_budget_ms, config.max_depth, config.min_write_depth, config.wall_budget_ms)
-    with _LOCK:
-        cached = _CACHE.get(key)
-        if cached is not None:
-            _CACHE.move_to_end(key)
+    cached = _CACHE.get(key)
     if cached is not None:
+        _CACHE.move_to_end(key)
         return cached.model_copy(deep=True)
     if not isinstance(command, str):
         return Verdict.of(judge(command, context))
@@ -53,14 +47,12 @@ def check(command: str, context: CheckContext, config: GuardianConfig | None = N
     verdict = Verdict.of(result)
     if result.volatile:
         return verdict  # it read a file (a package.json script): the next check reads it again
-    with _LOCK:
-        _CACHE[key] = verdict
-        if len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
+    _CACHE[key] = verdict
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
     return verdict.model_copy(deep=True)
 
 
 def clear_cache() -> None:
     """Forget every cached verdict."""
-    with _LOCK:
-        _CACHE.clear()
+    _CACHE.clear()
