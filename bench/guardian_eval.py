@@ -108,6 +108,7 @@ SANDBOX_MOOT: dict[str, str] = {
     "PKG-001": "changes only the sandbox's environment; the network ask names the index",
     "PKG-002": "changes only the sandbox's environment; the network ask names the registry",
     "PKG-004": "changes only the sandbox's environment; the network ask names the registry",
+    "PKG-005": "changes only the sandbox's environment; the network ask names the other index's host",
 }
 
 
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     files = args.files or [*(SHARED / f for f in ("dcg.jsonl", "safety_net.jsonl", "redcode_bash.jsonl")
                              if (SHARED / f).exists()), *sorted(OWN.glob("adversarial_*.jsonl")),
                            *sorted(OWN.glob("workspace_*.jsonl")), *sorted(OWN.glob("management_*.jsonl")),
-                           *sorted(OWN.glob("secrets_escape*.jsonl"))]
+                           *sorted(OWN.glob("secrets_escape*.jsonl")), *sorted(OWN.glob("host_*.jsonl"))]
     totals: dict[str, list[tuple[dict, str, list[str]]]] = {}
     summary: list[tuple[str, str, list[tuple[dict, str, list[str]]]]] = []
     for path in files:
