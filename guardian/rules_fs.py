@@ -21,10 +21,10 @@ static_rule("GUARD-002", "guardian-failure", "ask",
 
 
 @rule("FS-005", "filesystem-destruction", "ask", "rsync",
-      "rsync that deletes files at the destination or the source", "rsync -a --delete src/ dst/")
+      "rsync that deletes files at the destination", "rsync -a --delete src/ dst/")
 def _rsync_delete(inv: Inv) -> bool:
-    return any(a.startswith(("--delete", "--remove-source-files")) for a in inv.long) \
-        and "--dry-run" not in inv.long and "n" not in inv.short
+    # --remove-source-files deletes its inputs: those are deletes under the path policy (guardian/archive_targets.py)
+    return any(a.startswith("--delete") for a in inv.long) and "--dry-run" not in inv.long and "n" not in inv.short
 
 
 @rule("DISK-001", "device-write", "deny", "dd", "dd writing to a block device",

@@ -155,3 +155,20 @@ def test_a_compose_file_on_stdin_with_host_privileges_is_denied(grant: str, comp
 ])
 def test_compose_neighbours(command: str, decision: str) -> None:
     assert judge(command).decision == decision, (command, judge(command).rules)
+
+
+@pytest.mark.parametrize(("command", "decision"), [
+    ("git config --global core.pager less", "allow"), ("git config alias.co checkout", "allow"),
+    ("git config --global --add alias.lg 'log --oneline --graph'", "allow"),
+    ('git config --global core.editor "code --wait"', "allow"),
+    ("git config alias.l '-c core.pager=./evil log'", "ask"), ("git config alias.f 'fetch --upload-pack=./x'", "ask"),
+    ("git config alias.x '!sh ./x'", "ask"), ("git config core.pager ./evil.sh", "ask"),
+    ("git config core.pager 'less; ./x'", "ask"), ("git config core.editor \"$EDITOR_CMD\"", "ask"),
+    ("echo 'export PATH=$PWD/bin:$PATH' > .envrc.example", "allow"), ("echo x > deploy/.envrc.dist", "allow"),
+    ("echo 'export PATH=$PWD/bin:$PATH' > .envrc", "ask"), ("echo x > .envrc.local", "ask"),
+    ("rsync -a --remove-source-files build/out/ dist/", "allow"),
+    ("rsync -a --remove-source-files ~/Documents/ /tmp/x/", "ask"), ("rsync -a --delete src/ /srv/www/", "deny"),
+])
+def test_config_values_templates_and_moves_inside_the_workspace(command: str, decision: str) -> None:
+    v = judge(command)
+    assert (v.decision == decision) if decision != "ask" else (v.decision != "allow"), (command, v.rules)
