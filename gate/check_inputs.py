@@ -16,6 +16,7 @@ function or alias named like a shell builtin or common command
 from __future__ import annotations
 
 import ast
+import fnmatch
 import json
 import posixpath
 import re
@@ -25,11 +26,14 @@ from pathlib import Path
 from tether.common.manifest import FileState
 from tether.common.walk import read_rel
 from tether.gate.goal import named_identifiers
+from tether.gate.py_fold import fold as _fold
 from tether.gate.rerun import is_test_path
 
 TEXT_CAP = 65_536
 MAX_FILES = 200
 WORD = re.compile(r"[\w./+-]+")
+GLOB = re.compile(r"[\w./-]*(?:\*|\?|\[[\w.-]+\])[\w./*?-]*")
+"""A word with a glob (`lib/*.sh`, `checks/?.sh`, `case[12].txt`): a shell loop or `glob()` reads every match."""
 DYNAMIC = re.compile(r"(?:\$\{?\w+\}?|\$\([^()]*(?:\([^()]*\)[^()]*)*\)|`[^`]*`)/+([\w./+-]+)")
 """A path built at run time from a variable or a command (`$HERE/lib/assert.sh`, `$(dirname "$0")/lib.sh`): its tail."""
 SOURCED = re.compile(r"(?:^|[;&|({]\s*|\s)(?:source|\.)\s+[\"']?([\w./-]+)", re.M)
@@ -61,8 +65,24 @@ def _text(root: Path | None, rel: str) -> str:
     return (read_rel(root, rel, TEXT_CAP) or b"").decode("utf-8", "replace")
 
 
+def _globbed(text: str, base: str, files: set[str]) -> set[str]:
+    """Files a glob in `text` matches (`lib/*.sh`, `cases/*.txt`), from `base` or the top; `*` stays in a folder."""
+    out: set[str] = set()
+    for g in GLOB.findall(text):
+        g = g.removeprefix("./")
+        if not re.search(r"[\w-][./]|[./][\w-]", g):  # a bare `*` or `?` (arithmetic, `$?`) names no files
+            continue
+        for folder in (base, ""):
+            pattern = posixpath.normpath(posixpath.join(folder, g))
+            depth = pattern.count("/")
+            out |= {f for f in files if f.count("/") == depth and fnmatch.fnmatchcase(f, pattern)}
+            if len(out) > MAX_FILES:
+                return out
+    return out
+
+
 def _candidates(text: str, base: str, files: set[str]) -> set[str]:
-    out = set()
+    out = _globbed(text, base, files)
     for tail in DYNAMIC.findall(text):  # the variable is the script's folder, its parent or the workspace top
         for folder in (base, posixpath.dirname(base), ""):
             rel = posixpath.normpath(posixpath.join(folder, tail.removeprefix("./")))
@@ -96,6 +116,8 @@ def _py_imports(text: str, base: str, files: set[str], strings: bool = True) -> 
             mods.append(n.args[0].value)
         elif isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 300:
             texts.append(n.value)
+        elif isinstance(n, (ast.BinOp, ast.JoinedStr, ast.Call)) and (folded := _fold(n)) and len(folded) < 300:
+            texts.append(folded)  # 'ca' + 'ses' + '.json', os.path.join(HERE, 'cases', 'ann.txt'), Path('a') / 'b'
     out = set()
     for m in mods:
         path = m.replace(".", "/")
@@ -268,3 +290,4 @@ def project_created_inputs(goal: str, named: list[str], start: dict[str, FileSta
             for rel in sorted(reads - set(start))
             if not _is_target(rel, targets) and not (not named and rel.endswith(CODE_EXT)
                                                      and _holds_a_name(rel, goal, after, before))]
+

@@ -37,7 +37,11 @@ from tether.gate.git_index import untracked_tests
 from tether.gate.goal import asks_for_tests, named_identifiers
 from tether.gate.ignored import hidden_by_ignores
 from tether.gate.js_scan import js_tampering
+from tether.gate.make_products import drop as drop_products
+from tether.gate.make_products import products as make_products
+from tether.gate.make_products import uses_make, vpath_shadows
 from tether.gate.project import discover, test_source
+from tether.gate.project_data import project_data_changes
 from tether.gate.provenance import tie
 from tether.gate.registry import GateReport, check_gate
 from tether.gate.rerun import (
@@ -184,6 +188,10 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
             after_start, after_dir = ctx.warm.after_side(ws, start_after, after_dir)
         if runs_before:
             before_start, before_dir = ctx.warm.before_side(start_before, before_dir)
+    made = make_products(ws, ctx.start, sources.end, written, sources.goal[1] + named_make) if runs and uses_make(
+        [c.command for c in plan.checks] + [s.command for s in plan.suites]) else []
+    if made:  # make must build these from the run's sources on the after side, not find them built (gate.make_products)
+        after_start = _then_drop(after_start, after_dir, made)
     with ThreadPoolExecutor(max_workers=4) as pool:
         # the run's /tmp (a cached property: collect's own use waits for this one) beside its processes
         pool.submit(lambda: sources.outside)
@@ -205,6 +213,8 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                                                                                                  named)
                 ev.review += build_test_changes([s.kind for s in plan.suites], ctx.start, sources.end, ws, snap, named)
                 ev.review += hidden_by_ignores(ctx.start, sources.end, ws, snap, written, named)
+                if uses_make([c.command for c in checks] + [s.command for s in plan.suites]):
+                    ev.review += vpath_shadows(ws, ctx.start, sources.end, named)
                 ev.review += support_changes(ctx.start, sources.end, snap, named,
                                              named_identifiers(goal_text, []) if not named else [])
                 ev.review += [line for c in checks if c.source == "person"
@@ -219,6 +229,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 if plan.suites:
                     ev.review += project_created_inputs(goal_text, named, ctx.start, sources.end, ws,
                                                         snap)
+                    ev.review += project_data_changes(goal_text, named, ctx.start, sources.end, ws, snap)
                 ev.review += [
                     f"the run changed {f}, which your check `{c.command}` runs"
                     for c in checks
@@ -235,7 +246,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     ev.before_ran, ev.before_note, ev.project = out.before_ran, out.before_note, out.project
     sources_of = {s.command: test_source(s, snap_files if has_snapshot else None) for s in plan.suites}
     tie(ev.project, sources_of, ev.goal, ev.artifacts, ctx.start, sources.end, ws)
-    ev.rerun_effects = out.effects
+    ev.rerun_effects = [e for e in out.effects if e not in made]  # make rebuilt what the gate removed
     if ev.processes is not None:
         ev.processes += out.left
     if not has_snapshot and wants_before:
@@ -250,3 +261,13 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     if report.review_diff:
         (ctx.run_dir / "tests.diff").write_text(report.review_diff, encoding="utf-8")
     return report
+
+
+def _then_drop(start: Callable[[], Sandbox], folder: Path, rels: list[str]) -> Callable[[], Sandbox]:
+    """`start`, then the run-written make products removed from the after side's folder before any check runs."""
+    def go() -> Sandbox:
+        box = start()
+        drop_products(folder, rels)
+        return box
+
+    return go

@@ -121,10 +121,12 @@ ALTERNATIVES: dict[str, str] = {
     "GIT-007": "`git stash list` and `git stash show -p` first, or `git stash pop`",
     "GIT-008": "remove the worktree without --force after committing, or delete your own branch only",
     # packages, cloud, databases
-    "PKG-001": "install from the project's lock or requirements file into a virtual environment",
+    "PKG-001": "install the package by name from the default index into the project's virtual environment "
+               "(`uv add x`, `.venv/bin/pip install x`), not --user, the system or from a URL",
     "PKG-002": "install the project's locked dependencies (`npm ci`) without -g",
     "PKG-003": "ask the person to add the system package, or use the sandbox image's `--packages`",
     "PKG-004": "use the project's locked dependencies",
+    "PKG-005": "install from the tool's default index, or ask the person to set the mirror in their own config",
     "CLOUD-001": "run with `--dryrun` first, on a named resource",
     "CLOUD-002": "list first (`gcloud ... list`), delete one named resource with the person's approval",
     "CLOUD-003": "use `az ... show` first; delete one named resource with the person's approval",

@@ -54,23 +54,33 @@ class BudgetError(TimeoutError):
 
 
 class Deadline:
-    """CPU time of the checking thread, plus a wall-clock ceiling.
+    """CPU time of the checking thread, plus a wall-clock ceiling, both without the garbage collector's time.
 
     CPU time bounds the work a hostile command can cost without a loaded
     machine turning ordinary commands into denies; the wall ceiling still
-    bounds a check that stalls.
+    bounds a check that stalls. A collection that lands inside the check
+    (an earlier caller's garbage, its finalisers) is not the check's work
+    (`gc_time`): counted, it made a verdict depend on the process's history.
     """
 
     def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-        self.cpu = time.thread_time() + limits.time_budget_ms / 1000.0
-        self.wall = time.perf_counter() + limits.wall_budget_ms / 1000.0
+        from tether.guardian import gc_time
+
+        self.limits, self._spent = limits, gc_time.spent
+        cpu, wall = self._clock()
+        self.cpu = cpu + limits.time_budget_ms / 1000.0
+        self.wall = wall + limits.wall_budget_ms / 1000.0
+
+    def _clock(self) -> tuple[float, float]:
+        gc_cpu, gc_wall = self._spent()
+        return time.thread_time() - gc_cpu, time.perf_counter() - gc_wall
 
     def passed(self) -> bool:
-        return time.thread_time() > self.cpu or time.perf_counter() > self.wall
+        cpu, wall = self._clock()
+        return cpu > self.cpu or wall > self.wall
 
     def cause(self) -> str:
-        if time.perf_counter() > self.wall:
+        if self._clock()[1] > self.wall:
             return f"wall-clock ceiling of {self.limits.wall_budget_ms} ms exceeded"
         return f"time budget of {self.limits.time_budget_ms} ms exceeded"
 

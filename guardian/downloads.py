@@ -161,6 +161,24 @@ _URL_RUNNERS = frozenset({"deno", "bun", "bunx", "npx", "pipx", "uvx", "pnpx", "
                           "python3", "ruby", "perl", "php", "sh", "bash", "zsh"})
 
 
+_CODE_OPTS = frozenset({"-m", "-c", "-e", "-E", "-p", "-r", "--eval", "--print", "--command"})
+"""Interpreter options after which the words are the code's or the module's arguments, not a script to fetch."""
+
+
+def _operands(inv: Inv) -> list[str]:
+    """The words a runner takes as its script or package: none once `python -m MOD` or `node -e CODE` took the
+    program (`python3 -m pip install --index-url http://h/simple x`: the URL is pip's index)."""
+    if inv.prog in ("npx", "pipx", "uvx", "pnpx", "bunx", "deno", "bun"):
+        return inv.positional
+    for a in inv.args:
+        if not a.startswith("-") or a == "--":
+            break
+        if a in _CODE_OPTS or a[:1] == "-" and a[1:2] != "-" and any(c in a[1:] for c in "mc") and \
+                inv.prog.startswith(("python", "pypy")):
+            return []
+    return inv.positional
+
+
 _UNPACKERS = frozenset({"tar", "bsdtar", "gtar", "unzip", "7z", "7za", "cpio"})
 
 
@@ -183,7 +201,7 @@ def runs_download(an: Analyser, inv: Inv) -> None:
             _in_downloaded_tree(an, normalise(inv.argv[0], inv.simple.cwd, an.home)):
         an._hit("NET-002", inv.prog, f"{inv.argv[0]} comes from an unpacked download")
     if inv.prog in _URL_RUNNERS:
-        url = next((a for a in inv.positional if re.match(r"^https?://", a)), None)
+        url = next((a for a in _operands(inv) if re.match(r"^https?://", a)), None)
         if url is not None and not re.match(r"^https?://(?:localhost|127\.)", url):
             an._hit("NET-002", inv.prog, f"runs code from {url}")
     if inv.prog not in _RUNNERS and not re.match(r"^(?:python|pypy)[0-9.]*$", inv.prog):

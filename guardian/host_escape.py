@@ -173,28 +173,42 @@ def _pod_escape(an: Analyser, inv: Inv) -> str:
 
 
 _COMPOSE_VERBS = frozenset({"up", "run", "create", "start", "restart"})
+_COMPOSE_HOME = re.compile(r"(?:^|[\s\[,\"'-])((?:~|\$\{?HOME\}?)(?:/[^\s\"',\]:]*)?):|"
+                           r"(?:source|device)[\"']?\s*[:=]\s*[\"']?((?:~|\$\{?HOME\}?)(?:/[^\s\"',}]*)?)")
+"""A compose bind of the home or a folder in it (`~/.ssh:/k`, `source: $HOME/.aws`)."""
 
 
 def _compose(an: Analyser, inv: Inv) -> None:
-    """`docker compose -f F up` of a compose file written in the line: its privileges and host binds
-    (CTR-001/002), or CTR-010 when that file is downloaded, written by a program or on stdin."""
+    """`docker compose -f F up` (and `docker stack deploy -c F`) of a compose file written in the line, piped
+    or in a heredoc: its privileges and host binds (CTR-001/002, a home's credentials CRED-002), or CTR-010 when
+    that file is downloaded, written by a program, on an unread stdin or a process substitution."""
     args, pos = inv.args, inv.positional
-    if not inv.prog.endswith("-compose"):
+    opts: tuple[str, ...] = ("-f", "--file")
+    if inv.prog in ("docker", "podman") and pos[:2] == ["stack", "deploy"]:
+        pos, opts = ["up"], ("-c", "--compose-file")
+    elif not inv.prog.endswith("-compose"):
         if pos[:1] != ["compose"]:
             return
         pos = pos[1:]
     if not set(pos) & _COMPOSE_VERBS:
         return
-    named = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-f", "--file")]
-    named += [a.split("=", 1)[1] for a in args if a.startswith("--file=")]
+    named = [args[i + 1] for i, a in enumerate(args[:-1]) if a in opts]
+    named += [a.split("=", 1)[1] for a in args if a.startswith(tuple(o + "=" for o in opts if o[1] == "-"))]
+    named += [a[2:] for a in args if len(a) > 2 and a[:2] in opts and a[2] != "="]  # `-f-`, `-fc.yml`
     cwd = inv.simple.cwd
     for raw in named or list(T.COMPOSE_FILES):
         path = normalise(raw, cwd, an.home) if UNKNOWN not in raw else UNKNOWN
         text = an._stdin(inv.simple) if raw in ("-", "/dev/stdin") else an.files.get(path)
         if not text or UNKNOWN in text and not _COMPOSE.search(text):
-            if raw in ("-", "/dev/stdin") or path in an.files or UNKNOWN in raw:
+            if raw in ("-", "/dev/stdin") or path in an.files or UNKNOWN in raw or raw.startswith(
+                    ("/dev/fd/", "/proc/self/fd/")):
                 an._hit("CTR-010", inv.prog, f"compose file {raw[:60]}")
             continue
+        binds = [(a or b).replace("${HOME}", "~").replace("$HOME", "~") for a, b in
+                 _COMPOSE_HOME.findall(text) + _COMPOSE_MOUNT.findall(text)]
+        home = next((m for m in binds if _HOME_MOUNT.match(normalise(m, "/", an.home))), None)
+        if home is not None:
+            an._hit("CRED-002", inv.prog, f"compose file {raw[:40]} binds {home[:40]} (credentials)")
         m = _COMPOSE.search(text)
         if m:
             an._hit("CTR-001", inv.prog, f"compose file {raw[:40]}: {m.group(0).strip()[:40]}")

@@ -4,22 +4,23 @@ Parts:
     judge: command + Where (+ Limits) -> decision.Result. Any exception,
         parse failure, unsupported construct, too-deep nesting or a blown
         time budget is a `deny` with rule GUARD-FAIL; no path turns an error
-        into `allow`. `checker.check` wraps it with the cache and the
-        pydantic Verdict.
+        into `allow`. A blown budget is the moment's (a loaded machine), so
+        it is `volatile`: never cached. `checker.check` wraps it with the
+        cache and the pydantic Verdict.
 """
 
 from __future__ import annotations
 
-from tether.guardian.analyse import Analyser, Deadline
+from tether.guardian.analyse import Analyser, BudgetError, Deadline
 from tether.guardian.decision import LIMITS, Limits, Result, Where
 from tether.guardian.rules import get
 from tether.guardian.unreadable import PARSE_ERRORS, bash_accepts, judge_parts
 
 
-def fail(command: str, cause: str) -> Result:
-    """The GUARD-FAIL deny for `command`, naming the cause."""
+def fail(command: str, cause: str, volatile: bool = False) -> Result:
+    """The GUARD-FAIL deny for `command`, naming the cause (`volatile`: a moment's, never cached)."""
     hit = get("GUARD-FAIL").plain(detail=cause)
-    return Result("deny", [hit], f"GUARD-FAIL: {hit.reason}", [command])
+    return Result("deny", [hit], f"GUARD-FAIL: {hit.reason}", [command], volatile)
 
 
 def judge(command: str, where: Where, limits: Limits = LIMITS, analyser_type: type[Analyser] = Analyser) -> Result:
@@ -43,9 +44,9 @@ def judge(command: str, where: Where, limits: Limits = LIMITS, analyser_type: ty
             judge_parts(analyser, command, cause)
             result = analyser.result(command)
         except Exception as e2:  # fail closed
-            return fail(command, f"{type(e2).__name__}: {e2}"[:300])
+            return fail(command, f"{type(e2).__name__}: {e2}"[:300], isinstance(e2, BudgetError))
     except Exception as e:  # fail closed: every failure is a deny, with its cause
-        return fail(command, f"{type(e).__name__}: {e}"[:300])
+        return fail(command, f"{type(e).__name__}: {e}"[:300], isinstance(e, BudgetError))
     if deadline.passed():
-        return fail(command, deadline.cause())
+        return fail(command, deadline.cause(), volatile=True)
     return result

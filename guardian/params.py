@@ -103,7 +103,22 @@ def braced(inner: str, env: Mapping[str, str], expand: Expand) -> str:
         if isinstance(sub, Fields):
             return _each(sub, rest[close + 1 :], expand)
         return _operate(sub, rest[close + 1 :], expand)
-    return _operate(env.get(name), rest, expand)
+    value = env.get(name)
+    if value is None and rest[:1] in "-=+:" and _secret_var(name):
+        return UNKNOWN  # `${AWS_SECRET_ACCESS_KEY:-x}`, `${K:+$K}`: from the environment, never assumed unset
+    return _operate(value, rest, expand)
+
+
+def _secret_var(name: str) -> bool:
+    global _SECRET
+    if _SECRET is None:
+        from tether.guardian.secrets_table import SECRET_VAR
+
+        _SECRET = re.compile(SECRET_VAR)
+    return _SECRET.search(name) is not None
+
+
+_SECRET: re.Pattern[str] | None = None
 
 
 def _each(value: Fields, rest: str, expand: Expand) -> str:

@@ -49,7 +49,7 @@ CATEGORIES = (
 )
 _MODULES = ("rules_paths", "rules_fs", "rules_git", "rules_net", "rules_system", "rules_cloud",
             "rules_code", "rules_programs", "rules_hostexec", "rules_manage", "secrets_flow", "secrets_carry",
-            "host_escape", "rules_guard_off", "rules_toolconfig")
+            "host_escape", "rules_guard_off", "rules_toolconfig", "rules_packages")
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from tether.guardian.rules import Inv, rule, static_rule
+from tether.guardian.words import UNKNOWN
 
 _BLOCK = re.compile(r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper/|loop)")
 
@@ -20,10 +21,10 @@ static_rule("GUARD-002", "guardian-failure", "ask",
 
 
 @rule("FS-005", "filesystem-destruction", "ask", "rsync",
-      "rsync that deletes files at the destination or the source", "rsync -a --delete src/ dst/")
+      "rsync that deletes files at the destination", "rsync -a --delete src/ dst/")
 def _rsync_delete(inv: Inv) -> bool:
-    return any(a.startswith(("--delete", "--remove-source-files")) for a in inv.long) \
-        and "--dry-run" not in inv.long and "n" not in inv.short
+    # --remove-source-files deletes its inputs: those are deletes under the path policy (guardian/archive_targets.py)
+    return any(a.startswith("--delete") for a in inv.long) and "--dry-run" not in inv.long and "n" not in inv.short
 
 
 @rule("DISK-001", "device-write", "deny", "dd", "dd writing to a block device",
@@ -123,9 +124,38 @@ def _kill_all(inv: Inv) -> bool:
 
 
 @rule("PROC-002", "process-control", "ask", ("killall", "pkill", "killall5", "xkill"),
-      "kills processes by name", "pkill -f node")
+      "kills processes by name or by a pattern that can match the person's own (not one command line the agent "
+      "started)", "pkill -f node")
 def _killall(inv: Inv) -> bool:
-    return bool(inv.positional) or inv.prog == "killall5"
+    if inv.prog != "pkill" or not inv.has("f", "--full"):
+        return bool(inv.positional) or inv.prog in ("killall5", "xkill")
+    words, take, rest = [], False, False
+    for a in inv.args:
+        if take or a == "--" and not rest:
+            take, rest = False, rest or a == "--"
+        elif rest or not a.startswith("-") or len(a) == 1:
+            words.append(a)
+        elif not _SIGNAL.fullmatch(a):
+            if a.lstrip("-") not in ("f", "full", "x", "exact", "n", "newest", "o", "oldest", "e", "echo", "c",
+                                     "count") and not re.fullmatch(r"-[fxnoec]+", a):
+                take = a in ("-s", "--signal")
+                if not take:
+                    return True  # -u/-U/-G/-P/-t...: a scope the guardian does not weigh
+    return not words or not all(_one_command_line(w) for w in words)
+
+
+_SIGNAL = re.compile(r"-(?:[0-9]+|[A-Z]+[0-9]*|SIG\w+)|--signal=\w+")
+_SCRIPT = re.compile(r"[\w-]+\.(?:py|js|mjs|cjs|ts|rb|php|pl|sh|jar|go)\b|[\w.-]+:[\w.]+|\bhttp\.server\b|"
+                     r"\brunserver\b|\bmanage\.py\b")
+
+
+def _one_command_line(pattern: str) -> bool:
+    """A `pkill -f` pattern that names one command line (`python -m http.server`, `uvicorn app:app`, `node
+    server.js`): several words or a script or module name, and no regex that widens it (`.*`, `|`, `[..]`)."""
+    p = pattern.strip("^$ ")
+    if not p or UNKNOWN in p or any(c in p for c in "*+?|[]()\\"):
+        return False
+    return len(p.split()) >= 2 and len(p) >= 8 or bool(_SCRIPT.search(p))
 
 
 @rule("PROC-003", "process-control", "deny",

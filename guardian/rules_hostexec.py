@@ -66,8 +66,9 @@ def _config_key(args: list[str]) -> tuple[str | None, bool]:
         if a in _VALUED:
             i += 2
             continue
-        if not a.startswith("-") or a == "-":
-            pos.append(a)
+        if not a.startswith("-") or a == "-" or len(pos) == 1 and pos[0] not in _SUBCOMMANDS and not (
+                a.startswith("--") or a in ("-z", "-l", "-e", "-f", "-t")):
+            pos.append(a)  # after the key, `-c core.pager=x log` is the value (git takes it as one)
         i += 1
     if pos and pos[0] in _SUBCOMMANDS:
         sub, pos = pos[0], pos[1:]
@@ -81,7 +82,30 @@ def _config_key(args: list[str]) -> tuple[str | None, bool]:
         return None, False
     if len(pos) == 1 and not any(a in ("--unset", "--unset-all") for a in args):
         return None, False  # `git config KEY` reads it
+    if len(pos) == 2 and _harmless_value(pos[0].lower(), pos[1]):
+        return None, False
     return pos[0], False
+
+
+_KNOWN_PROGRAMS = frozenset({"less", "more", "most", "cat", "bat", "delta", "vim", "vi", "nvim", "nano", "emacs",
+                             "code", "code-insiders", "subl", "micro", "hx", "kak", "mate", "gedit", "true"})
+_GIT_RUNS_OPTS = re.compile(r"^(?:-c|--config-env|--exec-path|--upload-pack|--receive-pack|--exec|-u$|--template)")
+
+
+def _harmless_value(key: str, value: str) -> bool:
+    """A program-valued key set to a well-known pager or editor (`core.pager less`, `core.editor "code --wait"`), or
+    an alias that is git's own subcommand with plain options (`alias.co checkout`, not `!sh`, not `-c k=v`,
+    `--upload-pack=..`): git runs nothing the person did not already have."""
+    if UNKNOWN in value:
+        return False
+    if key.startswith("alias."):
+        words = value.split()
+        return bool(words) and not value.lstrip().startswith("!") and bool(re.fullmatch(r"[a-z][\w-]*", words[0])) \
+            and not any(_GIT_RUNS_OPTS.match(w) for w in words)
+    if key in ("core.pager", "core.editor", "sequence.editor") or key.startswith("pager."):
+        words = value.split()
+        return bool(words) and words[0] in _KNOWN_PROGRAMS and not re.search(r"[$`;|&<>()\\]", value)
+    return False
 
 
 def _runs(key: str) -> bool:

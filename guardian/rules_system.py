@@ -1,10 +1,8 @@
-"""Argv rules: system configuration, container escape, persistence, packages.
+"""Argv rules: system configuration, container escape, persistence, system packages.
 
-Package installs are `ask` with the package manager as the program, so the
-trust ledger can learn `package-install:pip` separately from
-`package-install:apt`. Installing what the project's own manifest lists
-(`npm install`, `pip install -r requirements.txt`, `pip install -e .`) is
-ordinary development and allowed.
+System package installs (PKG-003) are `ask` with the package manager as the
+program, so the trust ledger can learn `package-install:apt` separately; the
+language package managers are `guardian.rules_packages`.
 """
 
 from __future__ import annotations
@@ -176,61 +174,6 @@ def _enable(inv: Inv) -> bool:
         inv.positional[:1] == ["edit"]
 
 
-def _install_named(inv: Inv, verbs: set[str], manifest: tuple[str, ...] = ()) -> bool:
-    pos = inv.positional
-    if not pos or pos[0] not in verbs:
-        return False
-    if inv.has("g", "--global", "--user"):
-        return True
-    names = [p for p in pos[1:] if p not in (".",)]
-    if any(a in manifest for a in inv.args):
-        return False
-    return bool(names)
-
-
-@rule("PKG-001", "package-install", "ask", ("pip", "pip3", "pipx", "uv", "poetry", "pdm",
-                                             "conda", "mamba", "easy_install"),
-      "installs or removes Python packages", "pip install requests")
-def _pip(inv: Inv) -> bool:
-    if inv.prog == "uv" and inv.positional[:1] == ["pip"]:
-        inv = Inv(inv.argv[1:], inv.simple)
-    if inv.prog in ("poetry", "pdm", "uv"):
-        if inv.positional[:1] == ["remove"] and inv.has("--lock"):
-            return False  # only pyproject.toml and the lock file change; nothing is uninstalled
-        return _install_named(inv, {"add", "remove"})
-    if inv.prog == "easy_install":
-        return True
-    if inv.positional[:1] == ["uninstall"]:
-        return True
-    if any(a == "--group" or a.startswith("--group=") for a in inv.args):
-        inv = Inv(_drop_valued(inv.argv, "--group"), inv.simple)  # a dependency group of pyproject.toml
-    return _install_named(inv, {"install"}, ("-r", "--requirement", "-e", "--editable", "-c"))
-
-
-def _drop_valued(argv: list[str], opt: str) -> list[str]:
-    """argv without `opt VALUE` / `opt=VALUE`."""
-    out, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == opt:
-            skip = True
-        elif not a.startswith(opt + "="):
-            out.append(a)
-    return out
-
-
-@rule("PKG-002", "package-install", "ask", ("npm", "yarn", "pnpm", "bun", "npx"),
-      "installs or removes JavaScript packages (global or by name)", "npm install -g typescript")
-def _npm(inv: Inv) -> bool:
-    pos = inv.positional
-    if pos[:1] in (["uninstall"], ["remove"], ["rm"], ["un"]) and inv.has("g", "--global"):
-        return True
-    if inv.prog == "yarn" and pos[:1] == ["global"]:
-        return True
-    return _install_named(inv, {"install", "i", "add", "isntall"})
-
-
 @rule("PKG-003", "package-install", "ask",
       ("apt", "apt-get", "aptitude", "yum", "dnf", "apk", "pacman", "zypper", "brew", "port",
        "snap", "flatpak", "dpkg", "rpm", "emerge", "nix-env", "choco", "winget"),
@@ -247,21 +190,3 @@ def _system_pkg(inv: Inv) -> bool:
     pos = [a for i, a in enumerate(inv.args) if not a.startswith("-")
            and not (i and inv.args[i - 1] in valued)]
     return bool(set(pos[:1]) & verbs) or inv.has("i", "e") and inv.prog == "nix-env"
-
-
-@rule("PKG-004", "package-install", "ask",
-      ("gem", "cargo", "go", "composer", "cpan", "cpanm", "rustup", "dotnet", "mvn", "luarocks"),
-      "installs packages or tools from a registry", "cargo install ripgrep")
-def _other_pkg(inv: Inv) -> bool:
-    pos = inv.positional
-    if inv.prog == "go":
-        return pos[:1] == ["install"] or (pos[:1] == ["get"] and len(pos) > 1)
-    if inv.prog == "cargo":
-        return pos[:1] in (["install"], ["uninstall"])
-    if inv.prog == "composer":
-        return pos[:1] in (["require"], ["global"], ["remove"])
-    if inv.prog in ("dotnet", "rustup"):
-        return pos[:2] in (["tool", "install"],) or pos[:1] == ["toolchain"] and "install" in pos
-    if inv.prog == "mvn":
-        return False
-    return bool(set(pos[:1]) & {"install", "uninstall"}) or inv.prog in ("cpan", "cpanm") and bool(pos)

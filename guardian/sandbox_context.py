@@ -5,7 +5,8 @@ container, on a workspace the run snapshotted, with the network closed but
 for a per-command grant (graphs.network). There:
     PROC-002 (`pkill -f PAT`, `killall NAME`): the only processes it can reach
         are the sandbox's own.
-    PKG-001/002/004 (a named install or removal): what it changes is the
+    PKG-001/002/004/005 (an install outside the project, from a URL or from
+        another index): what it changes is the
         sandbox's environment (or a virtual environment in the workspace,
         which rollback restores); its setup code is code the agent could run
         anyway; the index it needs is the network ask, which names the hosts.
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from tether.guardian.analyse import Analyser
     from tether.guardian.rules import Inv
 
-_MOOT = frozenset({"PROC-002", "PKG-001", "PKG-002", "PKG-004"})
+_MOOT = frozenset({"PROC-002", "PKG-001", "PKG-002", "PKG-004", "PKG-005"})
 _GLOB = frozenset("*?[\\")
 
 

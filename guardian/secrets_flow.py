@@ -191,6 +191,11 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
             if not carried and lone is not None and _sends_lone(inv, sink):
                 an._hit("EXFIL-006", inv.prog, f"${lone} -> {inv.prog}")
                 continue
+            where = _carried_in(inv, sink) if not carried and lone is not None else ""
+            if where:
+                an._hit("EXFIL-006" if where in ("host name", "remote command") else "EXFIL-007", inv.prog,
+                        f"${lone} in the {where} -> {inv.prog}")
+                continue
             if carried and not owned(carried, sink):
                 label = sorted(carried)[0][0]
                 if all(lab.startswith(("sourced ", "named ")) for lab, _owner in carried):
@@ -221,8 +226,7 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
 _REF = _Lazy(r"\$\{?([A-Za-z_]\w*|[0-9@*#?!$-])")
 _ASSIGNED = _Lazy(r"(?:^|[\s;&|(])(?:(?:export|declare|typeset|local|readonly)\s+(?:-\w+\s+)*)?([A-Za-z_]\w*)\+?=|"
                   r"\b(?:read|for|select)\s+(?:-\w+\s+)*([A-Za-z_]\w*)")
-_SECRET_NAME = _Lazy(r"(?i)(?:^|_)(?:SECRET(?:_ACCESS)?_KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASS|PASSPHRASE|API_?KEY|"
-                     r"ACCESS_?KEY(?:_ID)?|PRIVATE_?KEY|CREDENTIALS?|AUTH_?KEY|SIGNING_?KEY|PAT)(?:_(?:B64|BASE64|VALUE))?$")
+_SECRET_NAME = _Lazy(T.SECRET_VAR)
 _GIVEN = _Lazy(r"""(?:<<<|\s-d|\s--data[\w-]*|\s--json|\s-F|\s--form[\w-]*|\s--post-data|\s--body-data|\becho|"""
                r"""\bprintf(?:\s+%s)?)[\s=]*["']?$""")
 """What comes right before a variable the sink sends alone (`-d "$K"`, `<<< $K`, `echo "$K"`)."""
@@ -244,9 +248,17 @@ def _secret_refs(an: Analyser, text: str) -> str | None:
 
 
 def _unknown_refs(an: Analyser, text: str) -> list[str]:
-    """Variables the line expands but never sets (nor the analysis knows)."""
+    """Variables the line expands but never sets (nor the analysis knows); with `${!x}` or a nameref (`declare -n
+    r=K`), the names given as values too (`n=AWS_SECRET_ACCESS_KEY; curl -d "${!n}"` expands the secret)."""
     assigned = {a or b for a, b in _ASSIGNED.findall(text)}
-    return [n for n in _REF.findall(text) if n not in assigned and n not in an.env]
+    refs = _REF.findall(text.replace("${!", "${"))
+    if "${!" in text or _NAMEREF.search(text):
+        refs += _NAME_VALUE.findall(text)
+    return [n for n in refs if n not in assigned and n not in an.env]
+
+
+_NAMEREF = _Lazy(r"\b(?:declare|typeset|local|readonly)\s+(?:-\w*\s+)*-\w*n")
+_NAME_VALUE = _Lazy(r"""[A-Za-z_]\w*=["']?([A-Za-z_]\w*)["']?(?=[\s;&|)]|$)""")
 
 
 def _sole(an: Analyser, text: str) -> bool:
@@ -307,6 +319,41 @@ def _sends_lone(inv: Inv, sink: Sink) -> bool:
         if a[:2] in ("-d", "-F") and not a.startswith("--") and _lone(a[2:]):
             return True
     return False
+
+
+def _carried_in(inv: Inv, sink: Sink) -> str:
+    """Where a secret-named variable's value travels inside a larger word: an HTTP URL's host name (deny: it is
+    looked up, `https://$K.x.example`), its path or query (ask: some APIs take a token there, `/bot$TOKEN/`, and
+    every proxy and log keeps it), or an ssh remote command (`ssh h "$K"`, `ssh h "echo $K"`: deny; inside a larger
+    command, `ssh h "export K=$K; ./deploy"`: ask). "" when it is not in one."""
+    kind = T.NET_SINKS.get(inv.prog)
+    if kind == "shell":
+        remote = [w for w in sink.data if UNKNOWN in w]
+        if not remote:
+            return ""
+        joined = " ".join(sink.data).strip()
+        if any(_lone(w) for w in sink.data) or re.match(r"^(?:echo|printf)(?:\s+-\w+)*(?:\s+%s)?\s+[\"']?"
+                                                         + re.escape(UNKNOWN) + r"[\"']?\s*$", joined):
+            return "remote command"
+        return "remote command's words"
+    if kind != "http":
+        return ""
+    args = inv.args
+    urls = [w for w in inv.positional if "://" in w or re.match(r"^[\w-]+(?:\.[\w-]+)+[:/]", w)]
+    urls += [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--url"] + [a[6:] for a in args
+                                                                             if a.startswith("--url=")]
+    for u in urls:
+        if UNKNOWN not in u or _lone(u):
+            continue
+        rest = u.split("://", 1)[-1]
+        cut = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+        authority, tail = rest[:cut], rest[cut:]
+        host = authority.rsplit("@", 1)[-1]
+        if UNKNOWN in host:
+            return "host name"
+        if UNKNOWN in tail:
+            return "URL's query" if "?" in tail.split(UNKNOWN, 1)[0] else "URL's path"
+    return ""
 
 
 _PROC_SECRET, _HOST_ESCAPE = re.compile(T.PROC_SECRET), re.compile(T.HOST_ESCAPE)

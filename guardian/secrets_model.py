@@ -169,8 +169,9 @@ def is_source(an: Analyser, inv: Inv) -> str:
     if inv.prog in T.QUIET or inv.prog in ("echo", "printf"):
         return ""
     s = inv.simple
+    named = _named_file(inv)
     if inv.prog not in _ARCHIVERS and inv.prog not in _SPECIAL and not s.stdin and not s.redirects and \
-            not _HINT.search("\0".join(inv.args)) and not language(inv.prog):
+            not _HINT.search("\0".join(inv.args)) and not language(inv.prog) and not named:
         return ""  # no word names a credential place or a device: the common case, kept cheap
     if inv.prog == "ps" and any(not a.startswith("-") and "e" in a and a.isalpha() for a in inv.args):
         return "process environments (ps e)"
@@ -189,7 +190,7 @@ def is_source(an: Analyser, inv: Inv) -> str:
             return f"{inv.prog} code reading {what}"
     if inv.prog not in _ARCHIVERS and not _HINT.search("\0".join(inv.args)) and not any(
             r.op == "<" for r in s.redirects):
-        return ""  # no word names a credential place: the common case, kept cheap
+        return named  # no word names a credential place: the common case, kept cheap
     cwd = s.cwd
     if inv.prog in ("tar", "bsdtar", "gtar"):
         cwd = next((normalise(inv.args[i + 1], cwd, an.home) for i, a in enumerate(inv.args[:-1])
@@ -204,6 +205,25 @@ def is_source(an: Analyser, inv: Inv) -> str:
             return p  # a home copied whole to a host is EXFIL-003's question, archived it is a source
         if dotenv_outside(an, p) or dotenv_named(p):
             return p  # a workspace `.env` is ordinary to read, a source when it is sent
+    return named
+
+
+_NAMED = re.compile(T.SECRET_NAMED)
+_NOT_READ = frozenset({"echo", "printf", "touch", "rm", "mkdir", "ls", "stat", "test", "[", "chmod", "chown", "mv",
+                       "cp", "ln", "git", "file", "wc", "du", "sops", "age", "gpg", "openssl", "ssh", "scp", "sftp",
+                       "rsync", "ssh-add", "ssh-keygen", "gcloud", "kubectl", "docker", "vault"})
+"""Programs that name a file without printing its content (or that are sinks, weighed by `_sink_files`)."""
+
+
+def _named_file(inv: Inv) -> str:
+    """A file by its name a secret (`secrets.json`, `service-account.json`, `server.key`) that `inv` prints:
+    "named PATH" (sent on, it asks: EXFIL-007, as `curl -d @secrets.json` does), or ""."""
+    if inv.prog in _NOT_READ or inv.prog in T.NET_SINKS:
+        return ""
+    words = read_words(inv) + [r.target for r in inv.simple.redirects if r.op == "<"]
+    for a in words:
+        if a and UNKNOWN not in a and _NAMED.search(a.rsplit("/", 1)[-1]):
+            return "named " + normalise(a, inv.simple.cwd, "/")
     return ""
 
 

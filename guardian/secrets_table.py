@@ -142,6 +142,10 @@ SECRET_DIRS: str = (r"^(?:/home/[^/]+|/root|/Users/[^/]+)(?:/\.(?:ssh|aws|kube|g
 
 DOTENV: str = r"(?:^|/)\.env(?:\.[\w.-]+)?$|(?:^|/)[\w.-]+\.env$"
 TEMPLATES: str = r"(?:example|sample|template|dist|defaults?|tpl|schema)(?:\.|$)"
+SECRET_VAR: str = (r"(?i)(?:^|_)(?:SECRET(?:_ACCESS)?_KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASS|PASSPHRASE|API_?KEY|"
+                   r"ACCESS_?KEY(?:_ID)?|PRIVATE_?KEY|CREDENTIALS?|AUTH_?KEY|SIGNING_?KEY|PAT)(?:_(?:B64|BASE64|VALUE))?$")
+"""A variable whose name says it holds a secret (`AWS_SECRET_ACCESS_KEY`, `GITHUB_TOKEN`, `DB_PASSWORD`)."""
+
 SECRET_NAMED: str = (r"(?i)^(?:secrets?|credentials?|service[-_]?account[\w.-]*|client[-_]secrets?[\w.-]*|"
                      r"[\w.-]*[-_]key|token|auth)\.(?:json|ya?ml|toml|txt|ini|pem)$|\.(?:key|p12|pfx|jks|keystore)$|"
                      r"^(?:privkey|private[-_]?key)[\w.-]*$|^id_(?:rsa|ed25519|ecdsa|dsa)$")
@@ -237,8 +241,8 @@ POD_ESCAPE: str = (r"[\"']?(?:hostPID|hostNetwork|hostIPC|privileged|allowPrivil
                    r"(?:SYS_ADMIN|ALL|SYS_PTRACE|SYS_MODULE)|nsenter|(?i:badPods|everything-allowed|"
                    r"priv-and-hostpid|hostpid-exec|hostnetwork-exec|hostpath-exec)")
 KUBE_PROGS: frozenset[str] = frozenset({"kubectl", "oc", "microk8s.kubectl", "k3s", "kubecolor"})
-COMPOSE_ESCAPE: str = (r"(?m)^\s*[\"']?(?:privileged[\"']?\s*:\s*[\"']?true|(?:pid|ipc|uts|userns_mode|network_mode|"
-                       r"cgroup)[\"']?\s*:\s*[\"']?host\b)|(?:apparmor|seccomp|label)[:=]unconfined|"
+COMPOSE_ESCAPE: str = (r"(?m)(?:^|[{,])\s*[\"']?(?:privileged[\"']?\s*:\s*[\"']?true|"
+                       r"(?:pid|ipc|uts|userns_mode|network_mode|cgroup)[\"']?\s*:\s*[\"']?host\b)|(?:apparmor|seccomp|label)[:=]unconfined|"
                        r"cap_add[\"']?\s*:[^\n]*(?:\n\s*-[^\n]*)*?(?:SYS_ADMIN|\bALL\b|SYS_PTRACE|SYS_MODULE|"
                        r"DAC_READ_SEARCH)|devices[\"']?\s*:[^\n]*(?:\n\s*-[^\n]*)*?/dev/(?:sd|nvme|vd|xvd|hd|mem|kmem|"
                        r"mapper|dm-|disk)")

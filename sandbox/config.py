@@ -66,11 +66,10 @@ class DockerSandboxConfig(BaseModel):
     """Timeout of one command when the caller gives none."""
     kill_grace_s: float = Field(default=3.0, gt=0, le=3600, allow_inf_nan=False)
     """Extra seconds the client waits past a timeout before it kills the command itself."""
-    executor: Literal["persistent", "exec"] = "exec"
-    """How commands reach the container: `exec`, one `docker exec` per command (tens of ms; the default), or
-    `persistent`, one long-lived server per sandbox (a few ms a command; needs a local engine and the host's
-    /bin/bash-static and /bin/busybox, else `exec` is used with a warning). `persistent` is opt-in until the
-    hostile-workspace test's 2000-deep tree (test_run_hostile_workspace [deep]) passes on it: its rollback times out."""
+    executor: Literal["persistent", "exec"] = "persistent"
+    """How commands reach the container: `persistent` (the default), one long-lived server per sandbox (a few ms a
+    command; needs a local engine and the host's /bin/bash-static and /bin/busybox, else `exec` is used with a
+    warning), or `exec`, one `docker exec` per command (tens of ms; the fallback)."""
     output_limit_bytes: int = Field(default=64_000, gt=0, le=1 << 30)
     """Output kept per command: head and tail, the middle is dropped and counted."""
 

@@ -252,11 +252,16 @@ class Executor:
             raise ExecutorLostError(msg) from None
 
     def running(self) -> bool:
-        """Whether the engine still sees the server's process (True when it cannot tell)."""
+        """Whether the engine still sees the server's process (True when it cannot tell).
+
+        An exec the engine has not started yet (a loaded machine: it can take seconds) reads `Running: false` with
+        no exit code: that is not a dead server.
+        """
         try:
-            return bool(self._api.exec_inspect(self.exec_id).get("Running", True))
+            state = self._api.exec_inspect(self.exec_id)
         except Exception:  # noqa: BLE001 - unknown: assume it may still run
             return True
+        return bool(state.get("Running", True)) or state.get("ExitCode") is None
 
     def close(self) -> None:
         """Drop the connection; the server exits at EOF of its input (the caller kills it if it hangs)."""

@@ -2,10 +2,14 @@
 
 Both run on the lean `tether guard` path (no typer or rich), and print through
 `runtime.terminal.plain`, so nothing in a command reaches the terminal raw.
-`--explain` also reads the configuration (`[network]`) and says what a run
-would decide about the network for the line (`graphs.network`: NET-010 ask
-naming the hosts it opens, NET-011/012 deny, NET-OFF, or the hosts always
-allowed); the plain verdict (the hook path) judges the text alone.
+`--explain` judges the line exactly as `tether guard` does (the person's
+machine, the same workspace, working folder and home): the same decision and
+exit code. It also reads the configuration (`[network]`) and says what a
+Tether run would add about the network for the line (`graphs.network`:
+NET-010 ask naming the hosts it opens, NET-011/012 deny, NET-OFF, or the
+hosts always allowed); that part is shown, and given in `--json` as
+`network.run_decision`, but not counted: on the person's machine there is no
+egress proxy to ask about.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ def _out(lines: list[str]) -> None:
 
 def explain(words: list[str], json_out: bool, workspace: Path | None, cwd: Path | None,
             home: Path | None, tether_home: Path | None = None) -> int:
-    """Print why the command gets its decision, the network's included; the decision's exit code (0, 1, 2)."""
+    """Print why the command gets `tether guard`'s decision, and what a run would add about the network; the
+    decision's exit code (0, 1, 2), the same as `tether guard`'s."""
     from tether.common.errors import TetherError
     from tether.guardian.explain import explain as run
     from tether.guardian.explain import render
@@ -63,33 +68,31 @@ def _network_rules(tether_home: Path | None):  # type: ignore[no-untyped-def]
 
 
 def _network(e, rules, text: str) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    """What a run with this config decides about the network for `text`; adds its rule to `e`."""
+    """What a Tether run with this config would decide about the network for `text` (`e` is left as `tether guard`
+    judges it: the person's machine has no egress proxy to ask about)."""
     from tether.graphs.network import network_verdict
-    from tether.guardian.explain import Fired
     from tether.guardian.verdict import Verdict, strictest
 
     verdict, hosts = network_verdict(rules, text, Verdict(decision="allow"))
     hit = verdict.hits[0] if verdict.hits else None
-    if hit is not None:
-        e.decision = strictest(e.decision, hit.decision)
-        e.fired.append(Fired(hit.id, hit.decision, hit.category, hit.program, hit.reason, None, "", False))
-        e.reason = "; ".join(r for r in (e.reason, f"{hit.id}: {hit.reason}") if r)
     needs = hosts is not None or hit is not None
     return {"mode": rules.mode, "needs": needs, "rule": hit.id if hit else None,
             "decision": hit.decision if hit else ("allow" if needs else None), "hosts": hosts or [],
-            "always_allowed": list(rules.allow)}
+            "always_allowed": list(rules.allow), "reason": hit.reason if hit else None,
+            "run_decision": strictest(e.decision, hit.decision) if hit else e.decision}
 
 
 def _network_lines(n: dict[str, object]) -> list[str]:
     hosts = ", ".join(n["hosts"]) or "no host"  # type: ignore[arg-type]
     if not n["needs"]:
-        return ["network: not needed (the command stays in the sandbox's network `none`)"]
+        return ["network in a Tether run: not needed (the command stays in the sandbox's network `none`)"]
+    note = f"      (not counted above: the decision is this machine's; a run would give {n['run_decision']})"
     if n["rule"] == "NET-010":
-        return [f"network: asks; if approved, the egress proxy opens {hosts} for this command only",
-                "      (a host you always allow goes in `[network] allow`; docs/network.md)"]
+        return [f"network in a Tether run: NET-010 asks; if approved, the egress proxy opens {hosts} for this "
+                "command only", note, "      (a host you always allow goes in `[network] allow`; docs/network.md)"]
     if n["rule"]:
-        return [f"network: denied ({n['rule']}); no way out is opened"]
-    return [f"network: no ask, every host is in `[network] allow`; the egress proxy opens {hosts}"]
+        return [f"network in a Tether run: denied ({n['rule']}); no way out is opened", note]
+    return [f"network in a Tether run: no ask, every host is in `[network] allow`; the egress proxy opens {hosts}"]
 
 
 def rules(json_out: bool) -> int:

@@ -30,6 +30,7 @@ import os
 import sys
 from pathlib import Path
 
+from tether.runtime.cli import fast_argv
 from tether.runtime.terminal import plain
 
 TYPE_CHECKING = False  # not typing's: this module starts once per agent command, and typing costs it ~2.5 ms
@@ -41,17 +42,17 @@ _ANSI = {"allow": "32", "ask": "33", "deny": "1;31", "error": "1;31"}
 _VALUED = ("--workspace", "--cwd", "--home", "--user-home", "--batch")
 
 
+def _coloured(stream: Any) -> bool:
+    return not (os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or not stream.isatty())
+
+
 def _colour(stream: Any, word: str, style: str) -> str:
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or not stream.isatty():
-        return word
-    return f"\x1b[{_ANSI[style]}m{word}\x1b[0m"
+    return f"\x1b[{_ANSI[style]}m{word}\x1b[0m" if _coloured(stream) else word
 
 
 def error(message: str) -> int:
     """`error: message` on stderr (one line); the exit code 2."""
-    sys.stderr.write(f"{_colour(sys.stderr, 'error:', 'error')} {plain(message)}\n")
-    sys.stderr.flush()
-    return 2
+    return fast_argv.error(message, _coloured(sys.stderr))
 
 
 def command_text(words: list[str]) -> str:
@@ -125,32 +126,11 @@ def batch(path: Path, workspace: Path | None, home: Path | None) -> int:
 
 def main(argv: list[str]) -> int | None:
     """Run `tether guard ARGV` if the arguments are the plain forms; None to let typer do it."""
-    opts: dict[str, str] = {}
-    words: list[str] = []
-    json_out, explain, rules, i = False, False, False, 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--":
-            words += argv[i + 1 :]
-            break
-        if a == "--json":
-            json_out = True
-        elif a == "--explain":
-            explain = True
-        elif a == "--rules":
-            rules = True
-        elif a in _VALUED:
-            if i + 1 >= len(argv):
-                return None
-            opts[a], i = argv[i + 1], i + 1
-        elif a.split("=", 1)[0] in _VALUED and "=" in a:
-            key, _, value = a.partition("=")
-            opts[key] = value
-        elif a.startswith("-") and a != "-":
-            return None
-        else:
-            words.append(a)
-        i += 1
+    parsed = fast_argv.read(argv, _VALUED, ("--json", "--explain", "--rules"), words=True)
+    if parsed is None:
+        return None
+    opts, flags, words = parsed
+    json_out, explain, rules = "--json" in flags, "--explain" in flags, "--rules" in flags
     paths = {k: Path(v) for k, v in opts.items()}
     if rules or explain:
         from tether.runtime.cli import guard_explain

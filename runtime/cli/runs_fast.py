@@ -26,7 +26,8 @@ import time
 from pathlib import Path
 
 from tether.common.errors import ConfigError
-from tether.runtime.terminal import one_line, plain
+from tether.runtime.cli import fast_argv
+from tether.runtime.terminal import one_line
 from tether.runtime.views.run_rows import parse_since, rows
 from tether.runtime.views.styles import STYLE
 
@@ -122,9 +123,7 @@ def table(lines: list[dict[str, Any]], columns: int, styled: bool) -> str:
 
 def error(message: str) -> int:
     """`error: message` on stderr (one line, controls shown visibly); the exit code 2."""
-    sys.stderr.write(f"{_style('error:', 'bold red', _styled(sys.stderr))} {plain(message)}\n")
-    sys.stderr.flush()
-    return 2
+    return fast_argv.error(message, _styled(sys.stderr))
 
 
 def _once(action: Any) -> Any:
@@ -210,22 +209,11 @@ def home_dir(given: str | None) -> Path | None:
 
 def main(argv: list[str]) -> int | None:
     """Run `tether runs ARGV` if the arguments are its plain forms; None to let typer do it."""
-    opts: dict[str, str] = {}
-    json_out, i = False, 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--json":
-            json_out = True
-        elif a in _VALUED:
-            if i + 1 >= len(argv):
-                return None
-            opts[a], i = argv[i + 1], i + 1
-        elif "=" in a and a.split("=", 1)[0] in _VALUED:
-            key, _, value = a.partition("=")
-            opts[key] = value
-        else:
-            return None
-        i += 1
+    parsed = fast_argv.read(argv, _VALUED, ("--json",))
+    if parsed is None:
+        return None
+    opts, flags, _ = parsed
+    json_out = "--json" in flags
     limit = opts.get("--limit", "50")
     if not limit.strip().isdigit() or int(limit) < 1:
         return None

@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from tether.common.walk import DIR_FLAGS, Deadline, shown
-from tether.runtime.workspace.versions import Located, Version, describe, look, matches, open_file, opened, parent_fd
+from tether.runtime.workspace.versions import FolderChain, Located, Version, describe, matches, open_file, opened
 
 
 @dataclass
@@ -95,45 +95,57 @@ def _conflict(item: Item, now: Version | None, why: str) -> Conflict:
 
 
 class _View:
-    """The folder now, or as it will be after earlier plans (`overlay`: rel -> version and its tree)."""
+    """The folder now, or as it will be after earlier plans (`overlay`: rel -> version and its tree).
 
-    def __init__(self, workspace: Path, root: int, overlay: dict[str, Located] | None) -> None:
-        self.workspace, self.root, self.overlay = workspace, root, overlay or {}
+    Linear in the number and depth of the paths asked for (a 2000-deep tree is 2000 paths of up to 2000
+    components): folders come from one `FolderChain`, and the overlay is indexed once.
+    """
+
+    def __init__(self, workspace: Path, folders: FolderChain, overlay: dict[str, Located] | None) -> None:
+        self.workspace, self.folders, self.overlay = workspace, folders, overlay or {}
+        self._blockers = {r for r, loc in self.overlay.items() if loc.version is not None and loc.version.type != "dir"}
+        """Overlay paths that will hold something other than a folder: nothing below them exists."""
+        self._blocker_lengths = {len(r) for r in self._blockers}
+        self._gone = {r for r, loc in self.overlay.items() if loc.version is None}
+        self._added: dict[str, set[str]] = {}
+        for r, loc in self.overlay.items():
+            if loc.version is not None:
+                self._added.setdefault(r.rpartition("/")[0], set()).add(r)
+
+    def _blocker_above(self, rel: str) -> str:
+        """The shallowest overlay path above `rel` that is not a folder, or ""."""
+        at = rel.find("/")
+        while at != -1:  # only prefixes as long as some blocker are sliced: linear in the path's length
+            if at in self._blocker_lengths and rel[:at] in self._blockers:
+                return rel[:at]
+            at = rel.find("/", at + 1)
+        return ""
 
     def at(self, rel: str) -> tuple[Located, str]:
         if rel in self.overlay:
             return self.overlay[rel], ""
-        for up in _ancestors(rel):
-            if up in self.overlay and (v := self.overlay[up].version) is not None and v.type != "dir":
-                return Located(None, None, rel), up
-        version, blocked = look(self.root, rel)
+        if self._blockers and (up := self._blocker_above(rel)):
+            return Located(None, None, rel), up
+        version, blocked = self.folders.look(rel)
         return Located(version, self.workspace, rel), blocked
 
     def children(self, rel: str) -> set[str]:
         found: set[str] = set()
-        parent, _ = parent_fd(self.root, rel + "/x")
-        if parent is not None:
-            try:
-                with os.scandir(parent) as it:
-                    found = {f"{rel}/{d.name}" for d in it}
-            finally:
-                os.close(parent)
-        found -= {r for r, loc in self.overlay.items() if loc.version is None}
-        found |= {r for r, loc in self.overlay.items() if loc.version is not None and r.rpartition("/")[0] == rel}
+        folder, _ = self.folders.folder(rel)
+        if folder is not None:
+            with os.scandir(folder) as it:  # reads a duplicate: the chain's descriptor stays open
+                found = {f"{rel}/{d.name}" for d in it}
+        found -= self._gone
+        found |= self._added.get(rel, set())
         return found
-
-
-def _ancestors(rel: str) -> list[str]:
-    parts = rel.split("/")
-    return ["/".join(parts[:i]) for i in range(1, len(parts))]
 
 
 def plan(workspace: Path, items: list[Item], cap: int, *, force: bool = False,
          overlay: dict[str, Located] | None = None, deadline: Deadline | None = None) -> Plan:
     """Decide, for each item, nothing / a step / a conflict, against the folder now (or `overlay` over it)."""
     out = Plan(workspace=workspace)
-    with opened(workspace) as root:
-        view = _View(workspace, root, overlay)
+    with opened(workspace) as root, FolderChain(root) as folders:
+        view = _View(workspace, folders, overlay)
         for item in sorted(items, key=lambda i: _depth(i.rel)):
             now, _ = view.at(item.rel)
             if matches(now, item.target, cap, deadline):
@@ -182,15 +194,26 @@ def _check_folders(out: Plan, view: _View, force: bool) -> None:
                              f"the run did not make ({', '.join(shown(s) for s in strangers[:3])})")
     making = {s.item.rel for s in out.steps if s.writes and s.item.target.version is not None
               and s.item.target.version.type == "dir"}
+    real: set[str] = set()
+    """Folders found real and kept: like a folder still being made, everything above one was checked already."""
     for step in sorted([s for s in out.steps if s.writes], key=lambda s: _depth(s.item.rel)):
-        for up in _ancestors(step.item.rel):
-            if up in making:
-                continue
+        rel = step.item.rel
+        below: list[str] = []  # the folders above rel up to the nearest one made or found real, deepest first
+        at = rel.rfind("/")
+        while at != -1:
+            up = rel[:at]
+            if up in making or up in real:
+                break
+            below.append(up)
+            at = rel.rfind("/", 0, at)
+        for up in reversed(below):  # shallowest first: the first bad one is the one named
             loc, blocked = view.at(up)
             if blocked or loc.version is None or loc.version.type != "dir" or up in removing:
-                making.discard(step.item.rel)
+                making.discard(rel)
                 refuse(step, f"its folder {shown(up)} is missing or no longer a real folder")
                 break
+        else:
+            real.update(below)
 
 
 def folder_fd(root: int, rel: str) -> int:

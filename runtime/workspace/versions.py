@@ -2,8 +2,9 @@
 
 Parts: `Version` (type, mode, link target, size, content hash, stat
 signature), `Located` (a version and the tree its bytes can be read from),
-`look()` (the version at a path now, by descriptor), `matches()` and
-`describe()`.
+`look()` (the version at a path now, by descriptor), `FolderChain` (the
+same for many paths of one tree, without walking from its root for each),
+`matches()` and `describe()`.
 
 Everything goes by file descriptor below a root opened with O_NOFOLLOW
 (common.walk): a symlink on the way is never followed; a path whose folder
@@ -92,6 +93,72 @@ def parent_fd(root: int, rel: str) -> tuple[int | None, str]:
         os.close(fd)
         fd = sub
     return fd, ""
+
+
+class FolderChain:
+    """Descriptors of the folders down to the last one asked for, so paths visited near each other cost one open.
+
+    Why: `parent_fd` walks from the root each time, and a plan over a tree
+    N deep asks for N paths of depth up to N: N² opens (a 2000-deep tree took
+    minutes). The chain keeps the folders leading to the last path (each opened
+    below the one above with O_NOFOLLOW, as `parent_fd` does), drops what the
+    next path does not share, and keeps at most `keep` descriptors (past that
+    it forgets the shallowest and walks from the root again when it must). For
+    reading a tree that is not being changed by its user (planning); the
+    writer looks again, afresh, before it touches anything.
+    """
+
+    def __init__(self, root: int, keep: int = 64) -> None:
+        self.root, self.keep = root, keep
+        self._chain: list[tuple[str, int]] = []
+        """(folder rel, descriptor), each folder the one below the entry before it."""
+
+    def __enter__(self) -> FolderChain:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def folder(self, want: str) -> tuple[int | None, str]:
+        """A borrowed descriptor of folder `want` ("" is the root; the caller must not close it), or (None, the first
+        component that is missing or not a real folder)."""
+        if not want:
+            return self.root, ""
+        chain = self._chain
+        while chain and not (want == chain[-1][0] or want.startswith(chain[-1][0] + "/")):
+            os.close(chain.pop()[1])
+        have, fd = chain[-1] if chain else ("", self.root)
+        rest = want[len(have):].lstrip("/") if have else want
+        for part in rest.split("/") if rest else []:
+            try:
+                sub = os.open(part, DIR_FLAGS, dir_fd=fd)
+            except OSError as e:
+                if e.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+                    return None, f"{have}/{part}" if have else part
+                raise
+            have = f"{have}/{part}" if have else part
+            chain.append((have, sub))
+            fd = sub
+            if len(chain) > self.keep:
+                os.close(chain.pop(0)[1])
+        return fd, ""
+
+    def look(self, rel: str) -> tuple[Version | None, str]:
+        """As `look()`: the version at `rel` now (None when absent), and the folder that blocks it."""
+        folder, _, name = rel.rpartition("/")
+        parent, blocked = self.folder(folder)
+        if parent is None:
+            return None, blocked
+        try:
+            st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        except FileNotFoundError:
+            return None, ""
+        return of_stat(st, parent, name), ""
+
+    def close(self) -> None:
+        """Close every descriptor opened here (never the root)."""
+        while self._chain:
+            os.close(self._chain.pop()[1])
 
 
 def of_stat(st: os.stat_result, parent: int, name: str) -> Version:

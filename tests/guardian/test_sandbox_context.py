@@ -32,11 +32,13 @@ MOOT = [
     "git restore --source=HEAD~2 src/app.py docs", "git restore --worktree a.txt b.txt", "git checkout main file.txt",
     "git checkout setup.py", "cd src && git checkout -- app.py", "git checkout -q HEAD -- ./pkg/mod.py",
     # processes by name: only the sandbox's
-    "pkill -f 'python -m http.server'", "pkill node", "killall -9 python3", "pkill -f uvicorn; sleep 1",
-    # named installs and removals: the network ask is the one question
-    "pip install requests", "uv add --dev pytest-cov", "poetry add --group dev pytest-xdist",
-    "pip uninstall -y matplotlib && pip install -e .", "npm install -g typescript", "npm i lodash",
-    "yarn add -D vitest", "cargo install ripgrep", "python -m pip install rich", "uv pip install httpx",
+    "pkill -f python", "pkill node", "killall -9 python3", "pkill -f uvicorn; sleep 1",
+    # installs outside the project, from a URL or another index: the network ask is the one question
+    "pip install --user requests", "uv add git+https://x.example/p.git", "poetry add https://x.example/p-1.tar.gz",
+    "pip uninstall --break-system-packages -y matplotlib && pip install -e .", "npm install -g typescript",
+    "npm i github:x/lodash", "yarn global add vitest", "cargo install ripgrep", "python -m pip install --user rich",
+    "uv pip install --system httpx", "NPM_CONFIG_REGISTRY=https://npm.example.net npm install",
+    "pip install --index-url https://mirror.example/simple -r requirements.txt",
 ]
 
 

@@ -114,8 +114,9 @@ def test_unresolved_target_of_anything_else_still_asks(ws: str, cmd: str) -> Non
     ("git clean -fd '*'", "ask"), ("git clean -ffdx build", "ask"), ("git clean -fd :/", "ask"),
     ("git clean -fd $d", "ask"),
     ("pip install --group docs", "allow"), ("pip install --group=test -e .", "allow"),
-    ("pip install --group docs requests", "ask"), ("poetry remove --lock requests", "allow"),
-    ("poetry remove requests", "ask"),
+    ("pip install --group docs --user requests", "ask"), ("pip install --group docs requests", "allow"),
+    ("poetry remove --lock requests", "allow"),
+    ("poetry remove requests", "allow"),
 ])
 def test_git_clean_of_named_folders_and_manifest_installs(ws: str, cmd: str, decision: str) -> None:
     assert judge(cmd, workspace=ws).decision == decision, cmd

@@ -11,6 +11,7 @@ import pytest
 from tether.sandbox import executor_server
 from tether.sandbox.config import DockerSandboxConfig
 from tether.sandbox.docker import DockerSandbox
+from tether.sandbox.executor import Executor
 from tether.sandbox.executor_link import executor_mount
 from tether.sandbox.images import TINY_TAG
 
@@ -170,3 +171,19 @@ def test_a_shell_other_than_bash_also_raises_the_commands_score(tmp_path, tiny_i
         sb._drop_executor()
         assert sb.exec("cat /proc/self/oom_score_adj; echo \"$0|${BASH_ENV-unset}\"").output == "1000\nsh|unset\n"
         assert sb._executor is not None
+
+
+def test_a_server_the_engine_has_not_started_yet_is_not_taken_for_dead(box):
+    """Under load the engine may take seconds to start an exec: meanwhile it reads `Running: false` with no exit code,
+    and the hello must keep waiting (it used to give up on the executor for the sandbox's life)."""
+    api = box._client.api
+    probe = object.__new__(Executor)
+    probe._api = api
+    probe.exec_id = api.exec_create(box.container_id, ["true"])["Id"]
+    assert probe.running()  # created, not started: may still start
+    api.exec_start(probe.exec_id)
+    for _ in range(200):
+        if api.exec_inspect(probe.exec_id).get("ExitCode") is not None:
+            break
+        time.sleep(0.05)
+    assert not probe.running()  # ended: dead

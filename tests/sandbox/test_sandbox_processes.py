@@ -15,7 +15,7 @@ import pytest
 from tether.common.budgets import RunBudgets
 from tether.common.events import CommandProposed
 from tether.gate.collect import Sources, collect, list_processes
-from tether.sandbox.processes import PROBE_UID, left_running, parse
+from tether.sandbox.processes import PROBE_UID, left_running, parse, reap_argv
 
 pytestmark = pytest.mark.docker
 
@@ -100,6 +100,20 @@ def test_a_timed_out_command_leaves_nothing_even_without_its_marker(debian_image
     assert result.timed_out
     left = left_running(sb.processes(), baseline)
     assert left == older, [p.describe() for p in left]  # the new ones died, the earlier job was spared
+
+
+def test_the_reaper_kills_what_started_the_instant_after_its_cut(make_sandbox, tmp_path):
+    """A leftover that dropped the marker and started within a tick of the command's start (as on the persistent
+    executor, milliseconds after it) is still reaped: start times are read in 10 ms ticks and the boot time from two
+    truncated clocks, and the cut must still lie at or before the first of them. Ten tries."""
+    sb = make_sandbox(tmp_path)
+    baseline = sb.processes()
+    for _ in range(10):
+        since = float(sb.exec("t=$EPOCHREALTIME; env -i setsid sleep 600 >/dev/null 2>&1 & echo $t").output)
+        assert [p.cmd for p in left_running(sb.processes(), baseline)] == ["sleep 600"]
+        code, _ = sb._container.exec_run(reap_argv(since, "TETHER_EXEC=none"))
+        assert code == 0
+        assert left_running(sb.processes(), baseline) == [], f"started at {since} and spared"
 
 
 def test_parse_refuses_output_that_is_not_a_probe():

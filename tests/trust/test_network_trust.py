@@ -26,7 +26,7 @@ def test_network_kind_is_promoted_by_approvals_like_any_ask(tmp_path):
     # the kind is per tool: curl's network asks are not promoted by git's approvals
     assert ledger.effective_decision(_verdict("curl -O https://example.org/f")) == "ask"
     # an install asks for two kinds; both must be promoted
-    install = _verdict("pip install requests")
+    install = _verdict("pip install --user requests")
     assert set(install.kinds) == {"network-access:pip", "package-install:pip"}
     network_kind, package_kind = sorted(kinds_of(install.hits, install.decoded))
     assert network_kind.startswith("network-access:pip:NET-010:")

