@@ -1,0 +1,159 @@
+"""A workspace manifest with each file's stat as one compact binary file: the start manifest and the hash cache.
+
+At 200k files JSON costs seconds to write and to read back (a dict and a
+pydantic object per entry, both ways). Here a manifest is a few columns:
+the names joined by NUL (no name can hold one), the sha256 digests as raw
+bytes, and arrays of 64-bit integers (size, mode, and the stat each regular
+file was hashed at: device, inode, size, mode, mtime, ctime), plus the
+symlink targets as JSON. Writing is a handful of joins; reading is a split,
+a few `array.frombytes` and one object per entry.
+
+The file is checked before anything in it is used: a magic line, a JSON
+header (its sections' lengths and the sha256 of the body), the machine's
+byte order. A truncated, edited or foreign file raises ValueError as a
+whole: the caller then hashes every file (the hash cache) or refuses the
+run's start (the start manifest). Only Tether writes these files, under its
+home; the sandbox never can.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from array import array
+from collections.abc import Callable
+from typing import Any
+
+from tether.common.manifest import FileState
+
+MAGIC = b"TETHER-MANIFEST 2\n"
+NO_SIG = (0, 0, 0, 0, 0, 0)
+_UNSIGNED = ("dev", "ino", "ssize", "smode", "size", "mode")
+_SIGNED = ("mtime", "ctime")  # a workspace may hold files dated before 1970
+_COLUMNS = ("names", "sha", "size", "mode", "has", "dev", "ino", "ssize", "smode", "mtime", "ctime", "links")
+Sig = tuple[int, ...]
+
+
+def encode(header: dict[str, Any], states: dict[str, FileState], sigs: dict[str, Sig]) -> bytes:
+    """The file for `states` and the stats in `sigs` (entries without one, symlinks, are stored without).
+
+    A stat that does not fit 64 bits (a file dated past 2262: `touch -d`) is
+    left out: that file is hashed again next time.
+    """
+    try:
+        return _encode(header, states, sigs)
+    except OverflowError:
+        fits = {rel: sig for rel, sig in sigs.items() if all(-(1 << 63) <= n < (1 << 63) for n in sig)}
+        return _encode(header, states, fits)
+
+
+def _encode(header: dict[str, Any], states: dict[str, FileState], sigs: dict[str, Sig]) -> bytes:
+    rels = list(states)
+    values = list(states.values())
+    rows = [sigs.get(rel, NO_SIG) for rel in rels]
+    cols = list(zip(*rows, strict=True)) if rows else [()] * 6
+    sections = {
+        "names": "\0".join(rels).encode("utf-8", "surrogateescape"),
+        "sha": bytes.fromhex("".join([v.sha256 for v in values])),
+        "size": array("Q", [v.size for v in values]).tobytes(),
+        "mode": array("Q", [v.mode for v in values]).tobytes(),
+        "has": bytes([rel in sigs for rel in rels]),
+        **{name: array("Q" if name in _UNSIGNED else "q", col).tobytes()
+           for name, col in zip(("dev", "ino", "ssize", "smode", "mtime", "ctime"), cols, strict=True)},
+        "links": json.dumps([[i, v.link] for i, v in enumerate(values) if v.link is not None]).encode("ascii"),
+    }
+    body = b"".join(sections[name] for name in _COLUMNS)
+    head = {**header, "count": len(rels), "byteorder": sys.byteorder,
+            "lengths": [len(sections[name]) for name in _COLUMNS], "sha256": hashlib.sha256(body).hexdigest()}
+    text = json.dumps(head, separators=(",", ":")).encode("ascii")
+    return MAGIC + b"%d\n" % len(text) + text + body
+
+
+def decode_header(raw: bytes) -> tuple[dict[str, Any], memoryview]:
+    """The header and the body of a file written by `encode`; ValueError when it is not one, whole and intact."""
+    if not raw.startswith(MAGIC):
+        msg = "not a Tether manifest file (or another version)"
+        raise ValueError(msg)
+    nl = raw.find(b"\n", len(MAGIC))
+    if nl < 0 or nl - len(MAGIC) > 12:
+        msg = "no header"
+        raise ValueError(msg)
+    size = int(raw[len(MAGIC):nl])
+    head = json.loads(raw[nl + 1: nl + 1 + size])
+    body = memoryview(raw)[nl + 1 + size:]
+    lengths = head.get("lengths") if isinstance(head, dict) else None
+    if (not isinstance(lengths, list) or head.get("byteorder") != sys.byteorder or len(lengths) != len(_COLUMNS)
+            or not all(type(n) is int and n >= 0 for n in lengths) or sum(lengths) != len(body)
+            or type(head.get("count")) is not int):
+        msg = "truncated or written elsewhere"
+        raise ValueError(msg)
+    if hashlib.sha256(body).hexdigest() != head["sha256"]:
+        msg = "its content does not match its checksum"
+        raise ValueError(msg)
+    return head, body
+
+
+def decode(raw: bytes, select: Callable[[dict[str, Any]], Callable[[Sig], bool] | None] | None = None
+           ) -> tuple[dict[str, Any], dict[str, FileState], dict[str, Sig]]:
+    """Header, manifest and stats of a file written by `encode`.
+
+    `select(header)` (optional) may refuse the file (ValueError) before any
+    entry is read, and may return `keep(sig)`, which says which entries with a
+    stat to return (the hash cache drops the racy ones); entries without a
+    stat are then dropped too.
+
+    Raises:
+        ValueError: the file is not one `encode` wrote, or it is damaged.
+    """
+    try:
+        return _decode(raw, select)
+    except (TypeError, KeyError, IndexError, AttributeError, OverflowError) as e:
+        msg = f"malformed ({type(e).__name__}: {e})"
+        raise ValueError(msg) from e
+
+
+def _decode(raw: bytes, select: Callable[[dict[str, Any]], Callable[[Sig], bool] | None] | None
+            ) -> tuple[dict[str, Any], dict[str, FileState], dict[str, Sig]]:
+    head, body = decode_header(raw)
+    keep = select(head) if select is not None else None
+    count = head["count"]
+    parts: dict[str, memoryview] = {}
+    off = 0
+    for name, n in zip(_COLUMNS, head["lengths"], strict=True):
+        parts[name] = body[off: off + n]
+        off += n
+    names = bytes(parts["names"]).decode("utf-8", "surrogateescape").split("\0") if count else []
+    hexes = bytes(parts["sha"]).hex()
+    ints = {name: _array("Q" if name in _UNSIGNED else "q", parts[name], count)
+            for name in ("size", "mode", "dev", "ino", "ssize", "smode", "mtime", "ctime")}
+    has = bytes(parts["has"])
+    if len(names) != count or len(hexes) != 64 * count or len(has) != count or len(set(names)) != count:
+        msg = "its columns do not agree"
+        raise ValueError(msg)
+    links = {i: t for i, t in json.loads(bytes(parts["links"]))}
+    if not all(type(i) is int and type(t) is str for i, t in links.items()):
+        msg = "malformed link"
+        raise ValueError(msg)
+    rows = zip(ints["dev"], ints["ino"], ints["ssize"], ints["smode"], ints["mtime"], ints["ctime"], strict=True)
+    states: dict[str, FileState] = {}
+    sigs: dict[str, Sig] = {}
+    for i, (rel, size, mode, flag, sig) in enumerate(zip(names, ints["size"], ints["mode"], has, rows, strict=True)):
+        if keep is not None and not (flag and keep(sig)):
+            continue
+        sha = hexes[64 * i: 64 * i + 64]
+        link = links.get(i)
+        states[rel] = (FileState(sha256=sha, size=size, mode=mode) if link is None
+                       else FileState(sha256=sha, size=size, mode=mode, link=link))
+        if flag:
+            sigs[rel] = sig
+    return head, states, sigs
+
+
+def _array(code: str, data: memoryview, count: int) -> array:
+    out = array(code)
+    if out.itemsize != 8 or len(data) != 8 * count:
+        msg = "its columns do not agree"
+        raise ValueError(msg)
+    out.frombytes(data)
+    return out
