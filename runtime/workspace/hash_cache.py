@@ -28,7 +28,6 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from tether.common.atomic import write_atomic
@@ -115,7 +114,7 @@ def load(home: Path, workspace: Path, hash_max_bytes: int) -> ManifestCache:
 def _entries(raw: bytes, root: tuple[str, int, int], hash_max_bytes: int, now: int) -> dict:
     """The usable entries of a cache file; raises ValueError when the cache as a whole is not to be trusted."""
 
-    def select(head: dict) -> Callable[[tuple[int, ...]], bool]:
+    def select(head: dict) -> int:
         if head.get("version") != VERSION or head.get("hash_max_bytes") != hash_max_bytes:
             msg = "written with other settings"
             raise ValueError(msg)
@@ -126,16 +125,9 @@ def _entries(raw: bytes, root: tuple[str, int, int], hash_max_bytes: int, now: i
         if type(written) is not int or written > now:
             msg = "written in the future: the clock moved back"
             raise ValueError(msg)
-        return not_racy(written)
+        return written - RACY_NS  # a file changed after this (close to the write, or after it) is hashed again
 
-    _, states, sigs = manifest_file.decode(raw, select)
-    return {rel: (sigs[rel], state) for rel, state in states.items()}
-
-
-def not_racy(written_ns: int) -> Callable[[tuple[int, ...]], bool]:
-    """Whether a stat was changed long enough before `written_ns` to be trusted (else the file is hashed again)."""
-    racy = written_ns - RACY_NS
-    return lambda sig: sig[4] < racy and sig[5] < racy
+    return manifest_file.decode_entries(raw, select)[1]
 
 
 def save(home: Path, workspace: Path, source: Path, data: bytes, count: int) -> None:

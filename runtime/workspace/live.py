@@ -26,10 +26,11 @@ import os
 import stat
 import struct
 from pathlib import Path
+from stat import S_ISREG
 
 from tether.common.limits import WorkspaceLimits
-from tether.common.manifest import FileState, ManifestCache, Scan, left_out, state_of
-from tether.common.walk import DIR_FLAGS, Deadline, allocated, open_root, walk
+from tether.common.manifest import SKIP_DIRS, FileState, ManifestCache, Scan, left_out, skip_depth, state_of
+from tether.common.walk import DIR_FLAGS, Deadline, allocated, open_root, walk_folders
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ class LiveTree:
         self.notify = _check(_libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC))
         self.root = open_root(workspace)
         try:
-            self._walk(self.root, "", Deadline(limits.host_pass_seconds, what))
+            self._walk(self.root, "", Deadline(limits.host_pass_seconds, what), fresh=True)
         except BaseException:
             self.close()
             raise
@@ -177,17 +178,66 @@ class LiveTree:
             fd = sub
         return fd
 
-    def _walk(self, fd: int, rel: str, deadline: Deadline) -> None:
-        """Watch and read every folder under `fd` (itself included), then every entry."""
-        if rel:
-            self.dirs[rel] = _dev_ino(os.fstat(fd))
-        for e in walk(fd, max_depth=self.limits.max_depth, deadline=deadline, prefix=f"{rel}/" if rel else "",
-                      on_dir=self._watch, what="per-command workspace scan"):
-            if e.fd is not None:
-                self.dirs[e.rel] = _dev_ino(e.st)
-                self._size(e.rel, (0, allocated(e.st)))
-            else:
-                self._put(e.parent, e.name, e.rel, e.st, deadline)
+    def _walk(self, fd: int, rel: str, deadline: Deadline, *, fresh: bool = False) -> None:
+        """Watch and read every folder under `fd` (itself included, counted by the caller), then every entry.
+
+        One loop per folder (common.walk.walk_folders) does for each entry
+        what `_put` does, inline: at 200k files the per-entry calls cost seconds.
+        `fresh`: the tree's first walk (nothing known yet, no change list kept).
+        """
+        sizes, states, changes, sigs, cache = self.sizes, self.states, self.changes, self.sigs, self.cache
+        known = cache.entries
+        apparent = allocated_bytes = 0
+        try:
+            for folder in walk_folders(fd, max_depth=self.limits.max_depth, deadline=deadline, rel=rel,
+                                       on_dir=self._watch, what="per-command workspace scan"):
+                here = folder.rel
+                if folder.st is not None and here:
+                    self.dirs[here] = (folder.st.st_dev, folder.st.st_ino)
+                    if here != rel:
+                        size = (0, folder.st.st_blocks * 512)
+                        old = sizes.get(here, (0, 0))
+                        sizes[here] = size
+                        allocated_bytes += size[1] - old[1]
+                        apparent -= old[0]
+                prefix = f"{here}/" if here else ""
+                skipped = skip_depth(prefix, SKIP_DIRS) is not None
+                parent = folder.fd
+                for name, st in folder.files:
+                    entry = prefix + name
+                    size = (st.st_size, st.st_blocks * 512)
+                    if fresh:
+                        apparent += size[0]
+                        allocated_bytes += size[1]
+                    else:
+                        old = sizes.get(entry, (0, 0))
+                        apparent += size[0] - old[0]
+                        allocated_bytes += size[1] - old[1]
+                    sizes[entry] = size
+                    if skipped and _skipped(entry):
+                        continue
+                    if S_ISREG(st.st_mode):
+                        sig = (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
+                        hit = known.get(entry)
+                        state = hit[1] if hit is not None and hit[0] == sig else state_of(
+                            parent, name, entry, st, self.limits, deadline, cache)
+                    else:
+                        sig = None
+                        state = state_of(parent, name, entry, st, self.limits, deadline, cache)
+                    if not fresh:
+                        changes.setdefault(entry, states.get(entry))
+                    if sigs is not None:
+                        if state is not None and state.link is None and sig is not None:
+                            sigs[entry] = sig
+                        elif not fresh:
+                            sigs.pop(entry, None)
+                    if state is None:
+                        states.pop(entry, None)
+                    else:
+                        states[entry] = state
+        finally:
+            self.apparent += apparent
+            self.allocated += allocated_bytes
 
     def _watch(self, fd: int, rel: str) -> None:
         wd = _check(_libc.inotify_add_watch(self.notify, f"/proc/self/fd/{fd}".encode(), MASK))

@@ -22,7 +22,7 @@ import hashlib
 import json
 import sys
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tether.common.manifest import FileState
@@ -35,23 +35,25 @@ _COLUMNS = ("names", "sha", "size", "mode", "has", "dev", "ino", "ssize", "smode
 Sig = tuple[int, ...]
 
 
-def encode(header: dict[str, Any], states: dict[str, FileState], sigs: dict[str, Sig]) -> bytes:
-    """The file for `states` and the stats in `sigs` (entries without one, symlinks, are stored without).
+def encode(header: dict[str, Any], states: dict[str, FileState], sigs: Mapping[str, tuple[Sig, Any]]) -> bytes:
+    """The file for `states` and the stats in `sigs` (name -> (stat, anything): a ManifestCache's entries).
 
+    Entries without a stat (symlinks, files changed too recently) are stored without one.
     A stat that does not fit 64 bits (a file dated past 2262: `touch -d`) is
     left out: that file is hashed again next time.
     """
     try:
         return _encode(header, states, sigs)
     except OverflowError:
-        fits = {rel: sig for rel, sig in sigs.items() if all(-(1 << 63) <= n < (1 << 63) for n in sig)}
+        fits = {rel: got for rel, got in sigs.items() if all(-(1 << 63) <= n < (1 << 63) for n in got[0])}
         return _encode(header, states, fits)
 
 
-def _encode(header: dict[str, Any], states: dict[str, FileState], sigs: dict[str, Sig]) -> bytes:
+def _encode(header: dict[str, Any], states: dict[str, FileState], sigs: Mapping[str, tuple[Sig, Any]]) -> bytes:
     rels = list(states)
     values = list(states.values())
-    rows = [sigs.get(rel, NO_SIG) for rel in rels]
+    none = (NO_SIG, None)
+    rows = [sigs.get(rel, none)[0] for rel in rels]
     cols = list(zip(*rows, strict=True)) if rows else [()] * 6
     sections = {
         "names": "\0".join(rels).encode("utf-8", "surrogateescape"),
@@ -94,29 +96,50 @@ def decode_header(raw: bytes) -> tuple[dict[str, Any], memoryview]:
     return head, body
 
 
-def decode(raw: bytes, select: Callable[[dict[str, Any]], Callable[[Sig], bool] | None] | None = None
-           ) -> tuple[dict[str, Any], dict[str, FileState], dict[str, Sig]]:
+def decode(raw: bytes) -> tuple[dict[str, Any], dict[str, FileState], dict[str, Sig]]:
     """Header, manifest and stats of a file written by `encode`.
-
-    `select(header)` (optional) may refuse the file (ValueError) before any
-    entry is read, and may return `keep(sig)`, which says which entries with a
-    stat to return (the hash cache drops the racy ones); entries without a
-    stat are then dropped too.
 
     Raises:
         ValueError: the file is not one `encode` wrote, or it is damaged.
     """
+    head, names, states, rows, has = _decode(raw, None)
+    return head, dict(zip(names, states, strict=True)), {
+        rel: sig for rel, sig, flag in zip(names, rows, has, strict=True) if flag}
+
+
+def decode_entries(raw: bytes, select: Callable[[dict[str, Any]], int]
+                   ) -> tuple[dict[str, Any], dict[str, tuple[Sig, FileState]]]:
+    """Header and `{name: (stat, state)}` of the entries with a stat changed before `select(header)` (ns).
+
+    `select` may refuse the file (ValueError) before any entry is built. An
+    entry whose mtime or ctime is not before that time is left out (the hash
+    cache's racy files: they are hashed again).
+
+    Raises:
+        ValueError: the file is not one `encode` wrote, it is damaged, or `select` refused it.
+    """
+    head, names, states, rows, has = _decode(raw, select)
+    racy = head["_before"]
+    out = {rel: (sig, state) for rel, sig, state, flag in zip(names, rows, states, has, strict=True) if flag}
+    for rel in [rel for rel, (sig, _) in out.items() if sig[4] >= racy or sig[5] >= racy]:
+        del out[rel]
+    return head, out
+
+
+def _decode(raw: bytes, select: Callable[[dict[str, Any]], int] | None
+            ) -> tuple[dict[str, Any], list[str], list[FileState], list[Sig], bytes]:
     try:
-        return _decode(raw, select)
+        return _columns(raw, select)
     except (TypeError, KeyError, IndexError, AttributeError, OverflowError) as e:
         msg = f"malformed ({type(e).__name__}: {e})"
         raise ValueError(msg) from e
 
 
-def _decode(raw: bytes, select: Callable[[dict[str, Any]], Callable[[Sig], bool] | None] | None
-            ) -> tuple[dict[str, Any], dict[str, FileState], dict[str, Sig]]:
+def _columns(raw: bytes, select: Callable[[dict[str, Any]], int] | None
+             ) -> tuple[dict[str, Any], list[str], list[FileState], list[Sig], bytes]:
     head, body = decode_header(raw)
-    keep = select(head) if select is not None else None
+    if select is not None:
+        head = {**head, "_before": select(head)}
     count = head["count"]
     parts: dict[str, memoryview] = {}
     off = 0
@@ -132,22 +155,16 @@ def _decode(raw: bytes, select: Callable[[dict[str, Any]], Callable[[Sig], bool]
         msg = "its columns do not agree"
         raise ValueError(msg)
     links = {i: t for i, t in json.loads(bytes(parts["links"]))}
-    if not all(type(i) is int and type(t) is str for i, t in links.items()):
+    if not all(type(i) is int and 0 <= i < count and type(t) is str for i, t in links.items()):
         msg = "malformed link"
         raise ValueError(msg)
-    rows = zip(ints["dev"], ints["ino"], ints["ssize"], ints["smode"], ints["mtime"], ints["ctime"], strict=True)
-    states: dict[str, FileState] = {}
-    sigs: dict[str, Sig] = {}
-    for i, (rel, size, mode, flag, sig) in enumerate(zip(names, ints["size"], ints["mode"], has, rows, strict=True)):
-        if keep is not None and not (flag and keep(sig)):
-            continue
-        sha = hexes[64 * i: 64 * i + 64]
-        link = links.get(i)
-        states[rel] = (FileState(sha256=sha, size=size, mode=mode) if link is None
-                       else FileState(sha256=sha, size=size, mode=mode, link=link))
-        if flag:
-            sigs[rel] = sig
-    return head, states, sigs
+    shas = [hexes[i: i + 64] for i in range(0, 64 * count, 64)]
+    states = [FileState(sha256=sha, size=size, mode=mode)
+              for sha, size, mode in zip(shas, ints["size"], ints["mode"], strict=True)]
+    for i, target in links.items():
+        states[i] = FileState(sha256=shas[i], size=ints["size"][i], mode=ints["mode"][i], link=target)
+    rows = list(zip(ints["dev"], ints["ino"], ints["ssize"], ints["smode"], ints["mtime"], ints["ctime"], strict=True))
+    return head, names, states, rows, has
 
 
 def _array(code: str, data: memoryview, count: int) -> array:

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from tether.common.atomic import write_atomic
+from tether.common.gc_pause import gc_paused
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import RACY_NS, FileState, ManifestCache, Scan, diff, scan
 from tether.common.walk import shown
@@ -152,12 +153,17 @@ def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits, home: Pa
     (runtime.workspace.hash_cache, by unchanged stat) and leaves its own: the
     same file, linked.
     """
+    with gc_paused():  # 200k entries read, walked and written: no cycles among them to look for
+        return _save_start(run_dir, workspace, limits, home)
+
+
+def _save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits, home: Path | None) -> dict[str, FileState]:
     cache = hash_cache.load(home, workspace, limits.hash_max_bytes) if home is not None else ManifestCache()
     started = time.time_ns()
     states, live = _start_scan(workspace, limits, cache, started)
     try:
-        sigs = {k: sig for k, (sig, _) in cache.entries.items()}
-        data = manifest_file.encode(hash_cache.header(workspace, limits.hash_max_bytes, started), states, sigs)
+        entries = cache.entries
+        data = manifest_file.encode(hash_cache.header(workspace, limits.hash_max_bytes, started), states, entries)
         write_atomic(run_dir / START_MANIFEST, data)
         if home is not None:
             hash_cache.save(home, workspace, run_dir / START_MANIFEST, data, len(states))
@@ -169,7 +175,7 @@ def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits, home: Pa
     with _LOCK:  # runs of one process (an eval's cells) start in threads: a tree is closed only by its owner
         if len(_KEPT) >= KEPT_RUNS:
             _KEPT.pop(next(iter(_KEPT)))
-        _KEPT[run_dir] = (_file_id(run_dir / START_MANIFEST), states, sigs)
+        _KEPT[run_dir] = (_file_id(run_dir / START_MANIFEST), states, entries)
         if run_dir in _HANDED:
             stale.append(_HANDED.pop(run_dir)[1])
         while len(_HANDED) >= HANDED_RUNS:  # untaken trees only: run_watch pops a tree before using it
@@ -194,8 +200,9 @@ def _start_scan(workspace: Path, limits: WorkspaceLimits, cache: ManifestCache, 
         log.info("start manifest by a full walk (inotify unavailable: %s)", e)
         return scan(workspace, limits, cache, what="start manifest").states, None
     sigs, live.sigs = live.sigs or {}, None
-    cache.entries = {rel: (sig, live.states[rel]) for rel, sig in sigs.items()
-                     if rel in live.states and max(sig[4], sig[5]) < started - RACY_NS}
+    cutoff, states = started - RACY_NS, live.states
+    cache.entries = {rel: (sig, states[rel]) for rel, sig in sigs.items()
+                     if sig[4] < cutoff and sig[5] < cutoff and rel in states}
     return dict(live.states), live
 
 
@@ -228,7 +235,9 @@ def run_watch(run_dir: Path, workspace: Path, limits: WorkspaceLimits, start: di
 
 KEPT_RUNS = 2
 """Start manifests this process keeps in memory after writing them (a run reads its own back)."""
-_KEPT: dict[Path, tuple[tuple[int, ...] | None, dict[str, FileState], dict[str, tuple[int, ...]]]] = {}
+_KEPT: dict[Path, tuple[tuple[int, ...] | None, dict[str, FileState],
+                        dict[str, tuple[tuple[int, ...], FileState]]]] = {}
+"""run folder -> (its start manifest's file id, the manifest, its hash cache entries: stat and state)."""
 
 
 def _file_id(path: Path) -> tuple[int, ...] | None:
@@ -241,7 +250,7 @@ def _file_id(path: Path) -> tuple[int, ...] | None:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
-def _kept(run_dir: Path) -> tuple[dict[str, FileState], dict[str, tuple[int, ...]]] | None:
+def _kept(run_dir: Path) -> tuple[dict[str, FileState], dict[str, tuple[tuple[int, ...], FileState]]] | None:
     """What this process wrote for `run_dir`, if its start manifest is still the file written."""
     kept = _KEPT.get(run_dir)
     if kept is None or kept[0] is None or kept[0] != _file_id(run_dir / START_MANIFEST):
@@ -257,15 +266,16 @@ def _read(run_dir: Path, *, sigs: bool) -> tuple[dict[str, FileState], dict[str,
         if not (run_dir / OLD_START_MANIFEST).exists():
             raise
         return _read_old(run_dir, sigs=sigs)
-    head, states, found = manifest_file.decode(raw)
+    with gc_paused():
+        head, states, found = manifest_file.decode(raw)
     if not sigs:
         return states, {}
     written = head.get("written_ns")
     if type(written) is not int:
         msg = "the start manifest has no write time"
         raise ValueError(msg)
-    fresh = hash_cache.not_racy(written)  # what save_start kept already; a file written by hand is checked too
-    return states, {k: v for k, v in found.items() if fresh(v)}
+    racy = written - RACY_NS  # what save_start kept already; checked again all the same
+    return states, {k: v for k, v in found.items() if v[4] < racy and v[5] < racy}
 
 
 def _read_old(run_dir: Path, *, sigs: bool) -> tuple[dict[str, FileState], dict[str, tuple[int, ...]]]:
@@ -296,10 +306,12 @@ def start_cache(run_dir: Path, states: dict[str, FileState]) -> ManifestCache:
     """The start manifest's hashes keyed by the stats they were taken at (empty when not kept)."""
     cache = ManifestCache()
     kept = _kept(run_dir)
-    if kept is None:
-        try:
-            kept = _read(run_dir, sigs=True)
-        except (OSError, ValueError):
-            return cache
-    cache.entries = {k: (sig, states[k]) for k, sig in kept[1].items() if k in states}
+    if kept is not None:
+        cache.entries = {k: (entry[0], states[k]) for k, entry in kept[1].items() if k in states}
+        return cache
+    try:
+        sigs = _read(run_dir, sigs=True)[1]
+    except (OSError, ValueError):
+        return cache
+    cache.entries = {k: (sig, states[k]) for k, sig in sigs.items() if k in states}
     return cache
