@@ -59,11 +59,13 @@ class LiveTree:
     """One workspace's manifest and size, updated from inotify notices; `close()` when done."""
 
     def __init__(self, workspace: Path, limits: WorkspaceLimits, cache: ManifestCache, *,
-                 what: str = "per-command workspace scan", sigs: bool = False) -> None:
+                 what: str = "per-command workspace scan", seed_before: int | None = None) -> None:
         self.workspace, self.limits, self.cache = workspace, limits, cache
-        self.sigs: dict[str, tuple[int, ...]] | None = {} if sigs else None
-        """With `sigs`: each regular file's stat (device, inode, size, mode, mtime, ctime) as last read, so the
-        tree's hashes can seed a ManifestCache (runtime.workspace.watch.save_start); None stops recording."""
+        self.seeded: dict[str, tuple[tuple[int, ...], FileState]] | None = None if seed_before is None else {}
+        """With `seed_before` (ns): the first walk's regular files changed (mtime and ctime) before it, as
+        ManifestCache entries: the stat (device, inode, size, mode, mtime, ctime) read and the state, so the
+        tree's hashes can seed a cache (runtime.workspace.watch.save_start)."""
+        self._seed_before = seed_before
         self.states: dict[str, FileState] = {}
         self.sizes: dict[str, tuple[int, int]] = {}
         """rel -> (apparent, allocated) of every entry, `.git` included."""
@@ -185,7 +187,9 @@ class LiveTree:
         what `_put` does, inline: at 200k files the per-entry calls cost seconds.
         `fresh`: the tree's first walk (nothing known yet, no change list kept).
         """
-        sizes, states, changes, sigs, cache = self.sizes, self.states, self.changes, self.sigs, self.cache
+        sizes, states, changes, cache = self.sizes, self.states, self.changes, self.cache
+        seeded = self.seeded if fresh else None
+        before = self._seed_before or 0
         known = cache.entries
         apparent = allocated_bytes = 0
         try:
@@ -219,18 +223,18 @@ class LiveTree:
                     if S_ISREG(st.st_mode):
                         sig = (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
                         hit = known.get(entry)
-                        state = hit[1] if hit is not None and hit[0] == sig else state_of(
-                            parent, name, entry, st, self.limits, deadline, cache)
+                        if hit is not None and hit[0] == sig:
+                            state = hit[1]
+                        else:
+                            hit = None
+                            state = state_of(parent, name, entry, st, self.limits, deadline, cache)
+                        if (seeded is not None and state is not None and state.link is None
+                                and st.st_mtime_ns < before and st.st_ctime_ns < before):
+                            seeded[entry] = hit or (sig, state)
                     else:
-                        sig = None
                         state = state_of(parent, name, entry, st, self.limits, deadline, cache)
                     if not fresh:
                         changes.setdefault(entry, states.get(entry))
-                    if sigs is not None:
-                        if state is not None and state.link is None and sig is not None:
-                            sigs[entry] = sig
-                        elif not fresh:
-                            sigs.pop(entry, None)
                     if state is None:
                         states.pop(entry, None)
                     else:
@@ -249,10 +253,6 @@ class LiveTree:
             return
         state = state_of(parent, name, rel, st, self.limits, deadline, self.cache)
         self.changes.setdefault(rel, self.states.get(rel))
-        if self.sigs is not None:
-            self.sigs.pop(rel, None)
-            if state is not None and state.link is None:
-                self.sigs[rel] = (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
         if state is None:
             self.states.pop(rel, None)
         else:
@@ -262,16 +262,12 @@ class LiveTree:
         """Forget `rel` and everything under it (its watches go when the kernel says so)."""
         self.changes.setdefault(rel, self.states.pop(rel, None))
         self._size(rel, None)
-        if self.sigs is not None:
-            self.sigs.pop(rel, None)
         if self.dirs.pop(rel, None) is None:
             return  # not a folder: nothing below it
         below = rel + "/"
         for key in [k for k in self.sizes if k.startswith(below)]:
             self._size(key, None)
             self.changes.setdefault(key, self.states.pop(key, None))
-            if self.sigs is not None:
-                self.sigs.pop(key, None)
             self.dirs.pop(key, None)
         for wd in [w for w, r in self.wds.items() if r == rel or r.startswith(below)]:
             del self.wds[wd]

@@ -195,14 +195,11 @@ def _start_scan(workspace: Path, limits: WorkspaceLimits, cache: ManifestCache, 
     than RACY_NS before `started`, keyed by the stat they were hashed at.
     """
     try:
-        live = LiveTree(workspace, limits, cache, what="start manifest", sigs=True)
+        live = LiveTree(workspace, limits, cache, what="start manifest", seed_before=started - RACY_NS)
     except NotifyError as e:
         log.info("start manifest by a full walk (inotify unavailable: %s)", e)
         return scan(workspace, limits, cache, what="start manifest").states, None
-    sigs, live.sigs = live.sigs or {}, None
-    cutoff, states = started - RACY_NS, live.states
-    cache.entries = {rel: (sig, states[rel]) for rel, sig in sigs.items()
-                     if sig[4] < cutoff and sig[5] < cutoff and rel in states}
+    cache.entries, live.seeded = live.seeded or {}, None
     return dict(live.states), live
 
 

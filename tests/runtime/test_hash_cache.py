@@ -253,7 +253,7 @@ def test_the_run_keeps_the_start_manifest_s_live_tree_and_its_first_scan_sees_wh
     start = _start(home, ws, "r1")
     run_dir = home / "runs" / "r1"
     tree = watch_mod._HANDED[run_dir][1]
-    assert tree.states == start and tree.sigs is None
+    assert tree.states == start and tree.seeded is None
     assert sorted(tree.cache.entries) == sorted(start)  # the stats the start manifest holds too
     hashed = tree.cache.hashed
     (ws / "f0.txt").write_text("changed between the start and the first command")
