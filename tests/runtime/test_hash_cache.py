@@ -312,3 +312,24 @@ def test_start_without_inotify_room_walks_and_still_seeds_the_caches(tmp_path, l
     later()
     assert _reuse(home, ws)[1] == 0
     assert len(watch_mod.start_cache(home / "runs" / "r1", start).entries) == 5
+
+
+def test_a_run_recorded_before_the_compact_file_is_still_read(tmp_path, later):
+    """Runs kept `start_manifest.json` and `start_stats.json` before: a resumed one still reads them."""
+    ws, home = _workspace(tmp_path), _home(tmp_path)
+    later()
+    start = manifest(ws)
+    run_dir = home / "runs" / "old"
+    run_dir.mkdir()
+    sigs = {}
+    for rel in start:
+        st = os.stat(ws / rel, follow_symlinks=False)
+        sigs[rel] = [st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns]
+    (run_dir / watch.OLD_START_MANIFEST).write_text(json.dumps({k: v.model_dump() for k, v in start.items()}))
+    (run_dir / watch.OLD_START_STATS).write_text(json.dumps(sigs))
+    assert load_start(run_dir) == start
+    cache = watch.start_cache(run_dir, start)
+    assert sorted(cache.entries) == sorted(start)
+    assert scan(ws, LIMITS, cache).states == start and cache.hashed == 0
+    (run_dir / watch.OLD_START_STATS).write_text("[1, 2")  # unreadable stats: nothing reused, nothing wrong
+    assert watch.start_cache(run_dir, start).entries == {}
