@@ -153,13 +153,15 @@ def _scan(root: Path, limits: WorkspaceLimits, cache: ManifestCache | None, skip
             prefix = f"{folder.rel}/" if folder.rel else ""
             inside = skip_depth(prefix, skip_dirs)
             for name, st in folder.files:
-                apparent += st.st_size
+                length = st.st_size
+                apparent += length
                 allocated_bytes += st.st_blocks * 512
                 rel = prefix + name
                 if inside is not None and not kept_in_git(rel[inside:]):
                     continue
-                if S_ISREG(st.st_mode):
-                    sig = (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
+                mode = st.st_mode
+                if S_ISREG(mode):
+                    sig = (st.st_dev, st.st_ino, length, mode, st.st_mtime_ns, st.st_ctime_ns)
                     hit = known.get(rel)
                     if hit is not None and hit[0] == sig:
                         state = hit[1]
@@ -169,7 +171,7 @@ def _scan(root: Path, limits: WorkspaceLimits, cache: ManifestCache | None, skip
                         if state is None:
                             continue
                     states[rel] = state
-                    if cache is not None and state.link is None and st.st_mtime_ns < cutoff and st.st_ctime_ns < cutoff:
+                    if cache is not None and sig[4] < cutoff and sig[5] < cutoff:  # a regular file: no link
                         keep[rel] = hit or (sig, state)
                     continue
                 state = state_of(folder.fd, name, rel, st, limits, deadline, cache)

