@@ -80,6 +80,7 @@ def one_run(home: Path, ws: Path, run_id: str, commands: int, first: int) -> tup
     """One run's host work, phase by phase, as the runner does it (prepare, run_parts, commands, gate)."""
     run_dir = home / "runs" / run_id
     run_dir.mkdir(parents=True)
+    cpu = time.process_time()
     t = time.perf_counter()
     save_start(run_dir, ws, LIMITS, home=home)
     t1 = time.perf_counter()
@@ -93,9 +94,10 @@ def one_run(home: Path, ws: Path, run_id: str, commands: int, first: int) -> tup
     t4 = time.perf_counter()
     watch.final()
     t5 = time.perf_counter()
+    cpu = time.process_time() - cpu  # this process's CPU over the whole run, the commands' (not counted) included
     watch.close()
     phases = {"start": t1 - t, "load": t2 - t1, "first": t3 - t2, "gate": t5 - t4}
-    return {**phases, "total": sum(phases.values()), "read": read}, live
+    return {**phases, "total": sum(phases.values()), "read": read, "cpu": cpu}, live
 
 
 def measure(files: int, commands: int, base: Path) -> dict[str, float]:
@@ -143,14 +145,18 @@ def main() -> None:
         print(f"{n:>8} {r['cmd']:>8.3f} {r['cmd_max']:>7.3f} {r['walk']:>9.3f} {r['start']:>7.2f} {r['first']:>8.2f} "
               f"{r['gate']:>7.2f} {r['cold']:>9.2f}")
     print("per-run host work, first and second run of one workspace (seconds; start = start manifest, "
-          "load = reading it back)")
-    print(f"{'files':>8} {'run':>4} {'start':>7} {'load':>7} {'1st scan':>8} {'gate':>7} {'total':>7} "
+          "load = reading it back; cpu = this process's CPU time over the run, for a loaded machine)")
+    print(f"{'files':>8} {'run':>4} {'start':>7} {'load':>7} {'1st scan':>8} {'gate':>7} {'total':>7} {'cpu':>7} "
           f"{'files read at start':>19}")
     for n in sizes:
         r = results[n]
         for run in ("run1", "run2"):
             print(f"{n:>8} {run[-1]:>4} {r[run + '_start']:>7.2f} {r[run + '_load']:>7.2f} {r[run + '_first']:>8.2f} "
-                  f"{r[run + '_gate']:>7.2f} {r[run + '_total']:>7.2f} {int(r[run + '_read']):>19}")
+                  f"{r[run + '_gate']:>7.2f} {r[run + '_total']:>7.2f} {r[run + '_cpu']:>7.2f} "
+                  f"{int(r[run + '_read']):>19}")
+    load = os.getloadavg()
+    print(f"load average while measuring: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs "
+          "(wall time above CPU time is time spent waiting for a CPU)")
     big = results[max(sizes)]
     print(f"second / first run at {max(sizes)} files: {big['run2_total'] / max(big['run1_total'], 1e-6):.2f}x "
           f"({big['run2_total']:.2f} s vs {big['run1_total']:.2f} s); start manifest "

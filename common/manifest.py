@@ -25,12 +25,14 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 
 from pydantic import BaseModel, Field
 
+from tether.common.gc_pause import gc_paused
 from tether.common.hostexec import kept_in_git
 from tether.common.limits import WorkspaceLimits
-from tether.common.walk import Deadline, allocated, hash_file, open_regular, read_link, shown, walk
+from tether.common.walk import Deadline, hash_file, open_regular, open_root, read_link, shown, walk_folders
 
 SKIP_DIRS = frozenset({".git"})
 """Folders whose content is left out of manifests, except what git runs or reads as config there (its config,
@@ -129,32 +131,70 @@ def scan(root: Path, limits: WorkspaceLimits | None = None, cache: ManifestCache
     Raises:
         WalkError: past `limits.host_pass_seconds`, deeper than `limits.max_depth`, or unreadable.
     """
-    limits = limits or WorkspaceLimits()
+    with gc_paused():  # hundreds of thousands of objects that all stay alive: no cycles to look for
+        return _scan(root, limits or WorkspaceLimits(), cache, skip_dirs, what)
+
+
+def _scan(root: Path, limits: WorkspaceLimits, cache: ManifestCache | None, skip_dirs: frozenset[str], what: str
+          ) -> Scan:
     deadline = Deadline(limits.host_pass_seconds, what)
     out = Scan()
     started = time.time_ns()
+    cutoff = started - RACY_NS
     keep: dict[str, tuple[tuple[int, ...], FileState]] = {}
-    skipped: list[str] = []
-    for e in walk(root, max_depth=limits.max_depth, deadline=deadline, what=what):
-        st = e.st
-        out.apparent += st.st_size if e.fd is None else 0
-        out.allocated += allocated(st)
-        if skipped and e.rel.startswith(skipped[-1]):
-            if e.fd is not None or not kept_in_git(e.rel[len(skipped[-1]):]):
-                continue
-        elif e.fd is not None:
-            if e.name in skip_dirs:
-                skipped.append(e.rel + "/")
-            continue
-        state = state_of(e.parent, e.name, e.rel, st, limits, deadline, cache)
-        if state is None:
-            continue
-        out.states[e.rel] = state
-        if cache is not None and state.link is None and max(st.st_mtime_ns, st.st_ctime_ns) < started - RACY_NS:
-            keep[e.rel] = (_sig(st), state)
+    known = cache.entries if cache is not None else {}
+    states = out.states
+    apparent = allocated_bytes = 0
+    top = open_root(root)
+    try:
+        for folder in walk_folders(top, max_depth=limits.max_depth, deadline=deadline, what=what):
+            if folder.st is not None and folder.rel:  # the root itself is not counted
+                allocated_bytes += folder.st.st_blocks * 512
+            prefix = f"{folder.rel}/" if folder.rel else ""
+            inside = skip_depth(prefix, skip_dirs)
+            for name, st in folder.files:
+                length = st.st_size
+                apparent += length
+                allocated_bytes += st.st_blocks * 512
+                rel = prefix + name
+                if inside is not None and not kept_in_git(rel[inside:]):
+                    continue
+                mode = st.st_mode
+                if S_ISREG(mode):
+                    sig = (st.st_dev, st.st_ino, length, mode, st.st_mtime_ns, st.st_ctime_ns)
+                    hit = known.get(rel)
+                    if hit is not None and hit[0] == sig:
+                        state = hit[1]
+                    else:
+                        hit = None
+                        state = state_of(folder.fd, name, rel, st, limits, deadline, cache)
+                        if state is None:
+                            continue
+                    states[rel] = state
+                    if cache is not None and sig[4] < cutoff and sig[5] < cutoff:  # a regular file: no link
+                        keep[rel] = hit or (sig, state)
+                    continue
+                state = state_of(folder.fd, name, rel, st, limits, deadline, cache)
+                if state is not None:
+                    states[rel] = state
+    finally:
+        os.close(top)
+    out.apparent, out.allocated = apparent, allocated_bytes
     if cache is not None:
         cache.entries = keep
     return out
+
+
+def skip_depth(prefix: str, skip_dirs: frozenset[str]) -> int | None:
+    """For a folder's `prefix`: where the path below its first skipped folder starts (None: not inside one)."""
+    if not prefix or not any(d in prefix for d in skip_dirs):
+        return None
+    at = 0
+    for part in prefix[:-1].split("/"):
+        at += len(part) + 1
+        if part in skip_dirs:
+            return at
+    return None
 
 
 def left_out(rel: str, skip_dirs: frozenset[str] = SKIP_DIRS) -> bool:

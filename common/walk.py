@@ -193,6 +193,122 @@ def walk(
             os.close(top)
 
 
+@dataclass(slots=True)
+class Folder:
+    """One folder of a `walk_folders()` pass and what it holds that is not a folder."""
+
+    fd: int
+    """The folder's descriptor (its entries' parent); valid until the walk moves on."""
+    rel: str
+    """Its path relative to the root (`""` for the root)."""
+    st: os.stat_result | None
+    """fstat of the opened folder; None for a late batch (see `walk_folders`)."""
+    files: list[tuple[str, os.stat_result]]
+    """(name, lstat) of each entry that is not a folder, in name order."""
+
+
+CHECK_EVERY = 256
+"""Entries stat-ed between two deadline checks of `walk_folders` (a folder of a million files stays bounded)."""
+
+
+def walk_folders(root: int, *, max_depth: int = MAX_DEPTH, deadline: Deadline | None = None,
+                 what: str = "workspace walk", rel: str = "",
+                 on_dir: Callable[[int, str], None] | None = None) -> Iterator[Folder]:
+    """Every folder under the open folder `root` (itself first), parents before children, with its non-folders.
+
+    The same walk as `walk()` by the same rules (each folder opened by
+    descriptor from its parent with O_NOFOLLOW, lstat through the parent's
+    descriptor, depth bounded, a deadline), a folder at a time: a caller's
+    loop over `files` does per entry only what it needs. `rel` names `root`
+    (the prefix of every name). A folder that became something else between
+    its listing and its opening (a symlink, a file) is reported in a late
+    batch of its parent: `Folder(fd=parent, rel=parent's, st=None, files=[it])`.
+
+    Raises:
+        WalkError: deeper than `max_depth`, past the deadline, or a folder unreadable.
+    """
+    _fd_room(max_depth)
+    if on_dir is not None:
+        on_dir(root, rel)
+    files, dirs = _stat_all(root, rel, deadline)
+    yield Folder(root, rel, os.fstat(root), files)
+    stack: list[tuple[int, str, Iterator[str], int]] = [(root, rel, iter(dirs), rel.count("/") + 1 if rel else 0)]
+    try:
+        while stack:
+            fd, here, names, depth = stack[-1]
+            name = next(names, None)
+            if name is None:
+                stack.pop()
+                if fd != root:
+                    os.close(fd)
+                continue
+            sub_rel = f"{here}/{name}" if here else name
+            got = _open_folder(fd, name, sub_rel)
+            if got is None:
+                continue
+            if isinstance(got, os.stat_result):  # no longer a folder: what it is now, in a late batch
+                yield Folder(fd, here, None, [(name, got)])
+                continue
+            if depth + 1 > max_depth:
+                os.close(got)
+                msg = (f"{what}: folders nested deeper than {max_depth} levels (at {shown(sub_rel)[:200]}...); "
+                       "flatten the tree")
+                raise WalkError(msg)
+            try:
+                if deadline is not None:
+                    deadline.check()
+                if on_dir is not None:
+                    on_dir(got, sub_rel)
+                files, dirs = _stat_all(got, sub_rel, deadline)
+                st = os.fstat(got)
+            except BaseException:
+                os.close(got)
+                raise
+            stack.append((got, sub_rel, iter(dirs), depth + 1))
+            yield Folder(got, sub_rel, st, files)
+    finally:
+        for fd, _, _, _ in stack:
+            if fd != root:
+                os.close(fd)
+
+
+def _stat_all(fd: int, rel: str, deadline: Deadline | None) -> tuple[list[tuple[str, os.stat_result]], list[str]]:
+    """(name, lstat) of the folder's non-folders and the names of its folders, each list in name order."""
+    files: list[tuple[str, os.stat_result]] = []
+    dirs: list[str] = []
+    n = 0
+    for found in _list(fd, rel):
+        n += 1
+        if deadline is not None and n % CHECK_EVERY == 0:
+            deadline.check()
+        try:
+            st = found.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            dirs.append(found.name)
+        else:
+            files.append((found.name, st))
+    return files, dirs
+
+
+def _open_folder(parent: int, name: str, rel: str) -> int | os.stat_result | None:
+    """The descriptor of the folder `name`; its lstat when it is no longer a folder; None when it is gone."""
+    try:
+        return os.open(name, DIR_FLAGS, dir_fd=parent)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+            msg = f"cannot open workspace folder {shown(rel)}: {e.strerror}"
+            raise WalkError(msg) from e
+    try:  # swapped for a symlink or file since it was listed: report what it is now
+        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    return None if stat.S_ISDIR(st.st_mode) else st
+
+
 def _list(fd: int, rel: str) -> Iterator[os.DirEntry[str]]:
     """The folder's entries, read at once (so the listing cannot grow under us forever)."""
     try:

@@ -26,10 +26,11 @@ import os
 import stat
 import struct
 from pathlib import Path
+from stat import S_ISREG
 
 from tether.common.limits import WorkspaceLimits
-from tether.common.manifest import FileState, ManifestCache, Scan, left_out, state_of
-from tether.common.walk import DIR_FLAGS, Deadline, allocated, open_root, walk
+from tether.common.manifest import SKIP_DIRS, FileState, ManifestCache, Scan, left_out, skip_depth, state_of
+from tether.common.walk import DIR_FLAGS, Deadline, allocated, open_root, walk_folders
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +59,13 @@ class LiveTree:
     """One workspace's manifest and size, updated from inotify notices; `close()` when done."""
 
     def __init__(self, workspace: Path, limits: WorkspaceLimits, cache: ManifestCache, *,
-                 what: str = "per-command workspace scan", sigs: bool = False) -> None:
+                 what: str = "per-command workspace scan", seed_before: int | None = None) -> None:
         self.workspace, self.limits, self.cache = workspace, limits, cache
-        self.sigs: dict[str, tuple[int, ...]] | None = {} if sigs else None
-        """With `sigs`: each regular file's stat (device, inode, size, mode, mtime, ctime) as last read, so the
-        tree's hashes can seed a ManifestCache (runtime.workspace.watch.save_start); None stops recording."""
+        self.seeded: dict[str, tuple[tuple[int, ...], FileState]] | None = None if seed_before is None else {}
+        """With `seed_before` (ns): the first walk's regular files changed (mtime and ctime) before it, as
+        ManifestCache entries: the stat (device, inode, size, mode, mtime, ctime) read and the state, so the
+        tree's hashes can seed a cache (runtime.workspace.watch.save_start)."""
+        self._seed_before = seed_before
         self.states: dict[str, FileState] = {}
         self.sizes: dict[str, tuple[int, int]] = {}
         """rel -> (apparent, allocated) of every entry, `.git` included."""
@@ -75,7 +78,7 @@ class LiveTree:
         self.notify = _check(_libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC))
         self.root = open_root(workspace)
         try:
-            self._walk(self.root, "", Deadline(limits.host_pass_seconds, what))
+            self._walk(self.root, "", Deadline(limits.host_pass_seconds, what), fresh=True)
         except BaseException:
             self.close()
             raise
@@ -177,17 +180,68 @@ class LiveTree:
             fd = sub
         return fd
 
-    def _walk(self, fd: int, rel: str, deadline: Deadline) -> None:
-        """Watch and read every folder under `fd` (itself included), then every entry."""
-        if rel:
-            self.dirs[rel] = _dev_ino(os.fstat(fd))
-        for e in walk(fd, max_depth=self.limits.max_depth, deadline=deadline, prefix=f"{rel}/" if rel else "",
-                      on_dir=self._watch, what="per-command workspace scan"):
-            if e.fd is not None:
-                self.dirs[e.rel] = _dev_ino(e.st)
-                self._size(e.rel, (0, allocated(e.st)))
-            else:
-                self._put(e.parent, e.name, e.rel, e.st, deadline)
+    def _walk(self, fd: int, rel: str, deadline: Deadline, *, fresh: bool = False) -> None:
+        """Watch and read every folder under `fd` (itself included, counted by the caller), then every entry.
+
+        One loop per folder (common.walk.walk_folders) does for each entry
+        what `_put` does, inline: at 200k files the per-entry calls cost seconds.
+        `fresh`: the tree's first walk (nothing known yet, no change list kept).
+        """
+        sizes, states, changes, cache = self.sizes, self.states, self.changes, self.cache
+        seeded = self.seeded if fresh else None
+        before = self._seed_before or 0
+        known = cache.entries
+        apparent = allocated_bytes = 0
+        try:
+            for folder in walk_folders(fd, max_depth=self.limits.max_depth, deadline=deadline, rel=rel,
+                                       on_dir=self._watch, what="per-command workspace scan"):
+                here = folder.rel
+                if folder.st is not None and here:
+                    self.dirs[here] = (folder.st.st_dev, folder.st.st_ino)
+                    if here != rel:
+                        size = (0, folder.st.st_blocks * 512)
+                        old = sizes.get(here, (0, 0))
+                        sizes[here] = size
+                        allocated_bytes += size[1] - old[1]
+                        apparent -= old[0]
+                prefix = f"{here}/" if here else ""
+                skipped = skip_depth(prefix, SKIP_DIRS) is not None
+                parent = folder.fd
+                for name, st in folder.files:
+                    entry = prefix + name
+                    length, blocks = st.st_size, st.st_blocks * 512
+                    if fresh:
+                        apparent += length
+                        allocated_bytes += blocks
+                    else:
+                        old = sizes.get(entry, (0, 0))
+                        apparent += length - old[0]
+                        allocated_bytes += blocks - old[1]
+                    sizes[entry] = (length, blocks)
+                    if skipped and _skipped(entry):
+                        continue
+                    mode = st.st_mode
+                    if S_ISREG(mode):
+                        sig = (st.st_dev, st.st_ino, length, mode, st.st_mtime_ns, st.st_ctime_ns)
+                        hit = known.get(entry)
+                        if hit is not None and hit[0] == sig:
+                            state = hit[1]
+                        else:
+                            hit = None
+                            state = state_of(parent, name, entry, st, self.limits, deadline, cache)
+                        if seeded is not None and state is not None and sig[4] < before and sig[5] < before:
+                            seeded[entry] = hit or (sig, state)  # a regular file's state has no link
+                    else:
+                        state = state_of(parent, name, entry, st, self.limits, deadline, cache)
+                    if not fresh:
+                        changes.setdefault(entry, states.get(entry))
+                    if state is None:
+                        states.pop(entry, None)
+                    else:
+                        states[entry] = state
+        finally:
+            self.apparent += apparent
+            self.allocated += allocated_bytes
 
     def _watch(self, fd: int, rel: str) -> None:
         wd = _check(_libc.inotify_add_watch(self.notify, f"/proc/self/fd/{fd}".encode(), MASK))
@@ -199,10 +253,6 @@ class LiveTree:
             return
         state = state_of(parent, name, rel, st, self.limits, deadline, self.cache)
         self.changes.setdefault(rel, self.states.get(rel))
-        if self.sigs is not None:
-            self.sigs.pop(rel, None)
-            if state is not None and state.link is None:
-                self.sigs[rel] = (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
         if state is None:
             self.states.pop(rel, None)
         else:
@@ -212,16 +262,12 @@ class LiveTree:
         """Forget `rel` and everything under it (its watches go when the kernel says so)."""
         self.changes.setdefault(rel, self.states.pop(rel, None))
         self._size(rel, None)
-        if self.sigs is not None:
-            self.sigs.pop(rel, None)
         if self.dirs.pop(rel, None) is None:
             return  # not a folder: nothing below it
         below = rel + "/"
         for key in [k for k in self.sizes if k.startswith(below)]:
             self._size(key, None)
             self.changes.setdefault(key, self.states.pop(key, None))
-            if self.sigs is not None:
-                self.sigs.pop(key, None)
             self.dirs.pop(key, None)
         for wd in [w for w, r in self.wds.items() if r == rel or r.startswith(below)]:
             del self.wds[wd]

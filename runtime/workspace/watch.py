@@ -20,16 +20,19 @@ from dataclasses import replace
 from pathlib import Path
 
 from tether.common.atomic import write_atomic
+from tether.common.gc_pause import gc_paused
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import RACY_NS, FileState, ManifestCache, Scan, diff, scan
 from tether.common.walk import shown
 from tether.gate.scan import ChangeTracker
-from tether.runtime.workspace import hash_cache
+from tether.runtime.workspace import hash_cache, manifest_file
 from tether.runtime.workspace.live import LiveTree, NotifyError
 
-START_MANIFEST = "start_manifest.json"
-START_STATS = "start_stats.json"
-"""Stat of each file hashed for the start manifest: lets the first scan of the run reuse those hashes."""
+START_MANIFEST = "start_manifest.bin"
+"""The manifest taken before the run and the stat of each file hashed for it (lets the run's first scan reuse
+those hashes): runtime.workspace.manifest_file."""
+OLD_START_MANIFEST, OLD_START_STATS = "start_manifest.json", "start_stats.json"
+"""What runs recorded before the compact file kept (read, never written)."""
 HISTORY = 16
 """Live refreshes whose change lists are kept for `changed()`."""
 log = logging.getLogger(__name__)
@@ -143,22 +146,27 @@ def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits, home: Pa
                ) -> dict[str, FileState]:
     """Scan the workspace before the run and keep the manifest (and each file's stat) in the run folder.
 
-    Names are stored with Python's JSON escapes, so undecodable bytes
-    (surrogate escapes) survive the round trip. The stats let the run's
-    first scan reuse these hashes instead of reading every file again. With
-    `home`, the scan reuses the hashes the last run of this workspace left
-    there (runtime.workspace.hash_cache, by unchanged stat) and leaves its own.
+    One compact file (runtime.workspace.manifest_file) keeps both, names as
+    their exact bytes. The stats let the run's first scan reuse these
+    hashes instead of reading every file again. With `home`, the scan reuses
+    the hashes the last run of this workspace left there
+    (runtime.workspace.hash_cache, by unchanged stat) and leaves its own: the
+    same file, linked.
     """
+    with gc_paused():  # 200k entries read, walked and written: no cycles among them to look for
+        return _save_start(run_dir, workspace, limits, home)
+
+
+def _save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits, home: Path | None) -> dict[str, FileState]:
     cache = hash_cache.load(home, workspace, limits.hash_max_bytes) if home is not None else ManifestCache()
-    started, loaded = time.time_ns(), cache.entries
+    started = time.time_ns()
     states, live = _start_scan(workspace, limits, cache, started)
     try:
+        entries = cache.entries
+        data = manifest_file.encode(hash_cache.header(workspace, limits.hash_max_bytes, started), states, entries)
+        write_atomic(run_dir / START_MANIFEST, data)
         if home is not None:
-            hash_cache.save(home, workspace, cache, limits.hash_max_bytes, started, loaded)
-        sigs = {k: sig for k, (sig, _) in cache.entries.items()}
-        # vars(): FileState's plain fields, what model_dump() gives, at half the cost (seconds at 200k files)
-        write_atomic(run_dir / START_MANIFEST, json.dumps({k: vars(v) for k, v in states.items()}))
-        write_atomic(run_dir / START_STATS, json.dumps(sigs))
+            hash_cache.save(home, workspace, run_dir / START_MANIFEST, data, len(states))
     except BaseException:
         if live is not None:
             live.close()
@@ -167,7 +175,7 @@ def save_start(run_dir: Path, workspace: Path, limits: WorkspaceLimits, home: Pa
     with _LOCK:  # runs of one process (an eval's cells) start in threads: a tree is closed only by its owner
         if len(_KEPT) >= KEPT_RUNS:
             _KEPT.pop(next(iter(_KEPT)))
-        _KEPT[run_dir] = (_file_id(run_dir / START_MANIFEST), _file_id(run_dir / START_STATS), states, sigs)
+        _KEPT[run_dir] = (_file_id(run_dir / START_MANIFEST), states, entries)
         if run_dir in _HANDED:
             stale.append(_HANDED.pop(run_dir)[1])
         while len(_HANDED) >= HANDED_RUNS:  # untaken trees only: run_watch pops a tree before using it
@@ -187,13 +195,11 @@ def _start_scan(workspace: Path, limits: WorkspaceLimits, cache: ManifestCache, 
     than RACY_NS before `started`, keyed by the stat they were hashed at.
     """
     try:
-        live = LiveTree(workspace, limits, cache, what="start manifest", sigs=True)
+        live = LiveTree(workspace, limits, cache, what="start manifest", seed_before=started - RACY_NS)
     except NotifyError as e:
         log.info("start manifest by a full walk (inotify unavailable: %s)", e)
         return scan(workspace, limits, cache, what="start manifest").states, None
-    sigs, live.sigs = live.sigs or {}, None
-    cache.entries = {rel: (sig, live.states[rel]) for rel, sig in sigs.items()
-                     if rel in live.states and max(sig[4], sig[5]) < started - RACY_NS}
+    cache.entries, live.seeded = live.seeded or {}, None
     return dict(live.states), live
 
 
@@ -216,7 +222,7 @@ def run_watch(run_dir: Path, workspace: Path, limits: WorkspaceLimits, start: di
         handed = _HANDED.pop(run_dir, None)
     if handed is not None:
         folder, live = handed
-        if folder == workspace and _kept(run_dir, 0) is not None and live.notify >= 0:
+        if folder == workspace and _kept(run_dir) is not None and live.notify >= 0:
             watch = WorkspaceWatch(workspace, limits, live.cache)
             watch.live = live
             return watch
@@ -225,14 +231,15 @@ def run_watch(run_dir: Path, workspace: Path, limits: WorkspaceLimits, start: di
 
 
 KEPT_RUNS = 2
-"""Start manifests this process keeps in memory after writing them (a run reads its own back, at 200k files
-parsing it costs seconds)."""
-_KEPT: dict[Path, tuple[tuple[int, ...] | None, tuple[int, ...] | None, dict[str, FileState],
-                        dict[str, tuple[int, ...]]]] = {}
+"""Start manifests this process keeps in memory after writing them (a run reads its own back)."""
+_KEPT: dict[Path, tuple[tuple[int, ...] | None, dict[str, FileState],
+                        dict[str, tuple[tuple[int, ...], FileState]]]] = {}
+"""run folder -> (its start manifest's file id, the manifest, its hash cache entries: stat and state)."""
 
 
 def _file_id(path: Path) -> tuple[int, ...] | None:
-    """Which file this is and whether it changed (write_atomic makes a new inode each time)."""
+    """Which file this is and whether it changed (write_atomic makes a new inode each time; a link to it made or
+    removed, the hash cache's, moves its ctime: it is then read from disk, the same bytes)."""
     try:
         st = os.stat(path, follow_symlinks=False)
     except OSError:
@@ -240,35 +247,68 @@ def _file_id(path: Path) -> tuple[int, ...] | None:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
-def _kept(run_dir: Path, index: int) -> tuple[dict[str, FileState], dict[str, tuple[int, ...]]] | None:
-    """What this process wrote for `run_dir`, if that file (index 0: manifest, 1: stats) is still the one written."""
+def _kept(run_dir: Path) -> tuple[dict[str, FileState], dict[str, tuple[tuple[int, ...], FileState]]] | None:
+    """What this process wrote for `run_dir`, if its start manifest is still the file written."""
     kept = _KEPT.get(run_dir)
-    if kept is None or kept[index] is None or kept[index] != _file_id(run_dir / (START_MANIFEST, START_STATS)[index]):
+    if kept is None or kept[0] is None or kept[0] != _file_id(run_dir / START_MANIFEST):
         return None
-    return kept[2], kept[3]
+    return kept[1], kept[2]
+
+
+def _read(run_dir: Path, *, sigs: bool) -> tuple[dict[str, FileState], dict[str, tuple[int, ...]]]:
+    """The start manifest from disk (with the stats of files changed long enough before it, when `sigs`)."""
+    try:
+        raw = (run_dir / START_MANIFEST).read_bytes()
+    except FileNotFoundError:
+        if not (run_dir / OLD_START_MANIFEST).exists():
+            raise
+        return _read_old(run_dir, sigs=sigs)
+    with gc_paused():
+        head, states, found = manifest_file.decode(raw)
+    if not sigs:
+        return states, {}
+    written = head.get("written_ns")
+    if type(written) is not int:
+        msg = "the start manifest has no write time"
+        raise ValueError(msg)
+    racy = written - RACY_NS  # what save_start kept already; checked again all the same
+    return states, {k: v for k, v in found.items() if v[4] < racy and v[5] < racy}
+
+
+def _read_old(run_dir: Path, *, sigs: bool) -> tuple[dict[str, FileState], dict[str, tuple[int, ...]]]:
+    """A start manifest as runs recorded before the compact file kept it (two JSON files)."""
+    raw = json.loads((run_dir / OLD_START_MANIFEST).read_text(encoding="ascii"))
+    states = {k: FileState.model_validate(v) for k, v in raw.items()}
+    if not sigs:
+        return states, {}
+    try:
+        found = json.loads((run_dir / OLD_START_STATS).read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        return states, {}
+    if not isinstance(found, dict):
+        return states, {}
+    return states, {k: tuple(v) for k, v in found.items()
+                    if isinstance(v, list) and len(v) == 6 and all(type(n) is int for n in v)}
 
 
 def load_start(run_dir: Path) -> dict[str, FileState]:
     """The manifest `save_start` kept (from memory when this process wrote that very file)."""
-    kept = _kept(run_dir, 0)
+    kept = _kept(run_dir)
     if kept is not None:
         return dict(kept[0])
-    raw = json.loads((run_dir / START_MANIFEST).read_text(encoding="ascii"))
-    return {k: FileState.model_validate(v) for k, v in raw.items()}
+    return _read(run_dir, sigs=False)[0]
 
 
 def start_cache(run_dir: Path, states: dict[str, FileState]) -> ManifestCache:
     """The start manifest's hashes keyed by the stats they were taken at (empty when not kept)."""
     cache = ManifestCache()
-    kept = _kept(run_dir, 1)
+    kept = _kept(run_dir)
     if kept is not None:
-        cache.entries = {k: (sig, states[k]) for k, sig in kept[1].items() if k in states}
+        cache.entries = {k: (entry[0], states[k]) for k, entry in kept[1].items() if k in states}
         return cache
     try:
-        sigs = json.loads((run_dir / START_STATS).read_text(encoding="ascii"))
+        sigs = _read(run_dir, sigs=True)[1]
     except (OSError, ValueError):
         return cache
-    if isinstance(sigs, dict):
-        cache.entries = {k: (tuple(v), states[k]) for k, v in sigs.items()
-                         if k in states and isinstance(v, list) and all(isinstance(n, int) for n in v)}
+    cache.entries = {k: (sig, states[k]) for k, sig in sigs.items() if k in states}
     return cache

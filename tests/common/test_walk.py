@@ -14,6 +14,7 @@ from tether.common.walk import (
     WalkError,
     copy_sparse,
     hash_file,
+    kind_of,
     open_regular,
     open_root,
     read_head,
@@ -21,6 +22,7 @@ from tether.common.walk import (
     remove_entry,
     shown,
     walk,
+    walk_folders,
 )
 
 
@@ -179,3 +181,59 @@ def test_remove_path_takes_a_tree_too_deep_for_shutil(tmp_path: Path) -> None:
     remove_path(tmp_path / "t")
     assert not (tmp_path / "t").exists()
     remove_path(tmp_path / "t")  # missing is fine
+
+
+def _folder_walk(root: Path, **kw) -> list[tuple[str, str]]:
+    """(rel, kind) of every entry `walk_folders` reports, folders included, as `walk` names them."""
+    fd = open_root(root)
+    out = []
+    try:
+        for folder in walk_folders(fd, **kw):
+            if folder.st is not None and folder.rel:
+                out.append((folder.rel, "dir"))
+            prefix = f"{folder.rel}/" if folder.rel else ""
+            out += [(prefix + name, kind_of(st)) for name, st in folder.files]
+    finally:
+        os.close(fd)
+    return out
+
+
+def test_the_folder_walk_sees_what_the_entry_walk_sees(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f").write_text("x")
+    (tmp_path / "a" / "g").write_text("y")
+    os.symlink("/etc", tmp_path / "a" / "link")
+    os.mkfifo(tmp_path / "fifo")
+    with open(os.path.join(os.fsencode(tmp_path), b"\xff name"), "wb") as fh:
+        fh.write(b"z")
+    assert sorted(_folder_walk(tmp_path)) == sorted((e.rel, e.kind) for e in walk(tmp_path))
+    _deep(tmp_path / "a" / "b", 2000)  # any depth, beyond PATH_MAX
+    assert sorted(_folder_walk(tmp_path)) == sorted((e.rel, e.kind) for e in walk(tmp_path))
+    assert len(_folder_walk(tmp_path)) == 2008
+    with pytest.raises(WalkError, match="deeper than 10 levels"):
+        _folder_walk(tmp_path, max_depth=10)
+    with pytest.raises(WalkError, match="manifest took longer than"):
+        _folder_walk(tmp_path, deadline=Deadline(0.0, "manifest"))
+
+
+def test_a_folder_swapped_for_a_symlink_before_the_folder_walk_enters_it_is_reported_not_followed(
+        tmp_path: Path) -> None:
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "secret").write_text("host only")
+    ws = tmp_path / "ws"
+    for d in ("a", "b"):
+        (ws / d).mkdir(parents=True)
+        (ws / d / "f").write_text("ws")
+    fd = open_root(ws)
+    seen = []
+    try:
+        for folder in walk_folders(fd):
+            seen += [(folder.rel, name, folder.st is None, kind_of(st)) for name, st in folder.files]
+            if folder.rel == "a":  # b is listed already; swap it now
+                os.rename(ws / "b", ws / "b.aside")
+                os.symlink(host, ws / "b")
+    finally:
+        os.close(fd)
+    assert ("", "b", True, "symlink") in seen  # a late batch of the root: what b is now
+    assert all(name != "secret" for _, name, _, _ in seen)

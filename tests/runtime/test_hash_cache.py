@@ -16,8 +16,8 @@ from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import diff, manifest, scan
 from tether.runtime.hooks.base import NoHooks
 from tether.runtime.run.phases import prepare
-from tether.runtime.workspace import hash_cache
-from tether.runtime.workspace.watch import load_start, save_start
+from tether.runtime.workspace import hash_cache, manifest_file, watch
+from tether.runtime.workspace.watch import START_MANIFEST, load_start, save_start
 
 LIMITS = WorkspaceLimits()
 
@@ -72,17 +72,18 @@ def test_second_start_reads_no_unchanged_file(tmp_path, later):
     assert hashed == 0
     assert states == first == manifest(ws)
     assert load_start(home / "runs" / "r1") == first
-    # the second run's own start manifest (through the cache) is exact too; nothing changed: the file stays
+    # the second run's own start manifest (through the cache) is exact too; the cache is that very file (a link)
     path = hash_cache.cache_path(home, ws)
-    text = path.read_text()
+    text = path.read_bytes()
     assert _start(home, ws, "r2") == manifest(ws)
-    assert path.read_text() == text
+    assert os.path.samefile(path, home / "runs" / "r2" / START_MANIFEST)
     assert _reuse(home, ws)[1] == 0
     # a change: the next start rewrites it, and the run after reads nothing again
     (ws / "f0.txt").write_text("changed")
     later()
     assert _start(home, ws, "r3") == manifest(ws)
-    assert path.read_text() != text
+    assert path.read_bytes() != text
+    assert load_start(home / "runs" / "r2") == first  # the run before keeps its own start manifest
     later()
     assert _reuse(home, ws)[1] == 0
 
@@ -117,8 +118,9 @@ def test_every_change_is_hashed_again(tmp_path, later):
 def test_files_changed_close_to_the_write_are_not_kept(tmp_path):
     ws, home = _workspace(tmp_path), _home(tmp_path)
     _start(home, ws, "r1")  # every file was written just now: all racy
-    raw = json.loads(hash_cache.cache_path(home, ws).read_text())
-    assert raw["entries"] == []
+    assert hash_cache.cache_path(home, ws).is_file()
+    assert hash_cache.load(home, ws, LIMITS.hash_max_bytes).entries == {}
+    assert watch.start_cache(home / "runs" / "r1", manifest(ws)).entries == {}
     assert _reuse(home, ws)[1] == 5
 
 
@@ -127,33 +129,39 @@ def _saved(home, ws, later):
     _start(home, ws, f"r{len(list((home / 'runs').iterdir()))}")
     later()
     path = hash_cache.cache_path(home, ws)
-    return path, json.loads(path.read_text())
+    return path, path.read_bytes()
 
 
-@pytest.mark.parametrize("spoil", ["garbage", "truncated", "bad hash", "bad number", "version", "future", "racy entry",
-                                   "other root"])
+def _with_header(raw: bytes, **changes) -> bytes:
+    """The same body under an edited header (its checksum still matches: only the header's checks can refuse it)."""
+    head, body = manifest_file.decode_header(raw)
+    text = json.dumps({**head, **changes}).encode()
+    return manifest_file.MAGIC + b"%d\n" % len(text) + text + bytes(body)
+
+
+@pytest.mark.parametrize("spoil", ["garbage", "truncated", "flipped byte", "count", "version", "future", "racy entry",
+                                   "other root", "settings"])
 def test_a_doubtful_cache_is_not_trusted(tmp_path, later, spoil):
     ws, home = _workspace(tmp_path), _home(tmp_path)
     path, raw = _saved(home, ws, later)
-    entry = raw["entries"][0]
-    text = None
-    if spoil == "garbage":
-        text = "\0not json"
-    elif spoil == "truncated":
-        text = path.read_text()[:-40]
-    elif spoil == "bad hash":
-        entry[7] = "zz" * 32
-    elif spoil == "bad number":
-        entry[3] = "9"
-    elif spoil == "version":
-        raw["version"] = 99
-    elif spoil == "future":
-        raw["written_ns"] = time.time_ns() + 10**12
-    elif spoil == "racy entry":  # the files were written together: each is within RACY_NS of this write time
-        raw["written_ns"] = entry[6] + manifest_mod.RACY_NS // 2
-    elif spoil == "other root":
-        raw["ino"] += 1
-    path.write_text(text if text is not None else json.dumps(raw))
+    head, _ = manifest_file.decode_header(raw)
+    assert len(hash_cache.load(home, ws, LIMITS.hash_max_bytes).entries) == 5
+    mtime = (ws / "f0.txt").stat().st_mtime_ns
+    spoiled = {
+        "garbage": lambda: b"\0not a manifest",
+        "truncated": lambda: raw[:-40],
+        "flipped byte": lambda: raw[:-100] + bytes([raw[-100] ^ 1]) + raw[-99:],
+        "count": lambda: _with_header(raw, count=head["count"] + 1),
+        "version": lambda: _with_header(raw, version=99),
+        "future": lambda: _with_header(raw, written_ns=time.time_ns() + 10**12),
+        # the files were written together: each is within RACY_NS of this write time
+        "racy entry": lambda: _with_header(raw, written_ns=mtime + manifest_mod.RACY_NS // 2),
+        "other root": lambda: _with_header(raw, ino=head["ino"] + 1),
+        "settings": lambda: _with_header(raw, hash_max_bytes=head["hash_max_bytes"] + 1),
+    }[spoil]()
+    path.unlink()  # the run's start manifest is another link to it: leave that one as it was
+    path.write_bytes(spoiled)
+    assert hash_cache.load(home, ws, LIMITS.hash_max_bytes).entries == {}
     states, hashed = _reuse(home, ws)
     assert states == manifest(ws)
     assert hashed == 5
@@ -172,7 +180,7 @@ def test_cache_lives_in_the_home_keyed_by_the_real_path(tmp_path, later):
     ws, home = _workspace(tmp_path), _home(tmp_path)
     path, _ = _saved(home, ws, later)
     assert path.parent == home.resolve() / "cache" / "manifests"
-    assert not any("manifests" in p.name or p.suffix == ".json" for p in ws.rglob("*"))
+    assert not any("manifests" in p.name or p.suffix in (".json", ".bin") for p in ws.rglob("*"))
     link = tmp_path / "link"
     link.symlink_to(ws)
     assert hash_cache.cache_path(home, link) == path
@@ -196,8 +204,9 @@ def test_cache_is_bounded(tmp_path, later, monkeypatch):
     kept = sorted(p.name for p in (home / "cache" / "manifests").iterdir())
     assert kept == sorted(hash_cache.cache_path(home, w).name for w in folders[1:])
     monkeypatch.setattr(hash_cache, "MAX_ENTRIES", 3)
-    _, raw = _saved(home, folders[0], later)
-    assert raw["entries"] == []
+    later()
+    _start(home, folders[0], "big")
+    assert not hash_cache.cache_path(home, folders[0]).exists()  # too many files: none kept, the next run hashes
 
 
 def test_prepare_reuses_for_the_workspace_not_for_a_shadow_copy(tmp_path, later):
@@ -224,11 +233,13 @@ def test_a_run_reads_its_start_back_from_memory_only_while_the_files_are_the_one
     cache = watch.start_cache(run_dir, first)
     assert sorted(cache.entries) == sorted(first) and all(cache.entries[k][1] is first[k] for k in first)
     # the same bytes written anew (another inode) are read from the file; corrupt ones fail as before
-    text = (run_dir / watch.START_MANIFEST).read_text()
-    (run_dir / watch.START_MANIFEST).write_text(text)
+    raw = (run_dir / watch.START_MANIFEST).read_bytes()
+    (run_dir / watch.START_MANIFEST).unlink()
+    (run_dir / watch.START_MANIFEST).write_bytes(raw)
     assert load_start(run_dir) == first
-    (run_dir / watch.START_MANIFEST).write_text("{not json")
-    (run_dir / watch.START_STATS).write_text("[1, 2")
+    from_disk = watch.start_cache(run_dir, first)
+    assert {k: v[0] for k, v in from_disk.entries.items()} == {k: v[0] for k, v in cache.entries.items()}
+    (run_dir / watch.START_MANIFEST).write_bytes(raw[:-1] + b"x")
     with pytest.raises(ValueError):
         load_start(run_dir)
     assert watch.start_cache(run_dir, first).entries == {}
@@ -242,8 +253,8 @@ def test_the_run_keeps_the_start_manifest_s_live_tree_and_its_first_scan_sees_wh
     start = _start(home, ws, "r1")
     run_dir = home / "runs" / "r1"
     tree = watch_mod._HANDED[run_dir][1]
-    assert tree.states == start and tree.sigs is None
-    assert sorted(tree.cache.entries) == sorted(start)  # what start_stats.json holds too
+    assert tree.states == start and tree.seeded is None
+    assert sorted(tree.cache.entries) == sorted(start)  # the stats the start manifest holds too
     hashed = tree.cache.hashed
     (ws / "f0.txt").write_text("changed between the start and the first command")
     (ws / "sub" / "late.txt").write_text("new")
@@ -267,7 +278,9 @@ def test_a_replaced_start_manifest_or_another_folder_gets_a_fresh_walk(tmp_path,
     start = _start(home, ws, "r1")
     run_dir = home / "runs" / "r1"
     tree = watch_mod._HANDED[run_dir][1]
-    (run_dir / watch_mod.START_MANIFEST).write_text((run_dir / watch_mod.START_MANIFEST).read_text())
+    raw = (run_dir / watch_mod.START_MANIFEST).read_bytes()
+    (run_dir / watch_mod.START_MANIFEST).unlink()
+    (run_dir / watch_mod.START_MANIFEST).write_bytes(raw)
     watch = watch_mod.run_watch(run_dir, ws, LIMITS, load_start(run_dir))
     assert watch.live is None and tree.notify == -1  # the handed tree was closed, not used
     assert watch.snapshot().states == start
@@ -299,3 +312,24 @@ def test_start_without_inotify_room_walks_and_still_seeds_the_caches(tmp_path, l
     later()
     assert _reuse(home, ws)[1] == 0
     assert len(watch_mod.start_cache(home / "runs" / "r1", start).entries) == 5
+
+
+def test_a_run_recorded_before_the_compact_file_is_still_read(tmp_path, later):
+    """Runs kept `start_manifest.json` and `start_stats.json` before: a resumed one still reads them."""
+    ws, home = _workspace(tmp_path), _home(tmp_path)
+    later()
+    start = manifest(ws)
+    run_dir = home / "runs" / "old"
+    run_dir.mkdir()
+    sigs = {}
+    for rel in start:
+        st = os.stat(ws / rel, follow_symlinks=False)
+        sigs[rel] = [st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns]
+    (run_dir / watch.OLD_START_MANIFEST).write_text(json.dumps({k: v.model_dump() for k, v in start.items()}))
+    (run_dir / watch.OLD_START_STATS).write_text(json.dumps(sigs))
+    assert load_start(run_dir) == start
+    cache = watch.start_cache(run_dir, start)
+    assert sorted(cache.entries) == sorted(start)
+    assert scan(ws, LIMITS, cache).states == start and cache.hashed == 0
+    (run_dir / watch.OLD_START_STATS).write_text("[1, 2")  # unreadable stats: nothing reused, nothing wrong
+    assert watch.start_cache(run_dir, start).entries == {}
