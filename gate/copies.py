@@ -21,7 +21,7 @@ from tether.common.snapshot import (
     SnapshotManifest,
     clone_fd,
     from_text,
-    snapshot,
+    scratch_copy,
 )
 from tether.common.walk import (
     DIR_FLAGS,
@@ -187,13 +187,14 @@ def lay(dest: Path, workspace: Path, rels: list[str]) -> None:
 
 
 def build_after(run_dir: Path, workspace: Path, limits: WorkspaceLimits | None = None) -> Path:
-    """A copy of the final workspace (a snapshot of it, `.git` included), for the after side's fresh sandbox."""
+    """A copy of the final workspace (copied as a snapshot is, `.git` included; its manifest kept in memory, never
+    written and synced), for the after side's fresh sandbox."""
     base = run_dir / AFTER_DIR
     if base.exists():
         remove_path(base)
-    keep = (limits or WorkspaceLimits()).model_copy(update={"snapshot_keep": 0})
-    man = snapshot(workspace, base, keep)
     files = base / SNAPSHOT_DIR / "files"
+    files.parent.mkdir(parents=True)
+    man = scratch_copy(workspace, files, limits)
     root = open_root(files)
     try:
         _restore_kinds(man, root)

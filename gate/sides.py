@@ -139,11 +139,13 @@ def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, di
             code, _ = lines.check(c.command)
             tmp.ran()
             c.after_bare_exit = _exit(code)
-        out.effects = real_changes(diff(start, manifest(folder)).changed)
+        ran = bool(first or len(seen) or (plan.strip and len(person) > len(first)))
+        staged = manifest(folder) if ran else start  # nothing ran: nothing was written
+        out.effects = real_changes(diff(start, staged).changed)
     finally:
         if moved:
             put_back(folder, stash, moved)
-    start = manifest(folder)
+    start = manifest(folder) if moved else staged
     for c in person if plan.strip else [c for c in person if c not in first]:  # their /tmp leftovers: their doing
         code, output = lines.check(c.command)
         tmp.ran()
