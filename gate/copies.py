@@ -39,8 +39,8 @@ LAY_CAP = 262_144
 """The most bytes of one file laid over the pre-run copy."""
 
 
-def build_before(run_dir: Path, workspace: Path, overlay: list[str]) -> Path:
-    """A scratch copy of the pre-run snapshot, with the run's test files laid over it.
+def build_before(run_dir: Path, workspace: Path, overlay: list[str], name: str = BEFORE_DIR) -> Path:
+    """A scratch copy of the pre-run snapshot, with the run's test files laid over it, at `run_dir/name`.
 
     Built by descriptor, like a rollback: any depth works, and an overlay
     file whose folder was a link in the snapshot replaces the link instead
@@ -49,7 +49,7 @@ def build_before(run_dir: Path, workspace: Path, overlay: list[str]) -> Path:
     """
     snap = run_dir / SNAPSHOT_DIR
     man = SnapshotManifest.model_validate_json((snap / "manifest.json").read_text(encoding="utf-8"))
-    dest = run_dir / BEFORE_DIR
+    dest = run_dir / name
     if dest.exists():
         remove_path(dest)  # by descriptor: shutil.rmtree fails on trees ~1000 deep
     dest.mkdir(mode=0o755)

@@ -16,9 +16,11 @@ The safety of a fresh side is kept:
 - the pre-run copy is built from the snapshot, and its stat signature
   (gate.warm_folders) taken once the sandbox holds it: a copy that changed
   by hand-over time is thrown away with its sandbox and built afresh;
-- the after side starts on an empty folder that the gate fills with its copy
-  of the final workspace at hand-over; a folder no longer the same empty one
-  is not used.
+- the after side starts on a pre-run copy too (an empty folder where there
+  is no snapshot), signature checked the same way; at hand-over the gate
+  writes into it what the final workspace holds differently (gate.after_sync:
+  bytes compared, nothing trusted) or fills the empty one; a folder no longer
+  the one it started on is not used.
 Any failure falls back to the cold path (a sandbox started there and then).
 """
 
@@ -35,10 +37,11 @@ from typing import Any
 
 from tether.common.snapshot import SNAPSHOT_DIR
 from tether.common.walk import remove_path
+from tether.gate.after_sync import sync
 from tether.gate.collect import list_processes
 from tether.gate.copies import build_after, build_before
 from tether.gate.known import KnownCache, scan_known
-from tether.gate.warm_folders import Signature, fill, inside, signature, stat_sig
+from tether.gate.warm_folders import Signature, fill, inside, signature
 from tether.gate.warm_side import HandedSide
 from tether.sandbox.base import Sandbox
 from tether.sandbox.processes import Proc
@@ -48,7 +51,7 @@ log = logging.getLogger(__name__)
 WARM_BEFORE_DIR = "gate-before-warm"
 """The pre-run copy the warm before side starts on."""
 WARM_AFTER_DIR = "gate-after-warm"
-"""The empty folder the warm after side starts on (filled at hand-over)."""
+"""The folder the warm after side starts on: a pre-run copy (or empty), made the final workspace at hand-over."""
 
 
 class WarmSides:
@@ -139,18 +142,22 @@ class WarmSides:
         box = self._start_box(folder)
         return box, signature(folder)  # taken after the start: the sandbox's hand-over changed owners
 
-    def _start_after(self) -> tuple[Sandbox, tuple[int, ...], list[Proc] | None]:
+    def _start_after(self) -> tuple[Sandbox, Signature | None, list[Proc] | None, bool]:
         folder = self.after_dir
         if folder.exists():
             remove_path(folder)
-        folder.mkdir(mode=0o700)
+        prefilled = (self.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
+        if prefilled:  # the pre-run copy: the gate writes only what the run changed (gate.after_sync)
+            build_before(self.run_dir, self.workspace, [], name=WARM_AFTER_DIR)
+        else:
+            folder.mkdir(mode=0o700)
         box = self._start_box(folder)
         try:  # its processes now, before anything runs in it: R15's baseline for the gate's re-run (one exec less)
             procs = list_processes(box)
         except BaseException:
             _close(box)
             raise
-        return box, stat_sig(os.lstat(folder)), procs
+        return box, signature(folder), procs, prefilled  # taken after the start (its hand-over changed owners)
 
     def _take(self, side: str) -> Future[Any] | None:
         with self._lock:
@@ -196,12 +203,15 @@ class WarmSides:
         folder = self.after_dir
 
         def take() -> Sandbox:
-            box, sig, procs = starting.result()  # a failed start is the gate's sandbox failure, as a cold one's
+            box, sig, procs, prefilled = starting.result()  # a failed start is the gate's sandbox failure
             try:
-                if stat_sig(os.lstat(folder)) != sig or os.listdir(folder):
+                if sig is None or signature(folder) != sig:
                     msg = f"{folder} changed while the run worked"
                     raise OSError(msg)
-                fill(folder, build_after(self.run_dir, workspace))
+                if prefilled:
+                    sync(folder, workspace)
+                else:
+                    fill(folder, build_after(self.run_dir, workspace))
             except BaseException:
                 _close(box)
                 raise

@@ -193,6 +193,8 @@ def test_the_after_side_gets_the_final_workspace_and_its_user_can_write_it(setup
     (ws / "new.txt").write_text("written by the run\n")
     (ws / "sub").mkdir()
     (ws / "sub" / "x").write_text("x\n")
+    (ws / "greet.sh").write_text("echo changed\n")
+    (ws / "test.sh").unlink()
     try:
         take, folder = warm.after_side(ws, lambda: pytest.fail("a cold side was started"), run_dir / "cold")
         box = take()
@@ -202,6 +204,9 @@ def test_the_after_side_gets_the_final_workspace_and_its_user_can_write_it(setup
             assert out.exit_code == 0, out.output
             assert "written by the run" in out.output and "made" in out.output
             assert (folder / "sub" / "x").read_text() == "x\nmore\n"
+            # the pre-run copy it started on is now the final workspace: changed, deleted, kept and writable
+            out = box.exec("cat greet.sh && test ! -e test.sh && echo kept >> greet.sh && cat greet.sh")
+            assert out.exit_code == 0 and out.output == "echo changed\necho changed\nkept\n", out.output
         finally:
             box.close()
     finally:
