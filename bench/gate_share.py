@@ -6,9 +6,10 @@ file and the person gives `--verify 'bash test.sh'`. The gate now re-runs
 every check in a fresh shell and again in a second sandbox on the pre-run
 copy, lists /tmp and scans the written files for secrets; its time is read
 from the journal (summary written -> gate recorded), the run's from its
-start and end events. Both of the gate's sandboxes start warm while the run
-works (gate.warm): `warm` counts the sides the gate took warm per run (2 of
-2 is the aim), and the pre-run copy's time is spent then, not in the gate.
+start and end events. Both of the gate's sandboxes start warm beside the
+run's own (gate.warm): `warm` counts the sides the gate took warm per run (2
+of 2 is the aim); the pre-run copies' time is spent then, not in the gate,
+and the after copy is made from one, writing only what the run changed.
 
     .venv/bin/python bench/gate_share.py [--image tether-sandbox:tiny] [--repeat 3]
 """

@@ -192,6 +192,28 @@ def snapshot(workspace: Path, dest_run_dir: Path, limits: WorkspaceLimits | None
     return man
 
 
+def scratch_copy(workspace: Path, files: Path, limits: WorkspaceLimits | None = None) -> SnapshotManifest:
+    """Copy `workspace` into the new folder `files` as `snapshot()` does, for a copy that lives minutes (the gate's
+    after copy): the manifest is returned, not written and synced, and no older snapshot is collected; one that
+    fails is removed.
+
+    Raises:
+        SnapshotError: not enough free space, unreadable, too deep, or past the deadline.
+    """
+    limits = limits or WorkspaceLimits()
+    try:
+        _check_space(workspace, files.parent, limits)
+        files.mkdir()
+        return _copy(workspace.resolve(), files, limits)
+    except (OSError, WalkError) as e:
+        with contextlib.suppress(OSError):
+            _remove_tree(files)
+        if isinstance(e, SnapshotError):
+            raise
+        msg = f"cannot copy {workspace}: {e}; make the workspace readable"
+        raise SnapshotError(msg) from e
+
+
 def _copy(workspace: Path, files: Path, limits: WorkspaceLimits) -> SnapshotManifest:
     deadline = Deadline(limits.host_pass_seconds, "workspace snapshot")
     src_root = open_root(workspace)

@@ -21,7 +21,7 @@ from tether.common.snapshot import (
     SnapshotManifest,
     clone_fd,
     from_text,
-    snapshot,
+    scratch_copy,
 )
 from tether.common.walk import (
     DIR_FLAGS,
@@ -39,8 +39,8 @@ LAY_CAP = 262_144
 """The most bytes of one file laid over the pre-run copy."""
 
 
-def build_before(run_dir: Path, workspace: Path, overlay: list[str]) -> Path:
-    """A scratch copy of the pre-run snapshot, with the run's test files laid over it.
+def build_before(run_dir: Path, workspace: Path, overlay: list[str], name: str = BEFORE_DIR) -> Path:
+    """A scratch copy of the pre-run snapshot, with the run's test files laid over it, at `run_dir/name`.
 
     Built by descriptor, like a rollback: any depth works, and an overlay
     file whose folder was a link in the snapshot replaces the link instead
@@ -49,7 +49,7 @@ def build_before(run_dir: Path, workspace: Path, overlay: list[str]) -> Path:
     """
     snap = run_dir / SNAPSHOT_DIR
     man = SnapshotManifest.model_validate_json((snap / "manifest.json").read_text(encoding="utf-8"))
-    dest = run_dir / BEFORE_DIR
+    dest = run_dir / name
     if dest.exists():
         remove_path(dest)  # by descriptor: shutil.rmtree fails on trees ~1000 deep
     dest.mkdir(mode=0o755)
@@ -187,13 +187,14 @@ def lay(dest: Path, workspace: Path, rels: list[str]) -> None:
 
 
 def build_after(run_dir: Path, workspace: Path, limits: WorkspaceLimits | None = None) -> Path:
-    """A copy of the final workspace (a snapshot of it, `.git` included), for the after side's fresh sandbox."""
+    """A copy of the final workspace (copied as a snapshot is, `.git` included; its manifest kept in memory, never
+    written and synced), for the after side's fresh sandbox."""
     base = run_dir / AFTER_DIR
     if base.exists():
         remove_path(base)
-    keep = (limits or WorkspaceLimits()).model_copy(update={"snapshot_keep": 0})
-    man = snapshot(workspace, base, keep)
     files = base / SNAPSHOT_DIR / "files"
+    files.parent.mkdir(parents=True)
+    man = scratch_copy(workspace, files, limits)
     root = open_root(files)
     try:
         _restore_kinds(man, root)

@@ -64,6 +64,17 @@ class Suite:
                 f"head -c {RESULTS_CHUNK} {results} 2>/dev/null; exit $code")
 
 
+    def same_line(self, command: str) -> bool:
+        """Whether the check line `command` runs just what this suite runs, so that one run gives both outcomes:
+        a script suite's own line, or `make test` / `npm test` (the suite's only addition, exit 127 where the
+        runner is missing, is what bash gives then too). A python or bats suite reads a report its line asks for:
+        never."""
+        if self.kind in ("python", "bats"):
+            return False
+        line = " ".join(command.split())
+        return line == self.command or (self.kind in ("make", "npm") and line == self.command.rsplit("; ", 1)[-1])
+
+
 def _existing(start: dict[str, FileState]) -> list[str]:
     return sorted(p for p, st in start.items() if st.link is None and not is_generated(p))
 

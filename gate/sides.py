@@ -13,13 +13,13 @@ project's tests and the person's checks on the bare snapshot, the person's
 checks again with the run's test files laid over it (a flip only they show
 is the run's proof), the run's own checks with everything the run wrote but
 the change (gate.rerun.own_support). A check line naming the run's mount
-runs with the gate's random one.
+runs with the gate's random one (gate.side_lines runs each line). A suite
+a person's check runs as it stands runs once per side, as that check.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -27,22 +27,22 @@ from pathlib import Path
 from typing import TypeVar
 
 from tether.common.manifest import diff, manifest
-from tether.gate.check_shell import sealed, unsealed
 from tether.gate.checks import empty_test_run
 from tether.gate.collect import list_processes
 from tether.gate.copies import lay
 from tether.gate.evidence import CheckRun, real_changes
-from tether.gate.project import RESULTS_CHUNK, ProjectTest, Suite, merge, outcomes, results_part
 from tether.gate.project import Outcome as TestOutcome
-from tether.gate.rerun import fresh, gate_file, gate_token
-from tether.gate.scan import outside_files
+from tether.gate.project import ProjectTest, Suite, merge
+from tether.gate.rerun import gate_file, gate_token
+from tether.gate.side_lines import TIMED_OUT, Lines, TmpListings, as_suite
+from tether.gate.side_lines import shared as shared_suites
 from tether.gate.stripped import Strip, put_back, strip
+from tether.gate.warm_side import HandedSide
 from tether.sandbox.base import Sandbox
-from tether.sandbox.processes import left_running
+from tether.sandbox.processes import Proc, left_running
 
 OUTPUT_KEEP = 2000
 T = TypeVar("T")
-MAX_RESULTS_BYTES = 8_000_000
 
 
 @dataclass
@@ -86,78 +86,79 @@ def discard(starting: Future[Sandbox] | None) -> None:
             starting.result().close()
 
 
-TIMED_OUT = -1
-"""The exit code `_run` reports for a command the gate's timeout stopped: on the before side it shows nothing."""
+def _start_processes(box: Sandbox) -> list[Proc] | None:
+    """R15's baseline of a fresh side: listed by the warm start, before anything ran in it, or now."""
+    listed = box.start_processes if isinstance(box, HandedSide) else None
+    return listed if listed is not None else list_processes(box)
 
 
-def _run(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str]:
-    """Exit code and output; `TIMED_OUT` when the gate's timeout stopped it (its real code is the kill's)."""
-    res = box.exec(fresh(command, token), timeout_s=plan.timeout_s)
-    return (TIMED_OUT if res.timed_out else res.exit_code), res.output
+def _record(c: CheckRun, code: int, output: str) -> None:
+    code = 137 if code == TIMED_OUT else code  # a check the gate stopped does not pass now
+    c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
 
 
-def _check(box: Sandbox, command: str, plan: Plan, token: str) -> tuple[int, str]:
-    """A check line, sealed: a shell that ended before its last line (an `exit 0` in a sourced file) fails."""
-    if plan.mounts[0] and plan.mounts[1]:  # the gate's sandboxes mount the workspace where the run never saw it
-        command = re.sub(rf"{re.escape(plan.mounts[0].rstrip('/'))}(?=/|\b|$)", plan.mounts[1].rstrip("/"), command)
-    code, output = _run(box, sealed(command, token), plan, token)
-    code, output, _ = unsealed(code, output, token)
-    return code, output
-
-
-def _suite(box: Sandbox, suite: Suite, plan: Plan, token: str) -> dict[str, TestOutcome]:
-    """One suite's outcomes per test id; a python suite's come from the results file its runner wrote, read back
-    in chunks (never from the runner's output, which the tests share)."""
-    results, mark = f"/tmp/{token}.json", f"tether-results-{token}"
-    code, output = _run(box, suite.line(results, mark), plan, token)
-    if code == TIMED_OUT:  # the gate's time ran out: nothing is known, so nothing passed and nothing failed
-        return dict.fromkeys(outcomes(suite, 127, ""), "error")
-    if suite.kind != "python":
-        return outcomes(suite, code, output)
-    size, text = results_part(output, mark)
-    while 0 < len(text) < size and len(text) < MAX_RESULTS_BYTES:
-        _, more = _run(box, f"tail -c +{len(text) + 1} {results} | head -c {RESULTS_CHUNK}", plan, token)
-        if not more:
-            break
-        text += more
-    if len(text) != size:  # no file, or one cut short: nothing the gate can read passed
-        return {"(the python tests)": "error"}
-    return outcomes(suite, code, text)
+def _exit(code: int) -> int:
+    return 137 if code == TIMED_OUT else code
 
 
 def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, dict[str, TestOutcome]]:
     """The project's suites and the person's checks without the run's tests (gate.stripped), then, with them put
-    back, every check; what the re-run wrote or left is judged after each stage."""
+    back, every check; what the re-run wrote or left is judged after each stage.
+
+    A suite a person's check runs as it stands takes its outcome from that
+    check's run on the state the suite runs on (gate.side_lines.shared), and
+    what that run leaves in /tmp counts as the suite's (never excused as the
+    person's scratch). /tmp is listed again only where something ran since
+    (gate.side_lines.TmpListings); the last listing follows every check.
+    """
     token = gate_token()
-    baseline = list_processes(box)
+    lines, tmp = Lines(box, plan.timeout_s, plan.mounts, token), TmpListings(box)
+    baseline = _start_processes(box)
     person = [c for c in plan.checks if c.source == "person"]
+    others = [c for c in plan.checks if c.source != "person"]
+    shared = shared_suites(plan.suites, person)
+    first = [c for c in person if c in shared.values()]
     stash = folder.parent / f"{folder.name}.stash"  # beside the mounted copy, never in it
     moved = strip(folder, stash, plan.strip, plan.snapshot) if plan.strip else []
     start = manifest(folder)  # all a check writes in the workspace is judged (it may run code the run wrote)
+    seen: dict[str, dict[str, TestOutcome]] = {}
     try:
-        seen = {s.command: _suite(box, s, plan, token) for s in plan.suites}
-        suites_left = set(outside_files(box) or []) if person else set()
-        for c in person if plan.strip else []:
-            code, _ = _check(box, c.command, plan, token)
-            c.after_bare_exit = 137 if code == TIMED_OUT else code
-        out.effects = real_changes(diff(start, manifest(folder)).changed)
+        for s in plan.suites:
+            if s.command not in shared:
+                seen[s.command] = lines.suite(s)
+                tmp.ran()
+        for c in first:  # a shared suite's run, on the suites' state (bare or not): what it leaves is the suite's
+            code, output = lines.check(c.command)
+            tmp.ran()
+            if not plan.strip:  # nothing was taken out: this is the check's own run too
+                _record(c, code, output)
+            c.after_bare_exit = _exit(code)
+            seen.update({s: as_suite(_suite_of(plan, s), code, output) for s, sc in shared.items() if sc is c})
+        suites_left = set(tmp.now() or []) if person else set()
+        for c in [c for c in person if c not in first] if plan.strip else []:
+            code, _ = lines.check(c.command)
+            tmp.ran()
+            c.after_bare_exit = _exit(code)
+        ran = bool(first or len(seen) or (plan.strip and len(person) > len(first)))
+        staged = manifest(folder) if ran else start  # nothing ran: nothing was written
+        out.effects = real_changes(diff(start, staged).changed)
     finally:
         if moved:
             put_back(folder, stash, moved)
-    start = manifest(folder)
-    for c in person:  # what the person's own checks leave in /tmp (a scratch file) is the person's doing
-        code, output = _check(box, c.command, plan, token)
-        code = 137 if code == TIMED_OUT else code
-        c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
+    start = manifest(folder) if moved else staged
+    for c in person if plan.strip else [c for c in person if c not in first]:  # their /tmp leftovers: their doing
+        code, output = lines.check(c.command)
+        tmp.ran()
+        _record(c, code, output)
         if not plan.strip:
-            c.after_bare_exit = code
-    theirs = set(outside_files(box) or []) - suites_left if person else set()
-    for c in [c for c in plan.checks if c.source != "person"]:
-        code, output = _check(box, c.command, plan, token)
-        code = 137 if code == TIMED_OUT else code  # a check the gate stopped does not pass now
-        c.after_exit, c.empty, c.after_output = code, empty_test_run(output), output[-OUTPUT_KEEP:]
+            c.after_bare_exit = c.after_exit
+    theirs = set(tmp.now() or []) - suites_left if person else set()
+    for c in others:
+        code, output = lines.check(c.command)
+        tmp.ran()
+        _record(c, code, output)
     out.effects += [e for e in real_changes(diff(start, manifest(folder)).changed) if e not in out.effects]
-    left = outside_files(box)
+    left = tmp.now()
     out.effects += (["/tmp and /dev/shm (could not be listed)"] if left is None
                     else [p for p in left if not gate_file(p, token) and p not in theirs])
     now = list_processes(box, baseline)
@@ -168,24 +169,38 @@ def _after(plan: Plan, box: Sandbox, folder: Path, out: Outcome) -> dict[str, di
     return seen
 
 
+def _suite_of(plan: Plan, command: str) -> Suite:
+    return next(s for s in plan.suites if s.command == command)
+
+
 def _before(plan: Plan, box: Sandbox, folder: Path) -> tuple[dict[str, dict[str, TestOutcome]], dict[int, int]]:
     """The project's suites and every check on the pre-run copy, in stages; the checks' exit codes by index (the
-    after side runs at the same time, so which checks pass now is not known yet)."""
-    token = gate_token()
-    seen = {s.command: _suite(box, s, plan, token) for s in plan.suites}
+    after side runs at the same time, so which checks pass now is not known yet). A suite a person's check runs as
+    it stands takes its outcome from that check's run on the bare copy (where nothing is laid over it first)."""
+    lines = Lines(box, plan.timeout_s, plan.mounts, gate_token())
+    person = [c for c in plan.checks if c.source == "person"]
+    shared = shared_suites(plan.suites, person) if plan.strip or not plan.tests_overlay else {}
+    seen = {s.command: lines.suite(s) for s in plan.suites if s.command not in shared}
     codes: dict[int, int] = {}
+
+    def bare_run(c: CheckRun, code: int, output: str) -> None:
+        seen.update({s: as_suite(_suite_of(plan, s), code, output) for s, sc in shared.items() if sc is c})
+
     for i, c in enumerate(plan.checks):  # the bare pre-run copy: what the person's proof is judged against
         if c.source == "person" and plan.strip:
-            codes[-1 - i], _ = _check(box, c.command, plan, token)
+            codes[-1 - i], output = lines.check(c.command)
+            bare_run(c, codes[-1 - i], output)
     lay(folder, plan.workspace, plan.tests_overlay)
     for i, c in enumerate(plan.checks):
         if c.source == "person":
-            codes[i], _ = _check(box, c.command, plan, token)
+            codes[i], output = lines.check(c.command)
             codes.setdefault(-1 - i, codes[i])
+            if not plan.strip:  # nothing was laid over it (else nothing is shared): still the bare copy
+                bare_run(c, codes[i], output)
     lay(folder, plan.workspace, plan.own_overlay)
     for i, c in enumerate(plan.checks):
         if c.source != "person":
-            codes[i], _ = _check(box, c.command, plan, token)
+            codes[i], _ = lines.check(c.command)
     return seen, codes
 
 

@@ -1,25 +1,26 @@
 """The gate's two fresh sandboxes, started while the run works and handed to the gate when it begins.
 
-Why: starting two sandboxes took most of the gate's time. `WarmSides`
-starts them in the background (the runner calls `start()` when the run's
-first command starts) and the gate takes them with `before_side()` and
-`after_side()`; `close()` removes whatever was not handed over and is safe
-on every exit path (it waits for a start still under way, so nothing is left
-running). `scan()` runs R14's scan of the start files meanwhile
-(gate.known.scan_known), so the gate scans only bytes the run changed.
+Why: starting two sandboxes took most of the gate's time. `start()` (called
+as the run's own sandbox starts, so they are up however soon the model
+finishes) starts them in the background; the gate takes them with
+`before_side()` and `after_side()` (the after side with its processes
+listed at its start, before anything ran in it: R15's baseline); sides it is
+done with are removed once it ends (`release()`), and `close()` removes
+whatever is left on every exit path, waiting for a start under way.
+`scan()` runs R14's scan of the start files meanwhile (gate.known).
 
 The safety of a fresh side is kept:
-- they are new containers on scratch folders in the run folder, never the
-  run's container, and nothing of theirs is mounted in it; a run folder that
-  lies inside the workspace (where the run's container could write) gets no
-  warm sides at all;
-- the pre-run copy is built from the snapshot when it starts, and its stat
-  signature (inode, mode, size, mtime and ctime of every entry) is taken once
-  the sandbox holds it: a copy that changed by hand-over time is thrown away
-  with its sandbox and built afresh;
-- the after side starts on an empty folder that the gate fills with its copy
-  of the final workspace at hand-over (moved in, given to the sandbox's user);
-  a folder no longer the same empty one is not used.
+- new containers on scratch folders in the run folder, never the run's
+  container, nothing of theirs mounted in it; a run folder inside the
+  workspace (where the run's container could write) gets no warm sides;
+- the pre-run copy is built from the snapshot, and its stat signature
+  (gate.warm_folders) taken once the sandbox holds it: a copy that changed
+  by hand-over time is thrown away with its sandbox and built afresh;
+- the after side starts on a pre-run copy too (an empty folder where there
+  is no snapshot), signature checked the same way; at hand-over the gate
+  writes into it what the final workspace holds differently (gate.after_sync:
+  bytes compared, nothing trusted) or fills the empty one; a folder no longer
+  the one it started on is not used.
 Any failure falls back to the cold path (a sandbox started there and then).
 """
 
@@ -28,19 +29,21 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import stat
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from tether.common.snapshot import SNAPSHOT_DIR
-from tether.common.walk import DIR_FLAGS, open_root, remove_path
+from tether.common.walk import remove_path
+from tether.gate.after_sync import sync
+from tether.gate.collect import list_processes
 from tether.gate.copies import build_after, build_before
 from tether.gate.known import KnownCache, scan_known
-from tether.sandbox.base import ExecResult, OutputScanner, Sandbox
+from tether.gate.warm_folders import Signature, fill, inside, signature
+from tether.gate.warm_side import HandedSide
+from tether.sandbox.base import Sandbox
 from tether.sandbox.processes import Proc
 
 log = logging.getLogger(__name__)
@@ -48,48 +51,7 @@ log = logging.getLogger(__name__)
 WARM_BEFORE_DIR = "gate-before-warm"
 """The pre-run copy the warm before side starts on."""
 WARM_AFTER_DIR = "gate-after-warm"
-"""The empty folder the warm after side starts on (filled at hand-over)."""
-Signature = dict[str, tuple[int, ...]]
-
-
-def signature(root: Path) -> Signature | None:
-    """Every entry below `root` (and `root` itself) by inode, mode, size, mtime and ctime; None if unreadable.
-
-    Any write, rename, chmod or chown changes an entry's ctime, which no
-    process can set back, so an equal signature means an untouched tree.
-    Walked by descriptor with a stack (any depth, no link followed).
-    """
-    out: Signature = {}
-    try:
-        st = os.lstat(root)
-        out[""] = _sig(st)
-        stack = [("", open_root(root))]
-        while stack:
-            rel, fd = stack.pop()
-            try:
-                with os.scandir(fd) as it:
-                    for entry in it:
-                        sub = f"{rel}/{entry.name}" if rel else entry.name
-                        est = entry.stat(follow_symlinks=False)
-                        out[sub] = _sig(est)
-                        if stat.S_ISDIR(est.st_mode):
-                            stack.append((sub, os.open(entry.name, DIR_FLAGS, dir_fd=fd)))
-            finally:
-                os.close(fd)
-    except OSError:
-        return None
-    return out
-
-
-def _sig(st: os.stat_result) -> tuple[int, ...]:
-    return (st.st_ino, st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        return path.resolve().is_relative_to(folder.resolve())
-    except OSError:
-        return True  # unknown: no warm side
+"""The folder the warm after side starts on: a pre-run copy (or empty), made the final workspace at hand-over."""
 
 
 class WarmSides:
@@ -109,6 +71,10 @@ class WarmSides:
         self._after: Future[tuple[Sandbox, tuple[int, ...]]] | None = None
         self._done = False
         """Handed over or closed: never started (again)."""
+        self._released = False
+        """The gate ended (or the run closes): sides it is done with are removed at once."""
+        self._retiring: list[Callable[[], None]] = []
+        """Removals of sides the gate was done with while it still worked (started by `release()`)."""
         self._started = False
         self._known: Future[KnownCache] | None = None
         self.used: list[str] = []
@@ -151,7 +117,7 @@ class WarmSides:
         in the workspace)."""
         with self._lock:
             if self._done or self._before is not None or self._after is not None or self._started \
-                    or _inside(self.run_dir, self.workspace):
+                    or inside(self.run_dir, self.workspace):
                 return
             self._started = True
             self._ensure_pool()
@@ -176,13 +142,22 @@ class WarmSides:
         box = self._start_box(folder)
         return box, signature(folder)  # taken after the start: the sandbox's hand-over changed owners
 
-    def _start_after(self) -> tuple[Sandbox, tuple[int, ...]]:
+    def _start_after(self) -> tuple[Sandbox, Signature | None, list[Proc] | None, bool]:
         folder = self.after_dir
         if folder.exists():
             remove_path(folder)
-        folder.mkdir(mode=0o700)
+        prefilled = (self.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
+        if prefilled:  # the pre-run copy: the gate writes only what the run changed (gate.after_sync)
+            build_before(self.run_dir, self.workspace, [], name=WARM_AFTER_DIR)
+        else:
+            folder.mkdir(mode=0o700)
         box = self._start_box(folder)
-        return box, _sig(os.lstat(folder))
+        try:  # its processes now, before anything runs in it: R15's baseline for the gate's re-run (one exec less)
+            procs = list_processes(box)
+        except BaseException:
+            _close(box)
+            raise
+        return box, signature(folder), procs, prefilled  # taken after the start (its hand-over changed owners)
 
     def _take(self, side: str) -> Future[Any] | None:
         with self._lock:
@@ -207,14 +182,14 @@ class WarmSides:
                 box, sig = starting.result()
             except Exception as e:  # noqa: BLE001 - the cold path says what is wrong, if anything still is
                 log.warning("the gate's warm before side did not start (%s); starting one now", e)
-                return _Handed(self._start_before()[0], self, folder)
+                return HandedSide(self._start_before()[0], self.retire, folder)
             if sig is None or signature(folder) != sig:
                 log.warning("the gate's pre-run copy changed while the run worked; building it again")
                 _close(box)
                 box, _ = self._start_before()  # afresh from the snapshot, on the same folder
             else:
                 self.used.append("before")
-            return _Handed(box, self, folder)
+            return HandedSide(box, self.retire, folder)
 
         return take, folder
 
@@ -228,27 +203,38 @@ class WarmSides:
         folder = self.after_dir
 
         def take() -> Sandbox:
-            box, sig = starting.result()  # a failed start is the gate's sandbox failure, as a cold one's would be
+            box, sig, procs, prefilled = starting.result()  # a failed start is the gate's sandbox failure
             try:
-                if _sig(os.lstat(folder)) != sig or os.listdir(folder):
+                if sig is None or signature(folder) != sig:
                     msg = f"{folder} changed while the run worked"
                     raise OSError(msg)
-                fill(folder, build_after(self.run_dir, workspace))
+                if prefilled:
+                    sync(folder, workspace)
+                else:
+                    fill(folder, build_after(self.run_dir, workspace))
             except BaseException:
                 _close(box)
                 raise
             self.used.append("after")
-            return _Handed(box, self, folder)
+            return HandedSide(box, self.retire, folder, procs)
 
         return take, folder
 
     def retire(self, box: Sandbox, folder: Path | None) -> None:
-        """Remove `box`, then its scratch folder, in the background (joined by `close()`)."""
+        """Remove `box`, then its scratch folder, in the background (joined by `close()`); a side the gate is done
+        with before the gate ends waits for `release()`, so its removal never slows the side still at work."""
         def work() -> None:
             _close(box)
             if folder is not None:
                 with contextlib.suppress(OSError):
                     remove_path(folder)
+        with self._lock:
+            if not self._released:
+                self._retiring.append(work)
+                return
+        self._submit(work)
+
+    def _submit(self, work: Callable[[], None]) -> None:
         with self._lock:
             pool = self._pool
         if pool is not None:
@@ -260,11 +246,14 @@ class WarmSides:
         work()
 
     def release(self) -> None:
-        """Retire the sides the gate did not take, without waiting (the gate's end)."""
+        """Retire the sides the gate did not take and those it is done with, without waiting (the gate's end)."""
         with self._lock:
-            self._done = True
+            self._done = self._released = True
             pending = [(self._before, self.before_dir), (self._after, self.after_dir)]
             self._before = self._after = None
+            retiring, self._retiring = self._retiring, []
+        for work in retiring:
+            self._submit(work)
         for starting, folder in pending:
             if starting is not None:
                 starting.add_done_callback(lambda f, d=folder: self._retire_started(f, d))
@@ -294,62 +283,8 @@ class WarmSides:
                 remove_path(folder)
 
 
-class _Handed:
-    """A warm side as the gate uses it: the sandbox itself, but `close()` retires it in the background."""
-
-    def __init__(self, box: Sandbox, warm: WarmSides, folder: Path) -> None:
-        self._box, self._warm, self._folder = box, warm, folder
-        self.workspace, self.notices = box.workspace, box.notices
-
-    @property
-    def stream_scanner(self) -> Callable[[], OutputScanner] | None:
-        return self._box.stream_scanner
-
-    def exec(self, command: str, *, timeout_s: float | None = None, cwd: str | None = None) -> ExecResult:
-        return self._box.exec(command, timeout_s=timeout_s, cwd=cwd)
-
-    def egress(self, hosts: Iterable[str]) -> AbstractContextManager[list[Any]]:
-        return self._box.egress(hosts)
-
-    def processes(self) -> list[Proc]:
-        return self._box.processes()
-
-    def close(self) -> None:
-        self._warm.retire(self._box, self._folder)
-
-
 def _close(box: Sandbox) -> None:
     try:
         box.close()
     except Exception as e:  # noqa: BLE001 - the gate goes on; the container is collected by `tether sandbox gc`
         log.warning("could not close a gate sandbox: %s", e)
-
-
-def fill(folder: Path, files: Path) -> None:
-    """Move the copy at `files` into the warm side's `folder` (same file system: renames), give `folder` the
-    copy's mode, and give every entry to the folder's owner where the sandbox's start lent it to another user."""
-    src, dst = open_root(files), open_root(folder)
-    try:
-        for name in os.listdir(src):
-            os.rename(name, name, src_dir_fd=src, dst_dir_fd=dst)
-        owner = os.fstat(dst)
-        os.fchmod(dst, stat.S_IMODE(os.fstat(src).st_mode))
-    finally:
-        os.close(src)
-        os.close(dst)
-    if os.geteuid() == 0 and owner.st_uid != 0:  # lent: its new entries go to the same user
-        _chown_tree(folder, owner.st_uid, owner.st_gid)
-
-
-def _chown_tree(root: Path, uid: int, gid: int) -> None:
-    stack = [open_root(root)]
-    while stack:
-        fd = stack.pop()
-        try:
-            with os.scandir(fd) as it:
-                for entry in it:
-                    os.chown(entry.name, uid, gid, dir_fd=fd, follow_symlinks=False)
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(os.open(entry.name, DIR_FLAGS, dir_fd=fd))
-        finally:
-            os.close(fd)

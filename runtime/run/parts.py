@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.common.errors import TetherError
-from tether.common.events import Event, ExecStarted, StepChanged
+from tether.common.events import Event, StepChanged
 from tether.common.journal import Journal
 from tether.gate.collect import list_processes
 from tether.gate.judge import GateContext, GateSettings
@@ -87,8 +87,9 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
 
     The sandbox starts in the background (runtime.run.starting): its first
     use raises SandboxNotStarted when it could not start. The gate's two
-    fresh sandboxes start with the run's first command, and R14's scan of
-    the start files runs meanwhile (gate.warm).
+    fresh sandboxes start beside it (gate.warm: ready when the gate begins,
+    however soon the model finishes), and R14's scan of the start files runs
+    meanwhile.
 
     The sandbox works in the run's work folder (a shadow run's copy, else the
     workspace). What the person must hear about the take-down (a late
@@ -124,12 +125,13 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
     # first: the sandbox starts while the model, the watch and the graph are built and the graph plans
     sandbox = StartingSandbox(workspace, run_box, ready)
     try:
+        _start_warm(warm)  # the gate's own sandboxes, beside the run's: ready however soon the model finishes
         model = model if model is not None else model_for_run(config, meta)
         start = start_manifest(run_dir)
         warm.scan(start)  # R14's scan of the files at the start, while the run works
         watch = run_watch(run_dir, workspace, config.workspace, start)
         conn = connect(config.checkpoint_db)
-        listener = _on_event(sandbox, warm)
+        listener = _on_event(sandbox)
         gate = GateContext(
             settings=gate_settings(config, meta), workspace=workspace, run_dir=run_dir, start=start,
             final=watch.final, sandbox=sandbox, before_sandbox=scratch_box,
@@ -137,8 +139,6 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
             tracker=watch.tracker, warm=warm, gate_mount=gate_config.sandbox.workspace_mount,
         )
         journal.listeners.append(listener)
-        if any(isinstance(e, ExecStarted) for e in journal.events):
-            _start_warm(warm)  # a resumed run that already worked: its gate may come soon
         context = RunContext(
             run_id=run_id, model=model, sandbox=sandbox, journal=journal, gate=gate, budgets=config.run,
             guardian=config.guardian, approvals=hooks, approval=meta.get("approval", "refuse"), watch=watch,
@@ -152,20 +152,12 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
         _close(journal, sandbox, conn, watch, notices if notices is not None else [], warm)
 
 
-def _on_event(sandbox: StartingSandbox, warm: WarmSides) -> Callable[[Event], None]:
-    """A journal listener for what starts in the background.
-
-    The first step set running waits for the run's sandbox, so a sandbox that
-    did not start stops the run before any command is proposed (as a start
-    that failed before the graph did). The gate's sandboxes start when the
-    run's first command starts: they do not delay it, and are ready when the
-    gate begins.
-    """
+def _on_event(sandbox: StartingSandbox) -> Callable[[Event], None]:
+    """A journal listener: the first step set running waits for the run's sandbox, so a sandbox that did not
+    start stops the run before any command is proposed (as a start that failed before the graph did)."""
     def on_event(event: Event) -> None:
         if isinstance(event, StepChanged) and event.status == "running":
             sandbox.wait()
-        elif isinstance(event, ExecStarted):
-            _start_warm(warm)
     return on_event
 
 

@@ -283,3 +283,16 @@ def test_an_npm_or_make_suite_is_tied_to_the_goal_through_the_file_its_test_comm
     assert test_source(Suite("script", "bash t.sh", "t.sh"), tmp_path) == "t.sh"
     (tmp_path / "package.json").write_text('{"scripts": {"test": "jest"}}')
     assert test_source(Suite("npm", "npm test"), tmp_path) == ""
+
+
+def test_a_suite_shares_its_run_only_with_a_check_line_that_runs_just_it():
+    script = Suite("script", "bash test_greet.sh", "test_greet.sh")
+    make = Suite("make", "command -v make >/dev/null || exit 127; make test")
+    npm = Suite("npm", "command -v npm >/dev/null || exit 127; npm test")
+    assert script.same_line("bash test_greet.sh") and script.same_line("  bash   test_greet.sh ")
+    assert not script.same_line("bash test_greet.sh; true") and not script.same_line("bash -x test_greet.sh")
+    assert make.same_line("make test") and make.same_line(make.command) and not make.same_line("make check")
+    assert npm.same_line("npm test") and not npm.same_line("npm test -- --watch") and not npm.same_line("make test")
+    # a python or bats suite reads a report its own line asks for: never shared
+    assert not Suite("python", "python3 -m pytest").same_line("python3 -m pytest")
+    assert not Suite("bats", "bats --tap t.bats", "t.bats").same_line("bats --tap t.bats")

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from tether.common.events import GateRecorded, SummaryWritten, read_events
+from tether.common.events import ExecStarted, GateRecorded, SummaryWritten, read_events
 from tether.common.snapshot import snapshot
 from tether.gate.warm import WARM_AFTER_DIR, WARM_BEFORE_DIR, WarmSides
+from tether.gate.warm_side import HandedSide
 from tether.runtime.config import TetherConfig, load_config
 from tether.runtime.models.scripted import Script, ScriptedChatModel
 from tether.runtime.run.parts import docker_sandbox
@@ -119,10 +120,14 @@ def test_the_gate_takes_the_sandboxes_started_while_the_run_worked(setup, fix, s
     assert record.status == status, record.reason
     events = read_events(config.runs_dir / record.run_id / "journal.jsonl")
     gate_began = next(e.ts for e in events if isinstance(e, SummaryWritten))
+    first_command = next(e.ts for e in events if isinstance(e, ExecStarted))
     scratch = factory.scratch()
     # exactly the two warm sides, asked for before the gate began, on their own folders: no cold start at the gate
     assert sorted(p.name for _, _, p in scratch) == [WARM_AFTER_DIR, WARM_BEFORE_DIR]
     assert all(asked < gate_began for asked, _, _ in scratch)
+    # asked for beside the run's own sandbox, not at its first command: up however soon the model finishes
+    run_box = next(asked for asked, run_id, _ in factory.asked if run_id == record.run_id)
+    assert all(asked < first_command and abs(asked - run_box) < 5 for asked, _, _ in scratch)
     gate = next(e for e in events if isinstance(e, GateRecorded))
     check = next(c for c in gate.checks if c["command"] == "bash test.sh")
     assert check["after_exit"] == (0 if status == "success" else 1)
@@ -188,6 +193,8 @@ def test_the_after_side_gets_the_final_workspace_and_its_user_can_write_it(setup
     (ws / "new.txt").write_text("written by the run\n")
     (ws / "sub").mkdir()
     (ws / "sub" / "x").write_text("x\n")
+    (ws / "greet.sh").write_text("echo changed\n")
+    (ws / "test.sh").unlink()
     try:
         take, folder = warm.after_side(ws, lambda: pytest.fail("a cold side was started"), run_dir / "cold")
         box = take()
@@ -197,6 +204,9 @@ def test_the_after_side_gets_the_final_workspace_and_its_user_can_write_it(setup
             assert out.exit_code == 0, out.output
             assert "written by the run" in out.output and "made" in out.output
             assert (folder / "sub" / "x").read_text() == "x\nmore\n"
+            # the pre-run copy it started on is now the final workspace: changed, deleted, kept and writable
+            out = box.exec("cat greet.sh && test ! -e test.sh && echo kept >> greet.sh && cat greet.sh")
+            assert out.exit_code == 0 and out.output == "echo changed\necho changed\nkept\n", out.output
         finally:
             box.close()
     finally:
@@ -240,3 +250,36 @@ def test_another_command_leaves_a_live_runs_scratch_copies_lent_and_gives_back_a
     notes = settle_lendings(home, WorkspaceLimits())
     assert len(notes) == 1 and str(folder) in notes[0]
     assert folder.stat().st_uid == 0 and (folder / "f").stat().st_uid == 0
+
+
+def test_the_after_side_comes_with_its_processes_listed_before_anything_ran_in_it(setup, tmp_path) -> None:
+    config, _ = setup
+    warm, ws, run_dir = _warm(tmp_path, config)
+    try:
+        take, _ = warm.after_side(ws, lambda: pytest.fail("a cold side was started"), run_dir / "cold")
+        box = take()
+        try:
+            assert isinstance(box, HandedSide) and box.start_processes is not None
+            assert {p.key for p in box.start_processes} == {p.key for p in box.processes()}
+        finally:
+            box.close()
+    finally:
+        warm.close()
+    assert _containers("r1-before") == []
+
+
+def test_a_side_the_gate_is_done_with_is_removed_once_the_gate_ends(setup, tmp_path) -> None:
+    config, _ = setup
+    warm, ws, run_dir = _warm(tmp_path, config)
+    try:
+        take, folder = warm.before_side(lambda: pytest.fail("a cold side was started"), run_dir / "cold")
+        box = take()
+        assert box.exec("cat greet.sh").output == "echo hi\n"
+        box.close()  # the before side is done while the after side may still work: not removed yet
+        assert len(_containers("r1-before")) == 2 and folder.exists()
+        warm.release()  # the gate's end
+        warm.wait_started()
+    finally:
+        warm.close()
+    assert _containers("r1-before") == []
+    assert not folder.exists()
