@@ -37,8 +37,10 @@ from tether.gate.git_index import untracked_tests
 from tether.gate.goal import asks_for_tests, named_identifiers
 from tether.gate.ignored import hidden_by_ignores
 from tether.gate.js_scan import js_tampering
+from tether.gate.named_code import missing_names
 from tether.gate.project import discover, test_source
 from tether.gate.provenance import tie
+from tether.gate.refactor import refactor_gaps
 from tether.gate.registry import GateReport, check_gate
 from tether.gate.rerun import (
     collect_checks,
@@ -234,7 +236,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
             remove_copies(ctx.run_dir)
     ev.before_ran, ev.before_note, ev.project = out.before_ran, out.before_note, out.project
     sources_of = {s.command: test_source(s, snap_files if has_snapshot else None) for s in plan.suites}
-    tie(ev.project, sources_of, ev.goal, ev.artifacts, ctx.start, sources.end, ws)
+    tie(ev.project, sources_of, ev.goal, ev.artifacts, ctx.start, sources.end, ws, snap_files if has_snapshot else None)
     ev.rerun_effects = out.effects
     if ev.processes is not None:
         ev.processes += out.left
@@ -245,6 +247,9 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     ev.checks = checks
     ev.review += disagreements(checks, ev.project)
     ev.preserving, ev.tests_goal = preserving(ev.goal), asks_for_tests(ev.goal)
+    ev.missing_code = missing_names(ev.goal, [ev.rel(a) for a in ev.artifacts], ctx.start, sources.end, ws)
+    if ev.preserving:
+        ev.refactor_gaps = refactor_gaps(ev.goal, ctx.start, sources.end, ws, snap_files if has_snapshot else None)
     ev.accept_self_verified = settings.accept_self_verified
     report = check_gate(ev)
     if report.review_diff:
