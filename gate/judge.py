@@ -69,6 +69,8 @@ from tether.sandbox.base import Sandbox
 from tether.sandbox.config import SANDBOX_HOME
 
 log = logging.getLogger(__name__)
+GOAL_MANIFESTS = frozenset({"package.json", "pyproject.toml", "setup.cfg", "tox.ini", "justfile", "Taskfile.yml"})
+"""Manifests whose scripts a check runs (`npm run greet`): when the goal names one, its edit is the change."""
 
 
 class GateSettings(BaseModel):
@@ -163,7 +165,9 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     snap_files = ctx.run_dir / SNAPSHOT_DIR / "files"
     has_snapshot = (ctx.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
     todo = runnable(checks, ctx.guard)
-    overlay = [p for p in mark_authorship(checks, ws, written) if p not in named_make]
+    named_manifests = [a for a in sources.goal[1] if a.rsplit("/", 1)[-1] in GOAL_MANIFESTS]  # "add a script to
+    # package.json": the manifest is the change, as a named Makefile is, and not laid over the pre-run copy (rt18c H18)
+    overlay = [p for p in mark_authorship(checks, ws, written) if p not in named_make and p not in named_manifests]
     plan = Plan(checks=todo, suites=discover(ctx.start, snap_files if has_snapshot else None),
                 workspace=ws, timeout_s=settings.verify_timeout_s, tests_overlay=overlay,
                 own_overlay=own_support(written, ctx.start, sources.goal[1]),
@@ -226,7 +230,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                     for c in checks
                     if c.source == "person" and c.authored
                     for f in script_files(c, ws)
-                    if f in ctx.start and f in written
+                    if f in ctx.start and f in written and f not in named_manifests
                 ]
             finally:
                 out = rerunning.result()  # the re-run closes both sandboxes in any case

@@ -5,9 +5,11 @@ behaviour was kept; a diff of one comment keeps it too. So the diff must
 change code (not only comments and blank lines), and the names the goal
 gives must be in the after tree: the target of "rename greet to welcome",
 the function of "extract ... into a function greet(name)", the folder of
-"move greet.py into src/", annotations for "add type hints". What it cannot
-see: whether a rename or an extraction is complete or correct (the tests
-passing is the evidence for that), or a refactor with no name in its words.
+"move greet.py into src/", annotations for "add type hints"; and it must not
+drop a command-line option the code spelled before. What it cannot see:
+whether a rename or an extraction is complete or correct (the tests passing
+is the evidence for that), behaviour dropped that no option names, or a
+refactor with no name in its words.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ _MOVE_FILE = re.compile(r"(?i)\bmov\w*\s+(?:the\s+)?`?([\w./-]+\.\w+)`?\s+(?:in)
                         r"(?:\s+(?:folder|directory|dir|package))?(?=[\s.,;]|$)")
 _HINTS = re.compile(r"(?i)\b(type[- ]?hints?|type annotations?|annotat\w*|"
                     r"typ(e|ing) (the )?(code|module|functions?))\b")
+_OPTION = re.compile(r"""["'](--?[A-Za-z][\w-]*)["'=]""")
+"""A command-line option spelled in the code (`"--upper" in sys.argv`, `add_argument('--upper')`)."""
 _COMMENTS = re.compile(r"(?i)\bcomment")
 _LINE_COMMENT = re.compile(r"^\s*(#|//|--\s|;|\*|/\*|\*/)")
 
@@ -111,6 +115,10 @@ def refactor_gaps(goal: str, start: dict[str, FileState], end: dict[str, FileSta
         dest = f"{folder}/{src.rsplit('/', 1)[-1]}"
         if folder and dest not in end:
             gaps.append(f"the goal moves {src} into {folder}/, but {dest} is not in the workspace")
+    dropped = sorted(set(_OPTION.findall(old)) - set(_OPTION.findall(new)))
+    if dropped:
+        gaps.append(f"the diff drops the option {', '.join(dropped[:3])} from the code, which users see: behaviour "
+                    "changed")
     if _HINTS.search(goal):
         py = [r for r in changed if r.endswith(".py")]
         if py and sum(_annotations(after[r] or "") for r in py) <= sum(_annotations(before[r] or "") for r in py):

@@ -85,6 +85,14 @@ def test_type_hints_need_more_annotations(tmp_path):
     assert refactor_gaps(goal, start, end, ws, snap) == []
 
 
+def test_a_refactor_that_drops_an_option_changed_behaviour(tmp_path):
+    before = 'import sys\ndef greet(n, upper=False):\n    s = "hello, " + n\n    return s.upper() if upper else s\n' \
+             'print(greet(sys.argv[-1], "--upper" in sys.argv))\n'
+    after = 'import sys\ndef greet(n):\n    return "hello, " + n\nprint(greet(sys.argv[-1]))\n'
+    start, end, ws, snap = _sides(tmp_path, {"greet.py": before}, {"greet.py": after})
+    assert "--upper" in refactor_gaps("Simplify greet.py without changing its behaviour.", start, end, ws, snap)[0]
+
+
 HEAD = "import unittest\nfrom calc import add\nclass TestAdd(unittest.TestCase):\n"
 
 
