@@ -66,6 +66,11 @@ def proof(ev: Evidence) -> tuple[Source, str]:
         if kept and not any(t.broken for t in kept):
             return "project", f"the goal keeps behaviour and {len(kept)} of the project's tests pass before and after"
     own = [c for c in ev.checks if c.source != "person" and c.kind in COUNTING and _eligible(c) and c.fail_to_pass]
+    flipped = [t for t in ev.project if t.fail_to_pass]
+    if flipped and not any(t.related for t in flipped):
+        # the run's check runs only files the run left alone (the project's tests), and the tests that flipped in
+        # them are not the goal's: its green is theirs, no proof (rt18c D10, D304)
+        own = [c for c in own if c.authored]
     if own:
         return "run", f"`{own[0].command}` fails on the pre-run copy and passes now"
     if lent := [c for c in person if c.fail_to_pass and _eligible(c)]:  # the person's check, flipped by the run's tests

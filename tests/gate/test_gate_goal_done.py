@@ -195,3 +195,20 @@ def test_a_test_the_goal_names_that_still_fails_is_marked(tmp_path):
     rows = [_row("test_calc.py::test_div", "error", "fail"), _row("test_calc.py::test_other", "fail", "fail")]
     tie(rows, {}, "Add div(a, b) to calc.py next to mul(a, b).", ["calc.py"], start, end, ws, snap)
     assert [r.still_failing_named for r in rows] == [True, False]
+
+
+def test_a_run_check_of_the_project_tests_is_no_proof_when_only_unrelated_tests_flipped():
+    from tether.gate.evidence import CheckRun, Evidence
+    from tether.gate.proof import proof
+
+    check = CheckRun(command="python3 -m unittest -v test_greet", source="plan", kind="test", after_exit=0,
+                     before_exit=1)
+    row = _row("test_greet.py::T::test_version", "fail", "pass")
+    row.related = False
+    assert proof(Evidence(goal="g", before_ran=True, checks=[check], project=[row]))[0] == "none"
+    row.related = True
+    assert proof(Evidence(goal="g", before_ran=True, checks=[check], project=[row]))[0] == "project"
+    own = CheckRun(command="bash greet.sh | grep -x hello!", source="plan", kind="expect", after_exit=0,
+                   before_exit=1, authored=True)
+    row.related = False
+    assert proof(Evidence(goal="g", before_ran=True, checks=[check, own], project=[row]))[0] == "run"
