@@ -112,8 +112,8 @@ _DEMAND = re.compile(
 says "simplify" or "clean up" then asks for new behaviour, and keeping the old behaviour is no proof."""
 _INTERFACE = re.compile(
     r"(?i)\b(?:renam\w*|mov\w*|reformat\w*|chang\w*)\s+(?:the\s+|its\s+|a\s+)?(?:`?--?[\w-]+`?\s+)?"
-    r"(?:flag|option|argument|parameter|command|subcommand|endpoint|route|env(?:ironment)? variable|field|key|"
-    r"column|output|message|format|exit code|api)\b"
+    r"(?:flag|option|command|subcommand|endpoint|route|env(?:ironment)? variable|output|message|format|exit code|"
+    r"api|env(?:ironment)? var|setting|config(?:uration)? key|cli (?:flag|option|argument))\b"
     r"|\b(?:renam\w*|mov\w*)\s+(?:the\s+)?`?--[\w-]+"
 )
 """A rename or reformat of what users or callers see (a CLI flag, an endpoint, the output format): new behaviour."""

@@ -1,10 +1,11 @@
-"""Whether each function the goal asks for by name is in the code at the end: a two-part goal done halfway.
+"""Whether each function or option the goal asks for by name is in the code at the end: a goal done halfway.
 
 Parts: `missing_names()`. "Fix mul(a, b) and add div(a, b)" with only mul
 fixed turns mul's test green and leaves div unwritten; a green test is then
 proof of half the goal. Every `name(` the goal asks about (not under a
 negation, not one it asks to remove, rename or replace) must appear in the
-final text of a file the goal names or the run changed, test files left out.
+final text of a file the goal names or the run changed, test files left out;
+so must every `--option` it asks about.
 What it cannot see: whether the function does what the goal says (its tests
 do), or a part of the goal named in plain words only.
 """
@@ -24,7 +25,7 @@ __all__ = ["missing_names"]
 
 MAX_TEXT = 1_000_000
 MAX_FILES = 100
-_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(")
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(|(?<![\w-])(--[A-Za-z][\w-]+)")
 _GONE = re.compile(r"(?i)\b(remov\w*|delet\w*|drop\w*|replac\w*|renam\w*|deprecat\w*|get rid of|instead of|"
                    r"rather than|in place of|inlin\w*|merg\w*)\b")
 _CLAUSE = re.compile(r"[.;:!?](\s|$)|,|\band\b|\bthen\b", re.IGNORECASE)
@@ -38,7 +39,8 @@ def _asked(goal: str) -> list[str]:
     spans = negated(text)
     out = []
     for m in _CALL.finditer(text):
-        name, at = m.group(1), m.start(1)
+        name = m.group(1) or m.group(2)
+        at = m.start(1) if m.group(1) else m.start(2)
         if name.lower() in _NOT_CODE or len(name) < 2 or any(a <= at < b for a, b in spans):
             continue
         ends = list(_CLAUSE.finditer(text[:at]))
@@ -61,4 +63,4 @@ def missing_names(goal: str, artifacts: list[str], start: dict[str, FileState], 
     if not files:
         return []
     text = "\n".join((read_rel(workspace, r, MAX_TEXT) or b"").decode("utf-8", "replace") for r in files)
-    return [n for n in names if not re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", text)]
+    return [n for n in names if not re.search(rf"(?<![\w$-]){re.escape(n)}(?![\w$-])", text)]

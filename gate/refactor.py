@@ -33,6 +33,8 @@ _RENAME = re.compile(r"(?i)\b(?:renam\w*)\s+(?:the\s+)?(?:\w+\s+)?`?([\w.-]+)`?(
 _INTO = re.compile(r"(?i)\b(?:extract\w*|mov\w*|split\w*|pull\w*|factor\w* out)\b(?:[^.;]|\.\w)*?\binto\s+"
                    r"(?:a |an |the |new |own |its )*(?:(?:function|method|helper|class)\s+`?([A-Za-z_]\w*)|"
                    r"`?(?!(?:a|an|the|new|own|its)\b)([A-Za-z_]\w*)`?(?:\s*\(|\s+(?:function|method|helper|class)\b))")
+_EXTRACT = re.compile(r"(?i)\bextract\w*\s+(?:a |an |the |new )*(?:(?:function|method|helper|class)\s+)?"
+                      r"(?:(?:called|named)\s+)?`?(?!(?:a|an|the|new)\b)([A-Za-z_]\w*)`?\s*\(")
 _MOVE_FILE = re.compile(r"(?i)\bmov\w*\s+(?:the\s+)?`?([\w./-]+\.\w+)`?\s+(?:in)?to\s+(?:a |an |the |new )*"
                         r"`?([\w./-]+?)/?`?"
                         r"(?:\s+(?:folder|directory|dir|package))?(?=[\s.,;]|$)")
@@ -40,6 +42,8 @@ _HINTS = re.compile(r"(?i)\b(type[- ]?hints?|type annotations?|annotat\w*|"
                     r"typ(e|ing) (the )?(code|module|functions?))\b")
 _OPTION = re.compile(r"""["'](--?[A-Za-z][\w-]*)["'=]""")
 """A command-line option spelled in the code (`"--upper" in sys.argv`, `add_argument('--upper')`)."""
+_SPACING = re.compile(r"(?i)\b(re-?format\w*|re-?indent\w*|format\w* (the |its )?(code|source|file)|whitespace|"
+                      r"pep ?8|black|prettier|autopep8|indentation|line length|trailing)")
 _COMMENTS = re.compile(r"(?i)\bcomment")
 _LINE_COMMENT = re.compile(r"^\s*(#|//|--\s|;|\*|/\*|\*/)")
 
@@ -51,8 +55,11 @@ def _text(root: Path | None, rel: str) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")
 
 
-def _code(rel: str, text: str) -> str:
-    """The text without comments and blank lines (Python: its tokens without comments; others: comment lines)."""
+def _code(rel: str, text: str, spacing: bool = False) -> str:
+    """The text without comments and blank lines (Python: its tokens without comments; others: comment lines);
+    with `spacing`, each line's layout is kept (a reformat changes only that)."""
+    if spacing:
+        return "\n".join(line.rstrip() for line in text.splitlines() if line.strip() and not _LINE_COMMENT.match(line))
     if rel.endswith(".py"):
         try:
             toks = tokenize.generate_tokens(io.StringIO(text).readline)
@@ -94,8 +101,9 @@ def refactor_gaps(goal: str, start: dict[str, FileState], end: dict[str, FileSta
     before = {r: _text(snapshot, r) if r in start else "" for r in changed}
     after = {r: _text(workspace, r) if r in end else "" for r in changed}
     gaps = []
+    spacing = _SPACING.search(goal) is not None  # "reformat", "re-indent": a whitespace-only diff is the change
     only_comments = all(r in start and r in end and before[r] is not None and after[r] is not None
-                        and _code(r, before[r] or "") == _code(r, after[r] or "") for r in changed)
+                        and _code(r, before[r] or "", spacing) == _code(r, after[r] or "", spacing) for r in changed)
     if only_comments and not _COMMENTS.search(goal):
         gaps.append(f"the diff changes only comments or blank lines ({', '.join(changed[:3])}): the refactor the "
                     "goal asks for is not in it")
@@ -104,6 +112,7 @@ def refactor_gaps(goal: str, start: dict[str, FileState], end: dict[str, FileSta
     new = "\n".join(t or "" for t in after.values())
     wanted = [m.group(2).rstrip(".") for m in _RENAME.finditer(goal)]
     wanted += [m.group(1) or m.group(2) for m in _INTO.finditer(goal)]
+    wanted += [m.group(1) for m in _EXTRACT.finditer(goal)]
     for name in dict.fromkeys(n for n in wanted if len(n) >= 2 and "/" not in n):
         stem = name.rsplit("/", 1)[-1]
         if "." in stem and (stem in end or any(r.endswith("/" + stem) for r in end)):

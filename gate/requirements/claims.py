@@ -140,7 +140,8 @@ def r18(ev: Evidence) -> Result:
             bad.append(f"{a} ({kind})")
     kept = [g for g in gone if ev.rel(g) in have]
     if ev.missing_code:
-        return "fail", (f"the goal asks for {', '.join(n + '()' for n in ev.missing_code)}, which no file the goal "
+        return "fail", (f"the goal asks for {', '.join(n if n.startswith('-') else n + '()' for n in ev.missing_code)}"
+                        ", which no file the goal "
                         "names or the run changed holds: that part of the goal is not done")
     if kept:
         return "fail", f"the goal asks to delete {', '.join(kept)}, still in the workspace"

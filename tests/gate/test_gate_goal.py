@@ -10,6 +10,9 @@ from tether.gate.goal import asks_for_tests, named_identifiers, not_a_file, pres
 
 PRESERVING = [
     'Refactor calc.py so that it is easier to read.',
+    'Rename the parameter n of greet() to name in greet.py.',
+    'Rename util.py to helpers.py and update the import in app.py.',
+    'Refactor greet.py: extract the greeting prefix into a module constant GREETING, without changing behaviour.',
     'Refactor calc.py; the tests must still pass.',
     'Split utils.py into two modules; the output should be unchanged.',
     'Refactor greet.py; behaviour must stay the same.',

@@ -85,6 +85,15 @@ def test_type_hints_need_more_annotations(tmp_path):
     assert refactor_gaps(goal, start, end, ws, snap) == []
 
 
+def test_a_reformat_may_change_only_whitespace_and_a_named_extraction_must_appear(tmp_path):
+    start, end, ws, snap = _sides(tmp_path, {"greet.py": GREET}, {"greet.py": GREET.replace("    return", "  return")})
+    assert refactor_gaps("Re-indent greet.py with two spaces.", start, end, ws, snap) == []
+    assert refactor_gaps("Simplify greet.py.", start, end, ws, snap)
+    goal = "Extract a helper fmt_greeting() from greet() in greet.py."
+    start, end, ws, snap = _sides(tmp_path / "b", {"greet.py": GREET}, {"greet.py": GREET.replace("+ n", "+ str(n)")})
+    assert "fmt_greeting" in refactor_gaps(goal, start, end, ws, snap)[0]
+
+
 def test_a_refactor_that_drops_an_option_changed_behaviour(tmp_path):
     before = 'import sys\ndef greet(n, upper=False):\n    s = "hello, " + n\n    return s.upper() if upper else s\n' \
              'print(greet(sys.argv[-1], "--upper" in sys.argv))\n'
@@ -103,6 +112,11 @@ HEAD = "import unittest\nfrom calc import add\nclass TestAdd(unittest.TestCase):
     ("    def test_add(self):\n        add(2, 3)\n", 0),
     ("    @unittest.skipUnless(False, 'slow')\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n", 0),
     ("    def test_add(self):\n        self.skipTest('later')\n        self.assertEqual(add(2, 3), 5)\n", 0),
+    ("    def test_add(self):\n        assert add(2, 3) == 5 or True\n", 0),
+    ("    def test_add(self):\n        try:\n            self.assertEqual(add(2, 3), 5)\n"
+     "        except AssertionError:\n            pass\n", 0),
+    ("    def test_add(self):\n        try:\n            self.assertEqual(add(2, 3), 5)\n        except KeyError:\n"
+     "            pass\n", 1),
     ("    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n", 1),
     ("    def test_add(self):\n        with self.assertRaises(TypeError):\n            add(None, 1)\n", 1),
 ])
@@ -126,6 +140,7 @@ def test_a_function_the_goal_asks_for_must_be_written(tmp_path):
     end = _tree(ws, {"calc.py": "def mul(a, b):\n    return a * b\ndef div(a, b):\n    return a / b\n"})
     assert missing_names(goal, ["calc.py"], start, end, ws) == []
     assert missing_names("Remove the deprecated old() from calc.py.", ["calc.py"], start, end, ws) == []
+    assert missing_names("Add a --verbose flag to calc.py.", ["calc.py"], start, end, ws) == ["--verbose"]
 
 
 @pytest.mark.parametrize(("goal", "gone", "kept"), [
