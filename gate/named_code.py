@@ -25,7 +25,7 @@ __all__ = ["missing_names"]
 
 MAX_TEXT = 1_000_000
 MAX_FILES = 100
-_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(|(?<![\w-])(--[A-Za-z][\w-]+)")
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(|(?<![\w-])(--[A-Za-z][\w-]+)")
 _GONE = re.compile(r"(?i)\b(remov\w*|delet\w*|drop\w*|replac\w*|renam\w*|deprecat\w*|get rid of|instead of|"
                    r"rather than|in place of|inlin\w*|merg\w*)\b")
 _CLAUSE = re.compile(r"[.;:!?](\s|$)|,|\band\b|\bthen\b", re.IGNORECASE)
