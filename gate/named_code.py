@@ -4,7 +4,8 @@ Parts: `missing_names()`. "Fix mul(a, b) and add div(a, b)" with only mul
 fixed turns mul's test green and leaves div unwritten; a green test is then
 proof of half the goal. Every `name(` the goal asks about (not under a
 negation, not one it asks to remove, rename or replace) must appear in the
-final text of a file the goal names or the run changed, test files left out;
+final text of a file the goal names or the run changed, or else of any source
+file of the project, test files left out;
 so must every `--option` it asks about.
 What it cannot see: whether the function does what the goal says (its tests
 do), or a part of the goal named in plain words only.
@@ -30,6 +31,7 @@ _GONE = re.compile(r"(?i)\b(remov\w*|delet\w*|drop\w*|replac\w*|renam\w*|depreca
                    r"rather than|in place of|inlin\w*|merg\w*)\b")
 _CLAUSE = re.compile(r"[.;:!?](\s|$)|,|\band\b|\bthen\b", re.IGNORECASE)
 _TEST_NAME = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.\w+$|[^/]*\.(test|spec)\.\w+$|[^/]*\.bats$)")
+_SOURCE = re.compile(r"\.(py|pyi|js|mjs|cjs|ts|tsx|jsx|sh|bash|c|h|cc|cpp|go|rs|rb|java|kt|php|pl|pm|lua)$")
 _NOT_CODE = {"e", "i", "a", "eg", "ie", "etc", "see", "like", "print", "len", "str", "int", "list", "dict", "set",
              "open", "range", "sorted", "json", "main"}
 
@@ -62,5 +64,14 @@ def missing_names(goal: str, artifacts: list[str], start: dict[str, FileState], 
              if r in end and not _TEST_NAME.search(r) and not is_python_test(r)][:MAX_FILES]
     if not files:
         return []
+    missing = _absent(names, files, workspace)
+    if missing:  # the fix may live in a file the goal does not name (a helper): any source file of the project will do
+        rest = [r for r in sorted(end) if r not in files and not is_generated(r) and not _TEST_NAME.search(r)
+                and not is_python_test(r) and _SOURCE.search(r)][:MAX_FILES]
+        missing = _absent(missing, rest, workspace)
+    return missing
+
+
+def _absent(names: list[str], files: list[str], workspace: Path) -> list[str]:
     text = "\n".join((read_rel(workspace, r, MAX_TEXT) or b"").decode("utf-8", "replace") for r in files)
     return [n for n in names if not re.search(rf"(?<![\w$-]){re.escape(n)}(?![\w$-])", text)]

@@ -113,6 +113,8 @@ def tie(project: list[ProjectTest], suites: dict[str, str], goal: str, artifacts
     file_names = {n for a in artifacts for n in (a, a.rsplit("/", 1)[-1], a.rsplit("/", 1)[-1].split(".", 1)[0])}
     code = [n for n in all_names if n not in file_names]
     texts: dict[str, str] = {}
+    passing_files = {file_of_test(t.id, suites.get(t.suite, ""), files) for t in project if t.after == "pass"}
+    # an error counts only where other tests of its file ran and passed: not a runner the sandbox lacks
     for t in project:
         rel = file_of_test(t.id, suites.get(t.suite, ""), files)
         a, b = start.get(rel), end.get(rel)
@@ -128,7 +130,7 @@ def tie(project: list[ProjectTest], suites: dict[str, str], goal: str, artifacts
         if rel and rel not in texts:
             texts[rel] = (read_rel(root, rel, MAX_SOURCE) or b"").decode("utf-8", "replace")
         whole = texts.get(rel, "")
-        if t.after in ("fail", "error"):  # still failing: is it the goal's own test?
+        if t.after == "fail" or t.after == "error" and rel in passing_files:  # still failing: the goal's own test?
             t.still_failing_named = bool(code) and rel.endswith(".py") and t.id not in RUNNER_IDS and (
                 _mentions(t.id, code) or _mentions(_body(whole, t.id), code))
             continue

@@ -210,6 +210,9 @@ def test_a_test_the_goal_names_that_still_fails_is_marked(tmp_path):
     rows = [_row("test_calc.py::test_div", "error", "fail"), _row("test_calc.py::test_other", "fail", "fail")]
     tie(rows, {}, "Add div(a, b) to calc.py next to mul(a, b).", ["calc.py"], start, end, ws, snap)
     assert [r.still_failing_named for r in rows] == [True, False]
+    rows = [_row("test_calc.py::test_div", "error", "error")]  # no test of the file ran: the runner, not the goal
+    tie(rows, {}, "Add div(a, b) to calc.py next to mul(a, b).", ["calc.py"], start, end, ws, snap)
+    assert not rows[0].still_failing_named
 
 
 def test_a_run_check_of_the_project_tests_is_no_proof_when_only_unrelated_tests_flipped():
