@@ -32,7 +32,9 @@ _RENAME = re.compile(r"(?i)\b(?:renam\w*)\s+(?:the\s+)?(?:\w+\s+)?`?([\w.-]+)`?(
                      r"`?([\w.-]+)")
 _INTO = re.compile(r"(?i)\b(?:extract\w*|mov\w*|split\w*|pull\w*|factor\w* out)\b(?:[^.;]|\.\w)*?\binto\s+"
                    r"(?:a |an |the |new |own |its )*(?:(?:function|method|helper|class)\s+`?([A-Za-z_]\w*)|"
-                   r"`?(?!(?:a|an|the|new|own|its)\b)([A-Za-z_]\w*)`?(?:\s*\(|\s+(?:function|method|helper|class)\b))")
+                   r"`?(?!(?:a|an|the|new|own|its|one|two|single|separate|shared|common|small|private|reusable|generic|"
+                   r"dedicated|local|module|standalone|pure|static|tiny|simple|its own)\b)([A-Za-z_]\w*)`?"
+                   r"(?:\s*\(|\s+(?:function|method|helper|class)\b))")
 _EXTRACT = re.compile(r"(?i)\bextract\w*\s+(?:a |an |the |new )*(?:(?:function|method|helper|class)\s+)?"
                       r"(?:(?:called|named)\s+)?`?(?!(?:a|an|the|new)\b)([A-Za-z_]\w*)`?\s*\(")
 _MOVE_FILE = re.compile(r"(?i)\bmov\w*\s+(?:the\s+)?`?([\w./-]+\.\w+)`?\s+(?:in)?to\s+(?:a |an |the |new )*"

@@ -68,6 +68,12 @@ def test_an_extracted_function_must_appear(tmp_path):
     assert refactor_gaps(goal, start, end, ws, snap) == []
 
 
+def test_an_extraction_into_a_described_helper_names_no_function(tmp_path):
+    start, end, ws, snap = _sides(tmp_path, {"greet.py": GREET}, {"greet.py": GREET.replace("+ n", "+ str(n)")})
+    goal = "Refactor greet.py: extract the duplicated type validation into one helper, without changing behaviour."
+    assert refactor_gaps(goal, start, end, ws, snap) == []
+
+
 def test_a_move_needs_the_file_in_the_folder(tmp_path):
     goal = "Move greet.py into a src/ folder."
     start, end, ws, snap = _sides(tmp_path, {"greet.py": GREET}, {"greet.py": GREET.replace("+ n", "+ str(n)")})
