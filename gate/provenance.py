@@ -103,6 +103,23 @@ def _defs_unchanged(names: list[str], start: dict[str, FileState], end: dict[str
     return found
 
 
+def _calls_through(body: str, code: list[str], end: dict[str, FileState], root: Path) -> bool:
+    """Whether a function the test body calls is defined, in a Python file of the project, by a body that names
+    code the goal names (the test calls app.total(), whose def calls price(), the goal's function)."""
+    called = set(re.findall(r"(?<![\w])([A-Za-z_]\w*)\s*\(", body)) - set(code)
+    if not called:
+        return False
+    for rel in sorted(end)[:MAX_PY]:
+        if not rel.endswith(".py") or "test" in rel.rsplit("/", 1)[-1]:
+            continue
+        text = (read_rel(root, rel, MAX_SOURCE) or b"").decode("utf-8", "replace")
+        if not any(f"def {c}" in text for c in called):
+            continue
+        if any(_mentions(_body(text, c), code) for c in called if f"def {c}" in text):
+            return True
+    return False
+
+
 def tie(project: list[ProjectTest], suites: dict[str, str], goal: str, artifacts: list[str],
         start: dict[str, FileState], end: dict[str, FileState], root: Path, snapshot: Path | None = None) -> None:
     """Mark each row's `same_file` (its file unchanged by the run) and, for rows that turned green, `related`.
@@ -147,8 +164,12 @@ def tie(project: list[ProjectTest], suites: dict[str, str], goal: str, artifacts
             continue
         if code:
             own = whole if suites.get(t.suite) or runner_level else _body(whole, t.id)
+            per_id = not runner_level and not suites.get(t.suite)
             t.related = _mentions(t.id, code) or _mentions(own, code) and not (
-                not runner_level and not suites.get(t.suite) and _defs_unchanged(code, start, end, root, snapshot))
+                per_id and _defs_unchanged(code, start, end, root, snapshot))
             # a test that only calls mul, where the run left mul's definition as it was, flipped through other code
+            if not t.related and per_id and rel.endswith(".py") and not _defs_unchanged(
+                    code, start, end, root, snapshot):
+                t.related = _calls_through(own, code, end, root)  # total() -> price(): one call away
         else:
             t.related = _mentions(t.id, sorted(file_names)) or _mentions(whole, sorted(file_names))

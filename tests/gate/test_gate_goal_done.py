@@ -236,3 +236,19 @@ def test_a_run_check_of_the_project_tests_is_no_proof_when_only_unrelated_tests_
                    before_exit=1, authored=True)
     row.related = False
     assert proof(Evidence(goal="g", before_ran=True, checks=[check, own], project=[row]))[0] == "run"
+
+
+def test_a_test_that_reaches_the_named_function_through_one_call_is_tied(tmp_path):
+    app = "from pricing import price\ndef total(xs):\n    return price(sum(xs))\n"
+    pricing = "def price(x):\n    return int(x * 100) / 100\n"
+    test = "from app import total\ndef test_total():\n    assert total([1.005, 1.0]) == 2.01\n"
+    start, end, ws, snap = _sides(tmp_path, {"app.py": app, "pricing.py": pricing, "test_app.py": test},
+                                  {"app.py": app, "pricing.py": pricing.replace("int(x * 100) / 100", "round(x, 2)"),
+                                   "test_app.py": test})
+    rows = [_row("test_app.py::test_total", "fail", "pass")]
+    tie(rows, {}, "Fix price(x) so it rounds half up to cents instead of truncating.", [], start, end, ws, snap)
+    assert rows[0].related
+    end = _tree(ws, {"pricing.py": pricing, "app.py": app.replace("sum(xs)", "sum(xs) + 0.005")})
+    rows = [_row("test_app.py::test_total", "fail", "pass")]
+    tie(rows, {}, "Fix price(x) so it rounds half up to cents instead of truncating.", [], start, end, ws, snap)
+    assert not rows[0].related  # price itself untouched: the flip came from elsewhere
