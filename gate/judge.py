@@ -11,7 +11,9 @@ and judges it against every registered requirement (gate.registry). The diff of 
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ from tether.common.hostexec_check import review_lines
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import FileState
 from tether.common.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
+from tether.common.walk import read_rel
 from tether.gate.agreement import disagreements
 from tether.gate.check_inputs import input_changes, project_created_inputs
 from tether.gate.code_scan import code_tampering
@@ -69,8 +72,22 @@ from tether.sandbox.base import Sandbox
 from tether.sandbox.config import SANDBOX_HOME
 
 log = logging.getLogger(__name__)
-GOAL_MANIFESTS = frozenset({"package.json", "pyproject.toml", "setup.cfg", "tox.ini", "justfile", "Taskfile.yml"})
-"""Manifests whose scripts a check runs (`npm run greet`): when the goal names one, its edit is the change."""
+NPM_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn)\s+(?:-\S+\s+)*(?:run(?:-script)?\s+(?:-\S+\s+)*([\w:.-]+)|(t|test)\b)")
+
+
+def new_scripts_only(commands: Sequence[str], snap: Path | None) -> bool:
+    """Whether every npm script the person's checks run is one the pre-run package.json lacks (`npm run greet` for
+    "add a greet script to package.json"): then the goal-named manifest is the change, not laid over the pre-run
+    copy. A script that existed before (`npm test`) stays the person's oracle, its rewrite reviewed."""
+    names = {m.group(1) or "test" for c in commands for m in NPM_SCRIPT.finditer(c)}
+    if not names or snap is None:
+        return False
+    try:
+        old = json.loads((read_rel(snap, "package.json", 1 << 20) or b"{}").decode("utf-8", "replace"))
+    except ValueError:
+        return False
+    scripts = old.get("scripts") if isinstance(old, dict) else None
+    return not names & set(scripts if isinstance(scripts, dict) else {})
 
 
 class GateSettings(BaseModel):
@@ -165,8 +182,10 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     snap_files = ctx.run_dir / SNAPSHOT_DIR / "files"
     has_snapshot = (ctx.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
     todo = runnable(checks, ctx.guard)
-    named_manifests = [a for a in sources.goal[1] if a.rsplit("/", 1)[-1] in GOAL_MANIFESTS]  # "add a script to
-    # package.json": the manifest is the change, as a named Makefile is, and not laid over the pre-run copy (rt18c H18)
+    person_commands = [c.command for c in checks if c.source == "person"]
+    named_manifests = ["package.json"] if "package.json" in sources.goal[1] and new_scripts_only(
+        person_commands, snap_files if has_snapshot else None) else []  # "add a greet script to package.json": the
+    # manifest is the change, as a named Makefile is, and not laid over the pre-run copy (rt18c H18)
     overlay = [p for p in mark_authorship(checks, ws, written) if p not in named_make and p not in named_manifests]
     plan = Plan(checks=todo, suites=discover(ctx.start, snap_files if has_snapshot else None),
                 workspace=ws, timeout_s=settings.verify_timeout_s, tests_overlay=overlay,

@@ -252,3 +252,13 @@ def test_a_test_that_reaches_the_named_function_through_one_call_is_tied(tmp_pat
     rows = [_row("test_app.py::test_total", "fail", "pass")]
     tie(rows, {}, "Fix price(x) so it rounds half up to cents instead of truncating.", [], start, end, ws, snap)
     assert not rows[0].related  # price itself untouched: the flip came from elsewhere
+
+
+def test_a_goal_named_package_json_is_the_change_only_for_scripts_it_adds(tmp_path):
+    from tether.gate.judge import new_scripts_only
+
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "node test.js"}}')
+    assert new_scripts_only(["npm run -s greet | grep -x hello"], tmp_path)
+    assert not new_scripts_only(["npm test"], tmp_path)  # the person's oracle, rewritten: reviewed as before
+    assert not new_scripts_only(["npm run test && npm run greet"], tmp_path)
+    assert not new_scripts_only(["node greet.js"], tmp_path)
