@@ -140,6 +140,9 @@ class ProjectTest(BaseModel):
     """Its test file is byte-identical before and after the run: only the code under test changed."""
     related: bool = True
     """Its id or its source names a file or code name the goal names, or the goal names none (gate.provenance)."""
+    still_failing_named: bool = False
+    """It fails before and after the run, and its id or own body names code the goal names (`div` in "add div"): the
+    goal's own test still fails (gate.provenance)."""
 
     @property
     def fail_to_pass(self) -> bool:
@@ -207,6 +210,12 @@ class Evidence(BaseModel):
     """The project's own tests (found in the pre-run workspace), per test id, before and after the run."""
     preserving: bool = False
     """The goal asks for a change that must not change behaviour (a refactor)."""
+    missing_code: list[str] = Field(default_factory=list)
+    """Functions the goal asks for by name (`div(`) that no file the goal names or the run changed holds at the end
+    (gate.named_code): that part of the goal is not done."""
+    refactor_gaps: list[str] = Field(default_factory=list)
+    """Why the diff does not show the refactor a behaviour-keeping goal names (only comments changed, a named
+    rename target or extracted function absent: gate.refactor); then tests passing before and after prove nothing."""
     tests_goal: bool = False
     """The goal's whole deliverable is tests ("Write unit tests for add"): the person's check running them is proof."""
     rerun_effects: list[str] = Field(default_factory=list)
@@ -281,8 +290,11 @@ def normalize(command: str) -> str:
     return " ".join(command.split())
 
 
-_GONE_VERBS = re.compile(r"(?i)\b(delete|remove|rm|drop|unlink|get rid of|rename|move|mv)\b")
+_GONE_VERBS = re.compile(r"(?i)\b(delet(e|es|ed|ing)|remov(e|es|ed|ing)|rm|drop(s|ped|ping)?|unlink(s|ed|ing)?|"
+                         r"get(s|ting)? rid of|renam(e|es|ed|ing)|mov(e|es|ed|ing)|mv)\b")
 _ANY_VERB = re.compile(f"{_CHANGE_VERBS.pattern}|{_GONE_VERBS.pattern[4:]}", re.IGNORECASE)
+_DELETE_NOW = re.compile(r"(?i)^\s*(?:(?:please|also|then|and|first|finally)\s+)*"
+                         r"(delete|remove|rm|unlink|get rid of)\b")
 _CLAUSE_END = re.compile(r"[.;:!?](\s|$)|,\s*(then|and then)\b|\bthen\b", re.IGNORECASE)
 
 
@@ -297,6 +309,23 @@ def _goes_away(goal: str, start: int) -> bool:
     if not verbs or not _GONE_VERBS.fullmatch(verbs[-1].group(0)):
         return False
     return not re.search(r"\b(to|into|as|from|in|inside|within|of|at|on)\b", clause[verbs[-1].end():], re.IGNORECASE)
+
+
+def files_to_delete(goal: str) -> list[str]:
+    """The files the goal itself tells the run to delete ("Delete the obsolete old_greet.sh and ..."): the delete
+    verb opens its clause, so "a clean target that removes out.txt" (a thing the target does) is not one."""
+    text = goal_words.strip_urls(goal)
+    spans = goal_words.negated(text)
+    out = []
+    for m in _ARTIFACT.finditer(text):
+        name, at = m.group(1).rstrip("."), m.start(1)
+        if any(a <= at < b for a, b in spans) or goal_words.not_a_file(name) or not _goes_away(goal, at):
+            continue
+        ends = list(re.finditer(r"[.;:!?](\s|$)|,|\band\b|\bthen\b", text[:at], re.IGNORECASE))
+        clause = text[ends[-1].end():at] if ends else text[:at]
+        if _DELETE_NOW.match(clause) and not re.search(r"(?i)\b(that|which|who|when|if|so)\b", clause):
+            out.append(name)
+    return sorted(set(out))
 
 
 def preserving(goal: str) -> bool:

@@ -87,10 +87,36 @@ def preserving(goal: str) -> bool:
                 if not _inside(m.start(), spans) or no_phrase.match(text, m.start())]
     if not refactor:
         return False
+    if any(not _inside(m.start(), spans) for p in (_DEMAND, _INTERFACE) for m in p.finditer(text)):
+        return False  # "so that s() sorts descending", "must be upper case", "rename the --loud flag": new behaviour
     blank = _RENAME_TO.sub(lambda m: " " * len(m.group(0)), text)
     for m in _REFACTOR.finditer(blank):  # "add type hints" is no feature ask
         blank = _blank(blank, m.start(), m.end())
     return not _new_behaviour(blank, spans)
+
+
+_KEEPS = (r"(?:use[sd]?\b|using|call\w*|import\w*|delegat\w*|rel(?:y|ies)|depend\w*|reuse\w*|liv\w*|go\b|"
+          r"be (?:split|moved|typed|annotated|renamed|extracted|inlined|in|inside|under|private|public|a |an |one )|"
+          r"still|also|keep\w*|continu\w*|remain\w*|stay\w*|pass\w*|work\w*|behav\w*|not\b|n't|never|"
+          r"be (?:the same|unchanged|identical|preserved|kept|intact|equivalent|compatible|backwards?)|"
+          r"(?:produce|print|return|give|output)s? (?:the same|identical)|"
+          r"(?:(?:it|they|the code|\w+(?:\.\w+)?)\s+)?(?:is|are|reads?|becomes?|gets?|looks?)\s+(?:a bit\s+|much\s+)?"
+          r"(?:easier|cleaner|simpler|clearer|shorter|more|less|faster|smaller|readable|nicer|tidier|neater|better))")
+_DEMAND = re.compile(
+    r"(?i)\b(?:so that|so it|so they|such that|in order that|(?:it|they|\w+\(\)|output|result) (?:should|must|shall)|"
+    r"should|must|has to|have to|needs? to|shall)\s+(?!" + _KEEPS + r")\w+"
+    r"|\b(?:as|to|into) (?:json|yaml|csv|tsv|xml|html|toml|markdown|a table)\b"
+    r"|\b(?:descending|ascending|upper[- ]?case|lower[- ]?case|sorted|reversed)\b"
+)
+"""A demand on what the code does ("so that s() sorts", "the output must be upper case", "as JSON"): a goal that also
+says "simplify" or "clean up" then asks for new behaviour, and keeping the old behaviour is no proof."""
+_INTERFACE = re.compile(
+    r"(?i)\b(?:renam\w*|mov\w*|reformat\w*|chang\w*)\s+(?:the\s+|its\s+|a\s+)?(?:`?--?[\w-]+`?\s+)?"
+    r"(?:flag|option|command|subcommand|endpoint|route|env(?:ironment)? variable|output|message|format|exit code|"
+    r"api|env(?:ironment)? var|setting|config(?:uration)? key|cli (?:flag|option|argument))\b"
+    r"|\b(?:renam\w*|mov\w*)\s+(?:the\s+)?`?--[\w-]+"
+)
+"""A rename or reformat of what users or callers see (a CLI flag, an endpoint, the output format): new behaviour."""
 
 
 def _blank(text: str, a: int, b: int) -> str:

@@ -11,7 +11,9 @@ and judges it against every registered requirement (gate.registry). The diff of 
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ from tether.common.hostexec_check import review_lines
 from tether.common.limits import WorkspaceLimits
 from tether.common.manifest import FileState
 from tether.common.snapshot import SNAPSHOT_DIR, SnapshotError, snapshot
+from tether.common.walk import read_rel
 from tether.gate.agreement import disagreements
 from tether.gate.check_inputs import input_changes, project_created_inputs
 from tether.gate.code_scan import code_tampering
@@ -40,9 +43,11 @@ from tether.gate.js_scan import js_tampering
 from tether.gate.make_products import drop as drop_products
 from tether.gate.make_products import products as make_products
 from tether.gate.make_products import uses_make, vpath_shadows
+from tether.gate.named_code import missing_names
 from tether.gate.project import discover, test_source
 from tether.gate.project_data import project_data_changes
 from tether.gate.provenance import tie
+from tether.gate.refactor import refactor_gaps
 from tether.gate.registry import GateReport, check_gate
 from tether.gate.rerun import (
     collect_checks,
@@ -71,6 +76,22 @@ from tether.sandbox.base import Sandbox
 from tether.sandbox.config import SANDBOX_HOME
 
 log = logging.getLogger(__name__)
+NPM_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn)\s+(?:-\S+\s+)*(?:run(?:-script)?\s+(?:-\S+\s+)*([\w:.-]+)|(t|test)\b)")
+
+
+def new_scripts_only(commands: Sequence[str], snap: Path | None) -> bool:
+    """Whether every npm script the person's checks run is one the pre-run package.json lacks (`npm run greet` for
+    "add a greet script to package.json"): then the goal-named manifest is the change, not laid over the pre-run
+    copy. A script that existed before (`npm test`) stays the person's oracle, its rewrite reviewed."""
+    names = {m.group(1) or "test" for c in commands for m in NPM_SCRIPT.finditer(c)}
+    if not names or snap is None:
+        return False
+    try:
+        old = json.loads((read_rel(snap, "package.json", 1 << 20) or b"{}").decode("utf-8", "replace"))
+    except ValueError:
+        return False
+    scripts = old.get("scripts") if isinstance(old, dict) else None
+    return not names & set(scripts if isinstance(scripts, dict) else {})
 
 
 class GateSettings(BaseModel):
@@ -165,7 +186,11 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     snap_files = ctx.run_dir / SNAPSHOT_DIR / "files"
     has_snapshot = (ctx.run_dir / SNAPSHOT_DIR / "manifest.json").is_file()
     todo = runnable(checks, ctx.guard)
-    overlay = [p for p in mark_authorship(checks, ws, written) if p not in named_make]
+    person_commands = [c.command for c in checks if c.source == "person"]
+    named_manifests = ["package.json"] if "package.json" in sources.goal[1] and new_scripts_only(
+        person_commands, snap_files if has_snapshot else None) else []  # "add a greet script to package.json": the
+    # manifest is the change, as a named Makefile is, and not laid over the pre-run copy (rt18c H18)
+    overlay = [p for p in mark_authorship(checks, ws, written) if p not in named_make and p not in named_manifests]
     plan = Plan(checks=todo, suites=discover(ctx.start, snap_files if has_snapshot else None),
                 workspace=ws, timeout_s=settings.verify_timeout_s, tests_overlay=overlay,
                 own_overlay=own_support(written, ctx.start, sources.goal[1]),
@@ -235,7 +260,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                     for c in checks
                     if c.source == "person" and c.authored
                     for f in script_files(c, ws)
-                    if f in ctx.start and f in written
+                    if f in ctx.start and f in written and f not in named_manifests
                 ]
             finally:
                 out = rerunning.result()  # the re-run closes both sandboxes in any case
@@ -245,7 +270,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
             remove_copies(ctx.run_dir)
     ev.before_ran, ev.before_note, ev.project = out.before_ran, out.before_note, out.project
     sources_of = {s.command: test_source(s, snap_files if has_snapshot else None) for s in plan.suites}
-    tie(ev.project, sources_of, ev.goal, ev.artifacts, ctx.start, sources.end, ws)
+    tie(ev.project, sources_of, ev.goal, ev.artifacts, ctx.start, sources.end, ws, snap_files if has_snapshot else None)
     ev.rerun_effects = [e for e in out.effects if e not in made]  # make rebuilt what the gate removed
     if ev.processes is not None:
         ev.processes += out.left
@@ -256,6 +281,9 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     ev.checks = checks
     ev.review += disagreements(checks, ev.project)
     ev.preserving, ev.tests_goal = preserving(ev.goal), asks_for_tests(ev.goal)
+    ev.missing_code = missing_names(ev.goal, [ev.rel(a) for a in ev.artifacts], ctx.start, sources.end, ws)
+    if ev.preserving:
+        ev.refactor_gaps = refactor_gaps(ev.goal, ctx.start, sources.end, ws, snap_files if has_snapshot else None)
     ev.accept_self_verified = settings.accept_self_verified
     report = check_gate(ev)
     if report.review_diff:

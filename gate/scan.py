@@ -48,6 +48,13 @@ PLACEHOLDER_TEXT = re.compile(
     r"lorem ipsum|to be (?:done|written|filled in)|not (?:yet )?implemented|\.\.\.|…)(?:[\s:.!-].*)?$"
 )
 """A whole artifact that only promises content: `TODO`, `# TBD`, `placeholder`, `lorem ipsum dolor`, `...`."""
+NO_OP_BODY = re.compile(
+    r"(?i)^(?:exit(?:\s+0)?|true|:|pass|return(?:\s+0)?|\.\.\.|(?:sys\.)?exit\(0?\)|process\.exit\(0?\)|"
+    r"module\.exports\s*=\s*\{\s*\};?|int main\(\w*\)\s*\{\s*(?:return 0;)?\s*\}|set -e(?:u|uo pipefail)?)"
+    r"\s*;?$"
+)
+"""A script body that does nothing and succeeds (`exit 0`, `true`, `:`, `pass`): a stub, not the asked-for program."""
+COMMENT_LINE = re.compile(r"^\s*(?:#|//|--(?!\w)|;)")
 STASH = re.compile(r"\bgit\b[^;&|\n]*\bstash\b(?!\s+(list|show)\b)")
 SHADOWED = frozenset(
     "abc argparse ast atexit binascii bisect bz2 codecs collections contextlib copy copyreg dataclasses difflib dis "
@@ -184,6 +191,10 @@ def content_kind(data: bytes) -> str:
         return "blank"
     if len(text) <= 80 and "\n" not in text and (PLACEHOLDER_TEXT.match(text) or text.startswith("#!")):
         return "placeholder"
+    body = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#!")
+            and not COMMENT_LINE.match(line)]
+    if len(text) <= 400 and body and all(NO_OP_BODY.match(line) for line in body):
+        return "placeholder"  # `#!/bin/sh` + `exit 0`: a stub that succeeds and does nothing
     return "file"
 
 
@@ -203,18 +214,54 @@ ADDED_RISK = re.compile(r"(?i)skip|xfail|expectedfailure|setup|teardown|fixture|
 DEFINED = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", re.M)
 
 
+PLAIN_IMPORT = re.compile(r"^(\s*)(?:from\s+([A-Za-z_][\w.]*)\s+import\s+\(?\s*([\w\s,]+?)\s*\)?|"
+                          r"import\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*))\s*$")
+"""`from calc import add, mul` or `import calc`: no star, no alias (an alias could rebind an old test's name)."""
+RISKY_MODULES = re.compile(r"^(unittest|pytest|_pytest|sys|os|builtins|importlib|atexit|ctypes|gc|inspect|mock|"
+                           r"conftest|doctest|signal|faulthandler|threading|subprocess|runpy|types|functools)(\.|$)")
+
+
+def _imported(line: str) -> tuple[str, set[str]] | None:
+    """The module and names of a plain import line of code under test; None for any other line."""
+    m = PLAIN_IMPORT.match(line)
+    if not m:
+        return None
+    if m.group(4):
+        mods = [x.strip() for x in m.group(4).split(",")]
+        return (None if any(RISKY_MODULES.match(x) for x in mods) else ("", {x.split(".")[0] for x in mods}))
+    if RISKY_MODULES.match(m.group(2)) or " as " in m.group(3):
+        return None
+    return m.group(2), {x.strip() for x in m.group(3).split(",") if x.strip()}
+
+
+def _wider_import(old_lines: list[str], new_lines: list[str]) -> bool:
+    """A replaced import line that imports what it did and more from the same module (`from calc import add` ->
+    `from calc import add, mul`): the usual way to extend a test file."""
+    olds, news = [_imported(x) for x in old_lines], [_imported(x) for x in new_lines]
+    if None in olds or None in news or len(olds) != len(news):
+        return False
+    return all(o[0] == n[0] and o[1] <= n[1] for o, n in zip(olds, news, strict=True))  # type: ignore[index]
+
+
 def _only_adds_tests(old: str, new: str) -> bool:
-    """Every old line kept in order, and the added lines are new test bodies only (indented, no risky word, no name
-    the file already defined: a second `def test_mul` would replace the first)."""
+    """Every old line kept in order (an import line may import more from the same module), and the added lines are
+    new test bodies only (indented, no risky word, no name the file already defined: a second `def test_mul` would
+    replace the first), or plain imports of code under test that bind no name the file already had."""
     a, b = old.splitlines(), new.splitlines()
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    if any(tag in ("replace", "delete") for tag, *_ in ops):
+    if any(tag == "delete" or tag == "replace" and not _wider_import(a[i1:i2], b[j1:j2])
+           for tag, i1, i2, j1, j2 in ops):
         return False
     added = [line for tag, _, _, j1, j2 in ops if tag == "insert" for line in b[j1:j2]]
     old_names = set(DEFINED.findall(old))
-    if any(ADDED_RISK.search(line) for line in added if line.strip()):
+    imports = [_imported(line) for line in added if PLAIN_IMPORT.match(line)]
+    if any(i is None or i[1] & old_names for i in imports):
         return False
-    return not old_names & set(DEFINED.findall("\n".join(added)))
+    if any(ADDED_RISK.search(line) for line in added if line.strip() and not PLAIN_IMPORT.match(line)):
+        return False
+    widened = [n for tag, _, _, j1, j2 in ops if tag == "replace" for x in b[j1:j2]
+               for n in (_imported(x) or ("", set()))[1]]
+    return not old_names & ({*DEFINED.findall("\n".join(added)), *widened})
 
 
 def tampering(

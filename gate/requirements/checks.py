@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tether.gate.checks import COUNTING
 from tether.gate.evidence import CheckRun, Evidence, real_changes
-from tether.gate.proof import SOURCES, proof
+from tether.gate.proof import SOURCES, proof, tests_written
 from tether.gate.registry import Result, requirement
 
 
@@ -58,7 +58,12 @@ def r07(ev: Evidence) -> Result:
     lazy = [c.command for c in ran if c.authored and not c.exercises_change]
     erred = [t.id for t in ev.project if t.before == "error" and t.after == "pass" and not t.fail_to_pass]
     unrelated = [t.id for t in ev.project if t.fail_to_pass and not t.related]
-    if unrelated:
+    real, hollow = tests_written(ev) if ev.tests_goal else (None, [])
+    if real == 0 and hollow:
+        detail = "the goal asks for tests, but none the run wrote can fail: " + "; ".join(hollow[:2])
+    elif ev.preserving and ev.refactor_gaps:
+        detail = "the goal keeps behaviour, but " + "; ".join(ev.refactor_gaps[:2])
+    elif unrelated:
         detail = (f"the project's test {unrelated[0]} turned green, but neither its id nor its source names what "
                   "the goal names: it is no proof of the goal")
     elif lazy:
@@ -91,6 +96,9 @@ def r08(ev: Evidence) -> Result:
     if broken := [t for t in ev.project if t.broken]:
         names = ", ".join(f"{t.id} ({t.after or 'gone'})" for t in broken[:5])
         bad.insert(0, f"{len(broken)} of the project's tests passed before the run and do not now: {names}")
+    if still := [t for t in ev.project if t.still_failing_named]:
+        bad.append(f"{len(still)} of the project's tests that name what the goal names fail now and did not pass "
+                   "before: " + ", ".join(f"{t.id} ({t.after})" for t in still[:3]))
     if ev.rerun_effects:
         bad.append("the gate's re-run of the checks changed the workspace or left files: "
                    + ", ".join(ev.rerun_effects[:5]))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from tether.gate.checks import classify
-from tether.gate.evidence import Evidence, normalize
+from tether.gate.evidence import Evidence, files_to_delete, normalize
 from tether.gate.reads import analyse, reads_path
 from tether.gate.registry import Result, requirement
 
@@ -129,17 +129,25 @@ def r13(ev: Evidence) -> Result:
 
 @requirement("R18", "every artifact the goal names is a non-empty file")
 def r18(ev: Evidence) -> Result:
-    if not ev.artifacts:
-        return "n/a", "the goal names no artifact"
     have = set(ev.workspace_files)
+    gone = files_to_delete(ev.goal)
+    if not ev.artifacts and not gone and not ev.missing_code:
+        return "n/a", "the goal names no artifact"
     bad = []
     for a in ev.artifacts:
         kind = ev.artifact_types.get(a) or ("file" if ev.rel(a) in have else "missing")
         if kind != "file":
             bad.append(f"{a} ({kind})")
+    kept = [g for g in gone if ev.rel(g) in have]
+    if ev.missing_code:
+        return "fail", (f"the goal asks for {', '.join(n if n.startswith('-') else n + '()' for n in ev.missing_code)}"
+                        ", which no file the goal "
+                        "names or the run changed holds: that part of the goal is not done")
+    if kept:
+        return "fail", f"the goal asks to delete {', '.join(kept)}, still in the workspace"
     if bad:
         return "fail", (
-            "not a regular file with content in the workspace (blank: only whitespace; placeholder: a lone TODO or "
-            "the like): " + ", ".join(bad)
+            "not a regular file with content in the workspace (blank: only whitespace; placeholder: a lone TODO, or "
+            "a script body that only succeeds, like `exit 0`): " + ", ".join(bad)
         )
-    return "pass", "present: " + ", ".join(ev.artifacts)
+    return "pass", "present: " + ", ".join(ev.artifacts) + (f"; deleted: {', '.join(gone)}" if gone else "")

@@ -9,6 +9,13 @@ from tether.gate.evidence import goal_flags
 from tether.gate.goal import asks_for_tests, named_identifiers, not_a_file, preserving
 
 PRESERVING = [
+    'Refactor calc.py so that it is easier to read.',
+    'Rename the parameter n of greet() to name in greet.py.',
+    'Rename util.py to helpers.py and update the import in app.py.',
+    'Refactor greet.py: extract the greeting prefix into a module constant GREETING, without changing behaviour.',
+    'Refactor calc.py; the tests must still pass.',
+    'Split utils.py into two modules; the output should be unchanged.',
+    'Refactor greet.py; behaviour must stay the same.',
     'Rename the variable n to name in greet.sh.',
     'Refactor calc.py without changing behaviour: add() should use sum().',
     'Tidy greet.sh, no behaviour change',
@@ -36,6 +43,13 @@ PRESERVING = [
     'Consolidate the error handler code in cli.py into one place; no behaviour change.',
 ]
 NEW_BEHAVIOUR = [
+    'Simplify sort.py so that s() sorts the numbers in descending order.',
+    'Clean up sort.py; s() should sort the numbers in descending order.',
+    'Move the greeting in greet.sh into a main function; the output must be in upper case.',
+    'Rename the --loud flag of greet.py to --upper.',
+    'Reformat the output of greet.py as JSON, like {"greeting": "hello, NAME"}.',
+    'Refactor report.py so the report is written as CSV.',
+    'Tidy up cli.py and rename the subcommand run to start.',
     'Add a --upper option to greet.sh that prints the greeting in capital letters (greet.sh --upper bob prints HELLO, '
     'BOB); do not restructure the rest of the file.',
     'Refactor calc.py and add a function mul(a, b) that returns the product of a and b.',

@@ -63,7 +63,7 @@ def test_an_unrelated_flip_is_no_proof_and_a_related_one_is(tmp_path):
     assert rows[0].related and proof(Evidence(goal="g", before_ran=True, project=rows))[0] == "project"
 
 
-def test_files_only_goal_ties_by_id_or_test_file_and_a_goal_naming_nothing_takes_any_flip(tmp_path):
+def test_files_only_goal_ties_by_id_or_test_file_and_a_goal_naming_nothing_by_its_words(tmp_path):
     start = _ws(tmp_path, {"test_greet.sh": '[ "$(bash greet.sh bob)" = "hello, bob" ]\n',
                            "test_math.py": "from calc import add\n\ndef test_add():\n    assert add(1, 1) == 2\n"})
     shell = _row("bash test_greet.sh", "fail", suite="bash test_greet.sh")
@@ -73,9 +73,15 @@ def test_files_only_goal_ties_by_id_or_test_file_and_a_goal_naming_nothing_takes
     py = _row("test_math.py::test_add", "fail")
     tie([py], {PY: ""}, "Fix the bug in calc.py", ["calc.py"], start, start, tmp_path)
     assert py.related  # the test file imports calc
+    unrelated = _row("test_math.py::test_add", "fail")
+    tie([unrelated], {PY: ""}, "Make the greeting friendlier", [], start, start, tmp_path)
+    assert not unrelated.related  # no word of the goal in the test's name (rt18c D10)
+    named = _row("test_math.py::test_friendly_greeting", "fail")
+    tie([named], {PY: ""}, "Make the greeting friendlier", [], start, start, tmp_path)
+    assert named.related
     anything = _row("test_math.py::test_add", "fail")
-    tie([anything], {PY: ""}, "Make the greeting friendlier", [], start, start, tmp_path)
-    assert anything.related
+    tie([anything], {PY: ""}, "Fix the failing tests", [], start, start, tmp_path)
+    assert anything.related  # a goal with no word of its own takes any flip
 
 
 def test_swe_bench_like_goal_is_tied_by_the_test_name(tmp_path):

@@ -79,6 +79,10 @@ def test_artifacts_must_be_non_empty_regular_files_inside(tmp_path):
     (b"<!-- placeholder -->", "placeholder"), (b"#!/bin/bash\n", "placeholder"),
     (b"x", "file"), (b"1\n", "file"), (b"Todos: buy milk\n", "file"), (b"TODO list\n- milk\n", "file"),
     (b"\x1f\x8b\x08\x00\x00", "file"), (b"#!/bin/sh\necho hi\n", "file"),
+    (b"exit 0\n", "placeholder"), (b"#!/bin/sh\n# lower case\nexit 0\n", "placeholder"), (b"true", "placeholder"),
+    (b"pass\n", "placeholder"), (b":\n", "placeholder"), (b"import sys\nsys.exit(0)\n", "file"),
+    (b"sys.exit(0)\n", "placeholder"), (b"process.exit(0);\n", "placeholder"), (b"echo hi\nexit 0\n", "file"),
+    (b"# Notes\n", "file"),
 ])
 def test_an_artifact_must_hold_more_than_whitespace_or_a_placeholder(data, kind):
     assert content_kind(data) == kind
