@@ -76,6 +76,7 @@ def test_hook_fills_the_cache_once_and_answers_the_same_from_it(tmp_path: Path) 
     assert cache.is_file() and oct(cache.stat().st_mode & 0o777) == "0o600"
     assert oct((home / "cache").stat().st_mode & 0o777) == "0o700"
     [_run_hook(home, c) for c in COMMANDS[:4]]  # a second round meets the learning path of the first's ask
+    [_run_hook(home, c) for c in COMMANDS[:4]]  # a third counts the journaled answers (the ledger's patterns load)
     stamp = cache.stat().st_mtime_ns
     again = [_run_hook(home, c) for c in COMMANDS[:4]]
     assert [(a.returncode, a.stdout) for a in again] == [(a.returncode, a.stdout) for a in first]
