@@ -131,7 +131,7 @@ class WarmSides:
         with self._lock:
             pending = [f for f in (self._before, self._after) if f is not None]
         for starting in pending:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(BaseException):  # a worker's KeyboardInterrupt is a failed start, not Ctrl-C
                 starting.result()
 
     def _start_before(self) -> tuple[Sandbox, Signature | None]:
@@ -261,7 +261,7 @@ class WarmSides:
     def _retire_started(self, starting: Future[Any], folder: Path) -> None:
         try:
             box = starting.result()[0]
-        except Exception:  # noqa: BLE001 - it never started: nothing to remove but its folder
+        except BaseException:  # noqa: BLE001 - it never started (signals reach only the main thread)
             box = None
         if box is not None:
             self.retire(box, folder)
