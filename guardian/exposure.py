@@ -57,7 +57,7 @@ def check(an: Analyser, inv: Inv) -> None:
             path = normalise(raw, inv.simple.cwd, an.home)
             for rule in path_hits(path, "write"):
                 an._hit(rule.id, inv.prog, path)
-            if any(under(path, d) for d in SYSTEM):
+            if path == "/" or any(under(path, d) for d in SYSTEM):
                 an._hit("SYS-001", inv.prog, path)
             elif path == an.home or re.match(re.escape(an.home) + r"/\.[^/]+/?$", path):
                 an._hit("CONF-001", inv.prog, f"unpacks into {path}")

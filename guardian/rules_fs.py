@@ -174,7 +174,8 @@ def _shutdown(inv: Inv) -> bool:
       "stops, disables or masks system services", "systemctl stop nginx")
 def _services(inv: Inv) -> bool:
     verbs = {"stop", "disable", "mask", "kill", "restart", "unload", "remove", "isolate",
-             "daemon-reload", "reload", "start", "enable", "bootout"}
+             "daemon-reload", "reload", "enable", "bootout"}
+    # starting a service destroys nothing (`service postgresql start` in a dev container)
     words = inv.positional[:2] if inv.prog == "service" else inv.positional[:1]
     return bool(set(words) & verbs)
 

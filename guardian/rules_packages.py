@@ -203,9 +203,12 @@ def override(inv: Inv) -> str:
     """The option or variable that points this package command at another index, or "" for none."""
     if inv.prog == "uv" and inv.positional[:1] == ["pip"]:
         inv = Inv(inv.argv[1:], inv.simple)
+    mirror = _bundler_mirror(inv)
+    if mirror:
+        return mirror
     for i, a in enumerate(inv.args):
         head, eq, val = a.partition("=")
-        if not a.startswith("-") or head not in _INDEX_OPTS:
+        if not a.startswith("-") or head not in _INDEX_OPTS or (head == "-f" and inv.prog in _F_IS_FILE):
             continue
         if not eq:
             val = inv.args[i + 1] if i + 1 < len(inv.args) else ""
@@ -215,6 +218,20 @@ def override(inv: Inv) -> str:
         if _INDEX_ENV.match(k) and v and (k in _CHECKS and not _harmless_env(k, v) or
                                           k not in _CHECKS and not _public(v) and not _harmless_env(k, v)):
             return k
+    return ""
+
+
+_F_IS_FILE = frozenset({"conda", "mamba", "micromamba"})
+"""Programs whose `-f` names an environment or spec file (`conda env create -f environment.yml`), not a link page."""
+
+
+def _bundler_mirror(inv: Inv) -> str:
+    """`bundle config [set] [--global|--local] mirror.SOURCE URL`: every later gem fetch goes to URL."""
+    if inv.prog not in ("bundle", "bundler") or inv.positional[:1] != ["config"]:
+        return ""
+    pos = [a for a in inv.positional[1:] if a != "set"]
+    if len(pos) >= 2 and pos[0].startswith("mirror.") and not _public(pos[1]):
+        return pos[0]
     return ""
 
 

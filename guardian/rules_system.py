@@ -75,9 +75,11 @@ def _machine(inv: Inv) -> bool:
     return bool(pos) or inv.prog == "ldconfig"
 
 
-@rule("SYS-008", "system-config", "ask", "ulimit", "changes resource limits", "ulimit -n unlimited")
+@rule("SYS-008", "system-config", "ask", "ulimit", "lowers a hard resource limit (the shell cannot raise it again)",
+      "ulimit -H -n 64")
 def _ulimit(inv: Inv) -> bool:
-    return bool(inv.positional) and inv.positional[-1] not in ("-a",)
+    # a soft limit (`ulimit -n 4096`) binds only this shell and its children, and can be set back
+    return bool(inv.positional) and inv.has("H")
 
 
 @rule("SYS-009", "system-config", "ask", ("ip", "ifconfig", "route", "nmcli", "tc", "brctl"),

@@ -185,10 +185,53 @@ def _copy_dest(inv: Inv) -> list[tuple[str, Verb]]:
 
 
 def _tar(inv: Inv) -> list[tuple[str, Verb]]:
-    """tar extracting into `-C DIR` / `--directory=DIR`."""
+    """tar/bsdtar extracting into `-C DIR` / `--directory=DIR`, else into the working folder;
+    `-P`/`--absolute-names` writes each member at its own absolute path (`/` stands for them)."""
     first = inv.args[0] if inv.args else ""
-    extracting = inv.has("x", "--extract", "--get") or (not first.startswith("-") and "x" in first)
-    return _valued(("-C", "--directory"))(inv) if extracting else []
+    cluster = first if not first.startswith("-") else ""
+    extracting = inv.has("x", "--extract", "--get") or "x" in cluster
+    if not extracting:
+        return []
+    if inv.has("P", "--absolute-names") or "P" in cluster:
+        return [("/", "write")]
+    return _valued(("-C", "--directory"))(inv) or [(".", "write")]
+
+
+def _cmake(inv: Inv) -> list[tuple[str, Verb]]:
+    """`cmake -E rm -r`, `remove_directory`, `remove`: cmake's portable rm."""
+    pos = [a for a in inv.args if a != "-E"] if inv.args[:1] == ["-E"] else []
+    if not pos:
+        return []
+    verb, rest = pos[0], [a for a in pos[1:] if not a.startswith("-")]
+    if verb == "rm":
+        return [(p, "rdelete" if any(a.startswith("-") and "r" in a.lower() for a in pos[1:]) else "delete")
+                for p in rest]
+    if verb in ("remove_directory", "rm_rf"):
+        return [(p, "rdelete") for p in rest]
+    return [(p, "delete") for p in rest] if verb == "remove" else []
+
+
+def _extract_dir(opts: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    """Extractors whose destination is an option, else the working folder (7z x, cpio -i, python -m zipfile -e)."""
+    def fn(inv: Inv) -> list[tuple[str, Verb]]:
+        return _valued(opts)(inv) or [(".", "write")]
+
+    return fn
+
+
+def _seven_zip(inv: Inv) -> list[tuple[str, Verb]]:
+    return _extract_dir(("-o",))(inv) if inv.positional[:1] in (["x"], ["e"]) else []
+
+
+def _cpio(inv: Inv) -> list[tuple[str, Verb]]:
+    extracting = inv.has("i", "--extract")
+    return _extract_dir(("-D", "--directory"))(inv) if extracting else []
+
+
+def _unzip(inv: Inv) -> list[tuple[str, Verb]]:
+    if inv.has("l", "t", "p", "Z", "v"):
+        return []
+    return _extract_dir(("-d",))(inv)
 
 
 def _editor(inv: Inv) -> list[tuple[str, Verb]]:
@@ -326,6 +369,8 @@ _TABLE = {
     "ssh-keygen": _keygen, "sort": _valued(("-o", "--output")),
     "gpg": _valued(("-o", "--output")), "openssl": _valued(("-out",)),
     "iconv": _valued(("-o", "--output")),
+    "rimraf": _plain("rdelete"), "del-cli": _plain("rdelete"), "del": _plain("rdelete"),
+    "trash": _plain("rdelete"), "trash-put": _plain("rdelete"), "cmake": _cmake,
     "ed": _editor, "ex": _editor, "vim": _editor, "vi": _editor, "nvim": _editor,
     "uudecode": _valued(("-o", "--output-file")), "patch": _patch, "git": _git,
 }
@@ -337,8 +382,9 @@ def _clone_dest(inv: Inv) -> list[tuple[str, Verb]]:
     return [(pos[2], "write")] if pos[:1] == ["clone"] and len(pos) > 2 else []
 
 
-SENSITIVE_ONLY.update({"rsync": _copy_dest, "scp": _copy_dest, "tar": _tar,
-                       "unzip": _valued(("-d",)), "7z": _valued(("-o",)), "git": _clone_dest})
+SENSITIVE_ONLY.update({"rsync": _copy_dest, "scp": _copy_dest, "tar": _tar, "bsdtar": _tar,
+                       "unzip": _unzip, "7z": _seven_zip, "7za": _seven_zip, "7zz": _seven_zip, "cpio": _cpio,
+                       "git": _clone_dest})
 
 
 def sensitive_targets(inv: Inv) -> list[str]:

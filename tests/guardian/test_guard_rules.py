@@ -155,7 +155,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     "SYS-005": (["insmod rootkit.ko", "modprobe -r e1000"], ["lsmod"]),
     "SYS-006": (["chattr +i /etc/resolv.conf"], ["lsattr x"]),
     "SYS-007": (["setenforce 0", "date -s '2020-01-01'", "hostnamectl set-hostname x"], ["date", "hostname"]),
-    "SYS-008": (["ulimit -n unlimited"], ["ulimit -a"]),
+    "SYS-008": (["ulimit -H -n 64"], ["ulimit -a", "ulimit -n 4096"]),
     "SYS-009": (["ip link set eth0 down", "ip route add default via 1.2.3.4"], ["ip addr show"]),
     "CLOUD-001": (["aws s3 rm s3://bucket --recursive", "aws ec2 terminate-instances --instance-ids i-1",
                    "aws s3 rb s3://b --force"], ["aws s3 ls s3://b", "aws ec2 describe-instances"]),
