@@ -203,6 +203,11 @@ MANAGEMENT: dict[str, dict] = {
     "ef": {"fam": "orm", "verbs": {"database drop": {"do": "ask"}, "database update": {"do": "allow"}}},
     "diesel": {"fam": "orm", "verbs": {"database reset": {"do": "ask"}, "migration revert": {"do": "ask"},
         "migration redo": {"do": "ask"}}},
+    "console": {"fam": "orm", "aka": "symfony", "testenv": "APP_ENV", "verbs": {v: {"do": "ask"} for v in (
+        "doctrine:database:drop doctrine:schema:drop doctrine:fixtures:load doctrine:migrations:migrate:first "
+        "doctrine:mongodb:schema:drop").split()} | {"doctrine:migrations:migrate": {"do": "allow", "zero": True}}},
+    "dbmate": {"fam": "orm", "gvalued": "-u --url -e --env-file -d --migrations-dir --schema-file",
+        "verbs": {"drop": {"do": "ask"}, "rollback": {"do": "ask"}, "down": {"do": "ask"}}},
     "flyway": {"fam": "orm", "verbs": {"clean": {"do": "ask"}}},
     "liquibase": {"fam": "orm", "verbs": {"drop-all": {"do": "ask"}, "dropAll": {"do": "ask"},
         "rollback": {"do": "ask"}, "rollback-count": {"do": "ask"}}},
@@ -282,6 +287,11 @@ MANAGEMENT: dict[str, dict] = {
         "verbs": {"destroy": {"do": "ask"}, "delete": {"do": "ask"}}},
     "flux": {"fam": "orchestrator", "gvalued": "-n --namespace --context --kubeconfig",
         "verbs": {"uninstall": {"do": "ask"}, "delete": {"do": "ask"}}},
+    "cdktf": {"fam": "cloud", "verbs": {"destroy": {"do": "deny", "narrow": "--target"}}},
+    "nomad": {"fam": "orchestrator", "gvalued": "-address -namespace -region -token",
+        "verbs": {"job stop": {"do": "ask"}, "stop": {"do": "ask"}, "namespace delete": {"do": "ask"},
+                  "volume delete": {"do": "ask", "cat": "data"}}},
+    "scw": {"fam": "cloud", "generic": True, "verbs": {"rdb instance delete": {"do": "ask", "cat": "data"}}},
     "cdk": {"fam": "cloud", "verbs": {"destroy": {"do": "ask", "deny": "--all"}}},
     "serverless": {"fam": "cloud", "aka": "sls", "verbs": {"remove": {"do": "ask"}}},
 }
@@ -308,7 +318,7 @@ RUNNERS: dict[str, tuple[str, ...]] = {
     "pnpm": ("prisma", "mikro-orm", "sequelize", "sequelize-cli", "knex", "typeorm", "drizzle-kit", "firebase",
              "vercel", "netlify", "supabase", "wrangler"),
     "bun": ("prisma", "sequelize", "knex", "typeorm", "drizzle-kit"),
-    "php": ("artisan",), "dotnet": ("ef",), "sail": ("artisan",), "cargo": ("sqlx",),
+    "php": ("artisan", "bin/console", "console"), "dotnet": ("ef",), "sail": ("artisan",), "cargo": ("sqlx",),
     "python": ("manage.py",), "python3": ("manage.py",), "py": ("manage.py",),
 }
 """Programs that run a management tool named by their first positional (`php artisan`, `python manage.py`)."""

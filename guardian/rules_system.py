@@ -12,7 +12,7 @@ import re
 
 from tether.guardian.rules import Inv, rule
 
-_SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/docker\.sock|"
+_SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/docker\.sock|/var/lib|/lib|/lib64|/bin|/sbin|"
                               r"/run/docker\.sock|/var/lib/docker|/boot|/usr|/var|/run|"
                               r"(?!/etc/(?:localtime|timezone)|/dev/(?:shm|null|urandom|random|zero|fuse|snd|dri|"
                               r"nvidia|kvm|net/tun)|/run/user/|/var/run/user/)"
@@ -90,11 +90,35 @@ def _network(inv: Inv) -> bool:
                          "replace", "mtu", "promisc", "modify", "connect", "disconnect"})
 
 
-@rule("CTR-001", "container-escape", "deny", ("docker", "podman", "nerdctl", "docker-compose", "podman-compose"),
+_LXC_RAW = ("raw.lxc", "raw.apparmor", "raw.seccomp")
+"""LXD/Incus keys that hand a container raw LXC, AppArmor or seccomp configuration (any value escapes)."""
+_TRUE = ("true", "1", "yes", "on")
+
+
+def _lxc_escape(inv: Inv) -> bool:
+    """`lxc config set C security.privileged true`, `raw.lxc ...`; `config device add C D disk source=/`."""
+    pos, args = inv.positional, inv.args
+    if pos[:2] == ["config", "set"] or pos[:1] in (["launch"], ["init"], ["create"]):
+        words = pos[2:] + [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-c", "--config")]
+        for i, w in enumerate(words):
+            key, eq, val = w.lower().partition("=")
+            val = val if eq else (words[i + 1].lower() if i + 1 < len(words) else "")
+            if key.startswith(_LXC_RAW) or key == "security.privileged" and val in _TRUE:
+                return True
+    if pos[:3] == ["config", "device", "add"] and "disk" in pos:
+        return any(w.startswith(("source=", "src=")) and
+                   _SENSITIVE_MOUNT.match(posixpath.normpath(w.split("=", 1)[1]) + ":") for w in pos)
+    return False
+
+
+@rule("CTR-001", "container-escape", "deny", ("docker", "podman", "nerdctl", "docker-compose", "podman-compose",
+                                                "lxc", "incus"),
       "privileged container or host namespaces", "docker run --privileged -it alpine sh")
 def _privileged(inv: Inv) -> bool:
+    if inv.prog in ("lxc", "incus"):
+        return _lxc_escape(inv)
     joined = " ".join(inv.args)
-    return bool(re.search(r"--privileged(?!=false)|--cap-add[= ](?:CAP_)?(?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|"
+    return bool(re.search(r"--privileged(?!=false)|--allow[= ]\S*security\.insecure|--cap-add[= ](?:CAP_)?(?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|"
                           r"DAC_READ_SEARCH|NET_ADMIN|SYS_RAWIO|BPF|SYS_BOOT)\b|"
                           r"--(?:pid|ipc|uts|userns|cgroupns)[= ]host|"
                           r"--security-opt[= ](?:(?:apparmor|seccomp|label)[=:]unconfined|systempaths=unconfined)|"
