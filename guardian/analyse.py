@@ -297,6 +297,8 @@ class Analyser:
                             self._hit(rule.id, prog)
         if prog in ("curl", "wget"):
             self._downloads(inv)
+        elif prog == "git":
+            downloads.remember_clone(self, inv)
         if inv.argv[0].startswith(("./", "/", "~")) or "/" in inv.argv[0]:
             path = normalise(inv.argv[0], inv.simple.cwd, self.home)
             if path in self.files:

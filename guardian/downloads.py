@@ -194,12 +194,60 @@ def _in_downloaded_tree(an: Analyser, path: str) -> bool:
     return any(k.endswith("/") and v is None and path.startswith(k) for k, v in an.files.items())
 
 
+_REMOTE_SPEC = re.compile(r"^(?:github:|gitlab:|bitbucket:|gist:|git\+|git://|(?:https?|ssh|file)://(?!localhost|127\.)|"
+                          r"git@[\w.-]+:)", re.I)
+"""A package spec that names code at a URL or a repository, not a name in the tool's registry
+(`npx github:u/r`, `uvx --from git+https://h/r tool`, `pipx run --spec https://h/x.tgz x`)."""
+_SPEC_OPTS = frozenset({"--from", "--spec", "-p", "--package", "--with"})
+_RUNNER_SUBS = {"npm": ("exec", "x"), "pnpm": ("dlx", "exec"), "yarn": ("dlx",), "bun": ("x",), "pipx": ("run",)}
+"""Package managers whose subcommand fetches a package and runs it (`pnpm dlx`, `bun x`, `pipx run`)."""
+_GO_REMOTE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+/[^@\s]+@[\w.+-]+$", re.I)
+"""`go run host.tld/path@version`: a module fetched by its path (a host anywhere) and run."""
+
+
+def _fetch_and_run(inv: Inv) -> str:
+    """The remote spec a package runner fetches and executes, or "" (a registry name stays ordinary)."""
+    prog, args = inv.prog, inv.args
+    if prog == "go" and inv.positional[:1] == ["run"]:
+        return next((a for a in inv.positional[1:2] if _GO_REMOTE.match(a)), "")
+    sub = _RUNNER_SUBS.get(prog)
+    if sub is not None and not (inv.positional[:1] and inv.positional[0] in sub):
+        return ""
+    if sub is None and prog not in ("npx", "pnpx", "bunx", "uvx"):
+        return ""
+    for i, a in enumerate(args):
+        head, eq, val = a.partition("=")
+        if head in _SPEC_OPTS:
+            val = val if eq else (args[i + 1] if i + 1 < len(args) else "")
+            if _REMOTE_SPEC.match(val.strip("'\"")):
+                return val
+    pos = inv.positional[1:] if sub else inv.positional
+    return next((a for a in pos[:1] if _REMOTE_SPEC.match(a)), "")
+
+
+def remember_clone(an: Analyser, inv: Inv) -> None:
+    """`git clone URL [DIR]`: the tree it creates is a download (running a script from it is download-execute)."""
+    pos = inv.positional
+    if pos[:1] != ["clone"] or len(pos) < 2 or not re.match(r"^(?:https?|git|ssh)://|^git@", pos[1]) or \
+            re.match(r"^https?://(?:localhost|127\.)", pos[1]):
+        return
+    name = pos[2] if len(pos) > 2 else pos[1].rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+    if name and UNKNOWN not in name:
+        an.files[normalise(name, inv.simple.cwd, an.home).rstrip("/") + "/"] = None
+
+
 def runs_download(an: Analyser, inv: Inv) -> None:
     """An interpreter running a downloaded file, a URL, or a download read through filters;
     any program run from a tree unpacked from a download."""
     if "/" in inv.argv[0] and UNKNOWN not in inv.argv[0] and \
             _in_downloaded_tree(an, normalise(inv.argv[0], inv.simple.cwd, an.home)):
         an._hit("NET-002", inv.prog, f"{inv.argv[0]} comes from an unpacked download")
+    spec = _fetch_and_run(inv)
+    if spec:
+        if inv.prog == "go":
+            an._hit("PKG-002", inv.prog, f"fetches and runs the module {spec}")
+        else:
+            an._hit("NET-002", inv.prog, f"fetches and runs {spec}")
     if inv.prog in _URL_RUNNERS:
         url = next((a for a in _operands(inv) if re.match(r"^https?://", a)), None)
         if url is not None and not re.match(r"^https?://(?:localhost|127\.)", url):
