@@ -66,6 +66,8 @@ _TABLE: dict[str, dict[str, str]] = {
           "cat": "write", "parse": "code"},
     "node": {"kill": "kill"},
 }
+_HOME_CALLS = {"julia": re.compile(r"\bhomedir\(\s*\)"), "R": re.compile(r"\bpath\.expand\(\s*['\"]~['\"]\s*\)")}
+"""Calls that return the home folder: the literal `"~"` for the path policy (`rm(homedir(); recursive=true)`)."""
 _GENERIC = {"`": "shell", "system": "auto", "exec": "auto", "execute": "shell", "popen": "shell", "spawn": "auto",
             "cmd": "auto", "Command": "auto", "shell": "shell", "script": "shell", "unix": "shell", "dos": "shell",
             "command": "shell", "ProcessBuilder": "auto", "run": "auto", "pipeline": "auto",
@@ -74,6 +76,9 @@ _GENERIC = {"`": "shell", "system": "auto", "exec": "auto", "execute": "shell", 
 """Any other language (julia, elixir, erlang, groovy/scala, octave, applescript ...):
 the common names of exec and delete calls (`os:cmd`, `System.cmd`, `run(`cmd`)`,
 `do shell script`, `Runtime.exec`, `ProcessBuilder`)."""
+_TABLE["julia"] = {**_GENERIC, "rm": "rm", "mv": "move", "cp": "copy", "chmod": "chmod"}
+_LISP_DELETE = re.compile(r'\((delete-directory|delete-file)\s+"((?:[^"\\]|\\.)*)"(\s+t\b)?')
+"""elisp's deletes: `(delete-directory "DIR" t)` is recursive."""
 _LISP_RUN = re.compile(r'\((?:async-)?shell-command(?:-to-string)?\s+"((?:[^"\\]|\\.)*)"|'
                        r'\((?:call|start)-process\s+((?:"(?:[^"\\]|\\.)*"\s*|nil\s*|t\s*)+)')
 _BUILDER = re.compile(r'Command::new\(\s*"([^"]*)"\s*\)((?:\s*\.\s*args?\(\s*&?(?:\[[^\]]*\]|"[^"]*")\s*\))*)')
@@ -100,6 +105,9 @@ def script_actions(code: str, lang: str) -> list[Action]:
             fx.argv([m.group(1), *re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))], "Command::new")
         _generic(code, lang, fx)
     elif lang in ("lisp", "elisp", "scheme", "clojure"):
+        for m in _LISP_DELETE.finditer(code):
+            verb = "delete" if m.group(1) == "delete-file" else "rdelete" if m.group(3) else "rmdir"
+            fx.path(verb, m.group(2), m.group(1))
         for m in _LISP_RUN.finditer(code):
             if m.group(1) is not None:
                 fx.shell(m.group(1), "shell-command")
@@ -130,6 +138,10 @@ def _generic(code: str, lang: str, fx: Effects) -> None:
         if re.search(r"\bfs\b|fs/promises|fs-extra|Deno\.remove", code):
             table.update(_NODE_FS)
             table.update({"remove": "rm", "removeSync": "rm", "emptyDirSync": "rm"})
+    if lang in _HOME_CALLS:
+        code = _HOME_CALLS[lang].sub('"~"', code)
+    if lang == "julia":  # keyword arguments after `;` (`rm(p; recursive=true)`) read as more arguments
+        code = re.sub(r";\s*(?=\w+\s*=[^=])", ", ", code)
     code_r = _R_CALLS.sub(lambda m: m.group(1).replace(".", "_") + "(", code) if lang == "R" else code
     for call in calls(code_r, lang):
         name = call.short if lang != "R" else call.name.replace("_", ".")
