@@ -63,11 +63,22 @@ _FILTERS = frozenset({"tee", "cat", "gunzip", "gzip", "zcat", "base64", "xxd", "
                       "sort", "uniq", "grep", "awk", "iconv", "unzip", "bzcat", "xzcat"})
 
 
+_REMOTE_EVAL = re.compile(
+    r"\bsource(?:_url)?\s*\(\s*(?:url\s*\(\s*)?[\"']https?://|"  # R source("https://..."), devtools::source_url
+    r"\bfetch\s*\([^;]{0,200}?\.then\s*\(\s*(?:eval|Function|\w+\s*=>\s*(?:eval|new\s+Function|Function)\b)|"
+    r"\b(?:eval|Function)\s*\(\s*await\s[^;]{0,80}\bfetch\s*\(|"  # node/deno: fetch(u).then(r=>r.text()).then(eval)
+    r"\bexec\s*\(\s*(?:urllib\.request\.)?(?:urlopen|requests\.get|httpx\.get)\s*\(|"  # python exec(urlopen(u)...)
+    r"\beval\s*\(?\s*(?:URI\.open|Net::HTTP\.get|file_get_contents|LWP::Simple::get|get)\s*\(\s*[\"']?https?://")
+"""Code that fetches code and evaluates it in the same process: curl | sh without the pipe."""
+
+
 def on_line(an: Analyser, text: str) -> None:
-    """A download run through process or command substitution."""
+    """A download run through process or command substitution, or fetched and evaluated in-process."""
     if ("<(" in text or "$(" in text or "`" in text) and (
             _SUBST_RUN.search(text) or _PIPED_SUBST.search(text)):
         an._hit("NET-001", "", "downloaded content executed through a substitution")
+    if ("http" in text or "fetch" in text) and _REMOTE_EVAL.search(text):
+        an._hit("NET-001", "", "code fetched from the network is evaluated in-process")
 
 
 def mark_downloads(an: Analyser, inv: Inv) -> None:
@@ -208,6 +219,9 @@ _GO_REMOTE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+/[^@\s]+@[\w.+-]+$", re.I)
 def _fetch_and_run(inv: Inv) -> str:
     """The remote spec a package runner fetches and executes, or "" (a registry name stays ordinary)."""
     prog, args = inv.prog, inv.args
+    if prog == "ansible-pull":  # clones a playbook repository and runs it on this host
+        return next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-U", "--url")), "") or \
+            next((a.split("=", 1)[1] for a in args if a.startswith("--url=")), "")
     if prog == "go" and inv.positional[:1] == ["run"]:
         return next((a for a in inv.positional[1:2] if _GO_REMOTE.match(a)), "")
     sub = _RUNNER_SUBS.get(prog)
@@ -251,7 +265,11 @@ def runs_download(an: Analyser, inv: Inv) -> None:
     if inv.prog in _URL_RUNNERS:
         url = next((a for a in _operands(inv) if re.match(r"^https?://", a)), None)
         if url is not None and not re.match(r"^https?://(?:localhost|127\.)", url):
-            an._hit("NET-002", inv.prog, f"runs code from {url}")
+            if inv.prog == "deno" and not any(a.startswith(("-A", "--allow-")) for a in inv.args):
+                # deno without permissions runs it without file, network, environment or process access
+                an._hit("EXEC-002", inv.prog, f"runs code from {url} (deno, no permissions granted)")
+            else:
+                an._hit("NET-002", inv.prog, f"runs code from {url}")
     if inv.prog not in _RUNNERS and not re.match(r"^(?:python|pypy)[0-9.]*$", inv.prog):
         return
     for a in inv.args:

@@ -236,6 +236,9 @@ def _file(an: Analyser, raw: str, lang: str, prog: str, s: object, depth: int,
         _content(an, content, lang, prog, s, depth)
         return
     path = normalise(raw, s.cwd, an.home)  # type: ignore[attr-defined]
+    if path.startswith(("/dev/fd/", "/proc/self/fd/")):  # `make -f <(printf ...)`: a process substitution's output
+        an._hit("EXEC-002", prog, f"{lang} read from a process substitution the guardian does not read")
+        return
     if path not in an.files:
         if lang == "binary" and path.startswith(("/usr/", "/bin/", "/sbin/", "/opt/")):
             _argv(an, [path], None, s, depth)
