@@ -223,6 +223,15 @@ def _seven_zip(inv: Inv) -> list[tuple[str, Verb]]:
     return _extract_dir(("-o",))(inv) if inv.positional[:1] in (["x"], ["e"]) else []
 
 
+def _zipfile(inv: Inv) -> list[tuple[str, Verb]]:
+    """`python -m zipfile -e ARCHIVE DEST` (and tarfile's)."""
+    args = inv.args
+    for i, a in enumerate(args):
+        if a in ("-e", "--extract"):
+            return [(args[i + 2], "write")] if i + 2 < len(args) else [(".", "write")]
+    return []
+
+
 def _cpio(inv: Inv) -> list[tuple[str, Verb]]:
     extracting = inv.has("i", "--extract")
     return _extract_dir(("-D", "--directory"))(inv) if extracting else []
@@ -384,6 +393,7 @@ def _clone_dest(inv: Inv) -> list[tuple[str, Verb]]:
 
 SENSITIVE_ONLY.update({"rsync": _copy_dest, "scp": _copy_dest, "tar": _tar, "bsdtar": _tar,
                        "unzip": _unzip, "7z": _seven_zip, "7za": _seven_zip, "7zz": _seven_zip, "cpio": _cpio,
+                       "zipfile": _zipfile, "tarfile": _zipfile,
                        "git": _clone_dest})
 
 
