@@ -12,7 +12,8 @@ import re
 
 from tether.guardian.rules import Inv, rule
 
-_SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/docker\.sock|/var/lib|/lib|/lib64|/bin|/sbin|"
+_SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/docker\.sock|"
+                              r"/var/lib|/lib|/lib64|/bin|/sbin|"
                               r"/run/docker\.sock|/var/lib/docker|/boot|/usr|/var|/run|"
                               r"(?!/etc/(?:localtime|timezone)|/dev/(?:shm|null|urandom|random|zero|fuse|snd|dri|"
                               r"nvidia|kvm|net/tun)|/run/user/|/var/run/user/)"
@@ -118,7 +119,8 @@ def _privileged(inv: Inv) -> bool:
     if inv.prog in ("lxc", "incus"):
         return _lxc_escape(inv)
     joined = " ".join(inv.args)
-    return bool(re.search(r"--privileged(?!=false)|--allow[= ]\S*security\.insecure|--cap-add[= ](?:CAP_)?(?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|"
+    return bool(re.search(r"--privileged(?!=false)|--allow[= ]\S*security\.insecure|"
+                          r"--cap-add[= ](?:CAP_)?(?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|"
                           r"DAC_READ_SEARCH|NET_ADMIN|SYS_RAWIO|BPF|SYS_BOOT)\b|"
                           r"--(?:pid|ipc|uts|userns|cgroupns)[= ]host|"
                           r"--security-opt[= ](?:(?:apparmor|seccomp|label)[=:]unconfined|systempaths=unconfined)|"
