@@ -91,14 +91,38 @@ def token_origin(inv: Inv) -> tuple[str, str, bool] | None:
                 if pos and pos[0] not in _TOKEN_STOP and not inv.has("--help"):
                     return f"{inv.prog} {pos[0]}", spec["owner"], key == "sub"
                 continue
-            words = sub.split()
-            plain = [w for w in words if not w.startswith("-")]
-            dashes = [w for w in words if w.startswith("-")]
-            if words and pos[: len(plain)] == plain and all(
-                    any(a == d or a.startswith(d + "=") or len(d) == 2 and a.startswith(d) for a in inv.args)
-                    for d in dashes):
+            if _sub_matches(sub.split(), pos, inv.args):
                 return f"{inv.prog} {sub}", spec["owner"], key == "sub"
     return None
+
+
+_SECRET_WORD = re.compile(T.SECRET_WORD)
+
+
+def _sub_matches(words: list[str], pos: list[str], args: list[str]) -> bool:
+    """Whether an invocation's operands and options match a TOKEN_COMMANDS subcommand (its words: `get` a
+    positional, `secret/*` one by prefix, `~` one whose name says secret, `$` no more positionals, `-o` an option
+    given, `!-q` an option absent)."""
+    plain = [w for w in words if not w.startswith(("-", "!"))]
+    if not words or len([w for w in plain if w != "$"]) > len(pos):
+        return False
+    for i, w in enumerate(plain):
+        if w == "$":
+            if len(pos) != i:
+                return False
+        elif w == "~":
+            if not _SECRET_WORD.search(pos[i]):
+                return False
+        elif w.endswith("*") and len(w) > 1:
+            if not pos[i].startswith(w[:-1]):
+                return False
+        elif pos[i] != w:
+            return False
+
+    def given(d: str) -> bool:
+        return any(a == d or a.startswith(d + "=") or len(d) == 2 and a.startswith(d) for a in args)
+
+    return all(not given(w[1:]) if w.startswith("!") else given(w) for w in words if w.startswith(("-", "!")))
 
 
 def _env_dump(inv: Inv) -> bool:
@@ -119,7 +143,8 @@ def _env_dump(inv: Inv) -> bool:
 _SPECIAL = frozenset({"ps"}) | frozenset(T.REMOTE_EXEC)
 _HINT = _Lazy(r"/dev/|\.(?:ssh|gnupg|aws|azure|kube|docker|netrc|git-cred|npmrc|pypirc|vault|terraform|pgpass|my\.cnf|"
               r"config|mozilla|local|password|cargo|gem|s3cfg|boto|oci|gradle|m2|yarnrc|cf|env)|\w\.env|/proc/|"
-              r"shadow|sudoers|passwd|ssh_host|Library/|secrets|/etc/ssl|kubernetes|rancher|kubelet")
+              r"shadow|sudoers|passwd|ssh_host|Library/|secrets|/etc/ssl|kubernetes|rancher|kubelet|wireguard|"
+              r"NetworkManager|\.age/|\.vault-token")
 """Every credential path holds one of these: words without any are not read further."""
 
 

@@ -13,7 +13,9 @@ Sources:
         program, an operand, names the whole environment: `jq -n env`,
         `jq -n '$ENV'`; ENV_CODE is that pattern).
     TOKEN_COMMANDS: program -> `sub`: subcommand prefixes (space separated
-        words, `|` between them; "*" any) that print a token, password or key
+        words, `|` between them; "*" any; `secret/*` a word by prefix, `~` a
+        word whose name says secret (SECRET_WORD), `$` no more words, `-t` an
+        option given, `!-q` an option absent) that print a token, password or key
         (reading one asks, CRED-005); `store`: reads of a secret manager the
         project configured (`vault kv get`, `aws secretsmanager
         get-secret-value`, `op item get`): ordinary alone, a source when sent;
@@ -67,16 +69,25 @@ ENV_DUMPS: dict[str, str] = {
 }
 ENV_CODE: str = r"(?:^|[^\w.$])(?:\$ENV|env|envs)\b(?!\s*[.\[(])"
 
+_COMPOSE_CONFIG = "compose config !-q !--quiet !--services !--volumes !--images !--profiles !--hash"
+"""`docker compose config` prints the file with every `${SECRET}` of the environment expanded (not with
+those options)."""
+
+SECRET_WORD: str = r"(?i)secret|token|passw|private|credential|auth(?!or)|api_?key|access_?key"
+"""A setting or output whose name says it is a secret (`aws configure get aws_secret_access_key`, `npm config get
+//registry.npmjs.org/:_authToken`, `terraform output db_password`): the `~` word of TOKEN_COMMANDS."""
+
 TOKEN_COMMANDS: dict[str, dict[str, str]] = {
-    "gh": {"sub": "auth token", "owner": "github.com githubusercontent.com ghcr.io"},
+    "gh": {"sub": "auth token|auth status -t|auth status --show-token",
+           "owner": "github.com githubusercontent.com ghcr.io"},
     "glab": {"sub": "auth token|config get token", "owner": "gitlab.com"},
     "aws": {"sub": "configure export-credentials|sts get-session-token|sts assume-role|"
             "ecr get-login-password|ecr-public get-login-password|codeartifact get-authorization-token|"
-            "iam create-access-key|sso get-role-credentials|sts get-federation-token",
+            "iam create-access-key|sso get-role-credentials|sts get-federation-token|configure get ~",
             "store": "secretsmanager get-secret-value|ssm get-parameter|ssm get-parameters",
             "owner": "amazonaws.com amazonaws.com.cn aws.amazon.com"},
     "gcloud": {"sub": "auth print-access-token|auth print-identity-token|auth application-default print-access-token|"
-               "iam service-accounts keys create|container clusters get-credentials",
+               "iam service-accounts keys create|container clusters get-credentials|config config-helper",
                "store": "secrets versions access", "owner": "googleapis.com google.com gcr.io pkg.dev"},
     "az": {"sub": "account get-access-token|acr login|ad sp create-for-rbac|storage account keys list",
            "store": "keyvault secret show|keyvault secret download",
@@ -97,7 +108,10 @@ TOKEN_COMMANDS: dict[str, dict[str, str]] = {
     "bw": {"sub": "get|export|list", "owner": ""},
     "op": {"sub": "", "store": "read|item get|document get|inject", "owner": ""},
     "vault": {"sub": "print token|token create", "store": "read|kv get|token lookup|login", "owner": ""},
-    "kubectl": {"sub": "config view --raw|create token", "store": "get secret -o|get secrets -o", "owner": ""},
+    "kubectl": {"sub": "config view --raw|create token", "store": "get secret -o|get secrets -o|get secret/* -o|"
+                "get secrets/* -o", "owner": ""},
+    "oc": {"sub": "whoami -t|whoami --show-token|config view --raw|create token",
+           "store": "get secret -o|get secrets -o|get secret/* -o|get secrets/* -o|extract secret/*", "owner": ""},
     "docker-credential-desktop": {"sub": "get|list", "owner": ""},
     "docker-credential-pass": {"sub": "get|list", "owner": ""},
     "docker-credential-secretservice": {"sub": "get|list", "owner": ""},
@@ -105,10 +119,28 @@ TOKEN_COMMANDS: dict[str, dict[str, str]] = {
     "docker-credential-ecr-login": {"sub": "get|list", "owner": ""},
     "docker-credential-gcloud": {"sub": "get", "owner": ""},
     "heroku": {"sub": "auth:token|authorizations:create", "store": "config|config:get", "owner": "heroku.com"},
-    "docker": {"sub": "", "store": "inspect|container inspect", "owner": ""},
-    "podman": {"sub": "", "store": "inspect|container inspect", "owner": ""},
+    "docker": {"sub": "", "store": "inspect|container inspect|" + _COMPOSE_CONFIG, "owner": ""},
+    "podman": {"sub": "", "store": "inspect|container inspect|" + _COMPOSE_CONFIG, "owner": ""},
+    "docker-compose": {"sub": "", "store": _COMPOSE_CONFIG[8:], "owner": ""},
+    "podman-compose": {"sub": "", "store": _COMPOSE_CONFIG[8:], "owner": ""},
     "doctl": {"sub": "auth token", "owner": "digitalocean.com"},
-    "npm": {"sub": "token create", "owner": "npmjs.org npmjs.com"},
+    "npm": {"sub": "token create|config get ~|get ~", "owner": "npmjs.org npmjs.com"},
+    "pnpm": {"sub": "config get ~", "owner": "npmjs.org npmjs.com"},
+    "yarn": {"sub": "config get ~", "owner": "npmjs.org npmjs.com yarnpkg.com"},
+    "terraform": {"sub": "output ~|output -json", "store": "output -raw", "owner": ""},
+    "tofu": {"sub": "output ~|output -json", "store": "output -raw", "owner": ""},
+    "terragrunt": {"sub": "output ~|output -json", "store": "output -raw", "owner": ""},
+    "pulumi": {"sub": "stack output --show-secrets|config --show-secrets|stack export --show-secrets|"
+               "config get ~", "owner": ""},
+    "sops": {"sub": "-d|--decrypt|decrypt|exec-env|exec-file", "owner": ""},
+    "ansible-vault": {"sub": "view|decrypt", "owner": ""},
+    "age": {"sub": "-d|--decrypt", "owner": ""},
+    "rage": {"sub": "-d|--decrypt", "owner": ""},
+    "doppler": {"sub": "secrets download|secrets get|secrets $|run -- env|run -- printenv", "owner": "doppler.com"},
+    "infisical": {"sub": "export|secrets get|secrets $|run -- env|run -- printenv", "owner": "infisical.com"},
+    "chamber": {"sub": "export|read|env", "owner": ""},
+    "etcdctl": {"sub": "", "store": "get", "owner": ""},
+    "helm": {"sub": "", "store": "get values|get all|get manifest", "owner": ""},
     "keyctl": {"sub": "print|pipe|read", "owner": ""},
     "gpg": {"sub": "--export-secret-keys|--export-secret-subkeys", "owner": ""},
     "gpg2": {"sub": "--export-secret-keys|--export-secret-subkeys", "owner": ""},
@@ -129,9 +161,12 @@ STORE_PATHS: str = (
     r"\.cargo/credentials|\.gem/credentials|\.s3cfg|\.boto|\.terraformrc|\.config/helm/|"
     r"\.oci/|\.gradle/gradle\.properties|\.m2/settings(?:-security)?\.xml|\.yarnrc\.yml|"
     r"\.config/gh/|\.cf/config\.json|\.config/doctl/|\.config/heroku|"
+    r"\.ssh/(?![^/]*\.pub$|known_hosts|authorized_keys|config$|environment$|rc$)[^/]+$|\.aws/(?:sso|cli)/cache(?:/|$)|"
+    r"\.config/(?:doppler|infisical|sops/age)/|\.vault-token$|\.ansible/vault|\.age/|"
     r"\.(?:bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli)_history$|\.zhistory$|"
     r"\.local/share/fish/fish_history$))|"
-    r"^/var/run/secrets/|^/run/secrets/|^/etc/(?:ssl/private/|kubernetes/(?:admin|kubelet)\.conf|"
+    r"^/var/run/secrets/|^/run/secrets/|^/etc/(?:ssl/private/|kubernetes/(?:admin|kubelet)\.conf|wireguard(?:/|$)|"
+    r"NetworkManager/system-connections(?:/|$)|ipsec\.secrets$|ppp/(?:chap|pap)-secrets$|"
     r"kubernetes/pki/|rancher/k3s/k3s\.yaml)|^/var/lib/kubelet/pki/|^/proc/[^/]+/environ$"
 )
 
