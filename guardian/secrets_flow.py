@@ -383,7 +383,8 @@ _NAMED = _Lazy(T.SECRET_NAMED)
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _RUNS_TEXT = SHELLS | {"eval", "source", "."}
 _NAMES = frozenset(T.ENV_DUMPS) | frozenset(T.TOKEN_COMMANDS) | frozenset(T.NET_SINKS) | frozenset(T.REMOTE_EXEC) | \
-    frozenset(T.MESSAGES) | _RUNS_TEXT | {"alias", "ps", "tar", "bsdtar", "gtar", "zip", "7z", "7za", "cpio", "rsync", "scp", "cp", "pax", "rclone"}
+    frozenset(T.MESSAGES) | _RUNS_TEXT | {"alias", "ps", "tar", "bsdtar", "gtar", "zip", "7z", "7za", "cpio", "rsync",
+                                          "scp", "cp", "pax", "rclone"}
 
 
 def _may_matter(s: Simple) -> bool:
