@@ -203,7 +203,8 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
             carried = got | _sink_files(an, flow, inv, sink)  # its own reads count through its inputs
             if inv.via:
                 carried |= wrapped  # `xargs -a ~/.aws/credentials curl ..`: the wrapper reads what it passes on
-            if sink.keeps_token and all(label.startswith("$") for label, _owner in carried):
+            if sink.keeps_token and all(label.startswith("$") for label, _owner in carried) and \
+                    all(_lone(w) for w in sink.data):
                 used |= {label for label, _owner in carried}
                 continue  # `echo "$NPM_TOKEN" | gh secret set NPM_TOKEN`: stored where it is used
             if not carried and lone is not None and _sends_lone(inv, sink):

@@ -225,7 +225,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "gh": {"issue comment|pr comment|issue create|pr create|pr review|issue edit|pr edit|discussion create|"
            "release create|release edit": "opt:-b,--body,-n,--notes file:-F,--body-file,--notes-file",
            "api": "field:-f,--raw-field,-F,--field file:--input",
-           "variable set|secret set": "opt:-b,--body stdin setter"},
+           "secret set": "opt:-b,--body stdin setter", "variable set": "opt:-b,--body stdin"},
     "glab": {"issue note|mr note|issue create|mr create|issue comment|mr comment|release create":
              "opt:-m,--message,-d,--description,-N,--notes file:-F,--notes-file",
              "api": "field:-f,--raw-field,-F,--field file:--input",
@@ -255,8 +255,9 @@ program -> subcommand prefixes (`|` between; "" none) -> what they send: `opt:` 
 (`file://F` names a file), `file:` options naming a file (`-`: stdin), `field:` `key=value` options (`key=@F` a
 file), `pos:N` operands from the N-th after the subcommand, `stdin`; `host:` the options (`url`: an operand with
 `://`; `addr`: the first operand) naming the server: a sink only when one is given and is not this machine; `setter`: a
-CI secret or variable set in the current repository (no -R/--repo/--org/--group), where a lone secret-named
-variable is being stored for use (`gh secret set NPM_TOKEN -b "$NPM_TOKEN"`) and anything more is a leak."""
+CI secret set in the current repository (no -R/--repo/--org/--group), where a lone secret-named variable is
+being stored for use (`gh secret set NPM_TOKEN -b "$NPM_TOKEN"`) and anything more is a leak (a `gh variable`
+is plain text to every reader of the repository: never a setter)."""
 
 CONFIG_OPTS: dict[str, str] = {"curl": "-K --config", "wget": "--config", "aria2c": "--conf-path"}
 BUILDERS: frozenset[str] = frozenset({"docker", "podman", "buildah", "nerdctl", "kaniko"})
