@@ -200,7 +200,7 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                     sink = sink_of(inv) or sink
             if sink is None:
                 continue
-            carried = got | _sink_files(an, flow, inv, sink)  # its own reads count through its inputs
+            carried = (got if _fed(s, sink) else set()) | _sink_files(an, flow, inv, sink)  # its own reads count
             if inv.via:
                 carried |= wrapped  # `xargs -a ~/.aws/credentials curl ..`: the wrapper reads what it passes on
             if sink.keeps_token and all(label.startswith("$") for label, _owner in carried) and \
@@ -441,6 +441,15 @@ def _sink_files(an: Analyser, flow: Flow, inv: Inv, sink: Sink) -> Origins:
                 not WHOLE_HOME.match(p):  # a home copied whole to a host is EXFIL-003's question
             out.add((p, ""))
     return out
+
+
+def _fed(s: Simple, sink: Sink) -> bool:
+    """Whether what the command carries can reach what the sink sends: always, but for a message sender, whose
+    login (`PGPASSWORD=$(vault kv get ..) psql -h h -c 'select 1'`, `redis-cli -a "$(..)"`) is not its message."""
+    if sink.kind != "message":
+        return True
+    return any(UNKNOWN in w for w in sink.data + sink.files) or sink.stdin and (
+        bool(s.upstream) or s.stdin is not None or any(r.op == "<" for r in s.redirects))
 
 
 def _aliases(flow: Flow, args: list[str]) -> None:

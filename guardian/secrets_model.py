@@ -378,14 +378,18 @@ _ADDR = re.compile(r"^[\w.-]+:\d+$|^\[[0-9a-f:]+\]:\d+$")
 def _message_sink(inv: Inv) -> Sink | None:
     """A tool that sends a message or a value to a service (`secrets_table.MESSAGES`): its message words, files
     and stdin, or None (another subcommand, or a server on this machine)."""
-    args, pos = inv.args, inv.positional
+    args = inv.args
     for subs, how in T.MESSAGES[inv.prog].items():
+        spec = dict(part.split(":", 1) if ":" in part else (part, "") for part in how.split())
+        valued = set(",".join((spec.get("host", ""), spec.get("skip", ""), spec.get("opt", ""),
+                               spec.get("file", ""), spec.get("field", ""))).split(","))
+        pos = [a for i, a in enumerate(args)
+               if (not a.startswith("-") or a == "-") and not (i and args[i - 1] in valued)]
         for sub in subs.split("|"):
             words = sub.split()
             at = next((i for i in range(len(pos)) if pos[i:i + len(words)] == words), -1) if words else 0
             if at < 0 or at > 2:
                 continue
-            spec = dict(part.split(":", 1) if ":" in part else (part, "") for part in how.split())
             data: list[str] = []
             files: list[str] = []
             for v in _opt_values(args, spec.get("opt", "").split(",")):
@@ -397,7 +401,8 @@ def _message_sink(inv: Inv) -> Sink | None:
                 (files.append(val[1:]) if val.startswith("@") else data.append(val))
             if "pos" in spec:
                 data += pos[at + len(words) + int(spec["pos"]):]
-            stdin = "stdin" in spec and (not data and not files or "-" in files or "@" in data)
+            stdin = "-" in files or "/dev/stdin" in files or "@" in data or "stdin" in spec and (
+                not data and not files or any(a in spec["stdin"].split(",") for a in args if spec["stdin"]))
             files = [f for f in files if f not in ("-", "/dev/stdin")]
             hosts = [""]
             if "host" in spec:

@@ -241,13 +241,17 @@ MESSAGES: dict[str, dict[str, str]] = {
             "lambda invoke": "opt:--payload", "iot-data publish": "opt:--payload", "s3api put-object": "file:--body"},
     "gcloud": {"logging write": "pos:1", "pubsub topics publish": "opt:--message,--attribute",
                "functions call": "opt:--data", "tasks create-http-task": "opt:--body-content file:--body-file"},
-    "psql": {"": "opt:-c,--command file:-f,--file stdin host:-h,--host,url"},
-    "mysql": {"": "opt:-e,--execute stdin host:-h,--host"}, "mariadb": {"": "opt:-e,--execute stdin host:-h,--host"},
-    "redis-cli": {"": "pos:0 stdin host:-h,-u,url"}, "valkey-cli": {"": "pos:0 stdin host:-h,-u,url"},
-    "mongosh": {"": "opt:--eval stdin host:--host,url"}, "mongo": {"": "opt:--eval stdin host:--host,url"},
-    "nats": {"pub|publish|req|request": "pos:1 stdin host:-s,--server"},
-    "grpcurl": {"": "opt:-d stdin host:addr"},
-    "mosquitto_pub": {"": "opt:-m,--message file:-f,--file stdin host:-h,--host,-L,--url"},
+    "psql": {"": "opt:-c,--command file:-f,--file stdin host:-h,--host,url skip:-U,--username,-d,--dbname,-p,--port"},
+    "mysql": {"": "opt:-e,--execute stdin host:-h,--host skip:-u,--user,-P,--port,-D,--database"},
+    "mariadb": {"": "opt:-e,--execute stdin host:-h,--host skip:-u,--user,-P,--port,-D,--database"},
+    "redis-cli": {"": "pos:0 stdin:-x host:-h,-u,url skip:-a,-p,-n,--user,--pass,--cacert,--cert,--key"},
+    "valkey-cli": {"": "pos:0 stdin:-x host:-h,-u,url skip:-a,-p,-n,--user,--pass,--cacert,--cert,--key"},
+    "mongosh": {"": "opt:--eval stdin host:--host,url skip:-u,--username,-p,--password"},
+    "mongo": {"": "opt:--eval stdin host:--host,url skip:-u,--username,-p,--password"},
+    "nats": {"pub|publish|req|request": "pos:1 stdin host:-s,--server skip:--creds,--user,--password,--nkey,--count"},
+    "grpcurl": {"": "opt:-d stdin host:addr skip:-H,-rpc-header,-import-path,-proto,-cacert,-cert,-key"},
+    "mosquitto_pub": {"": "opt:-m,--message file:-f,--file stdin host:-h,--host,-L,--url "
+                      "skip:-t,--topic,-u,--username,-P,--pw,-p,--port,-i,--id,--cafile,--cert,--key"},
     "kcat": {"": "stdin host:-b"}, "kafkacat": {"": "stdin host:-b"},
     "kafka-console-producer": {"": "stdin host:--bootstrap-server,--broker-list"},
     "kafka-console-producer.sh": {"": "stdin host:--bootstrap-server,--broker-list"},
@@ -255,11 +259,13 @@ MESSAGES: dict[str, dict[str, str]] = {
 """Tools that send a message or a value to a service (an issue comment, a queue, a log, a database, a broker):
 program -> subcommand prefixes (`|` between; "" none) -> what they send: `opt:` options whose value is the message
 (`file://F` names a file), `file:` options naming a file (`-`: stdin), `field:` `key=value` options (`key=@F` a
-file), `pos:N` operands from the N-th after the subcommand, `stdin`; `host:` the options (`url`: an operand with
-`://`; `addr`: the first operand) naming the server: a sink only when one is given and is not this machine; `setter`: a
-CI secret set in the current repository (no -R/--repo/--org/--group), where a lone secret-named variable is
-being stored for use (`gh secret set NPM_TOKEN -b "$NPM_TOKEN"`) and anything more is a leak (a `gh variable`
-is plain text to every reader of the repository: never a setter)."""
+file), `pos:N` operands from the N-th after the subcommand, `stdin` (when nothing else is given, or with one of
+`stdin:OPTIONS`); `host:` the options (`url`: an operand with
+`://`; `addr`: the first `host:port` operand) naming the server: a sink only when one is given and is not this
+machine; `skip:` other options that take a value (a login, a port, a topic); `setter`: a CI secret set in the
+current repository (no -R/--repo/--org/--group), where a lone secret-named variable is being stored for use
+(`gh secret set NPM_TOKEN -b "$NPM_TOKEN"`) and anything more is a leak (a `gh variable` is plain text to every
+reader of the repository: never a setter)."""
 
 CONFIG_OPTS: dict[str, str] = {"curl": "-K --config", "wget": "--config", "aria2c": "--conf-path"}
 BUILDERS: frozenset[str] = frozenset({"docker", "podman", "buildah", "nerdctl", "kaniko"})

