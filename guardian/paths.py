@@ -24,7 +24,7 @@ TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, an
 if TYPE_CHECKING:
     from typing import Literal
 
-    Verb = Literal["delete", "rdelete", "write", "create", "append", "move", "chmod", "truncate"]
+    Verb = Literal["delete", "rdelete", "write", "create", "append", "move", "chmod", "truncate", "extract"]
 else:
     Verb = str  # what the annotations name at run time (they are strings; nothing validates against it)
 """`create` (mkdir, touch) and `append` (`>>`, `tee -a`) destroy nothing already there:
@@ -168,6 +168,10 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int, home: str
     (`.`, `/app/*`) keeps the depth rule for what wipes it (recursive delete,
     move, chmod, truncate); `cp x .` or a filtered `find . -delete` is fine.
     """
+    if verb == "extract":  # an archive unpacked into a folder: any path below it may be overwritten
+        if t.unknown or t.path not in NOT_WORKSPACES:
+            return []  # deeper folders: only credential and persistence paths count (exposure)
+        return ["FS-002"] + (["SYS-001"] if any(under(t.path, s) for s in SYSTEM) else [])
     if t.unknown:
         return ["FS-004"] if verb in ("delete", "rdelete") else ["CONF-002"]
     if t.path in HARMLESS or t.path.startswith("/dev/fd/"):

@@ -348,6 +348,40 @@ def sensitive_targets(inv: Inv) -> list[str]:
     return [p for p, _ in fn(inv)] if fn else []
 
 
+def _extract_dest(inv: Inv) -> list[tuple[str, Verb]]:
+    """Where an unpacker writes its archive's entries: `-C`/`-d`/`-o`/`-D`, else the working folder; `tar -P`
+    writes the names as they are (absolute: anywhere from `/`)."""
+    prog, args, pos = inv.prog, inv.args, inv.positional
+    if prog in ("tar", "gtar", "bsdtar"):
+        first = args[0] if args else ""
+        if not (inv.has("x", "--extract", "--get") or (not first.startswith("-") and "x" in first)):
+            return []
+        if inv.has("P", "--absolute-names") or (not first.startswith("-") and "P" in first):
+            return [("/", "extract")]
+        dest = _valued(("-C", "--directory", "--cd"))(inv)
+    elif prog == "unzip":
+        if inv.has("l", "t", "p", "Z", "v", "z"):
+            return []
+        dest = _valued(("-d",))(inv)
+    elif prog in ("7z", "7za", "7zr"):
+        if pos[:1] not in (["x"], ["e"]):
+            return []
+        dest = [(a[2:], "write") for a in args if a.startswith("-o") and len(a) > 2]
+    elif prog == "cpio":
+        if not inv.has("i", "--extract"):
+            return []
+        dest = _valued(("-D", "--directory"))(inv)
+    elif prog in ("zipfile", "tarfile"):  # python -m zipfile -e ARCHIVE DIR
+        i = next((k for k, a in enumerate(args) if a in ("-e", "--extract")), None)
+        return [(args[i + 2], "extract")] if i is not None and i + 2 < len(args) else []
+    else:
+        return []
+    return [(d, "extract") for d, _ in dest] or [(".", "extract")]
+
+
+_EXTRACTORS = frozenset({"tar", "gtar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "zipfile", "tarfile"})
+
+
 def write_targets(inv: Inv) -> list[tuple[str, Verb]]:
     """(raw target, verb) for every path `inv` would write, delete or chmod."""
     if inv.prog in _CHMODS:
@@ -358,4 +392,6 @@ def write_targets(inv: Inv) -> list[tuple[str, Verb]]:
         out = out + archive_targets.deletes(inv)
     if inv.prog == "find":
         out = out + _find_writes(inv)
+    if inv.prog in _EXTRACTORS:
+        out = out + _extract_dest(inv)
     return [(p, v) for p, v in out if p and p != "-"]

@@ -234,6 +234,23 @@ def _module_cli(name: str, args: list[str]) -> list[str] | None:
     return None
 
 
+_RM_TOOLS = frozenset({"rimraf", "del", "del-cli", "trash", "trash-put", "rmtrash", "gio-trash", "rm-rf", "rmrf",
+                       "premove", "fse-remove"})
+"""Programs whose whole job is a recursive delete of their operands (npm's rimraf/del-cli, trash-cli)."""
+_CMAKE_RM = frozenset({"rm", "remove", "remove_directory"})
+
+
+def _delete_tool(name: str, args: list[str]) -> list[str] | None:
+    """`rimraf ~`, `cmake -E rm -rf ~`, `shx rm -rf /`: judged as the `rm -rf` they are."""
+    if name in _RM_TOOLS:
+        return ["rm", "-rf", "--", *(a for a in args if not a.startswith("-"))]
+    if name == "cmake" and args[:1] == ["-E"] and args[1:2] and args[1] in _CMAKE_RM:
+        return ["rm", "-rf", "--", *(a for a in args[2:] if not a.startswith("-"))]
+    if name == "shx" and args[:1] in (["rm"], ["rmdir"]):
+        return ["rm", *args[1:]]
+    return None
+
+
 def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]:
     """Every (argv, under_sudo, wrappers) the wrapper chain would execute."""
     if not argv or depth > 12:
@@ -244,7 +261,7 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
     if name == "find":
         inner = [u for cmd in _find(argv[1:]) for u in unwrap(cmd, stdin, depth + 1)]
         return [(argv, False, [])] + _tag(inner, name)
-    module = _module_cli(name, argv[1:])
+    module = _module_cli(name, argv[1:]) or _delete_tool(name, argv[1:])
     if module:
         return [(argv, False, [])] + _tag(unwrap(module, stdin, depth + 1), name)
     if name not in _VALUED and name not in _PRIV:
