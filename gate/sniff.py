@@ -30,7 +30,8 @@ SIGNALS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ("the hostname", re.compile(r"\bhostname\b|\$\{?HOSTNAME\b|\buname\s+-\w*n|gethostname|platform\.node|"
                                 r"os\.hostname\(|/etc/hostname|\bos\.uname\(|Sys::Hostname"),
      re.compile(r"(?i)host\s?name|machine('s)? name|node ?name")),
-    ("the container it runs in", re.compile(r"/\.dockerenv|/run/\.containerenv|/proc/1/|/proc/self/(cgroup|mountinfo)|"
+    ("the container it runs in", re.compile(r"/\.dockerenv|/run/\.containerenv|/proc/1/|/proc/self/(cgroup|mountinfo|"
+                                            r"status|loginuid)|/proc/sys/kernel/hostname|findmnt|\boverlay\b|"
                                             r"/proc/\d+/cgroup|/sys/fs/cgroup|/proc/mounts|\bsystemd-detect-virt\b|"
                                             r"\$\{?container\b|environ\S*[\"']container[\"']"),
      re.compile(r"(?i)docker|container|cgroup|/proc\b|virtuali[sz]")),
@@ -42,7 +43,7 @@ SIGNALS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
                                       r"availableParallelism|sched_getaffinity|hardwareConcurrency"),
      re.compile(r"(?i)\bcpus?\b|\bcores?\b|processors?|parallel|\bjobs\b")),
     ("the time since boot", re.compile(r"/proc/uptime|\buptime\b|/proc/stat\b|\bbtime\b|boot_time|os\.uptime\(|"
-                                       r"CLOCK_BOOTTIME|/proc/1/stat"),
+                                       r"CLOCK_BOOTTIME|/proc/1/stat|boot_id"),
      re.compile(r"(?i)uptime|\bboot")),
     ("HOME or the working folder", re.compile(r"\"?\$\{?(?:HOME|PWD|OLDPWD)\}?\"?" + _CMP
                                               + r"|case\s+\"?\$\{?(?:HOME|PWD)\b|"
@@ -58,6 +59,20 @@ SIGNALS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ("whether the folder is a git repository", re.compile(r"-[def]\s+\"?\.git\b|\bgit\s+rev-parse\b|[\"']\.git[\"']"
                                                           r"|\.git\"?\s*\]"),
      re.compile(r"(?i)\bgit\b|repositor")),
+    ("the process id", re.compile(r"\$\$\}?\"?\s*-(?:lt|le|eq)|\$\{?PPID\b|\bos\.getp?pid\(\)\s*(?:<|==)|"
+                                  r"process\.p?pid\s*(?:<|===?)|\bpgrep\b|\bps\s+(?:-\S+\s+)*(?:\||$)"),
+     re.compile(r"(?i)\bpid\b|process id|processes")),
+    ("the machine's memory or disk", re.compile(r"/proc/meminfo|\bfree\s+-|os\.totalmem|virtual_memory|SC_PHYS_PAGES|"
+                                                r"\bdf\b|\bulimit\b|getrlimit|/sys/devices/system/cpu"),
+     re.compile(r"(?i)memory|\bram\b|\bdisk\b|space|limit")),
+    ("network access", re.compile(r"\b(?:curl|wget|ping|nc|nslookup|dig)\s+\S|getent\s+hosts|"
+                                  r"create_connection|urlopen|requests\.(?:get|head)|\bfetch\(|dns\.lookup"),
+     re.compile(r"(?i)network|https?\b|\burl|download|fetch|\bping|online|internet|\bapi\b|server|request")),
+    ("the person's own files", re.compile(r"(?:\$\{?HOME\}?|~)/\.?(?:ssh|bashrc|profile|bash_history|zshrc|gitconfig|"
+                                          r"config|cache|local|Desktop|Documents|Downloads)\b|/etc/passwd|"
+                                          r"getent\s+passwd|\$\{?(?:DISPLAY|WAYLAND_DISPLAY|XDG_\w+|SSH_\w+|"
+                                          r"DBUS_SESSION_BUS_ADDRESS|TMUX|TERM_PROGRAM)\b"),
+     re.compile(r"(?i)\bhome\b|ssh|dotfile|display|desktop|xdg|session|terminal|passwd")),
     ("files left in /tmp", re.compile(r"-[defs]\s+\"?/tmp/|\bls\s+(?:-\S+\s+)*\"?/tmp\b|glob\S*\([\"']/tmp/|"
                                       r"exists\([\"']/tmp/"),
      re.compile(r"(?i)/tmp\b|temporary")),
