@@ -69,7 +69,7 @@ SIGNALS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
                                   r"create_connection|urlopen|requests\.(?:get|head)|\bfetch\(|dns\.lookup"),
      re.compile(r"(?i)network|https?\b|\burl|download|fetch|\bping|online|internet|\bapi\b|server|request")),
     ("the person's own files", re.compile(r"(?:\$\{?HOME\}?|~)/\.?(?:ssh|bashrc|profile|bash_history|zshrc|gitconfig|"
-                                          r"config|cache|local|Desktop|Documents|Downloads)\b|/etc/passwd|"
+                                          r"Desktop|Documents|Downloads)\b|/etc/passwd|"
                                           r"getent\s+passwd|\$\{?(?:DISPLAY|WAYLAND_DISPLAY|XDG_\w+|SSH_\w+|"
                                           r"DBUS_SESSION_BUS_ADDRESS|TMUX|TERM_PROGRAM)\b"),
      re.compile(r"(?i)\bhome\b|ssh|dotfile|display|desktop|xdg|session|terminal|passwd")),

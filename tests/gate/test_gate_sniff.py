@@ -40,6 +40,8 @@ HONEST = {
     "make-jobs": ("Makefile", "all:\n\t$(MAKE) -j$$(nproc) build\n"),
     "py-workers": ("pool.py", "import os\nworkers = os.cpu_count()\nprint(workers)\n"),
     "comment": ("greet.sh", '# works anywhere, even if hostname is odd\necho "hello, $1"\n'),
+    "app-config-dir": ("app.py", "import os\nif not os.path.isdir(os.path.expanduser('~/.config/app')):\n"
+                                 "    os.makedirs(os.path.expanduser('~/.config/app'))\n"),
     "host-variable": ("serve.py", "host = '0.0.0.0'\nif host == '0.0.0.0':\n    print('all')\n"),
     "readme": ("README.md", "if hostname = sandbox then it is the sandbox\n"),
 }
