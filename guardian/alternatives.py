@@ -108,6 +108,7 @@ ALTERNATIVES: dict[str, str] = {
     "CTR-006": "read the container's own files (`/proc/self/...`, `/etc/...`), never another process's root",
     "CTR-007": "run the file-system tool on an image file in the workspace (`debugfs -R 'ls' rootfs.ext4`)",
     "CTR-008": "inspect devices read-only with `lsblk`/`blkid`, or copy from an image file",
+    "CTR-011": "launch the container unprivileged, with only the workspace as a disk (`source=$PWD`)",
     "CTR-009": "run the pod without host namespaces, privileges or hostPath (`kubectl run x --image=IMG --rm -it`)",
     "GUARD-003": "leave the guard in place; ask the person to change Tether's hooks or install themselves "
                  "(`tether hook status` shows them)",

@@ -200,6 +200,9 @@ def runs_download(an: Analyser, inv: Inv) -> None:
     if "/" in inv.argv[0] and UNKNOWN not in inv.argv[0] and \
             _in_downloaded_tree(an, normalise(inv.argv[0], inv.simple.cwd, an.home)):
         an._hit("NET-002", inv.prog, f"{inv.argv[0]} comes from an unpacked download")
+    spec = _fetched_spec(inv)
+    if spec is not None:
+        an._hit("NET-002", inv.prog, f"runs code fetched from {spec}")
     if inv.prog in _URL_RUNNERS:
         url = next((a for a in _operands(inv) if re.match(r"^https?://", a)), None)
         if url is not None and not re.match(r"^https?://(?:localhost|127\.)", url):
@@ -216,6 +219,49 @@ def runs_download(an: Analyser, inv: Inv) -> None:
     fed_args = bool({"xargs", "parallel"} & set(inv.via))
     if (_reads_code_on_stdin(inv) or fed_args) and _fed_by_download(inv.simple):
         an._hit("NET-001", inv.prog, "download piped (through filters) into an interpreter")
+
+
+_VCS_SPEC = re.compile(r"^(?:git\+|hg\+|svn\+|bzr\+)?(?:https?|git|ssh|file)://|^git\+|^(?:github|gitlab|bitbucket|"
+                       r"gist):|^git@[\w.-]+:")
+"""A package spec that names code by where it lies, not by a registry name (`github:u/r`, `git+https://..`)."""
+_SPEC_OPTS = {"uvx": ("--from", "--with"), "uv": ("--from", "--with"), "pipx": ("--spec",),
+              "npx": ("-p", "--package"), "pnpx": ("-p", "--package"), "bunx": ("-p", "--package"),
+              "pnpm": ("-p", "--package"), "yarn": ("-p", "--package"), "npm": ("-p", "--package")}
+_GH_SHORT = re.compile(r"^[\w.-]+/[\w.-]+(?:#\S*)?$")
+"""`npx user/repo`: npm's shorthand for a GitHub repository (a scoped registry name starts with `@`)."""
+
+
+def _fetched_spec(inv: Inv) -> str | None:
+    """The spec a package runner fetches and runs from a repository or URL: `npx github:u/r`, `npx u/r`,
+    `uvx --from git+https://..`, `pipx run --spec git+..`, `pnpm dlx git+ssh://..`, `ansible-pull -U URL`."""
+    prog, args, pos = inv.prog, inv.args, inv.positional
+    if prog == "ansible-pull":
+        return next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-U", "--url")), None) or \
+            next((a.split("=", 1)[1] for a in args if a.startswith("--url=")), None)
+    runner = prog in ("npx", "pnpx", "bunx", "uvx") or (prog == "pipx" and pos[:1] == ["run"]) or \
+        (prog in ("pnpm", "yarn") and pos[:1] == ["dlx"]) or (prog == "npm" and pos[:1] in (["exec"], ["x"])) or \
+        (prog == "uv" and pos[:2] == ["tool", "run"])
+    if not runner:
+        return None
+    opts = _SPEC_OPTS.get(prog, ())
+    for i, a in enumerate(args):
+        value = args[i + 1] if a in opts and i + 1 < len(args) else \
+            a.split("=", 1)[1] if "=" in a and a.split("=", 1)[0] in opts else None
+        if value is not None and _VCS_SPEC.match(value):
+            return value
+    skip = 1 if prog in ("pipx", "pnpm", "yarn", "npm") else 2 if prog == "uv" else 0
+    first = next((a for k, a in enumerate(pos[skip:]) if a not in _option_values(args, opts)), None)
+    if first is None or UNKNOWN in first:
+        return None
+    if _VCS_SPEC.match(first) or (prog in ("npx", "pnpx", "bunx", "pnpm", "yarn", "npm") and
+                                  _GH_SHORT.match(first) and not first.startswith(("@", ".")) and
+                                  not re.search(r"\.[cm]?[jt]sx?$", first)):
+        return first
+    return None
+
+
+def _option_values(args: list[str], opts: tuple[str, ...]) -> set[str]:
+    return {args[i + 1] for i, a in enumerate(args[:-1]) if a in opts}
 
 
 def _reads_code_on_stdin(inv: Inv) -> bool:

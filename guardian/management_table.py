@@ -206,6 +206,10 @@ MANAGEMENT: dict[str, dict] = {
     "flyway": {"fam": "orm", "verbs": {"clean": {"do": "ask"}}},
     "liquibase": {"fam": "orm", "verbs": {"drop-all": {"do": "ask"}, "dropAll": {"do": "ask"},
         "rollback": {"do": "ask"}, "rollback-count": {"do": "ask"}}},
+    "dbmate": {"fam": "orm", "gvalued": "-u --url -d --migrations-dir -e --env", "verbs": {
+        "drop": {"do": "ask"}, "rollback": {"do": "ask"}, "down": {"do": "ask"}}},
+    "console": {"fam": "orm", "testenv": "APP_ENV", "verbs": {v: {"do": "ask"} for v in
+        "doctrine:database:drop doctrine:schema:drop doctrine:fixtures:load".split()}},
     "goose": {"fam": "orm", "verbs": {"reset": {"do": "ask"}, "down": {"do": "ask"}, "down-to": {"do": "ask"}}},
     "migrate": {"fam": "orm", "gvalued": "-path -database -source", "verbs": {"drop": {"do": "ask"},
         "down": {"do": "ask"}}},
@@ -273,6 +277,14 @@ MANAGEMENT: dict[str, dict] = {
                   "plan": {"do": "allow", "ask": "-destroy --destroy"}, "taint": {"do": "ask"},
                   "state rm": {"do": "ask"}, "workspace delete": {"do": "ask"},
                   "run-all destroy": {"do": "deny"}}},
+    "cdktf": {"fam": "cloud", "verbs": {"destroy": {"do": "deny", "narrow": "--target"}}},
+    "nomad": {"fam": "orchestrator", "gvalued": "-address -namespace -region -token",
+        "verbs": {"job stop": {"do": "ask"}, "stop": {"do": "ask"}, "namespace delete": {"do": "ask"},
+                  "volume delete": {"do": "ask", "cat": "data"}, "var purge": {"do": "ask", "cat": "data"},
+                  "system gc": {"do": "allow"}}},
+    "scw": {"fam": "cloud", "generic": True, "verbs": {"instance server delete": {"do": "ask"},
+        "instance volume delete": {"do": "ask", "cat": "data"}, "rdb instance delete": {"do": "ask", "cat": "data"},
+        "object bucket delete": {"do": "ask", "cat": "data"}, "k8s cluster delete": {"do": "ask"}}},
     "pulumi": {"fam": "cloud", "gvalued": "-s --stack -C --cwd",
         "verbs": {"destroy": {"do": "deny", "narrow": "--target -t"}, "down": {"do": "deny", "narrow": "--target -t"},
                   "stack rm": {"do": "ask"}, "state delete": {"do": "ask"},
@@ -308,7 +320,7 @@ RUNNERS: dict[str, tuple[str, ...]] = {
     "pnpm": ("prisma", "mikro-orm", "sequelize", "sequelize-cli", "knex", "typeorm", "drizzle-kit", "firebase",
              "vercel", "netlify", "supabase", "wrangler"),
     "bun": ("prisma", "sequelize", "knex", "typeorm", "drizzle-kit"),
-    "php": ("artisan",), "dotnet": ("ef",), "sail": ("artisan",), "cargo": ("sqlx",),
+    "php": ("artisan", "console"), "dotnet": ("ef",), "sail": ("artisan",), "cargo": ("sqlx",),
     "python": ("manage.py",), "python3": ("manage.py",), "py": ("manage.py",),
 }
 """Programs that run a management tool named by their first positional (`php artisan`, `python manage.py`)."""

@@ -13,7 +13,8 @@ import re
 from tether.guardian.rules import Inv, rule
 
 _SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/docker\.sock|"
-                              r"/run/docker\.sock|/var/lib/docker|/boot|/usr|/var|/run|"
+                              r"/run/docker\.sock|/var/lib/docker|/var/lib|/var/lib/(?:kubelet|containerd|lxd|incus)|"
+                              r"/boot|/usr|/var|/run|"
                               r"(?!/etc/(?:localtime|timezone)|/dev/(?:shm|null|urandom|random|zero|fuse|snd|dri|"
                               r"nvidia|kvm|net/tun)|/run/user/|/var/run/user/)"
                               r"(?:/etc|/root|/proc|/sys|/dev|/boot|/run|/var/run|/var/lib/(?:docker|kubelet|"
@@ -97,8 +98,26 @@ def _privileged(inv: Inv) -> bool:
                           r"--(?:pid|ipc|uts|userns|cgroupns)[= ]host|"
                           r"--security-opt[= ](?:(?:apparmor|seccomp|label)[=:]unconfined|systempaths=unconfined)|"
                           r"--device[= ]/dev/(?:sd|nvme|mem|kmem|vd|xvd|hd|mmcblk|mapper|dm-|port|disk)|"
-                          r"--device-cgroup-rule[= ]['\"]?(?:[ab]\s|c\s+\*)", joined,
+                          r"--device-cgroup-rule[= ]['\"]?(?:[ab]\s|c\s+\*)|"
+                          r"--allow[= ]['\"]?security\.insecure", joined,
                           re.I))
+
+
+@rule("CTR-011", "container-escape", "deny", ("lxc", "incus"),
+      "privileged system container, raw config or a host path passed in",
+      "lxc config device add c d disk source=/ path=/host")
+def _system_container(inv: Inv) -> bool:
+    """LXD/Incus: `security.privileged` true, `raw.lxc`/`raw.idmap`, a disk device from a
+    sensitive host path, in `config set`, `launch -c`, `init -c`, `profile set` or `config device add`."""
+    text = " ".join(inv.args)
+    if re.search(r"\bsecurity\.privileged[= ]+['\"]?(?:true|1|yes)\b|\braw\.(?:lxc|idmap|apparmor|seccomp)\b", text,
+                 re.I):
+        return True
+    pos = inv.positional
+    if "device" in pos and "add" in pos and "disk" in pos:
+        src = next((a.split("=", 1)[1] for a in pos if a.startswith("source=")), None)
+        return src is not None and bool(_SENSITIVE_MOUNT.match(posixpath.normpath(src) + ":"))
+    return False
 
 
 @rule("CTR-002", "container-escape", "deny", ("docker", "podman", "nerdctl"),

@@ -37,6 +37,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                 ["docker run --rm alpine echo hi"]),
     "CTR-002": (["docker run -v /:/host alpine", "docker run -v /var/run/docker.sock:/s alpine"],
                 ["docker run -v ./data:/data alpine"]),
+    "CTR-011": (["lxc config set c security.privileged true", "lxc config device add c d disk source=/ path=/h"],
+                ["lxc launch ubuntu:22.04 c", "lxc config device add c d disk source=/home/tether/project path=/s"]),
     "CTR-003": (["nsenter -t 1 -m -u -i -n sh", "chroot /mnt sh"], ["nsenter --help"]),
     "CTR-004": (["curl --unix-socket /var/run/docker.sock http://x/containers/json"], ["curl http://x"]),
     "CTR-005": (["echo /x > /sys/fs/cgroup/rdma/release_agent"], ["cat /sys/fs/cgroup/cpu.max"]),
