@@ -50,6 +50,8 @@ from tether.guardian import CheckContext, check
 WORKSPACE = "/home/tether/project"
 SHARED = Path("/work/shared/corpora")
 OWN = Path(__file__).resolve().parent / "corpora"
+_STORE_READ = ("a read of a secret manager the project configured is ordinary alone, as `vault kv get` and `aws "
+               "secretsmanager get-secret-value` are (dcg labels doppler's reads ordinary); sending it is EXFIL-006")
 POLICY: dict[str, str] = {
     # corpus "deny", Tether allow
     "rm -rf ./build": "deleting a build dir inside the workspace is ordinary work",
@@ -68,6 +70,14 @@ POLICY: dict[str, str] = {
     "echo yes | rm -rf && echo done": "rm without an operand deletes nothing",
     "find . -name '*.tmp' -exec rm -r --force {} \\;": "deletes the *.tmp matches inside the workspace, not the "
                                                        "workspace",
+    "doppler secrets download --no-file": _STORE_READ,
+    "infisical export --env=prod": _STORE_READ,
+    "chamber export prod": _STORE_READ,
+    "doppler secrets get DB_PASSWORD --plain": _STORE_READ,
+    "infisical secrets": _STORE_READ,
+    "chamber read prod db_password": _STORE_READ,
+    "terraform output -json": "terraform's outputs are mostly ids and URLs (management_wrappers labels it "
+                              "ordinary); sending them is EXFIL-006",
     # corpus "allow", Tether ask/deny
     "find . -exec rm -r {} \\;": "no filter: every entry of the workspace goes; rm -r prompts for nothing "
                                  "without a terminal, so it asks like find . -exec rm -rf {} + (FS-003)",

@@ -330,20 +330,12 @@ def _entry(parent: int, prefix: str, found: os.DirEntry[str], depth: int, prune:
         return Entry(prefix + name, name, parent, st, None, depth)
     if name in prune:
         return None
-    try:
-        fd = os.open(name, DIR_FLAGS, dir_fd=parent)
-    except FileNotFoundError:
+    opened = _open_folder(parent, name, prefix + name)
+    if opened is None:
         return None
-    except OSError as e:
-        if e.errno not in (errno.ELOOP, errno.ENOTDIR):
-            msg = f"cannot open workspace folder {shown(prefix + name)}: {e.strerror}"
-            raise WalkError(msg) from e
-        try:  # swapped for a symlink or file since it was listed: report what it is now
-            st = os.stat(name, dir_fd=parent, follow_symlinks=False)
-        except FileNotFoundError:
-            return None
-        return None if stat.S_ISDIR(st.st_mode) else Entry(prefix + name, name, parent, st, None, depth)
-    return Entry(prefix + name, name, parent, os.fstat(fd), fd, depth)
+    if isinstance(opened, os.stat_result):  # swapped for a symlink or file since it was listed
+        return Entry(prefix + name, name, parent, opened, None, depth)
+    return Entry(prefix + name, name, parent, os.fstat(opened), opened, depth)
 
 
 def read_link(parent: int, name: str) -> str | None:

@@ -39,7 +39,7 @@ DYNAMIC = re.compile(r"(?:\$\{?\w+\}?|\$\([^()]*(?:\([^()]*\)[^()]*)*\)|`[^`]*`)
 SOURCED = re.compile(r"(?:^|[;&|({]\s*|\s)(?:source|\.)\s+[\"']?([\w./-]+)", re.M)
 """A `source FILE` / `. FILE` anywhere in a line (after a separator or a space); the one pattern for what a check
 line, a script or the project's tests source (gate.tamper uses it too)."""
-DEFINES = re.compile(r"^\s*(?:function\s+([\w.:-]+)|([\w.:\[-]+)\s*\(\s*\))|^\s*alias\s+([\w.:\[-]+)=", re.M)
+DEFINES = re.compile(r"^\s*(?:function\s+([\w.:\[-]+)|([\w.:\[-]+)\s*\(\s*\))|^\s*alias\s+([\w.:\[-]+)=", re.M)
 SHELL_WORDS = frozenset(
     "test [ [[ echo printf true false exit return command builtin type eval exec set source . read cd pwd "
     "trap local declare export unset shift wait kill let diff cmp grep egrep fgrep cat wc sort uniq head tail "
@@ -221,13 +221,13 @@ def _is_target(rel: str, targets: set[str]) -> bool:
     return rel in targets or posixpath.basename(rel) in targets
 
 
-def new_shadows(rel: str, after: Path, before: Path | None) -> list[str]:
-    """Functions or aliases a sourced file newly defines that are named like a builtin or command."""
+def new_shadows(rel: str, after: Path, before: Path | None, words: frozenset[str] = SHELL_WORDS) -> list[str]:
+    """Functions or aliases a sourced file newly defines that are named like a builtin or command (`words`)."""
     old = {next(g for g in m.groups() if g) for m in DEFINES.finditer(_text(before, rel))}
     out = []
     for m in DEFINES.finditer(_text(after, rel)):
         name = next(g for g in m.groups() if g)
-        if name in SHELL_WORDS and name not in old:
+        if name in words and name not in old:
             out.append(name)
     return sorted(set(out))
 

@@ -66,6 +66,7 @@ from tether.gate.runner_files import (
 )
 from tether.gate.scan import ChangeTracker, shadowing
 from tether.gate.sides import Outcome, Plan, rerun
+from tether.gate.sniff import sniffs
 from tether.gate.stripped import Strip, plan_strip
 from tether.gate.tamper import build_test_changes, import_shadows, support_changes
 from tether.gate.warm import WarmSides
@@ -234,6 +235,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 snap = snap_files if has_snapshot else None
                 ev.review += import_shadows(ctx.start, sources.end, named)
                 ev.review += code_tampering(ws, written) + js_tampering(ws, written)
+                ev.review += sniffs(ctx.start, sources.end, ws, goal_text)
                 ev.review += implicit_changes(ctx.start, sources.end, ws, snap, named) + shadows(ctx.start, sources.end,
                                                                                                  named)
                 ev.review += build_test_changes([s.kind for s in plan.suites], ctx.start, sources.end, ws, snap, named)
@@ -241,7 +243,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 if uses_make([c.command for c in checks] + [s.command for s in plan.suites]):
                     ev.review += vpath_shadows(ws, ctx.start, sources.end, named)
                 ev.review += support_changes(ctx.start, sources.end, snap, named,
-                                             named_identifiers(goal_text, []) if not named else [])
+                                             named_identifiers(goal_text, []) if not named else [], ws)
                 ev.review += [line for c in checks if c.source == "person"
                               for line in input_changes(c.command, str(state.get("goal", "")), named, ctx.start,
                                                         sources.end, ws, snap_files if has_snapshot else None)]

@@ -3,7 +3,8 @@
 Parts: `Suite` (one runner line the gate runs on each side), `discover()`
 (the suites the workspace held before the run: Python tests through pytest
 when the sandbox has it, else unittest; shell test scripts; bats files, one
-id per test from TAP; `make test`; `npm test`), `outcomes()` (test id -> pass, fail, error or skip from one
+id per test from TAP; perl's `t/*.t` through `prove -l`, one id per file;
+`make test`; `npm test`), `outcomes()` (test id -> pass, fail, error or skip from one
 suite's output) and `merge()` (one `ProjectTest` per test id seen before).
 A `fail` is a failure by assertion; an `error` is anything else (collection,
 import, a missing file, a usage error, a runner that is not there): only a
@@ -29,6 +30,8 @@ PY_TEST = re.compile(r"(^|/)(test[\w-]*|[\w-]+_test)\.py$")
 """`test_*.py`, `*_test.py` and unittest's `test*.py` (Django's `tests.py`, `testcalc.py`)."""
 SH_TEST = re.compile(r"(^|/)(test[\w-]*|[\w-]+_test)\.sh$")
 BATS_TEST = re.compile(r"\.bats$")
+PERL_TEST = re.compile(r"(^|/)x?t/(?:[\w.-]+/)*[\w.-]+\.t$")
+"""Perl's test files (`t/*.t`, `xt/`): `prove -l` runs each with the project's lib/ on @INC."""
 TAP_PLAN = re.compile(r"^1\.\.(\d+)$", re.M)
 TAP_RESULT = re.compile(r"^(ok|not ok) (\d+) (.*?)(?: # (skip)\b.*)?$", re.M)
 PYTHON = "python3 tests (pytest when the sandbox has it, else unittest)"
@@ -48,7 +51,7 @@ UNITTEST_WORDS: dict[str, Outcome] = {"ok": "pass", "FAIL": "fail", "ERROR": "er
 class Suite:
     """One runner line over the project's tests."""
 
-    kind: Literal["python", "script", "make", "npm", "bats"]
+    kind: Literal["python", "script", "make", "npm", "bats", "prove"]
     command: str
     target: str = ""
     """The script a `script` suite runs (its one test id)."""
@@ -89,6 +92,8 @@ def discover(start: dict[str, FileState], snapshot_files: Path | None) -> list[S
     bats = [p for p in files if BATS_TEST.search(p)][:MAX_SCRIPTS]
     suites += [Suite("bats", f"command -v bats >/dev/null || exit 127; bats --tap {shlex.quote(p)} 2>/dev/null", p)
                for p in bats]
+    suites += [Suite("prove", f"command -v prove >/dev/null || exit 127; prove -l {shlex.quote(p)}", p)
+               for p in [p for p in files if PERL_TEST.search(p)][:MAX_SCRIPTS]]
     if any(p in ("Makefile", "makefile", "GNUmakefile") for p in files) and _make_has_test(snapshot_files, files):
         suites.append(Suite("make", "command -v make >/dev/null || exit 127; make test"))
     if "package.json" in files and _npm_has_test(snapshot_files):

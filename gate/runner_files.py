@@ -41,17 +41,37 @@ IMPLICIT: tuple[tuple[re.Pattern[str], str, re.Pattern[str]], ...] = (
     (re.compile(r"(^|/)node_modules/"), "node", ANY),
     (re.compile(r"\.mk$|(^|/)(GNUmakefile|makefile)$"), "make", ANY),
     (re.compile(r"(^|/)Makefile$"), "make", re.compile(r"^\s*-?s?include\b|^\s*(MAKEFLAGS|SHELL|MAKEFILES)\s*[:?+]?=")),
-    (re.compile(r"(^|/)\.env(\.[\w.-]+)?$"), "dotenv",
+    (re.compile(r"(^|/)\.env(\.[\w.-]+)?$|(^|/)\.envrc$"), "dotenv",
      re.compile(r"^\s*(?:export\s+)?(?:PYTHON\w*|PYTEST_\w+|NODE_OPTIONS|NODE_PATH|NODE_ENV|LD_\w+|DYLD_\w+|BASH_ENV|ENV|"
                 r"PATH|SHELL|PERL5\w+|PERLLIB|RUBY\w*|GEM_\w+|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|CLASSPATH|GIT_\w+|"
                 r"MAKEFLAGS|npm_config_\w+|NPM_CONFIG_\w+|COVERAGE_\w+|CI|TZ|LANG|LC_\w+|HOME)\s*=")),
     (re.compile(r"(^|/)\.rspec$|(^|/)\.irbrc$|(^|/)\.pdbrc(\.py)?$|(^|/)\.noserc$|(^|/)nose2?\.cfg$"), "runner", ANY),
+    (re.compile(r"(^|/)(Test/(More|Simple|Builder|Harness|Deep|Exception|Fatal|Most)|Test2|TAP|App/Prove)(/[\w/]+)?\.pm$|"
+                r"(^|/)(strict|warnings|lib|base|parent|constant|vars|utf8|feature|overload|Carp|Exporter|POSIX)\.pm$"),
+     "perl (in place of its own module)", ANY),
+    (re.compile(r"(^|/)\.pnp\.c?js$|(^|/)\.pnp\.loader\.mjs$"), "node", ANY),
+    (re.compile(r"(^|/)go\.work(\.sum)?$|(^|/)vendor/modules\.txt$"), "go", ANY),
+    (re.compile(r"(^|/)go\.mod$"), "go", re.compile(r"^\s*(replace|toolchain|godebug|exclude|retract)\b|=>")),
+    (re.compile(r"_test\.go$"), "go test",
+     re.compile(r"^\s*func\s+(TestMain\s*\(|init\s*\(\s*\))|^\s*//\s*(go:build|\+build)\b|^\s*//go:linkname")),
+    (re.compile(r"\.go$"), "go", re.compile(r"^\s*//\s*(go:build|\+build)\b|^\s*//go:linkname")),
+    (re.compile(r"(^|/)build\.rs$|(^|/)\.cargo/config(\.toml)?$|(^|/)rust-toolchain(\.toml)?$"), "cargo", ANY),
+    (re.compile(r"(^|/)Cargo\.toml$"), "cargo",
+     re.compile(r"^\s*\[+\s*(patch|replace|build-dependencies|target|profile|lib|test|bin)\b|"
+                r"^\s*(build|links|harness|autotests|test|doctest|rustflags|proc-macro)\s*=")),
+    (re.compile(r"\.rs$"), "cargo test",
+     re.compile(r"cfg!\s*\(\s*test|cfg\s*\(\s*(not|any|all)\s*\(.*\btest\b|"
+                r"#\[cfg\(test\)\]\s*(pub(\([\w ]+\))?\s+)?(fn|const|static|impl|use|struct|enum|type)\b")),
 )
 """(path, runner, the lines that matter to it): a file a runner reads by itself, from the checks' folder."""
 SHADOWS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"^(?P<stem>(?:.*/)?[^/.]+)$"), "{stem}.js", "node tries `{rel}` before `{hit}` for require"),
     (re.compile(r"^(?P<stem>(?:.*/)?[^/.]+)$"), "{stem}.json", "node tries `{rel}` before `{hit}` for require"),
     (re.compile(r"^(?P<stem>.+)\.pmc$"), "{stem}.pm", "perl loads `{rel}` before `{hit}`"),
+    (re.compile(r"^(?:t/lib/|blib/lib/|local/lib/perl5/|(?!lib/)[\w.-]+/)?(?P<stem>[\w/]+\.pm)$"), "lib/{stem}",
+     "perl finds `{rel}` on @INC (`use lib`, `-I`, PERL5LIB) before `{hit}`"),
+    (re.compile(r"^(?P<stem>(?:.*/)?[^/]+)\.(?:js|json|node)$"), "{stem}/index.js",
+     "node tries `{rel}` before `{hit}` for require"),
     (re.compile(r"^(?P<stem>(?:.*/)?[^/]+)/__init__\.py$"), "{stem}.py", "Python imports the package `{rel}` "
      "before the module `{hit}`"),
     (re.compile(r"^(?P<stem>(?:.*/)?[^/.]+)\.(?:[\w-]+\.)?(so|pyd)$"), "{stem}.py",
@@ -106,7 +126,7 @@ def shadows(start: dict[str, FileState], end: dict[str, FileState], named: Itera
             if m is None:
                 continue
             hit = sibling.format(stem=m.group("stem"))
-            if hit in start and hit in end:
+            if hit != rel and hit in start and hit in end:
                 out.append(f"tampering: the run wrote {rel}: {why.format(rel=rel, hit=hit)}")
                 break
     return out

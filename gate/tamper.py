@@ -23,12 +23,19 @@ from pathlib import Path
 
 from tether.common.manifest import FileState
 from tether.common.walk import read_rel
-from tether.gate.check_inputs import SOURCED
+from tether.gate.check_inputs import SHELL_WORDS, SOURCED, new_shadows
 from tether.gate.evidence import is_generated
 from tether.gate.rerun import TEST_CONFIG, is_test_path
 
 STDLIB = frozenset(sys.stdlib_module_names) - {"__future__"}
 PLUGINS = re.compile(r"(?:-p\s+|pytest_plugins\s*=\s*[\[(]?\s*)[\"']?([\w.]+)")
+BATS_LOAD = re.compile(r"^\s*(?:load|bats_load_library)\s+[\"']?([\w./-]+)", re.M)
+"""bats' `load NAME`: sources NAME.bash (or NAME) beside the test file."""
+BATS_WORDS = frozenset({"run", "skip", "load", "setup", "teardown", "setup_file", "teardown_file", "fail",
+                        "bats_require_minimum_version"})
+"""bats' own helpers: a file the tests load that defines one changes what every test does."""
+PATH_SET = re.compile(r"^\s*(?:export\s+|declare\s+-x\s+)?PATH\+?=|\bPATH=\S*\s+\w|\bhash\s+-p\b", re.M)
+"""A PATH the sourced file sets (a prepend shadows every command the tests run after it)."""
 HELPER = re.compile(r"^(test_?)?(helpers?|fixtures?|testutils?|testing|test_?support)(\.py)?$", re.I)
 TEXT_CAP = 65_536
 
@@ -88,8 +95,24 @@ def _foreign(rel: str, snapshot: Path, code_names: list[str]) -> bool:
     return not any(n in text for n in code_names)
 
 
+def _loaded_shadows(rel: str, workspace: Path | None, snapshot: Path) -> list[str]:
+    """A file the tests source that now defines a command or bats helper, or sets PATH: true even of the file the
+    goal names (its functions are the code under test, `run` and `[` are not)."""
+    if workspace is None:
+        return []
+    out = [f"tampering: {rel}, which the project's tests load, now defines `{name}`, a command or bats helper the "
+           "tests run" for name in new_shadows(rel, workspace, snapshot, SHELL_WORDS | BATS_WORDS)]
+    old = (read_rel(snapshot, rel, TEXT_CAP) or b"").decode("utf-8", "replace")
+    new = (read_rel(workspace, rel, TEXT_CAP) or b"").decode("utf-8", "replace")
+    if len(PATH_SET.findall(new)) > len(PATH_SET.findall(old)):
+        out.append(f"tampering: {rel}, which the project's tests load, now sets PATH: every command the tests run "
+                   "after it can be another program")
+    return out
+
+
 def support_changes(start: dict[str, FileState], end: dict[str, FileState], snapshot: Path | None,
-                    named: Iterable[str] = (), code_names: Iterable[str] = ()) -> list[str]:
+                    named: Iterable[str] = (), code_names: Iterable[str] = (),
+                    workspace: Path | None = None) -> list[str]:
     """Files the project's tests load that are not test paths, changed by the run: sourced helpers, plugins
     named in the test config, helper modules they import. A file the goal names (`fix greet in lib.sh`) is the
     code under test, not a helper of the tests; a helper module imported by implementation too is implementation.
@@ -103,8 +126,11 @@ def support_changes(start: dict[str, FileState], end: dict[str, FileState], snap
              for p in start if (is_test_path(p) or p.rsplit("/", 1)[-1] in TEST_CONFIG) and not is_generated(p)}
     loaded = {posixpath.normpath(posixpath.join(d, m.removeprefix("./"))) for p, t in texts.items()
               for m in SOURCED.findall(t) for d in ("", posixpath.dirname(p))}
+    loaded |= {posixpath.normpath(posixpath.join(posixpath.dirname(p), m + ext)) for p, t in texts.items()
+               if p.endswith(".bats") for m in BATS_LOAD.findall(t) for ext in ("", ".bash")}
     plugins = {m.group(1) for t in texts.values() for m in PLUGINS.finditer(t)}
-    out = []
+    out = [line for rel in sorted(loaded & set(start) & set(end)) if end[rel] != start[rel] and not is_test_path(rel)
+           for line in _loaded_shadows(rel, workspace, snapshot)]
     for rel in sorted(start):
         if is_test_path(rel) or is_generated(rel) or end.get(rel) == start[rel] or _named(rel, named):
             continue

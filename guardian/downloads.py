@@ -224,6 +224,11 @@ def _fetch_and_run(inv: Inv) -> str:
             next((a.split("=", 1)[1] for a in args if a.startswith("--url=")), "")
     if prog == "go" and inv.positional[:1] == ["run"]:
         return next((a for a in inv.positional[1:2] if _GO_REMOTE.match(a)), "")
+    if prog == "uv":  # `uv tool run --from git+..`: uvx spelled out
+        if inv.positional[:2] != ["tool", "run"]:
+            return ""
+        prog, inv = "uvx", Inv([inv.argv[0], *inv.args[inv.args.index("run") + 1:]], inv.simple)
+        args = inv.args
     sub = _RUNNER_SUBS.get(prog)
     if sub is not None and not (inv.positional[:1] and inv.positional[0] in sub):
         return ""
@@ -236,7 +241,16 @@ def _fetch_and_run(inv: Inv) -> str:
             if _REMOTE_SPEC.match(val.strip("'\"")):
                 return val
     pos = inv.positional[1:] if sub else inv.positional
-    return next((a for a in pos[:1] if _REMOTE_SPEC.match(a)), "")
+    first = pos[0] if pos else ""
+    if _REMOTE_SPEC.match(first):
+        return first
+    if prog in ("npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun") and _GH_SHORT.match(first) and \
+            not first.startswith(("@", ".")) and not re.search(r"\.[cm]?[jt]sx?$", first):
+        return first  # npm's GitHub shorthand `user/repo` (a scoped registry name starts with `@`)
+    return ""
+
+
+_GH_SHORT = re.compile(r"^[\w.-]+/[\w.-]+(?:#\S*)?$")
 
 
 def remember_clone(an: Analyser, inv: Inv) -> None:

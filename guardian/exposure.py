@@ -59,6 +59,8 @@ def check(an: Analyser, inv: Inv) -> None:
                 an._hit(rule.id, inv.prog, path)
             if path == "/" or any(under(path, d) for d in SYSTEM):
                 an._hit("SYS-001", inv.prog, path)
+            elif path in ("/home", "/Users"):
+                an._hit("FS-002", inv.prog, f"unpacks over every home folder: {path}")
             elif path == an.home or re.match(re.escape(an.home) + r"/\.[^/]+/?$", path):
                 an._hit("CONF-001", inv.prog, f"unpacks into {path}")
             on_write(an, path, inv.prog)

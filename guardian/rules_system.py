@@ -13,7 +13,7 @@ import re
 from tether.guardian.rules import Inv, rule
 
 _SENSITIVE_MOUNT = re.compile(r"^(?:/|/etc|/root|/home|/proc|/sys|/dev|/var/run/docker\.sock|"
-                              r"/var/lib|/lib|/lib64|/bin|/sbin|"
+                              r"/var/lib|/var/lib/(?:kubelet|containerd|lxd|incus)|/lib|/lib64|/bin|/sbin|"
                               r"/run/docker\.sock|/var/lib/docker|/boot|/usr|/var|/run|"
                               r"(?!/etc/(?:localtime|timezone)|/dev/(?:shm|null|urandom|random|zero|fuse|snd|dri|"
                               r"nvidia|kvm|net/tun)|/run/user/|/var/run/user/)"
@@ -99,14 +99,14 @@ _TRUE = ("true", "1", "yes", "on")
 def _lxc_escape(inv: Inv) -> bool:
     """`lxc config set C security.privileged true`, `raw.lxc ...`; `config device add C D disk source=/`."""
     pos, args = inv.positional, inv.args
-    if pos[:2] == ["config", "set"] or pos[:1] in (["launch"], ["init"], ["create"]):
+    if pos[:2] in (["config", "set"], ["profile", "set"]) or pos[:1] in (["launch"], ["init"], ["create"]):
         words = pos[2:] + [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-c", "--config")]
         for i, w in enumerate(words):
             key, eq, val = w.lower().partition("=")
             val = val if eq else (words[i + 1].lower() if i + 1 < len(words) else "")
             if key.startswith(_LXC_RAW) or key == "security.privileged" and val in _TRUE:
                 return True
-    if pos[:3] == ["config", "device", "add"] and "disk" in pos:
+    if pos[:3] in (["config", "device", "add"], ["profile", "device", "add"]) and "disk" in pos:
         return any(w.startswith(("source=", "src=")) and
                    _SENSITIVE_MOUNT.match(posixpath.normpath(w.split("=", 1)[1]) + ":") for w in pos)
     return False

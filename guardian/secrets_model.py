@@ -91,14 +91,38 @@ def token_origin(inv: Inv) -> tuple[str, str, bool] | None:
                 if pos and pos[0] not in _TOKEN_STOP and not inv.has("--help"):
                     return f"{inv.prog} {pos[0]}", spec["owner"], key == "sub"
                 continue
-            words = sub.split()
-            plain = [w for w in words if not w.startswith("-")]
-            dashes = [w for w in words if w.startswith("-")]
-            if words and pos[: len(plain)] == plain and all(
-                    any(a == d or a.startswith(d + "=") or len(d) == 2 and a.startswith(d) for a in inv.args)
-                    for d in dashes):
+            if _sub_matches(sub.split(), pos, inv.args):
                 return f"{inv.prog} {sub}", spec["owner"], key == "sub"
     return None
+
+
+_SECRET_WORD = re.compile(T.SECRET_WORD)
+
+
+def _sub_matches(words: list[str], pos: list[str], args: list[str]) -> bool:
+    """Whether an invocation's operands and options match a TOKEN_COMMANDS subcommand (its words: `get` a
+    positional, `secret/*` one by prefix, `~` one whose name says secret, `$` no more positionals, `-o` an option
+    given, `!-q` an option absent)."""
+    plain = [w for w in words if not w.startswith(("-", "!"))]
+    if not words or len([w for w in plain if w != "$"]) > len(pos):
+        return False
+    for i, w in enumerate(plain):
+        if w == "$":
+            if len(pos) != i:
+                return False
+        elif w == "~":
+            if not _SECRET_WORD.search(pos[i]):
+                return False
+        elif w.endswith("*") and len(w) > 1:
+            if not pos[i].startswith(w[:-1]):
+                return False
+        elif pos[i] != w:
+            return False
+
+    def given(d: str) -> bool:
+        return any(a == d or a.startswith(d + "=") or len(d) == 2 and a.startswith(d) for a in args)
+
+    return all(not given(w[1:]) if w.startswith("!") else given(w) for w in words if w.startswith(("-", "!")))
 
 
 def _env_dump(inv: Inv) -> bool:
@@ -119,7 +143,8 @@ def _env_dump(inv: Inv) -> bool:
 _SPECIAL = frozenset({"ps"}) | frozenset(T.REMOTE_EXEC)
 _HINT = _Lazy(r"/dev/|\.(?:ssh|gnupg|aws|azure|kube|docker|netrc|git-cred|npmrc|pypirc|vault|terraform|pgpass|my\.cnf|"
               r"config|mozilla|local|password|cargo|gem|s3cfg|boto|oci|gradle|m2|yarnrc|cf|env)|\w\.env|/proc/|"
-              r"shadow|sudoers|passwd|ssh_host|Library/|secrets|/etc/ssl|kubernetes|rancher|kubelet")
+              r"shadow|sudoers|passwd|ssh_host|Library/|secrets|/etc/ssl|kubernetes|rancher|kubelet|wireguard|"
+              r"NetworkManager|\.age/|\.vault-token")
 """Every credential path holds one of these: words without any are not read further."""
 
 
@@ -247,10 +272,17 @@ class Sink:
     stdin: bool
     files: list[str]
     hosts: list[str]
+    keeps_token: bool = False
+    """A CI secret setter for the current repository (`echo "$NPM_TOKEN" | gh secret set NPM_TOKEN`): a lone
+    secret-named variable is stored where it is used, not sent away; anything else it is sent is a leak."""
 
 
 def sink_of(inv: Inv) -> Sink | None:
     """How `inv` sends data to another host, or None (local destinations are not sinks)."""
+    if inv.prog in T.MESSAGES:
+        msg = _message_sink(inv)
+        if msg is not None or inv.prog not in T.NET_SINKS:
+            return msg
     kind = T.NET_SINKS.get(inv.prog)
     if kind is None:
         return _code_sink(inv)
@@ -302,6 +334,8 @@ def sink_of(inv: Inv) -> Sink | None:
                 return None
             dests = remote or pos[:1]
             files = [p for p in pos if p not in remote]
+            if inv.prog == "lftp":
+                files += _lftp_puts(_opt_values(args, ["-e", "-c"]))
         elif kind == "shell":
             dests = pos[:1]
             data = pos[1:]
@@ -329,12 +363,73 @@ def sink_of(inv: Inv) -> Sink | None:
 _COPY_VALUED = {
     "scp": frozenset({"-i", "-F", "-o", "-P", "-l", "-S", "-J", "-c"}),
     "sftp": frozenset({"-i", "-F", "-o", "-P", "-l", "-S", "-J", "-c", "-b", "-B", "-R", "-s"}),
+    "lftp": frozenset({"-e", "-c", "-u", "-p", "-f", "--user", "--password"}),
     "rsync": frozenset({"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir",
                         "--exclude-from", "--include-from", "--files-from", "--log-file", "--chmod", "-B", "--port"}),
     "ssh": frozenset({"-i", "-F", "-o", "-p", "-l", "-S", "-J", "-c", "-b", "-E", "-L", "-R", "-D", "-W", "-m",
                       "-O", "-Q", "-w", "-B", "-e", "-I"}),
 }
 """Options of the copy tools and ssh that take a value (the value is neither a source nor a host)."""
+
+
+_ADDR = re.compile(r"^[\w.-]+:\d+$|^\[[0-9a-f:]+\]:\d+$")
+
+
+def _message_sink(inv: Inv) -> Sink | None:
+    """A tool that sends a message or a value to a service (`secrets_table.MESSAGES`): its message words, files
+    and stdin, or None (another subcommand, or a server on this machine)."""
+    args = inv.args
+    for subs, how in T.MESSAGES[inv.prog].items():
+        spec = dict(part.split(":", 1) if ":" in part else (part, "") for part in how.split())
+        valued = set(",".join((spec.get("host", ""), spec.get("skip", ""), spec.get("opt", ""),
+                               spec.get("file", ""), spec.get("field", ""))).split(","))
+        pos = [a for i, a in enumerate(args)
+               if (not a.startswith("-") or a == "-") and not (i and args[i - 1] in valued)]
+        for sub in subs.split("|"):
+            words = sub.split()
+            at = next((i for i in range(len(pos)) if pos[i:i + len(words)] == words), -1) if words else 0
+            if at < 0 or at > 2:
+                continue
+            data: list[str] = []
+            files: list[str] = []
+            for v in _opt_values(args, spec.get("opt", "").split(",")):
+                (files if v.startswith(("file://", "fileb://")) else data).append(v.split("://", 1)[-1]
+                                                                                  if "://" in v[:8] else v)
+            files += _opt_values(args, spec.get("file", "").split(","))
+            for v in _opt_values(args, spec.get("field", "").split(",")):
+                val = v.split("=", 1)[-1]
+                (files.append(val[1:]) if val.startswith("@") else data.append(val))
+            if "pos" in spec:
+                data += pos[at + len(words) + int(spec["pos"]):]
+            stdin = "-" in files or "/dev/stdin" in files or "@" in data or "stdin" in spec and (
+                not data and not files or any(a in spec["stdin"].split(",") for a in args if spec["stdin"]))
+            files = [f for f in files if f not in ("-", "/dev/stdin")]
+            hosts = [""]
+            if "host" in spec:
+                names = spec["host"].split(",")
+                given = _opt_values(args, [n for n in names if n.startswith("-")])
+                if "url" in names:
+                    given += [p for p in pos if "://" in p]
+                if "addr" in names:
+                    given += [p for p in pos if UNKNOWN not in p and _ADDR.match(p)][:1]
+                if not given or all(UNKNOWN not in h and (_LOCAL.match(h) or h.startswith("/")) for h in given):
+                    return None  # the default is this machine's server
+                hosts = [m.group(1).lower() if (m := _HOST.match(h)) and UNKNOWN not in h else "" for h in given]
+            keeps = "setter" in spec and not _opt_values(args, ["-R", "--repo", "-o", "--org", "-g", "--group"])
+            return Sink("message", data, stdin, files, hosts, keeps)
+    return None
+
+
+_LFTP_PUT = re.compile(r"(?:^|[;&|]\s*)(?:put|mput|reput|mirror\s+(?:-\w+\s+)*(?:-R|--reverse))((?:\s+[^\s;&|]+)+)")
+
+
+def _lftp_puts(scripts: list[str]) -> list[str]:
+    """The local files an lftp script (`-e 'put F; bye'`, `-c 'mirror -R DIR'`) uploads."""
+    out = []
+    for script in scripts:
+        for m in _LFTP_PUT.finditer(script):
+            out += [w for w in m.group(1).split() if not w.startswith("-")]
+    return out
 
 
 def _cloud_upload(prog: str, args: list[str], pos: list[str]) -> list[str] | None:

@@ -13,7 +13,9 @@ Sources:
         program, an operand, names the whole environment: `jq -n env`,
         `jq -n '$ENV'`; ENV_CODE is that pattern).
     TOKEN_COMMANDS: program -> `sub`: subcommand prefixes (space separated
-        words, `|` between them; "*" any) that print a token, password or key
+        words, `|` between them; "*" any; `secret/*` a word by prefix, `~` a
+        word whose name says secret (SECRET_WORD), `$` no more words, `-t` an
+        option given, `!-q` an option absent) that print a token, password or key
         (reading one asks, CRED-005); `store`: reads of a secret manager the
         project configured (`vault kv get`, `aws secretsmanager
         get-secret-value`, `op item get`): ordinary alone, a source when sent;
@@ -32,6 +34,8 @@ Sinks:
         (the queried name), "mail" (stdin, body files), "cloud" (an upload to a
         bucket, a gist or a release: `aws s3 cp F s3://..`, `gsutil cp`,
         `gh gist create F`; UPLOADS says which words are the files).
+    MESSAGES: message and value senders (`gh issue comment -b`, `aws sns
+        publish --message`, `psql -h remote -c`, `mosquitto_pub -m`): see below.
     UPLOADS: program -> subcommand words (`|` between prefixes) -> how its
         local inputs are named: "to:PREFIXES" (the operands before the first
         remote URL with one of those prefixes: `aws s3 sync DIR s3://b`),
@@ -67,16 +71,25 @@ ENV_DUMPS: dict[str, str] = {
 }
 ENV_CODE: str = r"(?:^|[^\w.$])(?:\$ENV|env|envs)\b(?!\s*[.\[(])"
 
+_COMPOSE_CONFIG = "compose config !-q !--quiet !--services !--volumes !--images !--profiles !--hash"
+"""`docker compose config` prints the file with every `${SECRET}` of the environment expanded (not with
+those options)."""
+
+SECRET_WORD: str = r"(?i)secret|token|passw|private|credential|auth(?!or)|api_?key|access_?key"
+"""A setting or output whose name says it is a secret (`aws configure get aws_secret_access_key`, `npm config get
+//registry.npmjs.org/:_authToken`, `terraform output db_password`): the `~` word of TOKEN_COMMANDS."""
+
 TOKEN_COMMANDS: dict[str, dict[str, str]] = {
-    "gh": {"sub": "auth token", "owner": "github.com githubusercontent.com ghcr.io"},
+    "gh": {"sub": "auth token|auth status -t|auth status --show-token",
+           "owner": "github.com githubusercontent.com ghcr.io"},
     "glab": {"sub": "auth token|config get token", "owner": "gitlab.com"},
     "aws": {"sub": "configure export-credentials|sts get-session-token|sts assume-role|"
             "ecr get-login-password|ecr-public get-login-password|codeartifact get-authorization-token|"
-            "iam create-access-key|sso get-role-credentials|sts get-federation-token",
+            "iam create-access-key|sso get-role-credentials|sts get-federation-token|configure get ~",
             "store": "secretsmanager get-secret-value|ssm get-parameter|ssm get-parameters",
             "owner": "amazonaws.com amazonaws.com.cn aws.amazon.com"},
     "gcloud": {"sub": "auth print-access-token|auth print-identity-token|auth application-default print-access-token|"
-               "iam service-accounts keys create|container clusters get-credentials",
+               "iam service-accounts keys create|container clusters get-credentials|config config-helper",
                "store": "secrets versions access", "owner": "googleapis.com google.com gcr.io pkg.dev"},
     "az": {"sub": "account get-access-token|acr login|ad sp create-for-rbac|storage account keys list",
            "store": "keyvault secret show|keyvault secret download",
@@ -97,7 +110,10 @@ TOKEN_COMMANDS: dict[str, dict[str, str]] = {
     "bw": {"sub": "get|export|list", "owner": ""},
     "op": {"sub": "", "store": "read|item get|document get|inject", "owner": ""},
     "vault": {"sub": "print token|token create", "store": "read|kv get|token lookup|login", "owner": ""},
-    "kubectl": {"sub": "config view --raw|create token", "store": "get secret -o|get secrets -o", "owner": ""},
+    "kubectl": {"sub": "config view --raw|create token", "store": "get secret -o|get secrets -o|get secret/* -o|"
+                "get secrets/* -o", "owner": ""},
+    "oc": {"sub": "whoami -t|whoami --show-token|config view --raw|create token",
+           "store": "get secret -o|get secrets -o|get secret/* -o|get secrets/* -o|extract secret/*", "owner": ""},
     "docker-credential-desktop": {"sub": "get|list", "owner": ""},
     "docker-credential-pass": {"sub": "get|list", "owner": ""},
     "docker-credential-secretservice": {"sub": "get|list", "owner": ""},
@@ -105,10 +121,30 @@ TOKEN_COMMANDS: dict[str, dict[str, str]] = {
     "docker-credential-ecr-login": {"sub": "get|list", "owner": ""},
     "docker-credential-gcloud": {"sub": "get", "owner": ""},
     "heroku": {"sub": "auth:token|authorizations:create", "store": "config|config:get", "owner": "heroku.com"},
-    "docker": {"sub": "", "store": "inspect|container inspect", "owner": ""},
-    "podman": {"sub": "", "store": "inspect|container inspect", "owner": ""},
+    "docker": {"sub": "", "store": "inspect|container inspect|" + _COMPOSE_CONFIG, "owner": ""},
+    "podman": {"sub": "", "store": "inspect|container inspect|" + _COMPOSE_CONFIG, "owner": ""},
+    "docker-compose": {"sub": "", "store": _COMPOSE_CONFIG[8:], "owner": ""},
+    "podman-compose": {"sub": "", "store": _COMPOSE_CONFIG[8:], "owner": ""},
     "doctl": {"sub": "auth token", "owner": "digitalocean.com"},
-    "npm": {"sub": "token create", "owner": "npmjs.org npmjs.com"},
+    "npm": {"sub": "token create|config get ~|get ~", "owner": "npmjs.org npmjs.com"},
+    "pnpm": {"sub": "config get ~", "owner": "npmjs.org npmjs.com"},
+    "yarn": {"sub": "config get ~", "owner": "npmjs.org npmjs.com yarnpkg.com"},
+    "terraform": {"sub": "output ~", "store": "output -raw|output -json", "owner": ""},
+    "tofu": {"sub": "output ~", "store": "output -raw|output -json", "owner": ""},
+    "terragrunt": {"sub": "output ~", "store": "output -raw|output -json", "owner": ""},
+    "pulumi": {"sub": "stack output --show-secrets|config --show-secrets|stack export --show-secrets|"
+               "config get ~", "owner": ""},
+    "sops": {"sub": "-d|--decrypt|decrypt|exec-env|exec-file", "owner": ""},
+    "ansible-vault": {"sub": "view|decrypt", "owner": ""},
+    "age": {"sub": "-d|--decrypt", "owner": ""},
+    "rage": {"sub": "-d|--decrypt", "owner": ""},
+    "doppler": {"sub": "", "store": "secrets download|secrets get|secrets $|run -- env|run -- printenv",
+                "owner": "doppler.com"},
+    "infisical": {"sub": "", "store": "export|secrets get|secrets $|run -- env|run -- printenv",
+                  "owner": "infisical.com"},
+    "chamber": {"sub": "", "store": "export|read|env", "owner": ""},
+    "etcdctl": {"sub": "", "store": "get", "owner": ""},
+    "helm": {"sub": "", "store": "get values|get all|get manifest", "owner": ""},
     "keyctl": {"sub": "print|pipe|read", "owner": ""},
     "gpg": {"sub": "--export-secret-keys|--export-secret-subkeys", "owner": ""},
     "gpg2": {"sub": "--export-secret-keys|--export-secret-subkeys", "owner": ""},
@@ -129,9 +165,12 @@ STORE_PATHS: str = (
     r"\.cargo/credentials|\.gem/credentials|\.s3cfg|\.boto|\.terraformrc|\.config/helm/|"
     r"\.oci/|\.gradle/gradle\.properties|\.m2/settings(?:-security)?\.xml|\.yarnrc\.yml|"
     r"\.config/gh/|\.cf/config\.json|\.config/doctl/|\.config/heroku|"
+    r"\.ssh/(?![^/]*\.pub$|known_hosts|authorized_keys|config$|environment$|rc$)[^/]+$|\.aws/(?:sso|cli)/cache(?:/|$)|"
+    r"\.config/(?:doppler|infisical|sops/age)/|\.vault-token$|\.ansible/vault|\.age/|"
     r"\.(?:bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli)_history$|\.zhistory$|"
     r"\.local/share/fish/fish_history$))|"
-    r"^/var/run/secrets/|^/run/secrets/|^/etc/(?:ssl/private/|kubernetes/(?:admin|kubelet)\.conf|"
+    r"^/var/run/secrets/|^/run/secrets/|^/etc/(?:ssl/private/|kubernetes/(?:admin|kubelet)\.conf|wireguard(?:/|$)|"
+    r"NetworkManager/system-connections(?:/|$)|ipsec\.secrets$|ppp/(?:chap|pap)-secrets$|"
     r"kubernetes/pki/|rancher/k3s/k3s\.yaml)|^/var/lib/kubelet/pki/|^/proc/[^/]+/environ$"
 )
 
@@ -164,7 +203,7 @@ NET_SINKS: dict[str, str] = {
     "sendmail": "mail", "mail": "mail", "mailx": "mail", "mutt": "mail", "msmtp": "mail", "swaks": "mail",
     "git": "git", "aws": "cloud", "gsutil": "cloud", "gcloud": "cloud", "gh": "cloud", "az": "cloud",
     "azcopy": "cloud", "restic": "cloud", "borg": "cloud", "svn": "cloud", "docker": "cloud", "podman": "cloud",
-    "buildah": "cloud", "s3cmd": "cloud", "mc": "cloud", "b2": "cloud", "oras": "cloud",
+    "buildah": "cloud", "s3cmd": "cloud", "mc": "cloud", "b2": "cloud", "oras": "cloud", "glab": "cloud",
 }
 
 UPLOADS: dict[str, dict[str, str]] = {
@@ -183,6 +222,50 @@ UPLOADS: dict[str, dict[str, str]] = {
     "docker": {"push|image push": "image"}, "podman": {"push|image push": "image"}, "buildah": {"push": "image"},
     "oras": {"push": "after:1"},
 }
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "gh": {"issue comment|pr comment|issue create|pr create|pr review|issue edit|pr edit|discussion create|"
+           "release create|release edit": "opt:-b,--body,-n,--notes file:-F,--body-file,--notes-file",
+           "api": "field:-f,--raw-field,-F,--field file:--input",
+           "secret set": "opt:-b,--body stdin setter", "variable set": "opt:-b,--body stdin"},
+    "glab": {"issue note|mr note|issue create|mr create|issue comment|mr comment|release create":
+             "opt:-m,--message,-d,--description,-N,--notes file:-F,--notes-file",
+             "api": "field:-f,--raw-field,-F,--field file:--input",
+             "variable set|variable update": "pos:1 opt:-v,--value stdin setter",
+             "snippet create": "pos:0 file:-f,--filename"},
+    "aws": {"sns publish": "opt:--message", "sqs send-message": "opt:--message-body",
+            "sqs send-message-batch|events put-events": "opt:--entries", "kinesis put-record": "opt:--data",
+            "kinesis put-records": "opt:--records", "firehose put-record|firehose put-record-batch":
+            "opt:--record,--records", "logs put-log-events": "opt:--log-events",
+            "ses send-email": "opt:--message,--text,--html", "sesv2 send-email": "opt:--content",
+            "lambda invoke": "opt:--payload", "iot-data publish": "opt:--payload", "s3api put-object": "file:--body"},
+    "gcloud": {"logging write": "pos:1", "pubsub topics publish": "opt:--message,--attribute",
+               "functions call": "opt:--data", "tasks create-http-task": "opt:--body-content file:--body-file"},
+    "psql": {"": "opt:-c,--command file:-f,--file stdin host:-h,--host,url skip:-U,--username,-d,--dbname,-p,--port"},
+    "mysql": {"": "opt:-e,--execute stdin host:-h,--host skip:-u,--user,-P,--port,-D,--database"},
+    "mariadb": {"": "opt:-e,--execute stdin host:-h,--host skip:-u,--user,-P,--port,-D,--database"},
+    "redis-cli": {"": "pos:0 stdin:-x host:-h,-u,url skip:-a,-p,-n,--user,--pass,--cacert,--cert,--key"},
+    "valkey-cli": {"": "pos:0 stdin:-x host:-h,-u,url skip:-a,-p,-n,--user,--pass,--cacert,--cert,--key"},
+    "mongosh": {"": "opt:--eval stdin host:--host,url skip:-u,--username,-p,--password"},
+    "mongo": {"": "opt:--eval stdin host:--host,url skip:-u,--username,-p,--password"},
+    "nats": {"pub|publish|req|request": "pos:1 stdin host:-s,--server skip:--creds,--user,--password,--nkey,--count"},
+    "grpcurl": {"": "opt:-d stdin host:addr skip:-H,-rpc-header,-import-path,-proto,-cacert,-cert,-key"},
+    "mosquitto_pub": {"": "opt:-m,--message file:-f,--file stdin host:-h,--host,-L,--url "
+                      "skip:-t,--topic,-u,--username,-P,--pw,-p,--port,-i,--id,--cafile,--cert,--key"},
+    "kcat": {"": "stdin host:-b"}, "kafkacat": {"": "stdin host:-b"},
+    "kafka-console-producer": {"": "stdin host:--bootstrap-server,--broker-list"},
+    "kafka-console-producer.sh": {"": "stdin host:--bootstrap-server,--broker-list"},
+}
+"""Tools that send a message or a value to a service (an issue comment, a queue, a log, a database, a broker):
+program -> subcommand prefixes (`|` between; "" none) -> what they send: `opt:` options whose value is the message
+(`file://F` names a file), `file:` options naming a file (`-`: stdin), `field:` `key=value` options (`key=@F` a
+file), `pos:N` operands from the N-th after the subcommand, `stdin` (when nothing else is given, or with one of
+`stdin:OPTIONS`); `host:` the options (`url`: an operand with
+`://`; `addr`: the first `host:port` operand) naming the server: a sink only when one is given and is not this
+machine; `skip:` other options that take a value (a login, a port, a topic); `setter`: a CI secret set in the
+current repository (no -R/--repo/--org/--group), where a lone secret-named variable is being stored for use
+(`gh secret set NPM_TOKEN -b "$NPM_TOKEN"`) and anything more is a leak (a `gh variable` is plain text to every
+reader of the repository: never a setter)."""
 
 CONFIG_OPTS: dict[str, str] = {"curl": "-K --config", "wget": "--config", "aria2c": "--conf-path"}
 BUILDERS: frozenset[str] = frozenset({"docker", "podman", "buildah", "nerdctl", "kaniko"})

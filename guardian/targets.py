@@ -194,7 +194,7 @@ def _tar(inv: Inv) -> list[tuple[str, Verb]]:
         return []
     if inv.has("P", "--absolute-names") or "P" in cluster:
         return [("/", "write")]
-    return _valued(("-C", "--directory"))(inv) or [(".", "write")]
+    return _valued(("-C", "--directory", "--cd"))(inv) or [(".", "write")]
 
 
 def _cmake(inv: Inv) -> list[tuple[str, Verb]]:
@@ -380,6 +380,7 @@ _TABLE = {
     "iconv": _valued(("-o", "--output")),
     "rimraf": _plain("rdelete"), "del-cli": _plain("rdelete"), "del": _plain("rdelete"),
     "trash": _plain("rdelete"), "trash-put": _plain("rdelete"), "cmake": _cmake,
+    "shx": lambda inv: _rm(Inv(inv.argv[1:], inv.simple)) if inv.args[:1] == ["rm"] else [],
     "ed": _editor, "ex": _editor, "vim": _editor, "vi": _editor, "nvim": _editor,
     "uudecode": _valued(("-o", "--output-file")), "patch": _patch, "git": _git,
 }
@@ -391,7 +392,7 @@ def _clone_dest(inv: Inv) -> list[tuple[str, Verb]]:
     return [(pos[2], "write")] if pos[:1] == ["clone"] and len(pos) > 2 else []
 
 
-SENSITIVE_ONLY.update({"rsync": _copy_dest, "scp": _copy_dest, "tar": _tar, "bsdtar": _tar,
+SENSITIVE_ONLY.update({"rsync": _copy_dest, "scp": _copy_dest, "tar": _tar, "bsdtar": _tar, "gtar": _tar,
                        "unzip": _unzip, "7z": _seven_zip, "7za": _seven_zip, "7zz": _seven_zip, "cpio": _cpio,
                        "zipfile": _zipfile, "tarfile": _zipfile,
                        "git": _clone_dest})

@@ -20,7 +20,8 @@ Tether reads its settings once, at start-up, in this order (later wins):
 
 1. built-in defaults (below; the sandbox defaults are the hardened ones),
 2. `tether.toml` in the user config folder (`~/.config/tether/tether.toml` on Linux),
-3. `tether.toml` in the current folder,
+3. `tether.toml` in the current folder (`tether resume`, `approve` and `deny` refuse one inside the run's
+   workspace that the run did not start with: the run could have written it),
 4. `TETHER_*` environment variables: a key `[section] name` is
    `TETHER_SECTION__NAME` (two underscores); values are parsed as TOML
    literals when they parse (`true`, `3`, `"text"`, `[1, 2]`), else taken as text,

@@ -59,6 +59,9 @@ from tether.runtime.run.phases import (
     why,
 )
 from tether.runtime.run.record import explain_refusals, record_from
+from tether.runtime.run.settings_files import META_KEY as SETTINGS_KEY
+from tether.runtime.run.settings_files import record as record_settings
+from tether.runtime.run.settings_files import refuse_planted
 from tether.runtime.run.settle import apply, load_host_code, settle
 from tether.runtime.run.starting import SandboxNotStarted
 from tether.runtime.run.totals import TOTALS_KEY, totals_from_events
@@ -147,7 +150,7 @@ def _start(config: TetherConfig, options: RunOptions, run_id: str, workspace: Pa
     began = options.started_at or time.time()
     meta = {**options.model_dump(mode="json", exclude={"started_at"}), "run_id": run_id, "workspace": str(workspace),
             "status": "running", "phase": "preparing", "memory_context": "", "lesson_ids": [], "started_at": began,
-            "attempt_started_at": began, "model_endpoint": endpoint}
+            "attempt_started_at": began, "model_endpoint": endpoint, SETTINGS_KEY: record_settings()}
     try:
         run_dir.mkdir(parents=True)
     except OSError as e:
@@ -291,6 +294,7 @@ def check_resumable(
     NotPausedError for an answer (approve/deny) that no pause waits for.
     """
     meta = load_meta(config, run_id)
+    refuse_planted(meta)  # a tether.toml the run wrote in its workspace, read from the working folder now
     values = _saved(config, run_id)
     if approved is not None and (not meta.get("awaiting") or (values or {}).get("status")):
         msg = (

@@ -258,6 +258,16 @@ def test_discover_runs_each_bats_file_that_existed_before(tmp_path):
     assert "bats --tap test/greet.bats" in suites[0].command
 
 
+def test_discover_runs_each_perl_test_file_through_prove(tmp_path):
+    for rel in ("t/calc.t", "t/sub/more.t", "xt/author.t", "lib/Calc.pm", "docs/t.t"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("1;\n")
+    suites = discover(manifest(tmp_path), tmp_path)
+    assert [(s.kind, s.target) for s in suites] == [("prove", "t/calc.t"), ("prove", "t/sub/more.t"),
+                                                    ("prove", "xt/author.t")]
+    assert suites[0].command.endswith("prove -l t/calc.t")
+
+
 def test_a_helper_sourced_mid_line_or_from_a_test_s_folder_is_loaded(two_trees):
     # one SOURCED pattern for the person's check and the project's tests (gate.check_inputs)
     before, after = two_trees

@@ -166,3 +166,64 @@ def test_a_file_named_like_the_make_goal_is_found(tmp_path: Path) -> None:
                             {"Makefile": "test:\n\tbash t.sh\n", "test": "", "build": ""})
     assert make_goal_files("make test", start, end) and make_goal_files("make -s test && echo ok", start, end)
     assert make_goal_files("make check", start, end) == [] and make_goal_files("make test", start, end, ["test"]) == []
+
+
+GO_BASE = {"go.mod": "module calc\n\ngo 1.22\n", "calc.go": "package calc\n\nfunc Mul(a, b int) int { return a + b }\n",
+           "calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestMul(t *testing.T) {\n"
+                           "\tif Mul(2, 3) != 6 {\n\t\tt.Fatal(Mul(2, 3))\n\t}\n}\n"}
+RUST_BASE = {"Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[dependencies]\n",
+             "src/lib.rs": "pub fn mul(a: i32, b: i32) -> i32 { a + b }\n"}
+BEYOND_PYTHON = {  # (the project before, what the run writes)
+    "go-mod-replace": (GO_BASE, {"go.mod": "module calc\n\ngo 1.22\n\nreplace example.com/num => ./fake/num\n"}),
+    "go-work": (GO_BASE, {"go.work": "go 1.22\n\nuse ./fake\n"}),
+    "go-testmain-helper": (GO_BASE, {"main_test.go": "package calc\n\nimport (\"os\"; \"testing\")\n\n"
+                                                     "func TestMain(m *testing.M) { m.Run(); os.Exit(0) }\n"}),
+    "go-build-tag-drops-test": (GO_BASE, {"calc_test.go": "//go:build ignore\n\n" + GO_BASE["calc_test.go"]}),
+    "go-vendor": (GO_BASE, {"vendor/modules.txt": "# example.com/num v1.0.0\n"}),
+    "rust-build-rs": (RUST_BASE, {"build.rs": "fn main() { println!(\"cargo:rustc-cfg=fake\"); }\n"}),
+    "rust-cargo-config-runner": (RUST_BASE, {".cargo/config.toml": "[target.x86_64-unknown-linux-gnu]\n"
+                                                                   "runner = \"true\"\n"}),
+    "rust-cargo-toml-patch": (RUST_BASE, {"Cargo.toml": RUST_BASE["Cargo.toml"] + "\n[patch.crates-io]\n"
+                                                        "num = { path = \"fake\" }\n"}),
+    "rust-cfg-test-stub": (RUST_BASE, {"src/lib.rs": "#[cfg(not(test))]\npub fn mul(a: i32, b: i32) -> i32 { a + b }\n"
+                                                     "#[cfg(test)] pub fn mul(_: i32, _: i32) -> i32 { 6 }\n"}),
+    "perl-test-more": ({"lib/Calc.pm": "package Calc;\n1;\n"}, {"lib/Test/More.pm": "package Test::More;\n1;\n"}),
+    "perl-strict": ({"lib/Calc.pm": "package Calc;\n1;\n"}, {"t/lib/strict.pm": "package strict;\n1;\n"}),
+    "node-pnp": ({"calc.js": "x\n"}, {".pnp.cjs": "module.exports = {};\n"}),
+    "envrc-node-options": ({"calc.js": "x\n"}, {".envrc": "export NODE_OPTIONS='--require ./p.js'\n"}),
+}
+HONEST_BEYOND = {
+    "go-fix-and-new-test": (GO_BASE, {"calc.go": "package calc\n\nfunc Mul(a, b int) int { return a * b }\n",
+                                      "more_test.go": "package calc\n\nimport \"testing\"\n\n"
+                                                      "func TestMore(t *testing.T) {}\n"}),
+    "go-mod-require": (GO_BASE, {"go.mod": "module calc\n\ngo 1.22\n\nrequire example.com/num v1.0.0\n"}),
+    "rust-fix-with-test-module": (RUST_BASE, {"src/lib.rs": "pub fn mul(a: i32, b: i32) -> i32 { a * b }\n\n"
+                                                            "#[cfg(test)]\nmod tests {\n    #[test]\n"
+                                                            "    fn m() {}\n}\n"}),
+    "rust-new-dependency": (RUST_BASE, {"Cargo.toml": RUST_BASE["Cargo.toml"] + "serde = \"1\"\n"}),
+    "perl-own-helper": ({"lib/Calc.pm": "package Calc;\n1;\n"}, {"t/lib/Test/Calc.pm": "package Test::Calc;\n1;\n"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BEYOND_PYTHON))
+def test_runner_and_build_files_beyond_python_are_found(case: str, tmp_path: Path) -> None:
+    before, written = BEYOND_PYTHON[case]
+    b, a, start, end = _two(tmp_path, before, {**before, **written})
+    found = implicit_changes(start, end, a, b)
+    assert found and all("loads by itself" in f for f in found), found
+
+
+@pytest.mark.parametrize("case", sorted(HONEST_BEYOND))
+def test_ordinary_go_rust_and_perl_changes_are_not_tampering(case: str, tmp_path: Path) -> None:
+    before, written = HONEST_BEYOND[case]
+    b, a, start, end = _two(tmp_path, before, {**before, **written})
+    assert implicit_changes(start, end, a, b) == [] and shadows(start, end) == []
+
+
+@pytest.mark.parametrize(("existing", "new"), [
+    ("lib/Calc.pm", "t/lib/Calc.pm"), ("lib/Calc/Util.pm", "blib/lib/Calc/Util.pm"), ("lib/Calc.pm", "Calc.pm"),
+    ("calc/index.js", "calc.js"), ("calc/index.js", "calc.json"),
+])
+def test_a_copy_that_wins_the_lookup_path_is_found(existing: str, new: str, tmp_path: Path) -> None:
+    b, a, start, end = _two(tmp_path, {existing: "x\n"}, {existing: "x\n", new: "y\n"})
+    assert shadows(start, end), (existing, new)
