@@ -113,6 +113,8 @@ def sniffs(start: dict[str, FileState], end: dict[str, FileState], workspace: Pa
     for rel in sorted(end):
         if start.get(rel) == end[rel] or is_generated(rel) or end[rel].link is not None:
             continue
+        if rel.startswith(".git/") or "/.git/" in rel:  # git's own files (`git init`'s sample hooks): what runs
+            continue  # from there later is the after-run host-code check's, not a check's environment
         data = read_rel(workspace, rel, TEXT_CAP) or b""
         if b"\0" in data or not (CODE.search(rel) or data.startswith(b"#!")):
             continue
