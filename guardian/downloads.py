@@ -238,19 +238,23 @@ def _fetch_and_run(inv: Inv) -> str:
         head, eq, val = a.partition("=")
         if head in _SPEC_OPTS:
             val = val if eq else (args[i + 1] if i + 1 < len(args) else "")
-            if _REMOTE_SPEC.match(val.strip("'\"")):
+            if _remote(prog, val.strip("'\"")):
                 return val
     pos = inv.positional[1:] if sub else inv.positional
     first = pos[0] if pos else ""
-    if _REMOTE_SPEC.match(first):
-        return first
-    if prog in ("npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun") and _GH_SHORT.match(first) and \
-            not first.startswith(("@", ".")) and not re.search(r"\.[cm]?[jt]sx?$", first):
-        return first  # npm's GitHub shorthand `user/repo` (a scoped registry name starts with `@`)
-    return ""
+    return first if _remote(prog, first) else ""
 
 
 _GH_SHORT = re.compile(r"^[\w.-]+/[\w.-]+(?:#\S*)?$")
+_NPM_FAMILY = frozenset({"npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun"})
+
+
+def _remote(prog: str, spec: str) -> bool:
+    """A spec naming code at a URL or repository; for npm's runners also `user/repo`, its GitHub shorthand
+    (a scoped registry name starts with `@`, a local path with `.`)."""
+    return bool(_REMOTE_SPEC.match(spec)) or (
+        prog in _NPM_FAMILY and bool(_GH_SHORT.match(spec)) and not spec.startswith(("@", "."))
+        and not re.search(r"\.[cm]?[jt]sx?$", spec))
 
 
 def remember_clone(an: Analyser, inv: Inv) -> None:
