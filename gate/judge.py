@@ -252,7 +252,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                               for line in recipe_changes(c.command, named_make, ws, snap)
                               + make_goal_files(c.command, ctx.start, sources.end, named)]
                 ev.review += [line for s in plan.suites if s.kind == "make"
-                              for line in make_goal_files("make test", ctx.start, sources.end, named)]
+                              for line in make_goal_files(s.command.rsplit("; ", 1)[-1], ctx.start, sources.end, named)]
                 if plan.suites:
                     ev.review += project_created_inputs(goal_text, named, ctx.start, sources.end, ws,
                                                         snap)

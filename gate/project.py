@@ -4,7 +4,8 @@ Parts: `Suite` (one runner line the gate runs on each side), `discover()`
 (the suites the workspace held before the run: Python tests through pytest
 when the sandbox has it, else unittest; shell test scripts; bats files, one
 id per test from TAP; perl's `t/*.t` through `prove -l`, one id per file;
-`make test`; `npm test`), `outcomes()` (test id -> pass, fail, error or skip from one
+`make test` or `make check`; the `test` script of package.json through the project's own package manager; `go test`
+and `cargo test`, one id per test, gate.go_rust_tests), `outcomes()` (test id -> pass, fail, error or skip from one
 suite's output) and `merge()` (one `ProjectTest` per test id seen before).
 A `fail` is a failure by assertion; an `error` is anything else (collection,
 import, a missing file, a usage error, a runner that is not there): only a
@@ -24,6 +25,7 @@ from tether.common.manifest import FileState
 from tether.common.walk import read_rel
 from tether.gate.evidence import ProjectOutcome as Outcome
 from tether.gate.evidence import ProjectTest, is_generated
+from tether.gate.go_rust_tests import CARGO_LINE, GO_LINE, cargo_outcomes, go_outcomes
 
 MAX_SCRIPTS = 12
 PY_TEST = re.compile(r"(^|/)(test[\w-]*|[\w-]+_test)\.py$")
@@ -51,7 +53,7 @@ UNITTEST_WORDS: dict[str, Outcome] = {"ok": "pass", "FAIL": "fail", "ERROR": "er
 class Suite:
     """One runner line over the project's tests."""
 
-    kind: Literal["python", "script", "make", "npm", "bats", "prove"]
+    kind: Literal["python", "script", "make", "npm", "bats", "prove", "go", "cargo"]
     command: str
     target: str = ""
     """The script a `script` suite runs (its one test id)."""
@@ -70,9 +72,9 @@ class Suite:
     def same_line(self, command: str) -> bool:
         """Whether the check line `command` runs just what this suite runs, so that one run gives both outcomes:
         a script suite's own line, or `make test` / `npm test` (the suite's only addition, exit 127 where the
-        runner is missing, is what bash gives then too). A python or bats suite reads a report its line asks for:
-        never."""
-        if self.kind in ("python", "bats"):
+        runner is missing, is what bash gives then too). A python, bats, go or cargo suite reads a report its line
+        asks for: never."""
+        if self.kind in ("python", "bats", "go", "cargo"):
             return False
         line = " ".join(command.split())
         return line == self.command or (self.kind in ("make", "npm") and line == self.command.rsplit("; ", 1)[-1])
@@ -94,19 +96,30 @@ def discover(start: dict[str, FileState], snapshot_files: Path | None) -> list[S
                for p in bats]
     suites += [Suite("prove", f"command -v prove >/dev/null || exit 127; prove -l {shlex.quote(p)}", p)
                for p in [p for p in files if PERL_TEST.search(p)][:MAX_SCRIPTS]]
-    if any(p in ("Makefile", "makefile", "GNUmakefile") for p in files) and _make_has_test(snapshot_files, files):
-        suites.append(Suite("make", "command -v make >/dev/null || exit 127; make test"))
+    if target := _make_test_target(snapshot_files, files):
+        suites.append(Suite("make", f"command -v make >/dev/null || exit 127; make {target}"))
     if "package.json" in files and _npm_has_test(snapshot_files):
-        suites.append(Suite("npm", "command -v npm >/dev/null || exit 127; npm test"))
+        tool = next((t for lock, t in PACKAGE_MANAGERS if lock in files), "npm")
+        suites.append(Suite("npm", f"command -v {tool} >/dev/null || exit 127; {tool} test"))
+    if "go.mod" in files and any(p.endswith("_test.go") for p in files):
+        suites.append(Suite("go", GO_LINE))
+    if "Cargo.toml" in files:
+        suites.append(Suite("cargo", CARGO_LINE))
     return suites
 
 
-def _make_has_test(root: Path | None, files: list[str]) -> bool:
+PACKAGE_MANAGERS = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lockb", "bun"), ("bun.lock", "bun"))
+"""The lock file that says which tool a project runs its `test` script with (npm when none)."""
+
+
+def _make_test_target(root: Path | None, files: list[str]) -> str:
+    """`test` when the Makefile make reads has that target, else `check` (autotools' name); empty when neither."""
     for name in ("GNUmakefile", "makefile", "Makefile"):
         if root is not None and name in files:
             text = (read_rel(root, name, 262_144) or b"").decode("utf-8", "replace")
-            return re.search(r"^(test|check)\s*:", text, re.M) is not None
-    return False
+            targets = set(re.findall(r"^(test|check)\s*:", text, re.M))
+            return "test" if "test" in targets else "check" if targets else ""
+    return ""
 
 
 def _npm_has_test(root: Path | None) -> bool:
@@ -158,6 +171,10 @@ def outcomes(suite: Suite, code: int, output: str) -> dict[str, Outcome]:
         return _python(code, output)
     if suite.kind == "bats":
         return _bats(suite.target, code, output)
+    if suite.kind == "go":
+        return go_outcomes(code, output)
+    if suite.kind == "cargo":
+        return cargo_outcomes(code, output)
     whole: Outcome = "pass" if code == 0 else "error" if code in (126, 127) else "fail"
     return {suite.target or suite.command.rsplit("; ", 1)[-1]: whole}
 

@@ -26,7 +26,10 @@ from tether.gate.goal import named_identifiers, strip_urls
 from tether.gate.project import module_of_error
 
 MAX_SOURCE = 1_000_000
-RUNNER_IDS = {"npm test": ("package.json", ".npmrc"), "make test": ("GNUmakefile", "makefile", "Makefile")}
+_NPM_FILES = ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml")
+_MAKE_FILES = ("GNUmakefile", "makefile", "Makefile")
+RUNNER_IDS = {**{f"{tool} test": _NPM_FILES for tool in ("npm", "pnpm", "yarn", "bun")},
+              "make test": _MAKE_FILES, "make check": _MAKE_FILES}
 """Suite-level ids (gate.project): tied through the files the runner reads (package.json's script, its test.js),
 and only while the runner's own files are as they were (a rewritten `scripts.test` runs something else)."""
 MAX_READS = 20

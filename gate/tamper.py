@@ -145,9 +145,11 @@ def support_changes(start: dict[str, FileState], end: dict[str, FileState], snap
 
 
 BUILD_FILES = {"npm": ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"),
-               "make": ("GNUmakefile", "makefile", "Makefile")}
+               "make": ("GNUmakefile", "makefile", "Makefile"), "go": ("go.work",),
+               "cargo": (".cargo/config.toml", ".cargo/config")}
 """What decides how `npm test` / `make test` run: a new `.npmrc` (`script-shell=true`) or a new GNUmakefile (make
-prefers it to Makefile) rewrites the test command as surely as an edit."""
+prefers it to Makefile), a go.work (other module folders) or a cargo config (a `runner` or an alias) rewrites the
+test command as surely as an edit."""
 
 
 def _scripts(text: str) -> object:
