@@ -113,8 +113,9 @@ PLACES: tuple[Place, ...] = (
        "files are allowed)"),
     _p("interpreter start-up file", r"(?:^|/)\.(?:pdbrc|irbrc|pryrc|Rprofile|octaverc|psqlrc|sqliterc)$",
        "`pdb`, `irb`, `pry`, `R`, `octave`, `psql` or `sqlite3` started in this folder (they run it first)"),
-    _p("direnv", r"(?:^|/)\.envrc(?:\.(?!(?:example|sample|template|dist|tpl)$)[\w.-]+)?$|(?:^|/)\.direnv/bin/",
-       "`cd` into the folder with direnv"),
+    _p("direnv", r"(?:^|/)\.envrc(?:\.(?!(?:example|sample|template|dist|tpl)$)[\w.-]+)?$|(?:^|/)\.direnv/bin/|"
+       r"(?:^|/)\.(?:autoenv(?:_leave)?(?:\.zsh)?|env\.leave)$",
+       "`cd` into the folder with direnv or autoenv"),
     _p("env file", r"(?:^|/)\.env(?:\.[\w.-]+)?$|(?:^|/)\.flaskenv$", "editors and tools that load `.env` files "
        "into a program's environment (VS Code's Python extension, direnv's `dotenv`, flask), a shell that sources "
        "it", "dotenv"),

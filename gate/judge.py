@@ -40,6 +40,7 @@ from tether.gate.git_index import untracked_tests
 from tether.gate.goal import asks_for_tests, named_identifiers
 from tether.gate.ignored import hidden_by_ignores
 from tether.gate.js_scan import js_tampering
+from tether.gate.later_code import later_code
 from tether.gate.make_products import drop as drop_products
 from tether.gate.make_products import products as make_products
 from tether.gate.make_products import uses_make, vpath_shadows
@@ -235,6 +236,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
                 snap = snap_files if has_snapshot else None
                 ev.review += import_shadows(ctx.start, sources.end, named)
                 ev.review += code_tampering(ws, written) + js_tampering(ws, written)
+                ev.review += later_code(sources.written, ws, snap)
                 ev.review += sniffs(ctx.start, sources.end, ws, goal_text)
                 ev.review += implicit_changes(ctx.start, sources.end, ws, snap, named) + shadows(ctx.start, sources.end,
                                                                                                  named)

@@ -58,7 +58,8 @@ def test_every_family_of_the_issue_is_covered():
     assert families == {"self-defined checks", "masked failures", "trivial checkers", "stale or hidden changes",
                         "secrets", "claims", "honest", "fail-to-pass for the wrong reason",
                         "the project's tests never run", "after side not fresh", "tampering past the list",
-                        "the person's check and its inputs", "code that fools the test framework"}
+                        "the person's check and its inputs", "code that fools the test framework",
+                        "code that runs later on the person's machine"}
     assert sum(c["expect"] == "success" for c in CASES) >= 4
 
 
