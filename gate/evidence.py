@@ -277,11 +277,16 @@ _CHANGE_VERBS = re.compile(
     r"generate|build|modify|replace|append|patch|save|port|convert|scaffold)\w*\b",
     re.IGNORECASE,
 )
+_DOTFILE = (r"(?:\.?[\w-]+/)*\.(?:[a-z][\w-]*(?:rc|ci|config|lint|docs)\.(?:ya?ml|json|c?js|toml)|"
+            r"[a-z-]*(?:rc|ignore|attributes|modules|mailmap|envrc|env|editorconfig|version|versions|format|htaccess|"
+            r"flake8|config))")
 _ARTIFACT = re.compile(
-    r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/-]|\.[\w-])"
+    r"(?<![\w/.*-])((?:\.?[\w-]+/)*[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}|" + _DOTFILE + r")(?![\w/-]|\.[\w-])"
 )
 """A file name in the goal, every extension kept (`greet.sh.in`, `x.tar.gz`, `config.yaml.example`); the last
-extension starts with a letter (`v1.2.3` is no file), a full stop ending the sentence is not part of it."""
+extension starts with a letter (`v1.2.3` is no file), a full stop ending the sentence is not part of it. A dotfile
+counts by the shapes such files have (`.gitignore`, `.env`, `.npmrc`, `.pre-commit-config.yaml`), never an extension
+alone (`*.log`, "the .py files", "a .tar.gz")."""
 _NOT_ARTIFACTS = {"e.g", "i.e", "etc.", "a.m", "p.m"}
 
 

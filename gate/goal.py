@@ -148,14 +148,6 @@ _TESTS_END = re.compile(
     r"create|write|add\s+(a|an|the|new|support)|remove|delete)\b", re.IGNORECASE)
 
 
-def asks_to_add_tests(goal: str) -> bool:
-    """Whether the goal asks, among other things, for tests to be written or added ("... and add a unit test for
-    sub to test_calc.py"): an edit that only adds tests to the test file it names is then the change."""
-    text = strip_urls(goal)
-    spans = negated(text)
-    return any(not _inside(m.start(), spans) for m in _TESTS_ASK.finditer(text))
-
-
 def asks_for_tests(goal: str) -> bool:
     """Whether the goal's whole deliverable is tests ("Write unit tests for add and mul in test_calc.py"): then
     the person's check that runs them, passing, is the proof (before the run they did not exist)."""

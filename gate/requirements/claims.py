@@ -116,7 +116,8 @@ def r13(ev: Evidence) -> Result:
         kind = classify(cmd)
         if not cmd or cmd not in passing:
             bad.append(f"{k.text!r} cites `{cmd}`, which never ran and passed")
-        elif not kind.counts:
+        elif not kind.counts and not (cmd in rerun and rerun[cmd].source == "person" and rerun[cmd].passed_after):
+            # the person's own check is theirs to choose: what it proves is R07/R08's to judge, not its shape
             bad.append(f"{k.text!r} cites `{cmd}`, which is no check ({kind.reason})")
         elif cmd in rerun and not rerun[cmd].passed_after:
             bad.append(f"{k.text!r} cites `{cmd}`, which fails when the gate runs it now")

@@ -371,6 +371,19 @@ def test_r13_a_claim_citing_a_trivial_check_or_one_failing_now_fails():
     assert _status(ev, "R13") == "fail"
 
 
+def test_r13_a_claim_citing_the_person_s_own_check_that_passes_now_is_backed_whatever_its_shape():
+    # rt18 h06/h08: the person's --verify lines read as "no check" by shape (`diff -` of tar's output, a make line
+    # ending in `[ ! -e build ]`); the person chose them, and R07/R08 judge what they prove
+    for line in ("tar xzf dist/calc.tar.gz -O calc.py | diff - calc.py", "make build && make clean && [ ! -e build ]"):
+        ev = good()
+        ev.commands.append(CommandEvidence(id="x/0", step="write", command=line, executed=True, exit_code=0))
+        ev.claims = [Claim(text="the check passes", command=line)]
+        ev.checks.append(CheckRun(command=line, source="person", kind="test", after_exit=0, before_exit=1))
+        assert _status(ev, "R13") == "pass", line
+        ev.checks[-1] = ev.checks[-1].model_copy(update={"source": "claim"})  # the run's own: its shape counts
+        assert _status(ev, "R13") == "fail", line
+
+
 def test_r07_a_test_the_run_wrote_must_name_a_changed_file():
     ev = good()
     _check(ev, exercises_change=False)
