@@ -95,6 +95,13 @@ ARTIFACTS = {
     'Create greet.sh.in and config.yaml.example': ['config.yaml.example', 'greet.sh.in'],
     'Create a .NET-style config in app.json': ['app.json'],
     'Fetch docs.python.org pages into pages.txt': ['pages.txt'],
+    # dotfiles and dot-folders are files (rt18 h14), an extension alone never is
+    'Ignore *.log files in .gitignore.': ['.gitignore'],
+    'Add DEBUG=1 to .env and fix app.py': ['.env', 'app.py'],
+    'Set up .github/workflows/ci.yml with ruff in .pre-commit-config.yaml': ['.github/workflows/ci.yml',
+                                                                            '.pre-commit-config.yaml'],
+    'Pin node in .nvmrc and .tool-versions': ['.nvmrc', '.tool-versions'],
+    'Pack the .py files into a .tar.gz archive, dist/x.tar.gz': ['dist/x.tar.gz'],
 }
 
 
