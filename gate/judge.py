@@ -44,7 +44,7 @@ from tether.gate.later_code import later_code
 from tether.gate.make_products import drop as drop_products
 from tether.gate.make_products import products as make_products
 from tether.gate.make_products import uses_make, vpath_shadows
-from tether.gate.named_code import missing_names
+from tether.gate.named_code import missing_names, untouched_targets
 from tether.gate.project import discover, test_source
 from tether.gate.project_data import project_data_changes
 from tether.gate.provenance import tie
@@ -286,6 +286,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     ev.review += disagreements(checks, ev.project)
     ev.preserving, ev.tests_goal = preserving(ev.goal), asks_for_tests(ev.goal)
     ev.missing_code = missing_names(ev.goal, [ev.rel(a) for a in ev.artifacts], ctx.start, sources.end, ws)
+    ev.review += untouched_targets(ev.goal, [ev.rel(a) for a in ev.artifacts], ctx.start, sources.end)
     if ev.preserving:
         ev.refactor_gaps = refactor_gaps(ev.goal, ctx.start, sources.end, ws, snap_files if has_snapshot else None)
     ev.accept_self_verified = settings.accept_self_verified

@@ -1,6 +1,6 @@
 """Whether each function or option the goal asks for by name is in the code at the end: a goal done halfway.
 
-Parts: `missing_names()`. "Fix mul(a, b) and add div(a, b)" with only mul
+Parts: `missing_names()`, `untouched_targets()`. "Fix mul(a, b) and add div(a, b)" with only mul
 fixed turns mul's test green and leaves div unwritten; a green test is then
 proof of half the goal. Every `name(` the goal asks about (not under a
 negation, not one it asks to remove, rename or replace) must appear in the
@@ -22,7 +22,7 @@ from tether.gate.evidence import is_generated
 from tether.gate.goal import negated, strip_urls
 from tether.gate.hollow_tests import is_python_test
 
-__all__ = ["missing_names"]
+__all__ = ["missing_names", "untouched_targets"]
 
 MAX_TEXT = 1_000_000
 MAX_FILES = 100
@@ -75,3 +75,36 @@ def missing_names(goal: str, artifacts: list[str], start: dict[str, FileState], 
 def _absent(names: list[str], files: list[str], workspace: Path) -> list[str]:
     text = "\n".join((read_rel(workspace, r, MAX_TEXT) or b"").decode("utf-8", "replace") for r in files)
     return [n for n in names if not re.search(rf"(?<![\w$-]){re.escape(n)}(?![\w$-])", text)]
+
+
+_EDIT = re.compile(
+    r"(?i)\b(document(?:s|ed|ing)?|describ(?:e|es|ed|ing)|mention(?:s|ed|ing)?|explain(?:s|ed|ing)?|"
+    r"add(?:s|ed|ing)?|append(?:s|ed|ing)?|updat(?:e|es|ed|ing)|edit(?:s|ed|ing)?|chang(?:e|es|ed|ing)|"
+    r"modif(?:y|ies|ied|ying)|fix(?:es|ed|ing)?|extend(?:s|ed|ing)?|writ(?:e|es|ing)|bump(?:s|ed|ing)?|set|put|"
+    r"insert(?:s|ed|ing)?)\b"
+    r"(?:(?:(?!\b(?:that|which|who|using|uses?|from|with|like|as|by|than)\b)[^.;:!?,]){0,60}?\b(?:in|to|into|inside)\s+"
+    r"|\s+(?:the\s+)?)(?:the\s+)?(?:file\s+)?$")
+"""An edit verb that governs the file name right after it ("document mul in README.md", "update CHANGELOG.md",
+"add a section to docs/usage.md"); "using the helper in utils.py" or "as lib.sh does" is no such ask."""
+
+
+def untouched_targets(goal: str, artifacts: list[str], start: dict[str, FileState], end: dict[str, FileState]
+                      ) -> list[str]:
+    """Review lines for files other than code the goal asks to change ("document mul in README.md", "update
+    CHANGELOG.md") that existed before the run and are byte for byte as they were: the rest of the work can pass its
+    checks while that part was never done."""
+    text = strip_urls(goal)
+    spans = negated(text)
+    out = []
+    for rel in artifacts:
+        if rel not in start or rel not in end or start[rel].sha256 != end[rel].sha256 or _SOURCE.search(rel):
+            continue  # code: a fix may rightly live elsewhere ("fix the crash in app.py" in lib.py); missing_names
+        for m in re.finditer(rf"(?<![\w/.-]){re.escape(rel)}(?![\w/-])", text):
+            if any(a <= m.start() < b for a, b in spans):
+                continue
+            ends = list(_CLAUSE.finditer(text[:m.start()]))
+            clause = text[ends[-1].end() if ends else 0:m.start()]
+            if _EDIT.search(clause) and not _GONE.search(clause):
+                out.append(f"the goal asks to change {rel}, and the run left it as it was before the run")
+                break
+    return out

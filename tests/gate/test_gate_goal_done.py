@@ -262,3 +262,27 @@ def test_a_goal_named_package_json_is_the_change_only_for_scripts_it_adds(tmp_pa
     assert not new_scripts_only(["npm test"], tmp_path)  # the person's oracle, rewritten: reviewed as before
     assert not new_scripts_only(["npm run test && npm run greet"], tmp_path)
     assert not new_scripts_only(["node greet.js"], tmp_path)
+
+
+def test_a_file_other_than_code_the_goal_asks_to_change_and_left_as_it_was_is_a_review_line():
+    from tether.common.manifest import FileState
+    from tether.gate.evidence import goal_flags
+    from tether.gate.named_code import untouched_targets
+
+    same, other = FileState(sha256="a", size=1, mode=0o644), FileState(sha256="b", size=1, mode=0o644)
+
+    def lines(goal: str, changed: tuple[str, ...] = ()) -> list[str]:
+        names = goal_flags(goal)[1]
+        start = dict.fromkeys(names, same)
+        return untouched_targets(goal, names, start, {n: other if n in changed else same for n in names})
+
+    # rt18 f15b: calc.py fixed, README.md never touched, the summary says it was documented
+    assert lines("Add mul(a, b) to calc.py and document it in README.md.", ("calc.py",)) == [
+        "the goal asks to change README.md, and the run left it as it was before the run"]
+    assert lines("Update CHANGELOG.md and add a section on mul to docs/usage.md", ("docs/usage.md",))
+    assert lines("Add mul(a, b) to calc.py and document it in README.md.", ("calc.py", "README.md")) == []
+    # what the goal reads from, uses or forbids is not a file to change; code may rightly be fixed elsewhere
+    assert lines("Fix calc.py; the expected output is in data/expected.txt", ("calc.py",)) == []
+    assert lines("Add a helper that uses the settings in config.yaml", ()) == []
+    assert lines("Do not edit README.md; fix calc.py", ("calc.py",)) == []
+    assert lines("Fix the crash in app.py", ()) == []
