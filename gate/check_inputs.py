@@ -81,8 +81,35 @@ def _globbed(text: str, base: str, files: set[str]) -> set[str]:
     return out
 
 
+TEMPLATE = re.compile(r"[\w./${}%-]*(?:\$\{?\w+\}?|\{\w*\}|%[sd])[\w./${}%-]*")
+"""A path with a part filled in at run time: shell's `data/$f.txt`, `${dir}/expected.out`, Python's f"data/{n}.txt",
+`"cases/%s.json"`."""
+MARK = re.compile(r"\$\{?\w+\}?|\{\w*\}|%[sd]")
+
+
+def _templated(text: str, base: str, files: set[str]) -> set[str]:
+    """The files a path built at run time can name (`data/$f.txt`: every `data/*.txt`), where what is fixed in it
+    says something: a folder and an extension, or a fixed name part beside the extension (`$f.expected`)."""
+    out: set[str] = set()
+    for token in set(TEMPLATE.findall(text[:200_000])):
+        token = token.strip("./")
+        fixed = MARK.sub("", token)
+        if "/" not in fixed.strip("/") and not re.search(r"\w\.\w+$", fixed) or len(fixed) < 4:
+            continue
+        if not re.search(r"\.\w+$", token) or token.startswith(("$", "{")) and "/" not in token:
+            continue
+        parts = [re.escape(p) for p in MARK.split(token)]
+        pattern = re.compile("[^/]*".join(parts) + "$")
+        for folder in (base, ""):
+            prefix = f"{folder}/" if folder else ""
+            out |= {f for f in files if f.startswith(prefix) and pattern.match(f[len(prefix):])}
+        if len(out) > 200:
+            break
+    return out
+
+
 def _candidates(text: str, base: str, files: set[str]) -> set[str]:
-    out = _globbed(text, base, files)
+    out = _globbed(text, base, files) | _templated(text, base, files)
     for tail in DYNAMIC.findall(text):  # the variable is the script's folder, its parent or the workspace top
         for folder in (base, posixpath.dirname(base), ""):
             rel = posixpath.normpath(posixpath.join(folder, tail.removeprefix("./")))

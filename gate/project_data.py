@@ -30,6 +30,7 @@ from tether.gate.check_inputs import (
     _globbed,
     _is_target,
     _py_imports,
+    _templated,
     _text,
     check_reads,
     goal_targets,
@@ -65,6 +66,7 @@ def project_data_changes(goal: str, named: list[str], start: dict[str, FileState
         base = posixpath.dirname(t)
         old = _text(before, t)  # only a pre-run test's own words: a test the run wrote may name what it likes
         reads |= _py_imports(old, base, created) if t.endswith(".py") else _candidates(old, base, created)
+        reads |= {p for p in _templated(old, base, pre_run) if _data(p)}  # `data/$f.txt`, f"cases/{n}.json"
         for text in {old, _text(after, t)}:
             if SOURCE_VAR.search(text):
                 globbed |= _globbed(text, base, pre_run)

@@ -130,3 +130,16 @@ def test_vpath_shadow_created_in_front_of_the_source(tmp_path: Path) -> None:  #
 def test_a_make_product_is_not_data(tmp_path: Path) -> None:  # the honest neighbour of D148
     before = {"Makefile": 'test: app\n\ttest "$$(./app)" = hello\napp: app.c\n\tcc -o app app.c\n', "app.c": "x\n"}
     assert _changes(tmp_path, before, {**before, "app.c": "y\n", "app": "\x7fELF"}, "Fix app.c", ["app.c"]) == []
+
+
+def test_golden_data_read_through_a_path_built_at_run_time_and_moved(tmp_path: Path) -> None:  # rt18 f25
+    shell = 'for f in expected; do diff <(bash report.sh) "data/$f.txt" || exit 1; done\n'
+    python = 'import json\n\ndef test_cases():\n    for n in ("a",):\n        json.load(open(f"cases/{n}.json"))\n'
+    before = {"test_report.sh": shell, "data/expected.txt": "old\n", "report.sh": "echo new\n",
+              "test_cases.py": python, "cases/a.json": "{}\n", "notes/todo.txt": "x\n"}
+    after = {**before, "data/expected.txt": "new\n", "cases/a.json": '{"a": 1}\n', "notes/todo.txt": "y\n",
+             "report.sh": "echo newer\n"}
+    found = _changes(tmp_path, before, after, "Make report.sh print newer", ["report.sh"])
+    assert any("data/expected.txt" in line for line in found), found
+    assert any("cases/a.json" in line for line in found), found
+    assert not any("notes/todo.txt" in line for line in found)  # no test's path can name it
