@@ -40,6 +40,7 @@ from tether.gate.evidence import (
     goal_flags,
     real_changes,
 )
+from tether.gate.goal import asks_to_add_tests
 from tether.gate.known import KnownCache, shown_again, workspace_values
 from tether.gate.rerun import is_test_path
 from tether.gate.scan import (
@@ -103,9 +104,8 @@ class Sources:
 
     @cached_property
     def review(self) -> tuple[list[str], str]:
-        # a test file the goal names ("..., with a unit test for it in test_calc.py") may gain tests: only added
-        # tests pass as the change (gate.scan.tampering); the tests it had still run on both sides
-        additions = [p for p in self.goal[1] if is_test_path(p)]
+        goal = self.state.get("goal", "")
+        additions = [p for p in self.goal[1] if is_test_path(p)] if asks_to_add_tests(goal) else []
         return tampering(self.start, self.end, self.commands, self.run_dir, self.workspace, additions)
 
     @cached_property

@@ -143,9 +143,23 @@ _TESTS_ASK = re.compile(
     r"(\w+\s+){0,3}?(unit |integration |regression |end-to-end |e2e |pytest |unittest |bats |shell )?"
     r"(tests?|test cases?|test suite|specs?|coverage)\b"
 )
+_TESTS_WITH = re.compile(
+    r"(?i)\b(?:with|including|plus|alongside|along with)\s+(?:\w+\s+){0,2}?(?:unit |integration |regression |new )?"
+    r"(?:tests?|test cases?)\b|\b(?:tests?|test cases?)\s+(?:go|goes|belong|belongs|live|lives)\s+(?:in|into)\b"
+    r"|\bcover(?:s|ed|ing)?\s+(?:it|them|this|that|\w+)\s+(?:with|by)\s+(?:a\s+|new\s+)?tests?\b")
+"""A test asked for in passing ("..., with a unit test for it in test_calc.py", "tests go in test_calc.py")."""
 _TESTS_END = re.compile(
     r"[.;:!?](\s|$)|\s(and|then|but|also)\s+(fix|implement|make|change|update|support|handle|refactor|rename|"
     r"create|write|add\s+(a|an|the|new|support)|remove|delete)\b", re.IGNORECASE)
+
+
+def asks_to_add_tests(goal: str) -> bool:
+    """Whether the goal asks, among other things, for tests to be written or added ("... and add a unit test for
+    sub to test_calc.py", "..., with a unit test for it in test_calc.py", "tests go in test_calc.py"): an edit that
+    only adds tests to the test file it names is then the change. "test_calc.py must pass" asks for none."""
+    text = strip_urls(goal)
+    spans = negated(text)
+    return any(not _inside(m.start(), spans) for m in (*_TESTS_ASK.finditer(text), *_TESTS_WITH.finditer(text)))
 
 
 def asks_for_tests(goal: str) -> bool:

@@ -150,3 +150,16 @@ def test_a_goal_whose_deliverable_is_tests(goal):
 ])
 def test_a_goal_that_asks_for_more_than_tests(goal):
     assert not asks_for_tests(goal)
+
+
+@pytest.mark.parametrize(("goal", "asks"), [
+    ("Add mul(a, b) to calc.py that returns the product, with a unit test for it in test_calc.py.", True),  # rt18 h01
+    ("Add mul; tests go in test_calc.py", True),
+    ("Add mul, including a regression test in test_calc.py", True),
+    ("Add mul(a, b) to calc.py and add a unit test for mul to test_calc.py", True),
+    ("Fix the bug in calc.py so that add() adds; test_calc.py must pass.", False),  # names the file, asks no test
+    ("Fix div; do not add tests", False),
+])
+def test_a_test_asked_for_in_passing_lets_the_run_extend_the_test_file(goal, asks):
+    from tether.gate.goal import asks_to_add_tests
+    assert asks_to_add_tests(goal) is asks
