@@ -208,6 +208,8 @@ PROGRAMS: dict[str, dict] = {
     "parallel": {"fam": "wrapper", "aka": "sem", "by": "unwrap"},
     "find": {"fam": "wrapper", "aka": "gfind bfs", "by": "unwrap", "opts": {"-fprintf": "none", "-fprint": "none",
         "-fls": "none"}},
+    "fd": {"fam": "wrapper", "aka": "fdfind", "by": "unwrap"},
+    "rg": {"fam": "wrapper", "aka": "ripgrep rga", "opts": {"--pre": "shell"}},
     "rlwrap": {"fam": "wrapper", "valued": "acfHlopPsStqw", "lvalued": "--file --history-filename --prompt-colour "
                                                                        "--substitute-prompt", "rest": "argv"},
     "setarch": {"fam": "wrapper", "aka": "linux32 linux64 i386 x86_64", "rest": "argv", "at": 1},

@@ -59,6 +59,39 @@ def _partition(inv: Inv) -> bool:
     return bool(inv.positional) and not inv.has("--help")
 
 
+VOLUME_WIPES: dict[str, tuple[str, ...]] = {
+    # DATA: volume managers, storage arrays and drive firmware commands that destroy a dataset, a
+    # subvolume, a RAID member's metadata or a whole drive. Words are the subcommand (btrfs takes
+    # prefixes: `sub del`), `--opt` an option, `*` any operand.
+    "zfs": ("destroy",), "btrfs": ("subvolume delete", "device delete", "device remove"),
+    "nvme": ("format", "sanitize", "delete-ns", "write-zeroes"), "mdadm": ("--zero-superblock", "--create", "-C"),
+    "pvremove": ("*",), "lvreduce": ("*",), "sg_format": ("*",), "sg_sanitize": ("*",),
+    "stratis": ("pool destroy", "filesystem destroy", "fs destroy"), "vdo": ("remove",),
+    "bcache": ("unregister",), "ceph-volume": ("lvm zap",),
+}
+
+
+def _word_match(given: list[str], want: list[str]) -> bool:
+    return len(given) >= len(want) and all(g == w or (len(g) >= 3 and w.startswith(g))
+                                           for g, w in zip(given, want, strict=False))
+
+
+@rule("DISK-006", "device-write", "deny", tuple(VOLUME_WIPES),
+      "destroys a ZFS dataset, btrfs subvolume, RAID member, LVM volume or whole NVMe/SCSI drive",
+      "zfs destroy -r tank")
+def _volume_wipe(inv: Inv) -> bool:
+    if inv.has("--help", "h") or not inv.args:
+        return False
+    for spec in VOLUME_WIPES[inv.prog]:
+        if spec == "*" and inv.positional:
+            return True
+        if spec.startswith("-") and spec in inv.args:
+            return True
+        if not spec.startswith("-") and spec != "*" and _word_match(inv.positional, spec.split()):
+            return True
+    return False
+
+
 @rule("DISK-005", "device-write", "deny", ("shred", "wipe", "srm"),
       "overwriting a block device", "shred -n 3 /dev/nvme0n1")
 def _shred_device(inv: Inv) -> bool:

@@ -53,7 +53,7 @@ _VALUED = {
     "builtin": set(),
 }
 _VALUED["sem"] = _VALUED["parallel"]
-WRAPPERS = frozenset(_VALUED) | {"busybox", "find"}
+WRAPPERS = frozenset(_VALUED) | {"busybox", "find", "fd", "fdfind"}
 _PRIV = frozenset({"sudo", "doas", "pkexec", "run0"})
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -125,6 +125,53 @@ def _find(args: list[str]) -> list[list[str]]:
                 out.append(expanded)
             i = j
         i += 1
+    return out
+
+
+_FD_VALUED = frozenset({"-e", "--extension", "-t", "--type", "-d", "--max-depth", "--min-depth", "--exact-depth",
+                        "-E", "--exclude", "-S", "--size", "-j", "--threads", "-c", "--color", "--changed-within",
+                        "--changed-before", "-o", "--owner", "--ignore-file", "--max-results", "--base-directory",
+                        "--path-separator", "--search-path", "--batch-size", "--format"})
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def _fd(args: list[str]) -> list[list[str]]:
+    """Commands that fd's `-x/--exec` (one per entry) and `-X/--exec-batch` run: `{}` (or the end of
+    the command) is each entry below the search paths (`ROOT/*`, `ROOT/*.EXT` with `-e`), never a root."""
+    words, cmds, i, exts = [], [], 0, []
+    while i < len(args):
+        a = args[i]
+        if a in _FD_EXEC:
+            j, cmd = i + 1, []
+            while j < len(args) and args[j] != ";":
+                cmd.append(args[j])
+                j += 1
+            cmds.append(cmd)
+            i = j + 1
+            continue
+        if a in _FD_VALUED and i + 1 < len(args):
+            if a in ("-e", "--extension"):
+                exts.append(args[i + 1])
+            if a == "--search-path":
+                words.append(args[i + 1] if words else ".")
+                words.append(args[i + 1])
+            i += 2
+            continue
+        if not a.startswith("-"):
+            words.append(a)
+        i += 1
+    roots = words[1:] or ["."]
+    items = [f"{r.rstrip('/') or '/'}/*" + (f".{e}" if e else "") for r in roots for e in (exts or [""])]
+    out = []
+    for cmd in cmds:
+        if not cmd:
+            continue
+        placed = any("{" in c and "}" in c for c in cmd[1:])
+        expanded: list[str] = []
+        for c in cmd:
+            expanded.extend(items if c in ("{}", "{/}", "{//}", "{.}", "{/.}") else
+                            [re.sub(r"\{[/.]*\}", items[0], c)] if "{" in c else [c])
+        out.append(expanded if placed else [*expanded, *items])
     return out
 
 
@@ -243,6 +290,9 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
         return _tag(unwrap(argv[1:], stdin, depth + 1), name)
     if name == "find":
         inner = [u for cmd in _find(argv[1:]) for u in unwrap(cmd, stdin, depth + 1)]
+        return [(argv, False, [])] + _tag(inner, name)
+    if name in ("fd", "fdfind"):
+        inner = [u for cmd in _fd(argv[1:]) for u in unwrap(cmd, stdin, depth + 1)]
         return [(argv, False, [])] + _tag(inner, name)
     module = _module_cli(name, argv[1:])
     if module:
