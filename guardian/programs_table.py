@@ -46,7 +46,7 @@ PROGRAMS: dict[str, dict] = {
     "fish": {"fam": "shell", "opts": {"-c": "shell", "--command": "shell", "-C": "shell", "--init-command": "shell"},
         "rest": "script1"},
     "yash": {"fam": "shell", "aka": "posh sash elvish xonsh nu oksh loksh", "opts": {"-c": "shell"}, "rest": "script1"},
-    "busybox": {"fam": "shell", "by": "unwrap"},
+    "busybox": {"fam": "shell", "aka": "toybox coreutils", "by": "unwrap"},
     "pwsh": {"fam": "shell", "aka": "powershell", "opts": {"-c": "shell", "-Command": "shell", "-command": "shell",
         "-File": "file", "-f": "file", "-EncodedCommand": "ask", "-e": "ask", "-enc": "ask"}, "rest": "script1"},
     "rc": {"fam": "shell", "opts": {"-c": "shell"}, "rest": "script1"},

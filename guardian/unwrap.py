@@ -53,7 +53,9 @@ _VALUED = {
     "builtin": set(),
 }
 _VALUED["sem"] = _VALUED["parallel"]
-WRAPPERS = frozenset(_VALUED) | {"busybox", "find", "fd", "fdfind"}
+MULTICALL = frozenset({"busybox", "toybox", "coreutils"})
+"""Multi-call binaries: the applet named after them is the program (`coreutils --coreutils-prog=rm`)."""
+WRAPPERS = frozenset(_VALUED) | MULTICALL | {"find", "fd", "fdfind"}
 _PRIV = frozenset({"sudo", "doas", "pkexec", "run0"})
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -175,6 +177,34 @@ def _fd(args: list[str]) -> list[list[str]]:
     return out
 
 
+def _applet(name: str, args: list[str]) -> list[str]:
+    """`busybox rm -rf x`, `toybox rm`, `coreutils --coreutils-prog=rm -rf x` -> [rm, -rf, x]."""
+    if name != "coreutils":
+        return args
+    for i, a in enumerate(args):
+        if a.startswith("--coreutils-prog="):
+            return [a.split("=", 1)[1], *args[i + 1:]]
+        if a == "--coreutils-prog" and i + 1 < len(args):
+            return args[i + 1:]
+    return []
+
+
+def _maven_exec(args: list[str]) -> list[str]:
+    """`mvn exec:exec -Dexec.executable=rm -Dexec.args='-rf x'`: the program the exec plugin runs."""
+    props = {}
+    for i, a in enumerate(args):
+        if a.startswith("-Dexec.") and "=" in a:
+            k, _, v = a[2:].partition("=")
+            props[k] = v
+        elif a == "-D" and i + 1 < len(args) and "=" in args[i + 1]:
+            k, _, v = args[i + 1].partition("=")
+            props[k] = v
+    exe = props.get("exec.executable")
+    if not exe:
+        return []
+    return [exe, *_split_string(props.get("exec.args", ""))]
+
+
 def fed_command(argv: list[str]) -> list[str]:
     """The command xargs or parallel runs with the items it reads (after its options)."""
     name = argv[0].rsplit("/", 1)[-1] if argv else ""
@@ -286,11 +316,14 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
     if not argv or depth > 12:
         return [(argv, False, [])]
     name = argv[0].rsplit("/", 1)[-1]
-    if name == "busybox" and len(argv) > 1:
-        return _tag(unwrap(argv[1:], stdin, depth + 1), name)
+    if name in MULTICALL and len(argv) > 1:
+        applet = _applet(name, argv[1:])
+        return _tag(unwrap(applet, stdin, depth + 1), name) if applet else [(argv, False, [])]
     if name == "find":
         inner = [u for cmd in _find(argv[1:]) for u in unwrap(cmd, stdin, depth + 1)]
         return [(argv, False, [])] + _tag(inner, name)
+    if name in ("mvn", "mvnw") and _maven_exec(argv[1:]):
+        return [(argv, False, [])] + _tag(unwrap(_maven_exec(argv[1:]), stdin, depth + 1), name)
     if name in ("fd", "fdfind"):
         inner = [u for cmd in _fd(argv[1:]) for u in unwrap(cmd, stdin, depth + 1)]
         return [(argv, False, [])] + _tag(inner, name)
