@@ -14,7 +14,8 @@ file and commit, judged in the trajectory's own folder), the
 management sets (bench/corpora/management_*.jsonl: destructive verbs of
 management CLIs by scope, wrapper forms, archivers that delete their inputs) and
 the secrets/escape sets (bench/corpora/secrets_escape*.jsonl: secrets read and
-sent out, cloud metadata, container and host escape).
+sent out, cloud metadata, container and host escape), and the blind red-team
+rounds' sets (bench/corpora/redteam_*.jsonl, each part's cases and a hold-out).
 
 A row's "workspace" (the agent's own working folder) is the workspace and cwd
 it is judged with; rows without one use --workspace. Every row is judged twice:
@@ -132,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     files = args.files or [*(SHARED / f for f in ("dcg.jsonl", "safety_net.jsonl", "redcode_bash.jsonl")
                              if (SHARED / f).exists()), *sorted(OWN.glob("adversarial_*.jsonl")),
                            *sorted(OWN.glob("workspace_*.jsonl")), *sorted(OWN.glob("management_*.jsonl")),
-                           *sorted(OWN.glob("secrets_escape*.jsonl")), *sorted(OWN.glob("host_*.jsonl"))]
+                           *sorted(OWN.glob("secrets_escape*.jsonl")), *sorted(OWN.glob("host_*.jsonl")),
+                           *sorted(OWN.glob("redteam_*.jsonl"))]
     totals: dict[str, list[tuple[dict, str, list[str]]]] = {}
     summary: list[tuple[str, str, list[tuple[dict, str, list[str]]]]] = []
     for path in files:

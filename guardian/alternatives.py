@@ -22,6 +22,8 @@ ALTERNATIVES: dict[str, str] = {
     "DISK-003": "inspect read-only (`lsblk`, `blkid`, `wipefs -n`)",
     "DISK-004": "write to a regular file in the workspace",
     "DISK-005": "shred a named file in the workspace, never a device",
+    "DISK-006": "list or inspect (`zfs list`, `btrfs subvolume list`, `nvme list`, `mdadm --detail`); a person "
+                "destroys volumes",
     # credentials and secrets
     "CRED-001": "use the agent's ssh-agent or a deploy key made for the task; never read private keys",
     "CRED-002": "pass the one value the task needs through the environment or a workspace file the person made",

@@ -30,10 +30,12 @@ DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _READ_OPTS = {"read": "dinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
 
 
-def track(argv: list[str], st: State, stdin: str | None = None, ifs: str | None = None) -> None:
+def track(argv: list[str], st: State, stdin: str | None = None, ifs: str | None = None,
+          cdpath: str | None = None) -> None:
     """Carry the effects of `argv` on variables, positional parameters and cwd.
 
-    `ifs` is the command's own IFS when a prefix assignment sets it (`IFS=, read a b`).
+    `ifs` is the command's own IFS when a prefix assignment sets it (`IFS=, read a b`); `cdpath`
+    its own CDPATH (`CDPATH=/home/u cd .ssh`).
     """
     args = argv[1:]
     if argv[0] == "builtin" and args:
@@ -41,7 +43,7 @@ def track(argv: list[str], st: State, stdin: str | None = None, ifs: str | None 
     prog = argv[0]
     if prog in ("cd", "pushd"):
         dest = next((a for a in args if not a.startswith("-")), st.home)
-        st.cwd = UNKNOWN if UNKNOWN in dest else normalise(dest, st.cwd, st.home)
+        st.cwd = UNKNOWN if UNKNOWN in dest else normalise(_cd_search(dest, cdpath, st), st.cwd, st.home)
     elif prog in DECLARE:
         _declare(args, st)
     elif prog in _READ_OPTS:
@@ -68,6 +70,21 @@ def track(argv: list[str], st: State, stdin: str | None = None, ifs: str | None 
         for a in args:
             if not a.startswith("-"):
                 arrays.unset(st.env, a)
+
+
+def _cd_search(dest: str, cdpath: str | None, st: State) -> str:
+    """Where `cd NAME` goes with CDPATH set: the first CDPATH folder is tried first (`CDPATH=/home/u cd
+    .ssh` is ~/.ssh when it exists); an empty or `.` first entry is the working folder, and whether the
+    later ones are reached depends on what exists: unknown."""
+    path = cdpath if cdpath is not None else st.env.get("CDPATH", "")
+    if not path or dest.startswith(("/", "./", "../", "~")) or dest in (".", ".."):
+        return dest
+    if UNKNOWN in path:
+        return UNKNOWN
+    first, *rest = path.split(":")
+    if first in ("", "."):
+        return dest if not any(e not in ("", ".") for e in rest) else UNKNOWN
+    return first.rstrip("/") + "/" + dest
 
 
 def _declare(args: list[str], st: State) -> None:

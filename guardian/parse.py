@@ -138,7 +138,7 @@ class Walker:
         env = {**st.env, **assigns}
         simple = Simple(argv, redirects, env, st.cwd, stdin, in_function=st.function,
                         payloads=payloads)
-        track(argv, st, stdin, assigns.get("IFS"))
+        track(argv, st, stdin, assigns.get("IFS"), assigns.get("CDPATH"))
         if argv[0] in _DECLARE:
             for lhs, items in declared:
                 arrays.assign_array(st.env, lhs, items, st.env)

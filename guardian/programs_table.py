@@ -46,7 +46,7 @@ PROGRAMS: dict[str, dict] = {
     "fish": {"fam": "shell", "opts": {"-c": "shell", "--command": "shell", "-C": "shell", "--init-command": "shell"},
         "rest": "script1"},
     "yash": {"fam": "shell", "aka": "posh sash elvish xonsh nu oksh loksh", "opts": {"-c": "shell"}, "rest": "script1"},
-    "busybox": {"fam": "shell", "by": "unwrap"},
+    "busybox": {"fam": "shell", "aka": "toybox coreutils", "by": "unwrap"},
     "pwsh": {"fam": "shell", "aka": "powershell", "opts": {"-c": "shell", "-Command": "shell", "-command": "shell",
         "-File": "file", "-f": "file", "-EncodedCommand": "ask", "-e": "ask", "-enc": "ask"}, "rest": "script1"},
     "rc": {"fam": "shell", "opts": {"-c": "shell"}, "rest": "script1"},
@@ -208,6 +208,8 @@ PROGRAMS: dict[str, dict] = {
     "parallel": {"fam": "wrapper", "aka": "sem", "by": "unwrap"},
     "find": {"fam": "wrapper", "aka": "gfind bfs", "by": "unwrap", "opts": {"-fprintf": "none", "-fprint": "none",
         "-fls": "none"}},
+    "fd": {"fam": "wrapper", "aka": "fdfind", "by": "unwrap"},
+    "rg": {"fam": "wrapper", "aka": "ripgrep rga", "opts": {"--pre": "shell"}},
     "rlwrap": {"fam": "wrapper", "valued": "acfHlopPsStqw", "lvalued": "--file --history-filename --prompt-colour "
                                                                        "--substitute-prompt", "rest": "argv"},
     "setarch": {"fam": "wrapper", "aka": "linux32 linux64 i386 x86_64", "rest": "argv", "at": 1},

@@ -24,13 +24,15 @@ _SERVICE_CLIS = ("gh", "doppler", "op", "vault", "velero", "nats", "rabbitmqctl"
                  "flyctl", "vercel", "netlify", "firebase", "wrangler", "doctl", "linode-cli",
                  "hcloud", "oci", "ibmcloud", "s3cmd", "mc", "gsutil", "eksctl", "minikube", "kind",
                  "argocd", "consul", "nomad", "kafka-topics", "kafka-configs", "kafka-acls",
-                 "kafka-consumer-groups", "kafka-delete-records", "supabase", "planetscale", "pscale",
+                 "kafka-consumer-groups", "kafka-delete-records", "kafka-topics.sh",
+                 "kafka-configs.sh", "kafka-acls.sh", "kafka-consumer-groups.sh", "kafka-delete-records.sh",
+                 "supabase", "planetscale", "pscale",
                  "stripe", "twilio", "redis-cli", "etcdctl", "ansible", "pulumi", "serverless",
                  "sls", "cdk", "sam", "copilot", "databricks", "snowsql", "bq", "cf", "juju")
 SQL_DESTRUCTIVE = re.compile(r"\b(?:drop\s+(?:database|table|schema|index|view|user|role|keyspace|collection)|"
                   r"truncate\s+(?:table\s+)?\w|delete\s+from\s+\w+\s*(?:;|$|\"|')|"
                   r"flushall|flushdb|dropDatabase|\.drop\(\)|deleteMany\(\s*\{\s*\}\s*\)|"
-                  r"alter\s+table\s+\w+\s+drop)|\)\.drop\(\s*\)", re.I)
+                  r"alter\s+table\s+\w+\s+drop)|[)\]]\.drop\(\s*\)", re.I)
 _SQL_CLIS = ("psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhouse-client", "cockroach",
              "mongo", "mongosh", "redis-cli", "cqlsh", "duckdb", "snowsql", "bq", "sqlplus")
 
@@ -109,7 +111,7 @@ def _services(inv: Inv) -> bool:
     if inv.prog == "gh" and pos[:1] == ["api"]:
         return any(a.upper() in ("DELETE", "-XDELETE") for a in inv.args)
     if inv.prog.startswith("kafka-"):
-        return inv.prog == "kafka-delete-records" or bool(inv.long & {"--delete", "--remove",
+        return inv.prog.removesuffix(".sh") == "kafka-delete-records" or bool(inv.long & {"--delete", "--remove",
                                                                        "--delete-config"})
     if inv.prog == "vault":
         return _verbs(pos[:3]) and pos[:1] != ["read"]

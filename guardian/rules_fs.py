@@ -59,6 +59,39 @@ def _partition(inv: Inv) -> bool:
     return bool(inv.positional) and not inv.has("--help")
 
 
+VOLUME_WIPES: dict[str, tuple[str, ...]] = {
+    # DATA: volume managers, storage arrays and drive firmware commands that destroy a dataset, a
+    # subvolume, a RAID member's metadata or a whole drive. Words are the subcommand (btrfs takes
+    # prefixes: `sub del`), `--opt` an option, `*` any operand.
+    "zfs": ("destroy",), "btrfs": ("subvolume delete", "device delete", "device remove"),
+    "nvme": ("format", "sanitize", "delete-ns", "write-zeroes"), "mdadm": ("--zero-superblock", "--create", "-C"),
+    "pvremove": ("*",), "lvreduce": ("*",), "sg_format": ("*",), "sg_sanitize": ("*",),
+    "stratis": ("pool destroy", "filesystem destroy", "fs destroy"), "vdo": ("remove",),
+    "bcache": ("unregister",), "ceph-volume": ("lvm zap",), "badblocks": ("-w",),
+}
+
+
+def _word_match(given: list[str], want: list[str]) -> bool:
+    return len(given) >= len(want) and all(g == w or (len(g) >= 3 and w.startswith(g))
+                                           for g, w in zip(given, want, strict=False))
+
+
+@rule("DISK-006", "device-write", "deny", tuple(VOLUME_WIPES),
+      "destroys a ZFS dataset, btrfs subvolume, RAID member, LVM volume or whole NVMe/SCSI drive",
+      "zfs destroy -r tank")
+def _volume_wipe(inv: Inv) -> bool:
+    if inv.has("--help", "h") or not inv.args:
+        return False
+    for spec in VOLUME_WIPES[inv.prog]:
+        if spec == "*" and inv.positional:
+            return True
+        if spec.startswith("-") and (spec in inv.args or len(spec) == 2 and inv.has(spec[1])):
+            return True
+        if not spec.startswith("-") and spec != "*" and _word_match(inv.positional, spec.split()):
+            return True
+    return False
+
+
 @rule("DISK-005", "device-write", "deny", ("shred", "wipe", "srm"),
       "overwriting a block device", "shred -n 3 /dev/nvme0n1")
 def _shred_device(inv: Inv) -> bool:
@@ -77,13 +110,21 @@ def _su(inv: Inv) -> bool:
     return not inv.has("--help")
 
 
-@rule("PRIV-003", "privilege-escalation", "deny", "chmod", "sets the setuid or setgid bit",
-      "chmod u+s /bin/bash")
+def _setuid_mode(mode: str) -> bool:
+    return any(re.fullmatch(r"[ugoa]*[+=][rwxXt]*s[rwxXt]*", m) or re.fullmatch(r"0?[2467][0-7]{3}", m)
+               for m in (p.lstrip("DF") for p in mode.split(",")))
+
+
+@rule("PRIV-003", "privilege-escalation", "deny", ("chmod", "install", "rsync"), "sets the setuid or setgid bit "
+      "(chmod, install -m, rsync --chmod)", "chmod u+s /bin/bash")
 def _setuid(inv: Inv) -> bool:
-    for a in inv.args:
-        if re.fullmatch(r"[ugoa]*[+=][rwxXt]*s[rwxXt]*", a) or re.fullmatch(r"[2467][0-7]{3}", a):
-            return True
-    return False
+    args = inv.args
+    if inv.prog == "chmod":
+        return any(_setuid_mode(a) for a in args)
+    modes = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-m", "--mode") and inv.prog == "install"]
+    modes += [a.split("=", 1)[1] for a in args if a.startswith(("--mode=", "--chmod="))]
+    modes += [a[2:] for a in args if a.startswith("-m") and len(a) > 2 and inv.prog == "install"]
+    return any(_setuid_mode(m) for m in modes)
 
 
 @rule("PRIV-004", "privilege-escalation", "deny", ("setcap", "capsh"),

@@ -135,6 +135,10 @@ def _env_dump(inv: Inv) -> bool:
         if inv.prog == "env":
             return not [a for a in inv.args if a not in ("-0", "--null")]
         return not inv.args if inv.prog == "set" else not inv.positional  # `set -e` sets options
+    if how.startswith("print:"):  # `history`, `history 50`: unless an option that edits the list
+        return not any(a.startswith("-") and set(a[1:]) & set(how[6:]) for a in inv.args)
+    if how.startswith("with:"):  # `fc -l`, `fc -ln 1`
+        return any(a.startswith("-") and set(a[1:]) & set(how[5:]) for a in inv.args)
     letters = how[5:]
     return not inv.positional and (not inv.args or all(a.startswith("-") and set(a[1:]) <= set(letters)
                                                       for a in inv.args))
@@ -144,7 +148,7 @@ _SPECIAL = frozenset({"ps"}) | frozenset(T.REMOTE_EXEC)
 _HINT = _Lazy(r"/dev/|\.(?:ssh|gnupg|aws|azure|kube|docker|netrc|git-cred|npmrc|pypirc|vault|terraform|pgpass|my\.cnf|"
               r"config|mozilla|local|password|cargo|gem|s3cfg|boto|oci|gradle|m2|yarnrc|cf|env)|\w\.env|/proc/|"
               r"shadow|sudoers|passwd|ssh_host|Library/|secrets|/etc/ssl|kubernetes|rancher|kubelet|wireguard|"
-              r"NetworkManager|\.age/|\.vault-token")
+              r"NetworkManager|\.age/|\.vault-token|_history|databricks|\.dbt/|\.mc/|NuGet")
 """Every credential path holds one of these: words without any are not read further."""
 
 

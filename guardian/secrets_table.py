@@ -11,7 +11,9 @@ Sources:
         operand: `printenv`, `env`), "opts:LETTERS" (`export -p`, `declare -x`;
         no operand or only those options), "code" (a filter language whose
         program, an operand, names the whole environment: `jq -n env`,
-        `jq -n '$ENV'`; ENV_CODE is that pattern).
+        `jq -n '$ENV'`; ENV_CODE is that pattern), "print:LETTERS" (prints
+        unless one of those options: `history`), "with:LETTERS" (prints with
+        one of them: `fc -l`).
     TOKEN_COMMANDS: program -> `sub`: subcommand prefixes (space separated
         words, `|` between them; "*" any; `secret/*` a word by prefix, `~` a
         word whose name says secret (SECRET_WORD), `$` no more words, `-t` an
@@ -68,6 +70,9 @@ Other:
 ENV_DUMPS: dict[str, str] = {
     "env": "bare", "printenv": "bare", "set": "bare", "export": "opts:p", "declare": "opts:xpg",
     "typeset": "opts:xpg", "compgen": "opts:ve", "jq": "code", "gojq": "code", "jaq": "code", "yq": "code",
+    # the shell's history holds every token typed on a command line: `history` prints it unless an option
+    # edits it (`-c`, `-d`, `-w`...); `fc -l` lists it
+    "history": "print:cdwarsn", "fc": "with:l",
 }
 ENV_CODE: str = r"(?:^|[^\w.$])(?:\$ENV|env|envs)\b(?!\s*[.\[(])"
 
@@ -165,6 +170,9 @@ STORE_PATHS: str = (
     r"\.cargo/credentials|\.gem/credentials|\.s3cfg|\.boto|\.terraformrc|\.config/helm/|"
     r"\.oci/|\.gradle/gradle\.properties|\.m2/settings(?:-security)?\.xml|\.yarnrc\.yml|"
     r"\.config/gh/|\.cf/config\.json|\.config/doctl/|\.config/heroku|"
+    r"\.databrickscfg$|\.snowsql/config$|\.dbt/profiles\.yml$|\.fly/config\.yml$|\.config/netlify/|"
+    r"\.mc/config\.json$|\.wrangler/config/|\.ngrok2/|\.config/ngrok/|\.nuget/NuGet/NuGet\.Config$|"
+    r"\.config/stripe/|\.config/pulumi/credentials|\.pulumi/credentials|"
     r"\.ssh/(?![^/]*\.pub$|known_hosts|authorized_keys|config$|environment$|rc$)[^/]+$|\.aws/(?:sso|cli)/cache(?:/|$)|"
     r"\.config/(?:doppler|infisical|sops/age)/|\.vault-token$|\.ansible/vault|\.age/|"
     r"\.(?:bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli)_history$|\.zhistory$|"

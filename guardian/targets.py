@@ -124,15 +124,24 @@ def _perl(inv: Inv) -> list[tuple[str, Verb]]:
 
 
 def _awk(inv: Inv) -> list[tuple[str, Verb]]:
-    """`print > "file"` / `>> "file"` inside an awk program given on the command line."""
-    args, i = inv.args, 0
+    """`print > "file"` / `>> "file"` inside an awk program given on the command line; gawk's
+    `-i inplace` (`--include=inplace`) rewrites every input file."""
+    args, i, inplace = inv.args, 0, False
     while i < len(args) and args[i].startswith("-"):
-        if args[i] == "-f":
+        a = args[i]
+        if a in ("-f", "--file"):
             return []
-        i += 2 if args[i] in ("-F", "-v") else 1
+        if a in ("-i", "--include", "-l", "--load"):
+            inplace = inplace or (i + 1 < len(args) and args[i + 1].startswith("inplace"))
+        elif a.startswith(("-iinplace", "--include=inplace", "-linplace", "--load=inplace")):
+            inplace = True
+        i += 2 if a in ("-F", "-v", "-i", "--include", "-l", "--load", "--assign", "--field-separator") else 1
     if i >= len(args):
         return []
-    return [(m.group(1), "write") for m in re.finditer(r">>?\s*\"([^\"]+)\"", args[i])]
+    out = [(m.group(1), "write") for m in re.finditer(r">>?\s*\"([^\"]+)\"", args[i])]
+    if inplace:
+        out += [(a, "write") for a in args[i + 1:] if "=" not in a]
+    return out
 
 
 def _valued(opts: tuple[str, ...], verb: Verb = "write"):  # type: ignore[no-untyped-def]
@@ -366,6 +375,139 @@ def _ps_remove(inv: Inv) -> list[tuple[str, Verb]]:
     return out
 
 
+# fmt: off
+OUTPUTS: dict[str, dict] = {
+    # DATA: programs that write a file named by an option or an operand, judged as a write like tee's.
+    # opts: options whose value is the output; at: that operand (-1: the last); from: every operand from
+    # there on (in-place editors); valued: options taking a value (so operands are counted right);
+    # when: only with one of these options (`dpkg-deb -x`, `gofmt -w`); sub: only after this first word.
+    "uniq": {"at": 1, "valued": "-f -s -w --skip-fields --skip-chars --check-chars"},
+    "xxd": {"at": 1, "valued": "-c -g -l -s -o -n -C -cols -len -seek -groupsize -name -octets"},
+    "sponge": {"at": 0}, "lz4": {"at": 1}, "qpdf": {"at": 1}, "ps2pdf": {"at": 1}, "pdf2ps": {"at": 1},
+    "lame": {"at": 1}, "objcopy": {"at": 1}, "sox": {"at": -1}, "wkhtmltopdf": {"at": -1},
+    "split": {"at": 1, "valued": "-a -b -C -l -n -t --additional-suffix --filter --suffix-length --bytes "
+                                "--line-bytes --lines --number --separator"},
+    "csplit": {"opts": "-f --prefix"},
+    "sdiff": {"opts": "-o --output"}, "pandoc": {"opts": "-o --output"}, "shuf": {"opts": "-o --output"},
+    "gcc": {"opts": "-o"}, "cc": {"opts": "-o"}, "g++": {"opts": "-o"}, "c++": {"opts": "-o"},
+    "clang": {"opts": "-o"}, "clang++": {"opts": "-o"}, "tcc": {"opts": "-o"}, "ld": {"opts": "-o"},
+    "as": {"opts": "-o"}, "strip": {"opts": "-o"}, "rustc": {"opts": "-o --out-dir"},
+    "go": {"sub": "build", "opts": "-o"}, "zstd": {"opts": "-o"}, "brotli": {"opts": "-o --output"},
+    "msgfmt": {"opts": "-o --output-file"}, "pg_dump": {"opts": "-f --file"},
+    "mysqldump": {"opts": "-r --result-file"}, "yt-dlp": {"opts": "-o --output"}, "cwebp": {"opts": "-o"},
+    "rsvg-convert": {"opts": "-o --output"}, "inkscape": {"opts": "-o --export-filename"},
+    "xmllint": {"opts": "--output -o"},
+    "script": {"at": 0, "valued": "-c --command -I -O -T -B -E --log-in --log-out --log-timing --log-io --echo"},
+    "ffmpeg": {"at": -1}, "avconv": {"at": -1}, "convert": {"at": -1}, "magick": {"at": -1},
+    "mogrify": {"from": 0, "valued": "-resize -quality -format -path -strip -rotate -crop -density"},
+    "sd": {"from": 2}, "yq": {"when": "-i --inplace", "from": 1},
+    "gofmt": {"when": "-w", "from": 0}, "goimports": {"when": "-w", "from": 0},
+    "clang-format": {"when": "-i", "from": 0}, "prettier": {"when": "--write -w", "from": 0},
+    "dpkg-deb": {"when": "-x -X -R -b -e --extract --vextract --raw-extract --build --control", "at": 1},
+}
+# fmt: on
+
+
+def _operands(inv: Inv, valued: set[str]) -> list[str]:
+    out, skip = [], False
+    for a in inv.args:
+        if skip:
+            skip = False
+        elif a in valued:
+            skip = True
+        elif not a.startswith("-") or a == "-":
+            out.append(a)
+    return out
+
+
+def _output(inv: Inv) -> list[tuple[str, Verb]]:
+    """The file an `OUTPUTS` program writes (`uniq IN OUT`, `gcc -o OUT`, `ffmpeg ... OUT`, `sponge FILE`)."""
+    e = OUTPUTS[inv.prog]
+    if e.get("sub") and inv.positional[:1] != [e["sub"]]:
+        return []
+    if e.get("when") and not any(inv.has(o[1:] if len(o) == 2 else o) for o in e["when"].split()):
+        return []
+    out = _valued(tuple(e["opts"].split()))(inv) if e.get("opts") else []
+    valued = set(e.get("valued", "").split()) | set(e.get("opts", "").split())
+    ops = _operands(inv, valued)
+    if e.get("sub"):
+        ops = ops[1:]
+    if "at" in e and ops and (e["at"] == -1 or e["at"] < len(ops)):
+        out.append((ops[e["at"]], "write"))
+    if "from" in e:
+        out += [(p, "write") for p in ops[e["from"]:]]
+    return out
+
+
+_REMOTE = re.compile(r"^(?:[\w.-]+@)?[\w.-]+:|^\w+://")
+
+
+def _dedupe(inv: Inv) -> list[tuple[str, Verb]]:
+    """fdupes/jdupes `-d` (`--delete`): duplicates under each folder go, `-r` through the whole tree."""
+    if not (inv.has("d", "--delete") or any(a.startswith("--delete") for a in inv.args)):
+        return []
+    verb: Verb = "rdelete" if inv.has("r", "R", "--recurse", "--recursive") else "delete"
+    return [(p, verb) for p in _operands(inv, {"-x", "--xsize", "-o", "--order", "-X", "--ext-filter",
+                                               "-C", "--chunk-size", "-l", "--log"})]
+
+
+def _rdfind(inv: Inv) -> list[tuple[str, Verb]]:
+    """rdfind: every option takes a value; `-deleteduplicates true` deletes under the folders that follow."""
+    args, dirs, deleting, i = inv.args, [], False, 0
+    while i < len(args):
+        if args[i].startswith("-"):
+            deleting = deleting or (args[i] == "-deleteduplicates" and args[i + 1:i + 2] == ["true"])
+            i += 2
+        else:
+            dirs.append(args[i])
+            i += 1
+    return [(d, "rdelete") for d in dirs] if deleting else []
+
+
+def _gio(inv: Inv) -> list[tuple[str, Verb]]:
+    """`gio trash` / `gio remove` (the desktop's rm; a trashed folder goes whole)."""
+    pos = inv.positional
+    if pos[:1] == ["trash"]:
+        return [(p, "rdelete") for p in pos[1:]]
+    return [(p, "delete") for p in pos[1:]] if pos[:1] in (["remove"], ["rm"]) else []
+
+
+def _sync_delete(inv: Inv) -> list[tuple[str, Verb]]:
+    """rsync `--delete*` and rclone `sync`: a local destination loses what the source lacks (a wipe when
+    the source is empty); `rclone delete/purge` of a local path deletes it."""
+    pos = inv.positional
+    if inv.prog == "rclone":
+        if pos[:1] in (["delete"], ["purge"], ["deletefile"]):
+            return [(p, "rdelete") for p in pos[1:] if not _REMOTE.match(p)]
+        if pos[:1] == ["sync"] and len(pos) >= 3 and not _REMOTE.match(pos[2]):
+            return [(pos[2], "rdelete")]
+        return []
+    if not any(a.startswith("--delete") for a in inv.args) or len(pos) < 2 or _REMOTE.match(pos[-1]):
+        return []
+    return [(pos[-1], "rdelete")]
+
+
+_UNISON_VALUED = frozenset({"-force", "-prefer", "-path", "-ignore", "-ignorenot", "-root", "-logfile",
+                            "-backup", "-backupdir", "-ui", "-sshargs", "-servercmd", "-forcepartial",
+                            "-preferpartial", "-merge", "-repeat", "-retry", "-label"})
+
+
+def _unison(inv: Inv) -> list[tuple[str, Verb]]:
+    """unison `-force ROOT` / `-prefer ROOT`: the other replica is made like ROOT (emptied by an empty one)."""
+    args, roots, forced = inv.args, [], set()
+    for i, a in enumerate(args):
+        if a in _UNISON_VALUED and i + 1 < len(args):
+            if a in ("-force", "-prefer"):
+                forced.add(args[i + 1])
+            elif a == "-root":
+                roots.append(args[i + 1])
+        elif not a.startswith("-") and (i == 0 or args[i - 1] not in _UNISON_VALUED):
+            roots.append(a)
+    if not forced or "newer" in forced or "older" in forced:
+        return []
+    return [(r, "rdelete") for r in roots if r not in forced and not _REMOTE.match(r)]
+
+
 _TABLE = {
     "rm": _rm, "Remove-Item": _ps_remove, "remove-item": _ps_remove, "ri": _ps_remove,
     "unlink": _plain("delete"), "rmdir": _plain("delete"), "shred": _plain("delete"),
@@ -383,6 +525,9 @@ _TABLE = {
     "shx": lambda inv: _rm(Inv(inv.argv[1:], inv.simple)) if inv.args[:1] == ["rm"] else [],
     "ed": _editor, "ex": _editor, "vim": _editor, "vi": _editor, "nvim": _editor,
     "uudecode": _valued(("-o", "--output-file")), "patch": _patch, "git": _git,
+    "fdupes": _dedupe, "jdupes": _dedupe, "rdfind": _rdfind, "gio": _gio, "gvfs-trash": _plain("rdelete"),
+    "gvfs-rm": _plain("delete"), "rmtrash": _plain("rdelete"), "trash-rm": _plain("rdelete"),
+    "rsync": _sync_delete, "rclone": _sync_delete, "unison": _unison,
 }
 
 
@@ -409,7 +554,7 @@ def write_targets(inv: Inv) -> list[tuple[str, Verb]]:
     """(raw target, verb) for every path `inv` would write, delete or chmod."""
     if inv.prog in _CHMODS:
         return _chmod(inv)
-    fn = _TABLE.get(inv.prog)
+    fn = _TABLE.get(inv.prog) or (_output if inv.prog in OUTPUTS else None)
     out = fn(inv) if fn is not None else []
     if inv.prog in archive_targets.PROGRAMS:
         out = out + archive_targets.deletes(inv)

@@ -53,7 +53,9 @@ _VALUED = {
     "builtin": set(),
 }
 _VALUED["sem"] = _VALUED["parallel"]
-WRAPPERS = frozenset(_VALUED) | {"busybox", "find"}
+MULTICALL = frozenset({"busybox", "toybox", "coreutils"})
+"""Multi-call binaries: the applet named after them is the program (`coreutils --coreutils-prog=rm`)."""
+WRAPPERS = frozenset(_VALUED) | MULTICALL | {"find", "fd", "fdfind"}
 _PRIV = frozenset({"sudo", "doas", "pkexec", "run0"})
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -126,6 +128,81 @@ def _find(args: list[str]) -> list[list[str]]:
             i = j
         i += 1
     return out
+
+
+_FD_VALUED = frozenset({"-e", "--extension", "-t", "--type", "-d", "--max-depth", "--min-depth", "--exact-depth",
+                        "-E", "--exclude", "-S", "--size", "-j", "--threads", "-c", "--color", "--changed-within",
+                        "--changed-before", "-o", "--owner", "--ignore-file", "--max-results", "--base-directory",
+                        "--path-separator", "--search-path", "--batch-size", "--format"})
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def _fd(args: list[str]) -> list[list[str]]:
+    """Commands that fd's `-x/--exec` (one per entry) and `-X/--exec-batch` run: `{}` (or the end of
+    the command) is each entry below the search paths (`ROOT/*`, `ROOT/*.EXT` with `-e`), never a root."""
+    words, cmds, i, exts = [], [], 0, []
+    while i < len(args):
+        a = args[i]
+        if a in _FD_EXEC:
+            j, cmd = i + 1, []
+            while j < len(args) and args[j] != ";":
+                cmd.append(args[j])
+                j += 1
+            cmds.append(cmd)
+            i = j + 1
+            continue
+        if a in _FD_VALUED and i + 1 < len(args):
+            if a in ("-e", "--extension"):
+                exts.append(args[i + 1])
+            if a == "--search-path":
+                words.append(args[i + 1] if words else ".")
+                words.append(args[i + 1])
+            i += 2
+            continue
+        if not a.startswith("-"):
+            words.append(a)
+        i += 1
+    roots = words[1:] or ["."]
+    items = [f"{r.rstrip('/') or '/'}/*" + (f".{e}" if e else "") for r in roots for e in (exts or [""])]
+    out = []
+    for cmd in cmds:
+        if not cmd:
+            continue
+        placed = any("{" in c and "}" in c for c in cmd[1:])
+        expanded: list[str] = []
+        for c in cmd:
+            expanded.extend(items if c in ("{}", "{/}", "{//}", "{.}", "{/.}") else
+                            [re.sub(r"\{[/.]*\}", items[0], c)] if "{" in c else [c])
+        out.append(expanded if placed else [*expanded, *items])
+    return out
+
+
+def _applet(name: str, args: list[str]) -> list[str]:
+    """`busybox rm -rf x`, `toybox rm`, `coreutils --coreutils-prog=rm -rf x` -> [rm, -rf, x]."""
+    if name != "coreutils":
+        return args
+    for i, a in enumerate(args):
+        if a.startswith("--coreutils-prog="):
+            return [a.split("=", 1)[1], *args[i + 1:]]
+        if a == "--coreutils-prog" and i + 1 < len(args):
+            return args[i + 1:]
+    return []
+
+
+def _maven_exec(args: list[str]) -> list[str]:
+    """`mvn exec:exec -Dexec.executable=rm -Dexec.args='-rf x'`: the program the exec plugin runs."""
+    props = {}
+    for i, a in enumerate(args):
+        if a.startswith("-Dexec.") and "=" in a:
+            k, _, v = a[2:].partition("=")
+            props[k] = v
+        elif a == "-D" and i + 1 < len(args) and "=" in args[i + 1]:
+            k, _, v = args[i + 1].partition("=")
+            props[k] = v
+    exe = props.get("exec.executable")
+    if not exe:
+        return []
+    return [exe, *_split_string(props.get("exec.args", ""))]
 
 
 def fed_command(argv: list[str]) -> list[str]:
@@ -239,10 +316,16 @@ def unwrap(argv: list[str], stdin: StdinEval, depth: int = 0) -> list[Unwrapped]
     if not argv or depth > 12:
         return [(argv, False, [])]
     name = argv[0].rsplit("/", 1)[-1]
-    if name == "busybox" and len(argv) > 1:
-        return _tag(unwrap(argv[1:], stdin, depth + 1), name)
+    if name in MULTICALL and len(argv) > 1:
+        applet = _applet(name, argv[1:])
+        return _tag(unwrap(applet, stdin, depth + 1), name) if applet else [(argv, False, [])]
     if name == "find":
         inner = [u for cmd in _find(argv[1:]) for u in unwrap(cmd, stdin, depth + 1)]
+        return [(argv, False, [])] + _tag(inner, name)
+    if name in ("mvn", "mvnw") and _maven_exec(argv[1:]):
+        return [(argv, False, [])] + _tag(unwrap(_maven_exec(argv[1:]), stdin, depth + 1), name)
+    if name in ("fd", "fdfind"):
+        inner = [u for cmd in _fd(argv[1:]) for u in unwrap(cmd, stdin, depth + 1)]
         return [(argv, False, [])] + _tag(inner, name)
     module = _module_cli(name, argv[1:])
     if module:
