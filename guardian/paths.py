@@ -166,7 +166,8 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int, home: str
     The workspace is judged before the depth: strictly inside it (`/app/build`,
     `/app/*.egg-info`) nothing applies, whatever its depth. The workspace itself
     (`.`, `/app/*`) keeps the depth rule for what wipes it (recursive delete,
-    move, chmod, truncate); `cp x .` or a filtered `find . -delete` is fine.
+    move, truncate); `cp x .`, a filtered `find . -delete` or a chmod/chown of the project's own
+    tree is fine. A system folder or the home as workspace (`NOT_WORKSPACES`, `home`) shields nothing.
     """
     if t.unknown:
         return ["FS-004"] if verb in ("delete", "rdelete") else ["CONF-002"]
@@ -180,6 +181,8 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int, home: str
             return []
         if (verb in _ROOT_SAFE and not (t.glob and verb == "delete")) or (verb == "move" and t.glob):
             return []  # `mv * sub/` moves entries; where they land is judged as its own target
+        if verb == "chmod" and ws != (home.rstrip("/") or "/"):
+            return []  # `chmod -R a+rX .`, `chown -R me .`: the project's own modes, whatever its depth
     eff = depth(t.path) + (1 if t.glob and (t.inside or t.path in ("/tmp", "/var/tmp")) else 0)
     if eff < min_depth:
         shallow = ["FS-001"] if verb == "rdelete" else ["FS-002"]
