@@ -6,6 +6,7 @@ category, decision, the programs it looks at, a reason and an example.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from tether.guardian.rules import Inv, rule, static_rule
@@ -34,11 +35,39 @@ def _dd_device(inv: Inv) -> bool:
 
 
 @rule("DISK-002", "device-write", "deny",
-      ("mkfs", "mke2fs", "mkswap", "mkfs.ext4", "mkfs.ext3", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat",
-       "mkfs.fat", "mkfs.ntfs", "newfs", "mkntfs"), "creating a filesystem destroys a device",
+      ("mkfs", "mke2fs", "mkswap", "mkfs.ext2", "mkfs.ext3", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat",
+       "mkfs.fat", "mkfs.msdos", "mkdosfs", "mkfs.ntfs", "mkfs.exfat", "mkfs.f2fs", "newfs", "mkntfs", "mformat"),
+      "creating a filesystem destroys a device (on a regular image file it is a write, judged by the path policy)",
       "mkfs.ext4 /dev/sdb1")
 def _mkfs(inv: Inv) -> bool:
-    return bool(inv.args) and not inv.has("--help", "V", "--version")
+    if not inv.args or inv.has("--help", "V", "--version"):
+        return False
+    return not image_operands(inv)
+
+
+MKFS = ("mkfs", "mke2fs", "mkswap", "mkfs.ext2", "mkfs.ext3", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat",
+        "mkfs.fat", "mkfs.msdos", "mkdosfs", "mkfs.ntfs", "mkfs.exfat", "mkfs.f2fs", "newfs", "mkntfs", "mformat")
+"""Programs that lay a file system (or swap) over their operand: a device, or an image file."""
+_DEVICE_TREES = ("/dev/", "/proc/", "/sys/")
+
+
+def image_operands(inv: Inv) -> list[str]:
+    """The operands of a mkfs-like program when every one is a regular file path seen from its cwd
+    (`disk.img`, `/tmp/test.img`, `tests/fixtures/fs.img`), else []: a device (/dev/*, or reached
+    through `cd /dev`), an operand unknown until run time or a cwd unknown keep DISK-002's deny.
+    Bare numbers (a block count) are not paths. Where the file lies is judged by the path policy
+    (`targets.write_targets` lists these as writes)."""
+    paths = [p for p in inv.positional if not p.isdigit()]
+    cwd = inv.simple.cwd or ""
+    if not paths or UNKNOWN in cwd or not cwd.startswith("/"):
+        return []
+    for p in paths:
+        if UNKNOWN in p or p.startswith("~") or any(c in p for c in "*?[$`"):
+            return []
+        full = posixpath.normpath(p if p.startswith("/") else cwd.rstrip("/") + "/" + p)
+        if full == "/dev" or any((full + "/").startswith(t) for t in _DEVICE_TREES):
+            return []
+    return paths
 
 
 @rule("DISK-003", "device-write", "deny",

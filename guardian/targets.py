@@ -17,6 +17,7 @@ import re
 from tether.guardian import archive_targets
 from tether.guardian.paths import Verb
 from tether.guardian.rules import Inv
+from tether.guardian.rules_fs import MKFS, image_operands
 
 _FIND_FILTERS = frozenset({
     "-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-type", "-newer", "-mtime",
@@ -415,4 +416,6 @@ def write_targets(inv: Inv) -> list[tuple[str, Verb]]:
         out = out + archive_targets.deletes(inv)
     if inv.prog == "find":
         out = out + _find_writes(inv)
+    if inv.prog in MKFS:
+        out = out + [(p, "write") for p in image_operands(inv)]
     return [(p, v) for p, v in out if p and p != "-"]
