@@ -216,6 +216,8 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
         decision, why = "deny", "the whole bucket or database"
     if any(UNKNOWN in t for t in targets) and every:
         decision, why = _max(decision, v.get("mass", "deny")), "every object the lister prints"
+    elif v.get("local") and _local_one(inv, targets, v) and not _production(inv, [*args, *values]):
+        decision, why = v["local"], "on this machine"
     if decision == "allow":
         return Finding("allow", cat, f"{name} {verb}")
     if e.get("critical") and any(re.match(e["critical"], t) for t in targets):
@@ -231,6 +233,19 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
         return Finding("allow", cat, f"{name} {verb} on the test database")
     detail = f"{name} {verb}" + (f": {why}" if why else "")
     return Finding(decision, cat, detail)
+
+
+def _local_one(inv: Inv, targets: list[str], v: dict) -> bool:
+    """The verb acts on a server on this machine (`local_databases.server`), on at most `localmax` named
+    objects (none: no limit), none of them unknown until run time or a pattern."""
+    from tether.guardian import local_databases
+
+    most = v.get("localmax")
+    if most is not None and len(targets) > most:
+        return False
+    if any(UNKNOWN in t or any(c in t for c in "*?[") for t in targets):
+        return False
+    return local_databases.server(inv)[0]
 
 
 def _generic(pos: list[str]) -> tuple[tuple[str, ...], dict] | None:
@@ -307,7 +322,13 @@ def _sql(inv: Inv, fed: str | None = None) -> Finding | None:
     prod = _production(inv, [a for a in inv.args if not SQL_DESTRUCTIVE.search(a)])
     if prod:
         return Finding("deny", "data", f"drops or truncates on a production target {prod}")
-    return Finding("ask", "data", "drops or truncates: SQL read from stdin or a file") if hidden else None
+    if not hidden:
+        return None
+    from tether.guardian import local_databases
+
+    if local_databases.database_file(inv) or local_databases.local_test_sql(inv, [fed or ""], SQL_DESTRUCTIVE):
+        return None  # a database file (the path policy judges the write), a test database on this machine
+    return Finding("ask", "data", "drops or truncates: SQL read from stdin or a file")
 
 
 _RULE = {("deny", "infra"): "MGMT-001", ("ask", "infra"): "MGMT-002", ("deny", "data"): "MGMT-003",

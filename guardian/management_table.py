@@ -50,6 +50,10 @@ Verb entry keys:
         (prisma, typeorm: DATABASE_URL decides) get no such exemption.
     denyenv: environment variables whose presence removes the tool's own
         safety check (DISABLE_DATABASE_ENVIRONMENT_CHECK): deny.
+    local: the decision when the server is this machine (`local_databases.server`: loopback, a unix
+        socket, redis-cli without -h) and no target is unknown or a pattern; `localmax`: at most that
+        many named targets (`redis-cli -h localhost DEL session:test` allow, FLUSHDB there ask).
+        Production words and `mass` (a lister's whole output) still win.
 A destructive verb (ask or deny) whose arguments, options or environment name
 a production target (`prod`, `production`, `prd`, `live` as a word part, or
 RAILS_ENV/NODE_ENV/... = production) is deny; `--help`, `-h` and dry-runs are
@@ -219,8 +223,10 @@ MANAGEMENT: dict[str, dict] = {
         "gvalued": "-h -p -a -n -u -s --user --pass --pattern -i -r --tls --cacert",
         "lists": "--scan keys scan", "filters": "--pattern",
         "denytext": r"(?i)\bflush(?:all|db)\b",
-        "verbs": {"flushall": {"do": "deny"}, "flushdb": {"do": "deny"}, "del": {"do": "ask", "mass": "deny"},
-                  "unlink": {"do": "ask", "mass": "deny"}, "shutdown": {"do": "ask"},
+        "verbs": {"flushall": {"do": "deny", "local": "ask"}, "flushdb": {"do": "deny", "local": "ask"},
+                  "del": {"do": "ask", "mass": "deny", "local": "allow", "localmax": 1},
+                  "unlink": {"do": "ask", "mass": "deny", "local": "allow", "localmax": 1},
+                  "expire": {"do": "allow"}, "shutdown": {"do": "ask"},
                   "config set": {"do": "ask"}}},
     "etcdctl": {"fam": "store", "verbs": {"del": {"do": "ask", "root": r"^/?$", "rootneed": "--prefix --from-key"}}},
     "consul": {"fam": "store", "gvalued": "-token -token-file -http-addr -datacenter -namespace -partition -ca-file "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from tether.guardian import archive_targets
+from tether.guardian import archive_targets, local_databases
 from tether.guardian.paths import Verb
 from tether.guardian.rules import Inv
 from tether.guardian.rules_fs import MKFS, image_operands
@@ -406,6 +406,15 @@ def sensitive_targets(inv: Inv) -> list[str]:
     return [p for p, _ in fn(inv)] if fn else []
 
 
+def _database_file_wipe(inv: Inv) -> list[tuple[str, Verb]]:
+    """`sqlite3 test.db 'DELETE FROM t'`: wiping SQL on a database file writes that file."""
+    from tether.guardian.rules_cloud import SQL_DESTRUCTIVE
+
+    path = local_databases.database_file(inv)
+    texts = [*inv.args, *([inv.simple.stdin] if inv.simple.stdin else [])]
+    return [(path, "write")] if path and any(SQL_DESTRUCTIVE.search(t) for t in texts) else []
+
+
 def write_targets(inv: Inv) -> list[tuple[str, Verb]]:
     """(raw target, verb) for every path `inv` would write, delete or chmod."""
     if inv.prog in _CHMODS:
@@ -418,4 +427,6 @@ def write_targets(inv: Inv) -> list[tuple[str, Verb]]:
         out = out + _find_writes(inv)
     if inv.prog in MKFS:
         out = out + [(p, "write") for p in image_operands(inv)]
+    if inv.prog in local_databases.FILE_DBS:
+        out = out + _database_file_wipe(inv)
     return [(p, v) for p, v in out if p and p != "-"]
