@@ -21,11 +21,51 @@ static_rule("GUARD-002", "guardian-failure", "ask",
             "the parts it can read are judged", "case x in a) ls ;& b) ;; esac")
 
 
+RSYNC_VALUED = frozenset((
+    "--exclude --include --exclude-from --include-from --filter -f --files-from -e --rsh --rsync-path --chmod "
+    "--chown --backup-dir --suffix -T --temp-dir --compare-dest --copy-dest --link-dest --partial-dir --log-file "
+    "--log-file-format --password-file -M --remote-option --out-format --timeout --contimeout --bwlimit --max-size "
+    "--min-size -B --block-size --port --sockopts --usermap --groupmap --iconv --info --debug --protocol "
+    "--checksum-choice --compress-choice --compress-level --outbuf --stop-after --stop-at --modify-window "
+    "--max-delete --skip-compress --address --max-alloc --write-batch --read-batch --only-write-batch").split())
+"""rsync options whose value is the next word (`--exclude .git`): not operands."""
+_REMOTE = re.compile(r"^(?:[\w.-]+@)?[\w.-]+:|^\w+://")
+
+
+def rsync_operands(inv: Inv) -> tuple[list[str], list[str]]:
+    """(rsync's operands, the literal patterns of its --exclude options), option values skipped."""
+    ops, excluded = [], []
+    args = inv.args
+    i, rest = 0, False
+    while i < len(args):
+        a = args[i]
+        if rest or not a.startswith("-") or a == "-":
+            ops.append(a)
+        elif a == "--":
+            rest = True
+        elif a in RSYNC_VALUED:
+            if a == "--exclude" and i + 1 < len(args):
+                excluded.append(args[i + 1])
+            i += 1
+        elif a.startswith("--exclude="):
+            excluded.append(a.split("=", 1)[1])
+        i += 1
+    return ops, excluded
+
+
 @rule("FS-005", "filesystem-destruction", "ask", "rsync",
-      "rsync that deletes files at the destination", "rsync -a --delete src/ dst/")
+      "rsync that deletes files at the destination (not a mirror into scratch space, /tmp/x)",
+      "rsync -a --delete src/ dst/")
 def _rsync_delete(inv: Inv) -> bool:
     # --remove-source-files deletes its inputs: those are deletes under the path policy (guardian/archive_targets.py)
-    return any(a.startswith("--delete") for a in inv.long) and "--dry-run" not in inv.long and "n" not in inv.short
+    if not any(a.startswith("--delete") for a in inv.long) or "--dry-run" in inv.long or "n" in inv.short:
+        return False
+    ops = rsync_operands(inv)[0]
+    cwd = inv.simple.cwd or ""
+    if len(ops) < 2 or _REMOTE.match(ops[-1]) or UNKNOWN in ops[-1] or UNKNOWN in cwd or not cwd.startswith("/"):
+        return True
+    dest = posixpath.normpath(ops[-1] if ops[-1].startswith("/") else cwd.rstrip("/") + "/" + ops[-1])
+    return not dest.startswith(("/tmp/", "/var/tmp/"))  # a scratch mirror; /tmp itself is not one
 
 
 @rule("DISK-001", "device-write", "deny", "dd", "dd writing to a block device",

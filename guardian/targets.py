@@ -17,7 +17,7 @@ import re
 from tether.guardian import archive_targets, local_databases
 from tether.guardian.paths import Verb
 from tether.guardian.rules import Inv
-from tether.guardian.rules_fs import MKFS, image_operands
+from tether.guardian.rules_fs import MKFS, image_operands, rsync_operands
 
 _FIND_FILTERS = frozenset({
     "-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-type", "-newer", "-mtime",
@@ -179,7 +179,7 @@ SENSITIVE_ONLY: dict = {}
 
 def _copy_dest(inv: Inv) -> list[tuple[str, Verb]]:
     """rsync/scp: the last operand, when it is local."""
-    pos = inv.positional
+    pos = rsync_operands(inv)[0] if inv.prog == "rsync" else inv.positional
     if len(pos) < 2 or re.match(r"^(?:[\w.-]+@)?[\w.-]+:|^\w+://", pos[-1]):
         return []
     return [(pos[-1], "write")]
