@@ -143,8 +143,13 @@ class Analyser:
         downloads.on_line(self, text)
         simples, _ = parse_line(text, env or self.env, cwd or self.cwd, self.home,
                                 self._subst(env or self.env, cwd or self.cwd))
-        for s in simples:
-            self._simple(s, depth)
+        outer: list[Simple] = getattr(self, "after", [])
+        try:
+            for i, s in enumerate(simples):
+                self.after = simples[i + 1 :] + outer  # what runs later in the line (`management` round trips)
+                self._simple(s, depth)
+        finally:
+            self.after = outer
         secrets_flow.on_line(self, text, simples)
 
     def _guess(self, text: str, depth: int, env: dict[str, str], cwd: str) -> None:

@@ -358,8 +358,40 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
     if prog in _SQL_CLIS:
         fed = "\n".join(t for t in [fed, *_sql_files(an, inv)] if t) or None
     f = judge(inv, every, fed)
+    if f is not None and f.decision == "ask" and found is not None and _migrated_back(an, inv, found):
+        return  # `alembic downgrade -1 && alembic upgrade head`: a round trip that ends where it began
     if f is not None and f.decision != "allow":
         an._hit(_RULE[(f.decision, f.category)], prog, f.detail)
+
+
+_LAUNCHERS = frozenset({"npx", "bunx", "pnpx", "npm", "pnpm", "yarn", "bun", "exec", "x", "dlx", "bundle", "poetry",
+                        "uv", "pipenv", "pdm", "hatch", "run"})
+"""Launcher words before a migration tool in the command that migrates back up (the analyser runs the first
+command's tool through the program table; the later one is only read here)."""
+
+
+def _migrated_back(an: Analyser, inv: Inv, found: tuple[str, dict, list[str]]) -> bool:
+    """A rollback (a verb with `redo`) followed later in the same line by the same tool migrating up."""
+    name, e, args = found
+    pos = _split(args, set(e.get("gvalued", "").split()))[0]
+    hit = _verb(name, pos)
+    redo = hit[1].get("redo", "").split() if hit else []
+    later: list = getattr(an, "after", [])
+    if not redo:
+        return False
+    from tether.guardian.unwrap import unwrap
+
+    for s in later:
+        for inner, _sudo, _via in unwrap(s.argv, lambda: None) if s.argv else []:
+            while inner and (inner[0].rsplit("/", 1)[-1] in _LAUNCHERS or inner[0].startswith("-")):
+                inner = inner[1:]  # `npx knex ..`, `bundle exec rails ..`, `poetry run alembic ..`
+            other = _tool(Inv(inner, s)) if inner else None
+            if other is None or other[0] != name:
+                continue
+            words = [w.lower() for w in _split(other[2], set(e.get("gvalued", "").split()))[0]]
+            if any(words[: len(r.split("+"))] == r.split("+") for r in redo):
+                return True
+    return False
 
 
 def _destroy_plan(an: Analyser, inv: Inv, opts: list[str]) -> bool:
