@@ -231,6 +231,8 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
         decision, why = "deny", f"production target {prod}"
     elif decision == "ask" and e.get("testenv") and _test_database(inv, args, e["testenv"].split()):
         return Finding("allow", cat, f"{name} {verb} on the test database")
+    elif decision == "ask" and v.get("onepod") and one_pod(inv):
+        return Finding("allow", cat, f"{name} {verb}: one named pod, which its controller recreates")
     detail = f"{name} {verb}" + (f": {why}" if why else "")
     return Finding(decision, cat, detail)
 
@@ -246,6 +248,30 @@ def _local_one(inv: Inv, targets: list[str], v: dict) -> bool:
     if any(UNKNOWN in t or any(c in t for c in "*?[") for t in targets):
         return False
     return local_databases.server(inv)[0]
+
+
+_POD_KINDS = frozenset({"pod", "pods", "po"})
+_POD_OFF = "-f --filename -k --kustomize -l --selector --field-selector --all -A --all-namespaces --raw"
+
+
+def one_pod(inv: Inv) -> bool:
+    """`kubectl delete pod NAME [-n ns]`: one named pod (its deployment or job starts a new one), not in a
+    namespace the cluster runs in (kube-*) nor one whose namespace, context or name says production."""
+    found = _tool(inv)
+    if found is None or found[0] != "kubectl":
+        return False
+    _name, e, args = found
+    pos, values = _split(args, set(e.get("gvalued", "").split()))
+    if _opt_present(args, _POD_OFF) or any(UNKNOWN in w for w in [*pos, *values]):
+        return False
+    if pos[:1] != ["delete"]:
+        return False
+    named = pos[2:] if pos[1:2] and pos[1].lower() in _POD_KINDS else pos[1:]
+    if pos[1:2] and pos[1].lower() in _POD_KINDS:
+        ok = len(named) == 1 and "/" not in named[0]
+    else:
+        ok = len(named) == 1 and named[0].split("/", 1)[0].lower() in _POD_KINDS and named[0].count("/") == 1
+    return ok and not _production(inv, [*pos, *values]) and not any(v.startswith("kube-") for v in values)
 
 
 def _generic(pos: list[str]) -> tuple[tuple[str, ...], dict] | None:

@@ -41,6 +41,8 @@ Verb entry keys:
         `--recursive`; not with `--include`, which picks some keys);
         `rootbare`: no target at all is the root too (`consul kv delete -recurse`).
     zero: `migrate APP zero` (every migration undone) asks.
+    onepod: `kubectl delete pod NAME`: one named pod outside production and kube-* (`management.one_pod`),
+        which its controller recreates: allow.
     redo: verbs (words joined by `+`) that migrate back up: a rollback followed later in the same line by
         the same tool running one of them (`alembic downgrade -1 && alembic upgrade head`) is a round trip
         that ends where it began (a down migration's own test): its ask is dropped; a deny stays.
@@ -64,7 +66,7 @@ always allow (see `SAFE`).
 """
 
 # fmt: off
-_K8S_DELETE = {"do": "ask"}
+_K8S_DELETE = {"do": "ask", "onepod": True}
 _SQL_WIPE = r"(?i)\b(?:drop\s+(?:database|table|schema)|truncate\s+(?:table\s+)?\w|delete\s+from\s+\w+\s*(?:;|$))"
 _WIPE_CODE = (r"(?i)\.(?:delete_all|destroy_all|truncate)\b|objects\.all\(\)\.delete\(|\bdrop_table\b|"
               r"\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|Repo\.delete_all|::truncate\(|"

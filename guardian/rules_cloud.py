@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from tether.guardian import local_databases
-from tether.guardian.management import inert
+from tether.guardian.management import inert, one_pod
 from tether.guardian.rules import Inv, rule
 
 _VERB = re.compile(
@@ -76,8 +76,8 @@ def _az(inv: Inv) -> bool:
 @rule("CLOUD-004", "cloud-destructive", "ask", ("kubectl", "helm", "oc", "k9s"),
       "deletes Kubernetes objects or releases, or drains nodes", "kubectl delete namespace prod")
 def _kube(inv: Inv) -> bool:
-    if inert(inv):
-        return False
+    if inert(inv) or one_pod(inv):
+        return False  # one named pod is recreated by its controller (`management.one_pod`)
     pos = inv.positional
     if inv.prog == "helm":
         return pos[:1] in (["uninstall"], ["delete"], ["del"], ["rollback"])
