@@ -167,7 +167,7 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int, home: str
     `/app/*.egg-info`) nothing applies, whatever its depth. The workspace itself
     (`.`, `/app/*`) keeps the depth rule for what wipes it (recursive delete,
     move, truncate); `cp x .`, a filtered `find . -delete` or a chmod/chown of the project's own
-    tree is fine. A system folder or the home as workspace (`NOT_WORKSPACES`, `home`) shields nothing.
+    tree is fine. A system folder or the home as workspace (`NOT_WORKSPACES`, `SYSTEM`, `home`) shields nothing.
     """
     if t.unknown:
         return ["FS-004"] if verb in ("delete", "rdelete") else ["CONF-002"]
@@ -181,7 +181,7 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int, home: str
             return []
         if (verb in _ROOT_SAFE and not (t.glob and verb == "delete")) or (verb == "move" and t.glob):
             return []  # `mv * sub/` moves entries; where they land is judged as its own target
-        if verb == "chmod" and ws != (home.rstrip("/") or "/"):
+        if verb == "chmod" and ws != (home.rstrip("/") or "/") and ws not in SYSTEM:
             return []  # `chmod -R a+rX .`, `chown -R me .`: the project's own modes, whatever its depth
     eff = depth(t.path) + (1 if t.glob and (t.inside or t.path in ("/tmp", "/var/tmp")) else 0)
     if eff < min_depth:
