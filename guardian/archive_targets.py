@@ -110,7 +110,7 @@ def _rar(inv: Inv) -> list[tuple[str, Verb]]:
 def _rsync(inv: Inv) -> list[tuple[str, Verb]]:
     if "--remove-source-files" not in inv.long or inv.has("n", "--dry-run"):
         return []
-    from tether.guardian.rules_fs import rsync_operands
+    from tether.guardian.file_operands import rsync_operands
 
     pos = rsync_operands(inv)[0]
     local = [p for p in pos[:-1] if not re.match(r"^(?:[\w.-]+@)?[\w.-]+:|^\w+://", p)]

@@ -15,10 +15,10 @@ from __future__ import annotations
 import fnmatch
 import re
 
+from tether.guardian.file_operands import rsync_operands
 from tether.guardian.paths import SYSTEM, normalise, under
 from tether.guardian.programs_table import SHELLS
 from tether.guardian.rules import Inv
-from tether.guardian.rules_fs import rsync_operands
 from tether.guardian.rules_paths import path_hits
 from tether.guardian.targets import sensitive_targets
 from tether.guardian.words import UNKNOWN

@@ -4,7 +4,8 @@ Why: wiping a table of `app_test` on localhost is ordinary test set-up; the same
 remote server or a database with any other name may be someone's data. Only what the command line
 itself says counts: a server or database the CLI would take from its environment or a config file
 (PGHOST, ~/.my.cnf) is unknown, so psql/mysql without a host option are not local here. redis-cli
-has no such setting: without `-h`/`-u`/`-s` it talks to 127.0.0.1.
+without `-h`/`-u`/`-s` talks to 127.0.0.1 of wherever it runs, which a wrapper may make another
+machine (`kubectl exec redis-0 -- redis-cli FLUSHALL`): it too needs the host named.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ SERVERS: dict[str, dict[str, str]] = {
               "hostenv": "MYSQL_HOST", "dbenv": "", "default": ""},
     "redis-cli": {"host": "-h", "socket": "-s", "db": "", "url": "-u",
                   "valued": "-p -a -n --user --pass -i -r --pattern --tls --cacert --cert --key",
-                  "hostenv": "", "dbenv": "", "default": "local"},
+                  "hostenv": "", "dbenv": "", "default": ""},
 }
 ALIASES = {"mariadb": "mysql", "valkey-cli": "redis-cli", "keydb-cli": "redis-cli"}
 LOOPBACK = r"^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\]|0\.0\.0\.0)$"

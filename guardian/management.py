@@ -168,9 +168,10 @@ def is_lister(inv: Inv) -> str:
     return name
 
 
-def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | None:
+def judge(inv: Inv, every: bool = False, stdin: str | None = None, here: bool = True) -> Finding | None:
     """The finding for one invocation; `every`: its unknown targets are a lister's whole output;
-    `stdin`: the text it reads, when known (`echo FLUSHALL | redis-cli`)."""
+    `stdin`: the text it reads, when known (`echo FLUSHALL | redis-cli`); `here`: not run on another
+    machine or container (`ssh host ..`, `kubectl exec ..`), so `localhost` is this one."""
     if inv.prog in _HTTP:
         return _http(inv)
     if inv.prog in _SQL_CLIS:
@@ -216,7 +217,7 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
         decision, why = "deny", "the whole bucket or database"
     if any(UNKNOWN in t for t in targets) and every:
         decision, why = _max(decision, v.get("mass", "deny")), "every object the lister prints"
-    elif v.get("local") and _local_one(inv, targets, v) and not _production(inv, [*args, *values]):
+    elif here and v.get("local") and _local_one(inv, targets, v) and not _production(inv, [*args, *values]):
         decision, why = v["local"], "on this machine"
     if decision == "allow":
         return Finding("allow", cat, f"{name} {verb}")
@@ -383,7 +384,7 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
     fed = an._stdin(inv.simple)
     if prog in _SQL_CLIS:
         fed = "\n".join(t for t in [fed, *_sql_files(an, inv)] if t) or None
-    f = judge(inv, every, fed)
+    f = judge(inv, every, fed, here=not getattr(an, "elsewhere", 0))
     if f is not None and f.decision == "ask" and found is not None and _migrated_back(an, inv, found):
         return  # `alembic downgrade -1 && alembic upgrade head`: a round trip that ends where it began
     if f is not None and f.decision != "allow":

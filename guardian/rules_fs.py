@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from tether.guardian.file_operands import REMOTE, image_operands, rsync_operands
 from tether.guardian.rules import Inv, rule, static_rule
 from tether.guardian.words import UNKNOWN
 
@@ -21,36 +22,6 @@ static_rule("GUARD-002", "guardian-failure", "ask",
             "the parts it can read are judged", "case x in a) ls ;& b) ;; esac")
 
 
-RSYNC_VALUED = frozenset((
-    "--exclude --include --exclude-from --include-from --filter -f --files-from -e --rsh --rsync-path --chmod "
-    "--chown --backup-dir --suffix -T --temp-dir --compare-dest --copy-dest --link-dest --partial-dir --log-file "
-    "--log-file-format --password-file -M --remote-option --out-format --timeout --contimeout --bwlimit --max-size "
-    "--min-size -B --block-size --port --sockopts --usermap --groupmap --iconv --info --debug --protocol "
-    "--checksum-choice --compress-choice --compress-level --outbuf --stop-after --stop-at --modify-window "
-    "--max-delete --skip-compress --address --max-alloc --write-batch --read-batch --only-write-batch").split())
-"""rsync options whose value is the next word (`--exclude .git`): not operands."""
-_REMOTE = re.compile(r"^(?:[\w.-]+@)?[\w.-]+:|^\w+://")
-
-
-def rsync_operands(inv: Inv) -> tuple[list[str], list[str]]:
-    """(rsync's operands, the literal patterns of its --exclude options), option values skipped."""
-    ops, excluded = [], []
-    args = inv.args
-    i, rest = 0, False
-    while i < len(args):
-        a = args[i]
-        if rest or not a.startswith("-") or a == "-":
-            ops.append(a)
-        elif a == "--":
-            rest = True
-        elif a in RSYNC_VALUED:
-            if a == "--exclude" and i + 1 < len(args):
-                excluded.append(args[i + 1])
-            i += 1
-        elif a.startswith("--exclude="):
-            excluded.append(a.split("=", 1)[1])
-        i += 1
-    return ops, excluded
 
 
 @rule("FS-005", "filesystem-destruction", "ask", "rsync",
@@ -62,7 +33,7 @@ def _rsync_delete(inv: Inv) -> bool:
         return False
     ops = rsync_operands(inv)[0]
     cwd = inv.simple.cwd or ""
-    if len(ops) < 2 or _REMOTE.match(ops[-1]) or UNKNOWN in ops[-1] or UNKNOWN in cwd or not cwd.startswith("/"):
+    if len(ops) < 2 or REMOTE.match(ops[-1]) or UNKNOWN in ops[-1] or UNKNOWN in cwd or not cwd.startswith("/"):
         return True
     dest = posixpath.normpath(ops[-1] if ops[-1].startswith("/") else cwd.rstrip("/") + "/" + ops[-1])
     return not dest.startswith(("/tmp/", "/var/tmp/"))  # a scratch mirror; /tmp itself is not one
@@ -85,29 +56,6 @@ def _mkfs(inv: Inv) -> bool:
     return not image_operands(inv)
 
 
-MKFS = ("mkfs", "mke2fs", "mkswap", "mkfs.ext2", "mkfs.ext3", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat",
-        "mkfs.fat", "mkfs.msdos", "mkdosfs", "mkfs.ntfs", "mkfs.exfat", "mkfs.f2fs", "newfs", "mkntfs", "mformat")
-"""Programs that lay a file system (or swap) over their operand: a device, or an image file."""
-_DEVICE_TREES = ("/dev/", "/proc/", "/sys/")
-
-
-def image_operands(inv: Inv) -> list[str]:
-    """The operands of a mkfs-like program when every one is a regular file path seen from its cwd
-    (`disk.img`, `/tmp/test.img`, `tests/fixtures/fs.img`), else []: a device (/dev/*, or reached
-    through `cd /dev`), an operand unknown until run time or a cwd unknown keep DISK-002's deny.
-    Bare numbers (a block count) are not paths. Where the file lies is judged by the path policy
-    (`targets.write_targets` lists these as writes)."""
-    paths = [p for p in inv.positional if not p.isdigit()]
-    cwd = inv.simple.cwd or ""
-    if not paths or UNKNOWN in cwd or not cwd.startswith("/"):
-        return []
-    for p in paths:
-        if UNKNOWN in p or p.startswith("~") or any(c in p for c in "*?[$`"):
-            return []
-        full = posixpath.normpath(p if p.startswith("/") else cwd.rstrip("/") + "/" + p)
-        if full == "/dev" or any((full + "/").startswith(t) for t in _DEVICE_TREES):
-            return []
-    return paths
 
 
 @rule("DISK-003", "device-write", "deny",

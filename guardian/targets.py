@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 
 from tether.guardian import archive_targets, local_databases
+from tether.guardian.file_operands import MKFS, image_operands, rsync_operands
 from tether.guardian.paths import Verb
 from tether.guardian.rules import Inv
-from tether.guardian.rules_fs import MKFS, image_operands, rsync_operands
 
 _FIND_FILTERS = frozenset({
     "-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-type", "-newer", "-mtime",
