@@ -55,7 +55,37 @@ def _mv(inv: Inv) -> list[tuple[str, Verb]]:
     return [(p, "move") for p in pos[:-1]] + dest if len(pos) >= 2 else []
 
 
+_KEEPS_ACCESS = re.compile(r"^[0-7]?[67][0-7][014-5]$")
+"""Octal modes that keep the owner's read and write and give others no write (755, 644, 0750)."""
+
+
+def _mild_mode(mode: str) -> bool:
+    """A mode that neither locks the owner out nor makes files world-writable (`a+rX`, `u+rw`, `go-w`,
+    `755`): the project's own modes, fine on the workspace itself (`paths.judge_write`'s `modes`)."""
+    if _KEEPS_ACCESS.match(mode):
+        return True
+    for clause in mode.split(","):
+        m = re.match(r"^([ugoa]*)([-+=])([rwxXst]*)$", clause)
+        if not m:
+            return False
+        who, op, perms = m.group(1) or "a", m.group(2), m.group(3)
+        if op in "-=" and ("u" in who or "a" in who) and (op == "-" and set(perms) & {"r", "w"}
+                                                          or op == "=" and not {"r", "w"} <= set(perms)):
+            return False
+        if op in "+=" and "w" in perms and ("o" in who or "a" in who):
+            return False
+    return True
+
+
 def _chmod(inv: Inv) -> list[tuple[str, Verb]]:
+    mild = inv.prog in ("chown", "chgrp") or (inv.prog == "chmod" and inv.positional[:1] != [] and
+                                               _mild_mode(inv.positional[0]) and not any(
+                                                   a.startswith("--reference") for a in inv.args))
+    verb: Verb = "modes" if mild else "chmod"
+    return [(p, verb if v == "chmod" else v) for p, v in _chmod_targets(inv)]
+
+
+def _chmod_targets(inv: Inv) -> list[tuple[str, Verb]]:
     pos = inv.positional
     if inv.prog == "chattr":
         pos = [a for a in inv.args if not a.startswith(("-", "+", "="))]

@@ -41,7 +41,8 @@ NEIGHBOURS = [
     # chmod/chown of the workspace itself, whatever its depth; a system folder or the home shields nothing
     ("/app", "chmod -R a+rX .", "allow"), ("/app", "chown -R $(id -u):$(id -g) .", "allow"),
     ("/srv", "chgrp -R staff .", "deny"), ("/workspace", "chmod -R g+w ./", "allow"),
-    ("/app", "chmod -R 777 .", "allow"),
+    ("/app", "chmod -R 755 .", "allow"), ("/app", "chmod -R go-w .", "allow"),
+    ("/app", "chmod -R 777 .", "deny"), ("/app", "chmod -R 000 .", "deny"), ("/app", "chmod -R a-w .", "deny"),
     ("/app", "chmod -R 777 /usr", "deny"), ("/app", "chown -R me /", "deny"), ("/app", "chmod -R u+rw ~", "deny"),
     ("/", "chmod -R a+rX .", "deny"), ("/home", "chown -R me .", "deny"), ("/home/tether", "chmod -R 700 .", "deny"),
     ("/usr", "chmod -R a+rX .", "deny"),
