@@ -53,6 +53,10 @@ SHARED = Path("/work/shared/corpora")
 OWN = Path(__file__).resolve().parent / "corpora"
 _STORE_READ = ("a read of a secret manager the project configured is ordinary alone, as `vault kv get` and `aws "
                "secretsmanager get-secret-value` are (dcg labels doppler's reads ordinary); sending it is EXFIL-006")
+_R5_GIT006 = "documented policy: discarding a file's uncommitted edits asks on the person's machine (GIT-006)"
+_R5_CACHE = "documented policy: content written into ~/.cache is loaded later as trusted (only mkdir/rm are free)"
+_R5_NPMRC = "documented policy: reading ~/.npmrc (a credential file) asks whatever filters it"
+_R5_LOCALDB = "a local database not named as a test one keeps asking"
 POLICY: dict[str, str] = {
     # corpus "deny", Tether allow
     "rm -rf ./build": "deleting a build dir inside the workspace is ordinary work",
@@ -105,6 +109,29 @@ POLICY: dict[str, str] = {
     "git restore --help 'unterminated": "a parse error is a deny (fail closed)",
     'echo "find . -delete': "a parse error is a deny (fail closed)",
     'rg "find . -delete': "a parse error is a deny (fail closed)",
+    # rt19d round-5 ordinary rows (bench/corpora/redteam_round5_ordinary.jsonl) kept at their documented verdict
+    "git stash list && git stash drop stash@{0}": "documented policy: git stash drop discards stashed work (GIT-00x)",
+    "git checkout HEAD -- tests/fixtures/data.json": _R5_GIT006,
+    "apt-get update && apt-get install -y --no-install-recommends jq": "documented policy: installs ask (PKG-00x)",
+    "mkdir -p ~/.cache/billing && cp -r fixtures ~/.cache/billing/": _R5_CACHE,
+    "git reset --hard HEAD && git clean -fd": "documented policy: git reset --hard discards uncommitted work (GIT-00x)",
+    "git checkout -- .": _R5_GIT006,
+    "docker compose down -v && docker compose up -d": "documented policy: compose down -v deletes the volumes' data",
+    "npx prisma migrate reset --force": "documented policy: prisma reset drops the database DATABASE_URL names",
+    "python manage.py flush --noinput": "documented policy: manage.py flush empties every table",
+    "git branch -D old-feature": "documented policy: git branch -D drops unmerged commits (GIT-00x)",
+    "git checkout .": _R5_GIT006,
+    "git restore src/pkg/core.py": _R5_GIT006,
+    "git reset --hard origin/main": "documented policy: git reset --hard discards uncommitted work (GIT-00x)",
+    "npm i -g typescript": "documented policy: installs ask (PKG-00x)",
+    "pip install --user pipenv": "documented policy: installs ask (PKG-00x)",
+    "cargo install cargo-nextest --locked": "documented policy: installs ask (PKG-00x)",
+    "go install golang.org/x/tools/cmd/goimports@latest": "documented policy: installs ask (PKG-00x)",
+    "aws s3 sync dist/ s3://dev-site-bucket/ --delete":
+        "documented policy: aws s3 sync --delete deletes remote objects",
+    "redis-cli -h localhost FLUSHDB": "wipes every key of the local server: ask (remote: deny)",
+    "cat ~/.npmrc | grep -v _authToken": _R5_NPMRC,
+    "psql -h localhost -d app_dev -c 'TRUNCATE users RESTART IDENTITY CASCADE'": _R5_LOCALDB,
 }
 
 SANDBOX_MOOT: dict[str, str] = {

@@ -19,7 +19,7 @@ from tether.guardian.bashlex_load import bashlex
 from tether.guardian.decision import Hit, Limits, Result, Where, strictest
 from tether.guardian.decode import static_output
 from tether.guardian.interp import DOWNLOADERS, payloads
-from tether.guardian.operands import glob_targets, listed_paths, path_operands
+from tether.guardian.operands import glob_targets, listed_paths, path_operands, substituted_paths
 from tether.guardian.parse import DepthError, Simple, parse_line
 from tether.guardian.paths import Verb, harmless_unknown, judge_write, normalise, resolve
 from tether.guardian.rules import RULES, Inv, find, get, program_names, ready, rules_for
@@ -143,8 +143,13 @@ class Analyser:
         downloads.on_line(self, text)
         simples, _ = parse_line(text, env or self.env, cwd or self.cwd, self.home,
                                 self._subst(env or self.env, cwd or self.cwd))
-        for s in simples:
-            self._simple(s, depth)
+        outer: list[Simple] = getattr(self, "after", [])
+        try:
+            for i, s in enumerate(simples):
+                self.after = simples[i + 1 :] + outer  # what runs later in the line (`management` round trips)
+                self._simple(s, depth)
+        finally:
+            self.after = outer
         secrets_flow.on_line(self, text, simples)
 
     def _guess(self, text: str, depth: int, env: dict[str, str], cwd: str) -> None:
@@ -176,6 +181,8 @@ class Analyser:
             if not simples:
                 return ""
             out = static_output([simples[-1]])
+            if out is None:
+                out = substituted_paths(simples[-1])
             return None if out is None else out.rstrip("\n")
 
         return evaluate

@@ -110,7 +110,9 @@ def _rar(inv: Inv) -> list[tuple[str, Verb]]:
 def _rsync(inv: Inv) -> list[tuple[str, Verb]]:
     if "--remove-source-files" not in inv.long or inv.has("n", "--dry-run"):
         return []
-    pos = inv.positional
+    from tether.guardian.file_operands import rsync_operands
+
+    pos = rsync_operands(inv)[0]
     local = [p for p in pos[:-1] if not re.match(r"^(?:[\w.-]+@)?[\w.-]+:|^\w+://", p)]
     verb: Verb = "rdelete" if inv.has("r", "a", "--recursive", "--archive") else "delete"
     return [(p, verb) for p in local]

@@ -89,7 +89,7 @@ def _path_tool(prog: str, args: list[str], s: Simple) -> str | None:
     """What `mktemp`, `dirname P`, `basename P` print (the random part of a
     mktemp name kept as its X's: it is a fresh name under the directory).
 
-    `pwd` stays unknown on purpose: a cd the walker cannot follow would make it lie.
+    `pwd` is not read here: `parse.Walker._at` gives `$(pwd)` the cwd the walker follows at that point of the line.
     """
     import posixpath
 

@@ -12,8 +12,10 @@ Parts:
 
 from __future__ import annotations
 
+import fnmatch
 import re
 
+from tether.guardian.file_operands import rsync_operands
 from tether.guardian.paths import SYSTEM, normalise, under
 from tether.guardian.programs_table import SHELLS
 from tether.guardian.rules import Inv
@@ -45,10 +47,13 @@ def check(an: Analyser, inv: Inv) -> None:
         if path == "/" or path == an.home or under(an.ws, path) and path != an.ws or \
                 any(under(path, d) for d in SYSTEM):
             an._hit("EXFIL-005", inv.prog, f"serves {path}")
-    if inv.prog in _COPIERS and len(inv.positional) >= 2 and UNKNOWN not in inv.positional[-1]:
-        dest = normalise(inv.positional[-1], inv.simple.cwd, an.home)
-        for src in inv.positional[:-1]:
+    ops, excluded = rsync_operands(inv) if inv.prog == "rsync" else (inv.positional, [])
+    if inv.prog in _COPIERS and len(ops) >= 2 and UNKNOWN not in ops[-1]:
+        dest = normalise(ops[-1], inv.simple.cwd, an.home)
+        for src in ops[:-1]:
             name = src.rstrip("/").rsplit("/", 1)[-1]
+            if any(UNKNOWN not in x and fnmatch.fnmatchcase(name, x.strip("/")) for x in excluded):
+                continue  # `rsync -a --exclude .git .git/ x`: what --exclude names is not copied
             if name and UNKNOWN not in name and name not in (".", ".."):
                 for rule in path_hits(f"{dest}/{name}", "write"):
                     an._hit(rule.id, inv.prog, f"{dest}/{name}")

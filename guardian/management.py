@@ -168,9 +168,10 @@ def is_lister(inv: Inv) -> str:
     return name
 
 
-def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | None:
+def judge(inv: Inv, every: bool = False, stdin: str | None = None, here: bool = True) -> Finding | None:
     """The finding for one invocation; `every`: its unknown targets are a lister's whole output;
-    `stdin`: the text it reads, when known (`echo FLUSHALL | redis-cli`)."""
+    `stdin`: the text it reads, when known (`echo FLUSHALL | redis-cli`); `here`: not run on another
+    machine or container (`ssh host ..`, `kubectl exec ..`), so `localhost` is this one."""
     if inv.prog in _HTTP:
         return _http(inv)
     if inv.prog in _SQL_CLIS:
@@ -216,6 +217,8 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
         decision, why = "deny", "the whole bucket or database"
     if any(UNKNOWN in t for t in targets) and every:
         decision, why = _max(decision, v.get("mass", "deny")), "every object the lister prints"
+    elif here and v.get("local") and _local_one(inv, targets, v) and not _production(inv, [*args, *values]):
+        decision, why = v["local"], "on this machine"
     if decision == "allow":
         return Finding("allow", cat, f"{name} {verb}")
     if e.get("critical") and any(re.match(e["critical"], t) for t in targets):
@@ -229,8 +232,47 @@ def judge(inv: Inv, every: bool = False, stdin: str | None = None) -> Finding | 
         decision, why = "deny", f"production target {prod}"
     elif decision == "ask" and e.get("testenv") and _test_database(inv, args, e["testenv"].split()):
         return Finding("allow", cat, f"{name} {verb} on the test database")
+    elif decision == "ask" and v.get("onepod") and one_pod(inv):
+        return Finding("allow", cat, f"{name} {verb}: one named pod, which its controller recreates")
     detail = f"{name} {verb}" + (f": {why}" if why else "")
     return Finding(decision, cat, detail)
+
+
+def _local_one(inv: Inv, targets: list[str], v: dict) -> bool:
+    """The verb acts on a server on this machine (`local_databases.server`), on at most `localmax` named
+    objects (none: no limit), none of them unknown until run time or a pattern."""
+    from tether.guardian import local_databases
+
+    most = v.get("localmax")
+    if most is not None and len(targets) > most:
+        return False
+    if any(UNKNOWN in t or any(c in t for c in "*?[") for t in targets):
+        return False
+    return local_databases.server(inv)[0]
+
+
+_POD_KINDS = frozenset({"pod", "pods", "po"})
+_POD_OFF = "-f --filename -k --kustomize -l --selector --field-selector --all -A --all-namespaces --raw"
+
+
+def one_pod(inv: Inv) -> bool:
+    """`kubectl delete pod NAME [-n ns]`: one named pod (its deployment or job starts a new one), not in a
+    namespace the cluster runs in (kube-*) nor one whose namespace, context or name says production."""
+    found = _tool(inv)
+    if found is None or found[0] != "kubectl":
+        return False
+    _name, e, args = found
+    pos, values = _split(args, set(e.get("gvalued", "").split()))
+    if _opt_present(args, _POD_OFF) or any(UNKNOWN in w for w in [*pos, *values]):
+        return False
+    if pos[:1] != ["delete"]:
+        return False
+    named = pos[2:] if pos[1:2] and pos[1].lower() in _POD_KINDS else pos[1:]
+    if pos[1:2] and pos[1].lower() in _POD_KINDS:
+        ok = len(named) == 1 and "/" not in named[0]
+    else:
+        ok = len(named) == 1 and named[0].split("/", 1)[0].lower() in _POD_KINDS and named[0].count("/") == 1
+    return ok and not _production(inv, [*pos, *values]) and not any(v.startswith("kube-") for v in values)
 
 
 def _generic(pos: list[str]) -> tuple[tuple[str, ...], dict] | None:
@@ -307,7 +349,13 @@ def _sql(inv: Inv, fed: str | None = None) -> Finding | None:
     prod = _production(inv, [a for a in inv.args if not SQL_DESTRUCTIVE.search(a)])
     if prod:
         return Finding("deny", "data", f"drops or truncates on a production target {prod}")
-    return Finding("ask", "data", "drops or truncates: SQL read from stdin or a file") if hidden else None
+    if not hidden:
+        return None
+    from tether.guardian import local_databases
+
+    if local_databases.database_file(inv) or local_databases.local_test_sql(inv, [fed or ""], SQL_DESTRUCTIVE):
+        return None  # a database file (the path policy judges the write), a test database on this machine
+    return Finding("ask", "data", "drops or truncates: SQL read from stdin or a file")
 
 
 _RULE = {("deny", "infra"): "MGMT-001", ("ask", "infra"): "MGMT-002", ("deny", "data"): "MGMT-003",
@@ -336,9 +384,41 @@ def on_invocation(an: Analyser, inv: Inv) -> None:
     fed = an._stdin(inv.simple)
     if prog in _SQL_CLIS:
         fed = "\n".join(t for t in [fed, *_sql_files(an, inv)] if t) or None
-    f = judge(inv, every, fed)
+    f = judge(inv, every, fed, here=not getattr(an, "elsewhere", 0))
+    if f is not None and f.decision == "ask" and found is not None and _migrated_back(an, inv, found):
+        return  # `alembic downgrade -1 && alembic upgrade head`: a round trip that ends where it began
     if f is not None and f.decision != "allow":
         an._hit(_RULE[(f.decision, f.category)], prog, f.detail)
+
+
+_LAUNCHERS = frozenset({"npx", "bunx", "pnpx", "npm", "pnpm", "yarn", "bun", "exec", "x", "dlx", "bundle", "poetry",
+                        "uv", "pipenv", "pdm", "hatch", "run"})
+"""Launcher words before a migration tool in the command that migrates back up (the analyser runs the first
+command's tool through the program table; the later one is only read here)."""
+
+
+def _migrated_back(an: Analyser, inv: Inv, found: tuple[str, dict, list[str]]) -> bool:
+    """A rollback (a verb with `redo`) followed later in the same line by the same tool migrating up."""
+    name, e, args = found
+    pos = _split(args, set(e.get("gvalued", "").split()))[0]
+    hit = _verb(name, pos)
+    redo = hit[1].get("redo", "").split() if hit else []
+    later: list = getattr(an, "after", [])
+    if not redo:
+        return False
+    from tether.guardian.unwrap import unwrap
+
+    for s in later:
+        for inner, _sudo, _via in unwrap(s.argv, lambda: None) if s.argv else []:
+            while inner and (inner[0].rsplit("/", 1)[-1] in _LAUNCHERS or inner[0].startswith("-")):
+                inner = inner[1:]  # `npx knex ..`, `bundle exec rails ..`, `poetry run alembic ..`
+            other = _tool(Inv(inner, s)) if inner else None
+            if other is None or other[0] != name:
+                continue
+            words = [w.lower() for w in _split(other[2], set(e.get("gvalued", "").split()))[0]]
+            if any(words[: len(r.split("+"))] == r.split("+") for r in redo):
+                return True
+    return False
 
 
 def _destroy_plan(an: Analyser, inv: Inv, opts: list[str]) -> bool:

@@ -41,6 +41,11 @@ Verb entry keys:
         `--recursive`; not with `--include`, which picks some keys);
         `rootbare`: no target at all is the root too (`consul kv delete -recurse`).
     zero: `migrate APP zero` (every migration undone) asks.
+    onepod: `kubectl delete pod NAME`: one named pod outside production and kube-* (`management.one_pod`),
+        which its controller recreates: allow.
+    redo: verbs (words joined by `+`) that migrate back up: a rollback followed later in the same line by
+        the same tool running one of them (`alembic downgrade -1 && alembic upgrade head`) is a round trip
+        that ends where it began (a down migration's own test): its ask is dropped; a deny stays.
     text: a regex; an argument after the verb (or stdin) matching it asks: code
         that wipes tables (`rails runner 'User.delete_all'`, `manage.py shell -c`).
     testenv: environment variables by which the tool picks its database (RAILS_ENV,
@@ -50,6 +55,10 @@ Verb entry keys:
         (prisma, typeorm: DATABASE_URL decides) get no such exemption.
     denyenv: environment variables whose presence removes the tool's own
         safety check (DISABLE_DATABASE_ENVIRONMENT_CHECK): deny.
+    local: the decision when the server is this machine (`local_databases.server`: loopback, a unix
+        socket, redis-cli without -h) and no target is unknown or a pattern; `localmax`: at most that
+        many named targets (`redis-cli -h localhost DEL session:test` allow, FLUSHDB there ask).
+        Production words and `mass` (a lister's whole output) still win.
 A destructive verb (ask or deny) whose arguments, options or environment name
 a production target (`prod`, `production`, `prd`, `live` as a word part, or
 RAILS_ENV/NODE_ENV/... = production) is deny; `--help`, `-h` and dry-runs are
@@ -57,7 +66,7 @@ always allow (see `SAFE`).
 """
 
 # fmt: off
-_K8S_DELETE = {"do": "ask"}
+_K8S_DELETE = {"do": "ask", "onepod": True}
 _SQL_WIPE = r"(?i)\b(?:drop\s+(?:database|table|schema)|truncate\s+(?:table\s+)?\w|delete\s+from\s+\w+\s*(?:;|$))"
 _WIPE_CODE = (r"(?i)\.(?:delete_all|destroy_all|truncate)\b|objects\.all\(\)\.delete\(|\bdrop_table\b|"
               r"\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|Repo\.delete_all|::truncate\(|"
@@ -173,6 +182,8 @@ MANAGEMENT: dict[str, dict] = {
             "db:drop db:drop:all db:reset db:schema:load db:structure:load db:purge db:purge:all "
             "db:migrate:reset db:truncate_all db:seed:replant db:setup db:test:purge db:rollback "
             "db:migrate:down db:drop:_unsafe").split()} | {
+            "db:rollback": {"do": "ask", "redo": "db:migrate db:migrate:up"},
+            "db:migrate:down": {"do": "ask", "redo": "db:migrate db:migrate:up"},
             "runner": {"do": "allow", "text": _WIPE_CODE}}},
     "manage.py": {"fam": "orm", "aka": "django-admin",
         "verbs": {"flush": {"do": "ask"}, "reset_db": {"do": "ask"}, "sqlflush": {"do": "allow"},
@@ -180,49 +191,56 @@ MANAGEMENT: dict[str, dict] = {
                   "migrate": {"do": "allow", "zero": True}, "shell": {"do": "allow", "text": _WIPE_CODE},
                   "dbshell": {"do": "allow", "text": _WIPE_CODE}}},
     "alembic": {"fam": "orm", "gvalued": "-c --config -n --name -x",
-        "verbs": {"downgrade": {"do": "ask"}, "stamp": {"do": "allow"}}},
-    "flask": {"fam": "orm", "verbs": {"db downgrade": {"do": "ask"}, "db drop": {"do": "ask"},
+        "verbs": {"downgrade": {"do": "ask", "redo": "upgrade"}, "stamp": {"do": "allow"}}},
+    "flask": {"fam": "orm", "verbs": {"db downgrade": {"do": "ask", "redo": "db+upgrade"}, "db drop": {"do": "ask"},
         "shell": {"do": "allow", "text": _WIPE_CODE}}},
     "sequelize": {"fam": "orm", "aka": "sequelize-cli", "testenv": "NODE_ENV", "verbs": {
-        "db:drop": {"do": "ask"}, "db:migrate:undo:all": {"do": "ask"}, "db:migrate:undo": {"do": "ask"},
+        "db:drop": {"do": "ask"}, "db:migrate:undo:all": {"do": "ask"},
+        "db:migrate:undo": {"do": "ask", "redo": "db:migrate"},
         "db:seed:undo:all": {"do": "ask"}}},
-    "knex": {"fam": "orm", "testenv": "NODE_ENV", "verbs": {"migrate:rollback": {"do": "ask"},
-        "migrate:down": {"do": "ask"}}},
+    "knex": {"fam": "orm", "testenv": "NODE_ENV", "verbs": {
+        "migrate:rollback": {"do": "ask", "redo": "migrate:latest migrate:up"},
+        "migrate:down": {"do": "ask", "redo": "migrate:latest migrate:up"}}},
     "typeorm": {"fam": "orm", "aka": "typeorm-ts-node-commonjs typeorm-ts-node-esm", "verbs": {
-        "schema:drop": {"do": "ask"}, "migration:revert": {"do": "ask"},
+        "schema:drop": {"do": "ask"}, "migration:revert": {"do": "ask", "redo": "migration:run"},
         "schema:sync": {"do": "ask"}}},
     "mikro-orm": {"fam": "orm", "verbs": {"schema:drop": {"do": "ask"}, "schema:fresh": {"do": "ask"},
-        "migration:fresh": {"do": "ask"}, "migration:down": {"do": "ask"}}},
+        "migration:fresh": {"do": "ask"}, "migration:down": {"do": "ask", "redo": "migration:up"}}},
     "sqlx": {"fam": "orm", "verbs": {"database drop": {"do": "ask"}, "database reset": {"do": "ask"},
-        "migrate revert": {"do": "ask"}}},
+        "migrate revert": {"do": "ask", "redo": "migrate+run"}}},
     "drizzle-kit": {"fam": "orm", "verbs": {"drop": {"do": "ask"}, "push": {"do": "allow", "ask": "--force"}}},
     "artisan": {"fam": "orm", "testenv": "APP_ENV", "verbs": {v: {"do": "ask"} for v in
         "migrate:fresh migrate:reset migrate:refresh migrate:rollback db:wipe".split()} | {
-            "tinker": {"do": "allow", "text": _WIPE_CODE}}},
+            "migrate:rollback": {"do": "ask", "redo": "migrate"}, "tinker": {"do": "allow", "text": _WIPE_CODE}}},
     "mix": {"fam": "orm", "testenv": "MIX_ENV", "verbs": {"ecto.drop": {"do": "ask"}, "ecto.reset": {"do": "ask"},
-        "ecto.rollback": {"do": "ask"}, "run": {"do": "allow", "text": _WIPE_CODE}}},
+        "ecto.rollback": {"do": "ask", "redo": "ecto.migrate"}, "run": {"do": "allow", "text": _WIPE_CODE}}},
     "ef": {"fam": "orm", "verbs": {"database drop": {"do": "ask"}, "database update": {"do": "allow"}}},
-    "diesel": {"fam": "orm", "verbs": {"database reset": {"do": "ask"}, "migration revert": {"do": "ask"},
+    "diesel": {"fam": "orm", "verbs": {"database reset": {"do": "ask"},
+        "migration revert": {"do": "ask", "redo": "migration+run"},
         "migration redo": {"do": "ask"}}},
     "console": {"fam": "orm", "aka": "symfony", "testenv": "APP_ENV", "verbs": {v: {"do": "ask"} for v in (
         "doctrine:database:drop doctrine:schema:drop doctrine:fixtures:load doctrine:migrations:migrate:first "
         "doctrine:mongodb:schema:drop").split()} | {"doctrine:migrations:migrate": {"do": "allow", "zero": True}}},
     "dbmate": {"fam": "orm", "gvalued": "-u --url -e --env-file -d --migrations-dir --schema-file",
-        "verbs": {"drop": {"do": "ask"}, "rollback": {"do": "ask"}, "down": {"do": "ask"}}},
+        "verbs": {"drop": {"do": "ask"}, "rollback": {"do": "ask", "redo": "up migrate"},
+                  "down": {"do": "ask", "redo": "up migrate"}}},
     "flyway": {"fam": "orm", "verbs": {"clean": {"do": "ask"}}},
     "liquibase": {"fam": "orm", "verbs": {"drop-all": {"do": "ask"}, "dropAll": {"do": "ask"},
         "rollback": {"do": "ask"}, "rollback-count": {"do": "ask"}}},
     "goose": {"fam": "orm", "generic": True, "gvalued": "-dir -table -env -certfile", "verbs": {
-        "reset": {"do": "ask"}, "down": {"do": "ask"}, "down-to": {"do": "ask"}}},
+        "reset": {"do": "ask"}, "down": {"do": "ask", "redo": "up up-by-one up-to"},
+        "down-to": {"do": "ask", "redo": "up up-by-one up-to"}}},
     "migrate": {"fam": "orm", "gvalued": "-path -database -source", "verbs": {"drop": {"do": "ask"},
-        "down": {"do": "ask"}}},
+        "down": {"do": "ask", "redo": "up"}}},
     # ---- key-value and search stores ----
     "redis-cli": {"fam": "store", "aka": "valkey-cli keydb-cli",
         "gvalued": "-h -p -a -n -u -s --user --pass --pattern -i -r --tls --cacert",
         "lists": "--scan keys scan", "filters": "--pattern",
         "denytext": r"(?i)\bflush(?:all|db)\b",
-        "verbs": {"flushall": {"do": "deny"}, "flushdb": {"do": "deny"}, "del": {"do": "ask", "mass": "deny"},
-                  "unlink": {"do": "ask", "mass": "deny"}, "shutdown": {"do": "ask"},
+        "verbs": {"flushall": {"do": "deny", "local": "ask"}, "flushdb": {"do": "deny", "local": "ask"},
+                  "del": {"do": "ask", "mass": "deny", "local": "allow", "localmax": 1},
+                  "unlink": {"do": "ask", "mass": "deny", "local": "allow", "localmax": 1},
+                  "expire": {"do": "allow"}, "shutdown": {"do": "ask"},
                   "config set": {"do": "ask"}}},
     "etcdctl": {"fam": "store", "verbs": {"del": {"do": "ask", "root": r"^/?$", "rootneed": "--prefix --from-key"}}},
     "consul": {"fam": "store", "gvalued": "-token -token-file -http-addr -datacenter -namespace -partition -ca-file "

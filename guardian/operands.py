@@ -173,6 +173,19 @@ def listed_paths(stage: object) -> str | None:
     return listed_paths(stage.upstream[0])  # type: ignore[attr-defined]
 
 
+def substituted_paths(stage: object) -> str | None:
+    """What a `$(..)` that names paths yields, as patterns the path policy can judge, or None
+    (unknown): a lister's paths (`listed_paths`: `$(find build -name '*.o')`, `$(git ls-files)`),
+    one name with no `/` (`basename "$f" [SUFFIX]`: `*`, so `out/$(basename "$f")` is an entry
+    of out/). `pwd` stays unknown: the substitution does not see a `cd` earlier in the line."""
+    argv: list[str] = stage.argv  # type: ignore[attr-defined]
+    prog = argv[0].rsplit("/", 1)[-1] if argv else ""
+    if prog == "basename" and 2 <= len(argv) <= 3 and not argv[1].startswith("-") and (
+            len(argv) == 2 or UNKNOWN not in argv[2]):
+        return "*"
+    return listed_paths(stage)
+
+
 def _after_pattern_plain(args: list[str]) -> list[str]:
     """grep's file operands: the positionals after the pattern (all of them with -e/-f)."""
     valued = {"-e", "-f", "-m", "-A", "-B", "-C", "--include", "--exclude", "--exclude-dir", "-d", "-D"}

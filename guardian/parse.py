@@ -25,6 +25,7 @@ from tether.guardian.words import UNKNOWN, SubstEval, expand_joined, expand_word
 __all__ = ["DepthError", "Redirect", "Simple", "Walker", "parse_line"]
 _INDEXED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*\]\+?=")
 _BODY = re.compile(re.escape(heredocs.MARK) + r"(\d+)")
+_PWD = re.compile(r"\s*(?:/bin/)?pwd(?:\s+-[LP])?\s*")
 _DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 
@@ -96,9 +97,19 @@ class Walker:
             else:
                 self._nested(part, st)
 
+    def _at(self, st: State) -> SubstEval:
+        """The substitution evaluator at this point of the line: `$(pwd)` is the cwd the walker
+        follows here (after `cd`s; unknown where it lost track), as trustworthy as a relative path."""
+        def evaluate(body: str) -> str | None:
+            if _PWD.fullmatch(body):
+                return st.cwd if st.cwd.startswith("/") and UNKNOWN not in st.cwd else None
+            return self.subst(body)
+
+        return evaluate
+
     def _expand(self, node: object, st: State) -> list[str]:
         self._nested(node, st)
-        return expand_word(self._text(node), st.env, st.home, self.subst)
+        return expand_word(self._text(node), st.env, st.home, self._at(st))
 
     def _command(self, node: object, st: State) -> list[Simple]:
         assigns: dict[str, str] = {}
@@ -151,7 +162,7 @@ class Walker:
         if raw.startswith(arrays.ARRAY_OPEN):
             arrays.assign_array(assigns, lhs, self._elements(raw, merged, st), merged)
         else:
-            arrays.assign(assigns, lhs, expand_joined(raw, merged, st.home, self.subst), merged)
+            arrays.assign(assigns, lhs, expand_joined(raw, merged, st.home, self._at(st)), merged)
 
     def _elements(self, raw: str, env: dict[str, str], st: State) -> list[str]:
         """The elements of a rewritten `(x "$y" $(z))` (after its OPEN marker)."""
@@ -159,7 +170,7 @@ class Walker:
         words = body.split(arrays.ARRAY_SEP) if body else []
         if any(arrays.KEYED.match(w) for w in words):
             return [UNKNOWN]
-        return [f for w in words for f in expand_word(w, env, st.home, self.subst)]
+        return [f for w in words for f in expand_word(w, env, st.home, self._at(st))]
 
     def _emit(self, simple: Simple) -> list[Simple]:
         if self.pending:

@@ -24,11 +24,13 @@ TYPE_CHECKING = False  # not typing's: the per-call hook imports this module, an
 if TYPE_CHECKING:
     from typing import Literal
 
-    Verb = Literal["delete", "rdelete", "write", "create", "append", "move", "chmod", "truncate"]
+    Verb = Literal["delete", "rdelete", "write", "create", "append", "move", "chmod", "modes", "truncate"]
 else:
     Verb = str  # what the annotations name at run time (they are strings; nothing validates against it)
 """`create` (mkdir, touch) and `append` (`>>`, `tee -a`) destroy nothing already there:
-they are `write` everywhere except on an unresolvable target (`harmless_unknown`)."""
+they are `write` everywhere except on an unresolvable target (`harmless_unknown`). `modes` is a chmod that
+keeps the owner's access and gives others no write, or a chown/chgrp (`targets._mild_mode`): `chmod`
+everywhere except on the workspace itself."""
 SCRATCH = ("/tmp", "/var/tmp")
 SYSTEM = ("/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", "/libx32",
           "/var", "/sys", "/proc", "/root", "/srv", "/opt", "/snap")
@@ -166,7 +168,9 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int, home: str
     The workspace is judged before the depth: strictly inside it (`/app/build`,
     `/app/*.egg-info`) nothing applies, whatever its depth. The workspace itself
     (`.`, `/app/*`) keeps the depth rule for what wipes it (recursive delete,
-    move, chmod, truncate); `cp x .` or a filtered `find . -delete` is fine.
+    move, truncate); `cp x .`, a filtered `find . -delete` or a chmod/chown of the project's own
+    tree (`modes`: not `chmod -R 000 .` or `777`) is fine. A system folder or the home as workspace
+    (`NOT_WORKSPACES`, `SYSTEM`, `home`) shields nothing.
     """
     if t.unknown:
         return ["FS-004"] if verb in ("delete", "rdelete") else ["CONF-002"]
@@ -180,6 +184,8 @@ def judge_write(t: Target, verb: Verb, workspace: str, min_depth: int, home: str
             return []
         if (verb in _ROOT_SAFE and not (t.glob and verb == "delete")) or (verb == "move" and t.glob):
             return []  # `mv * sub/` moves entries; where they land is judged as its own target
+        if verb == "modes" and ws != (home.rstrip("/") or "/") and ws not in SYSTEM:
+            return []  # `chmod -R a+rX .`, `chown -R me .`: the project's own modes, whatever its depth
     eff = depth(t.path) + (1 if t.glob and (t.inside or t.path in ("/tmp", "/var/tmp")) else 0)
     if eff < min_depth:
         shallow = ["FS-001"] if verb == "rdelete" else ["FS-002"]

@@ -134,7 +134,11 @@ def _do(an: Analyser, act: Act, inv: Inv | None, s: object, depth: int) -> None:
     if act.env:
         s = replace(s, env={**s.env, **dict(act.env)})  # type: ignore[type-var, attr-defined]
     if act.remote:
-        found = _isolated(an, replace(act, remote=False), inv, s, depth)
+        an.elsewhere = getattr(an, "elsewhere", 0) + 1  # type: ignore[attr-defined]
+        try:  # `localhost` there is another machine (`management`: no local-server scope)
+            found = _isolated(an, replace(act, remote=False), inv, s, depth)
+        finally:
+            an.elsewhere -= 1  # type: ignore[attr-defined]
         fed = bool(an._stdin(s) or s.upstream or any(r.op == "<" for r in s.redirects))  # type: ignore[attr-defined]
         for h in found:  # a database reset or cloud delete is one wherever it is run from
             if h.decision == "deny" or (h.id == "EXEC-001" and act.detail == "host" and not fed) or \

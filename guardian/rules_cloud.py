@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from tether.guardian.management import inert
+from tether.guardian import local_databases
+from tether.guardian.management import inert, one_pod
 from tether.guardian.rules import Inv, rule
 
 _VERB = re.compile(
@@ -77,8 +78,8 @@ def _az(inv: Inv) -> bool:
 @rule("CLOUD-004", "cloud-destructive", "ask", ("kubectl", "helm", "oc", "k9s"),
       "deletes Kubernetes objects or releases, or drains nodes", "kubectl delete namespace prod")
 def _kube(inv: Inv) -> bool:
-    if inert(inv):
-        return False
+    if inert(inv) or one_pod(inv):
+        return False  # one named pod is recreated by its controller (`management.one_pod`)
     pos = inv.positional
     if inv.prog == "helm":
         return pos[:1] in (["uninstall"], ["delete"], ["del"], ["rollback"])
@@ -129,7 +130,8 @@ def _http_delete(inv: Inv) -> bool:
 
 
 @rule("DB-001", "database-destructive", "ask", _SQL_CLIS,
-      "SQL or data command that drops, truncates or deletes everything",
+      "SQL or data command that drops, truncates or deletes everything (not a test database on this machine; "
+      "a database file is a write the path policy judges)",
       "psql -c 'DROP DATABASE prod'")
 def _sql(inv: Inv) -> bool:
     texts = list(inv.args)
@@ -137,7 +139,11 @@ def _sql(inv: Inv) -> bool:
         texts.append(inv.simple.stdin)
     if inv.prog == "redis-cli":
         return any(a.lower() in ("flushall", "flushdb") for a in inv.args)
-    return any(SQL_DESTRUCTIVE.search(t) for t in texts)
+    if not any(SQL_DESTRUCTIVE.search(t) for t in texts):
+        return False
+    if local_databases.database_file(inv):
+        return False  # a database file: a write the path policy judges (`targets.write_targets`)
+    return not local_databases.local_test_sql(inv, texts, SQL_DESTRUCTIVE)
 
 
 @rule("DB-002", "database-destructive", "ask", ("dropdb", "mysqladmin", "dropuser", "mongorestore",

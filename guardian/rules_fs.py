@@ -6,8 +6,10 @@ category, decision, the programs it looks at, a reason and an example.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
+from tether.guardian.file_operands import REMOTE, image_operands, rsync_operands
 from tether.guardian.rules import Inv, rule, static_rule
 from tether.guardian.words import UNKNOWN
 
@@ -20,11 +22,21 @@ static_rule("GUARD-002", "guardian-failure", "ask",
             "the parts it can read are judged", "case x in a) ls ;& b) ;; esac")
 
 
+
+
 @rule("FS-005", "filesystem-destruction", "ask", "rsync",
-      "rsync that deletes files at the destination", "rsync -a --delete src/ dst/")
+      "rsync that deletes files at the destination (not a mirror into scratch space, /tmp/x)",
+      "rsync -a --delete src/ dst/")
 def _rsync_delete(inv: Inv) -> bool:
     # --remove-source-files deletes its inputs: those are deletes under the path policy (guardian/archive_targets.py)
-    return any(a.startswith("--delete") for a in inv.long) and "--dry-run" not in inv.long and "n" not in inv.short
+    if not any(a.startswith("--delete") for a in inv.long) or "--dry-run" in inv.long or "n" in inv.short:
+        return False
+    ops = rsync_operands(inv)[0]
+    cwd = inv.simple.cwd or ""
+    if len(ops) < 2 or REMOTE.match(ops[-1]) or UNKNOWN in ops[-1] or UNKNOWN in cwd or not cwd.startswith("/"):
+        return True
+    dest = posixpath.normpath(ops[-1] if ops[-1].startswith("/") else cwd.rstrip("/") + "/" + ops[-1])
+    return not dest.startswith(("/tmp/", "/var/tmp/"))  # a scratch mirror; /tmp itself is not one
 
 
 @rule("DISK-001", "device-write", "deny", "dd", "dd writing to a block device",
@@ -34,11 +46,16 @@ def _dd_device(inv: Inv) -> bool:
 
 
 @rule("DISK-002", "device-write", "deny",
-      ("mkfs", "mke2fs", "mkswap", "mkfs.ext4", "mkfs.ext3", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat",
-       "mkfs.fat", "mkfs.ntfs", "newfs", "mkntfs"), "creating a filesystem destroys a device",
+      ("mkfs", "mke2fs", "mkswap", "mkfs.ext2", "mkfs.ext3", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat",
+       "mkfs.fat", "mkfs.msdos", "mkdosfs", "mkfs.ntfs", "mkfs.exfat", "mkfs.f2fs", "newfs", "mkntfs", "mformat"),
+      "creating a filesystem destroys a device (on a regular image file it is a write, judged by the path policy)",
       "mkfs.ext4 /dev/sdb1")
 def _mkfs(inv: Inv) -> bool:
-    return bool(inv.args) and not inv.has("--help", "V", "--version")
+    if not inv.args or inv.has("--help", "V", "--version"):
+        return False
+    return not image_operands(inv)
+
+
 
 
 @rule("DISK-003", "device-write", "deny",

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-from tether.guardian import archive_targets
+from tether.guardian import archive_targets, local_databases
+from tether.guardian.file_operands import MKFS, image_operands, rsync_operands
 from tether.guardian.paths import Verb
 from tether.guardian.rules import Inv
 
@@ -54,7 +55,37 @@ def _mv(inv: Inv) -> list[tuple[str, Verb]]:
     return [(p, "move") for p in pos[:-1]] + dest if len(pos) >= 2 else []
 
 
+_KEEPS_ACCESS = re.compile(r"^[0-7]?[67][0-7][014-5]$")
+"""Octal modes that keep the owner's read and write and give others no write (755, 644, 0750)."""
+
+
+def _mild_mode(mode: str) -> bool:
+    """A mode that neither locks the owner out nor makes files world-writable (`a+rX`, `u+rw`, `go-w`,
+    `755`): the project's own modes, fine on the workspace itself (`paths.judge_write`'s `modes`)."""
+    if _KEEPS_ACCESS.match(mode):
+        return True
+    for clause in mode.split(","):
+        m = re.match(r"^([ugoa]*)([-+=])([rwxXst]*)$", clause)
+        if not m:
+            return False
+        who, op, perms = m.group(1) or "a", m.group(2), m.group(3)
+        if op in "-=" and ("u" in who or "a" in who) and (op == "-" and set(perms) & {"r", "w"}
+                                                          or op == "=" and not {"r", "w"} <= set(perms)):
+            return False
+        if op in "+=" and "w" in perms and ("o" in who or "a" in who):
+            return False
+    return True
+
+
 def _chmod(inv: Inv) -> list[tuple[str, Verb]]:
+    mild = inv.prog in ("chown", "chgrp") or (inv.prog == "chmod" and inv.positional[:1] != [] and
+                                               _mild_mode(inv.positional[0]) and not any(
+                                                   a.startswith("--reference") for a in inv.args))
+    verb: Verb = "modes" if mild else "chmod"
+    return [(p, verb if v == "chmod" else v) for p, v in _chmod_targets(inv)]
+
+
+def _chmod_targets(inv: Inv) -> list[tuple[str, Verb]]:
     pos = inv.positional
     if inv.prog == "chattr":
         pos = [a for a in inv.args if not a.startswith(("-", "+", "="))]
@@ -187,7 +218,7 @@ SENSITIVE_ONLY: dict = {}
 
 def _copy_dest(inv: Inv) -> list[tuple[str, Verb]]:
     """rsync/scp: the last operand, when it is local."""
-    pos = inv.positional
+    pos = rsync_operands(inv)[0] if inv.prog == "rsync" else inv.positional
     if len(pos) < 2 or re.match(r"^(?:[\w.-]+@)?[\w.-]+:|^\w+://", pos[-1]):
         return []
     return [(pos[-1], "write")]
@@ -550,6 +581,15 @@ def sensitive_targets(inv: Inv) -> list[str]:
     return [p for p, _ in fn(inv)] if fn else []
 
 
+def _database_file_wipe(inv: Inv) -> list[tuple[str, Verb]]:
+    """`sqlite3 test.db 'DELETE FROM t'`: wiping SQL on a database file writes that file."""
+    from tether.guardian.rules_cloud import SQL_DESTRUCTIVE
+
+    path = local_databases.database_file(inv)
+    texts = [*inv.args, *([inv.simple.stdin] if inv.simple.stdin else [])]
+    return [(path, "write")] if path and any(SQL_DESTRUCTIVE.search(t) for t in texts) else []
+
+
 def write_targets(inv: Inv) -> list[tuple[str, Verb]]:
     """(raw target, verb) for every path `inv` would write, delete or chmod."""
     if inv.prog in _CHMODS:
@@ -560,4 +600,8 @@ def write_targets(inv: Inv) -> list[tuple[str, Verb]]:
         out = out + archive_targets.deletes(inv)
     if inv.prog == "find":
         out = out + _find_writes(inv)
+    if inv.prog in MKFS:
+        out = out + [(p, "write") for p in image_operands(inv)]
+    if inv.prog in local_databases.FILE_DBS:
+        out = out + _database_file_wipe(inv)
     return [(p, v) for p, v in out if p and p != "-"]

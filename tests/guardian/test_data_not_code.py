@@ -60,7 +60,7 @@ DENY_OR_ASK = [
     "find / -name '*.log' -exec rm -rf {} +",
     "D=$(mktemp -d -p /etc x.XXX) && rm -rf \"$D\"",
     "rm -rf \"$(pwd)\"",
-    "rm -rf `pwd`/x",
+    "cd \"$D\" && rm -rf `pwd`/x",  # the walker lost the cwd: pwd is unknown (in the workspace it is judged)
     "(( $(rm -rf /) > 4 )) && make -j8",
     "((a[$(rm -rf /)]++))",
     "x='a[$(rm -rf /)]'; (( x ))",

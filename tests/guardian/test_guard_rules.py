@@ -20,7 +20,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
                ["mv a.txt b.txt", "chmod +x run.sh"]),
     "FS-003": (["rm -rf .", "rm -rf *", "find . -delete", "find . -exec rm -rf {} \\;", "find . | xargs rm -rf"],
                ["rm -rf ./dist node_modules", "find . -name '*.pyc' -delete"]),
-    "FS-004": (["rm -rf \"$DIR\"", "rm -rf `pwd`/x", "ls | xargs rm -rf"],
+    "FS-004": (["rm -rf \"$DIR\"", "cd \"$D\" && rm -rf `pwd`/x", "ls | xargs rm -rf"],
                ["rm -rf \"$TMPDIR/x\"", "rm -f out.log"]),
     "FS-005": (["rsync -a --delete src/ dst/"], ["rsync -a src/ dst/", "rsync -an --delete a/ b/"]),
     "CONF-001": (["cp a.txt /home/tether/other/a.txt", "rm -rf ~/other/project", "touch /mnt/x/y"],

@@ -49,7 +49,8 @@ def test_absolute_paths_strictly_inside_are_allowed(ws: str) -> None:
 WIPES = [
     "rm -rf .", "rm -rf ./", "rm -rf *", "rm -rf ./*", "rm -rf .[!.]*", "rm -rf ..", "rm -rf ../",
     "rm -rf ../*", "find . -delete", "find / -delete", "find .. -name '*.py' -delete",
-    "chmod -R 777 /", "chmod -R 777 .", "chown -R nobody .", "mv . /tmp/old",
+    "chmod -R 777 /", "chmod -R 777 .", "chmod -R 000 .", "mv . /tmp/old",  # a mild chmod or a chown of `.`
+    # itself is the workspace's own modes (round 5); locking the owner out or world-writable is not
     "rm -rf /", "rm -rf ~", "rm -rf ../other", "rm -rf build/../..", "rm -rf ./../etc",
     "echo x > /etc/passwd", "echo x > ../x", "cp x ../../etc/cron.d/x", "rm -rf /etc",
     "echo 'alias ls=rm' >> ~/.bashrc", "mv build /usr/lib/x",
