@@ -72,7 +72,9 @@ _HOME_CALLS = {"julia": re.compile(r"\bhomedir\(\s*\)"), "R": re.compile(r"\bpat
 _GENERIC = {"`": "shell", "system": "auto", "exec": "auto", "execute": "shell", "popen": "shell", "spawn": "auto",
             "cmd": "auto", "Command": "auto", "shell": "shell", "script": "shell", "unix": "shell", "dos": "shell",
             "command": "shell", "ProcessBuilder": "auto", "run": "auto", "pipeline": "auto",
-            "rmtree": "rdelete", "rm_rf": "rdelete", "rm_r": "rdelete", "unlink": "delete",
+            "rmtree": "rdelete", "rm_rf": "rdelete", "rm_r": "rdelete", "rm_rf!": "rdelete", "rm_r!": "rdelete",
+            "rm!": "delete", "rm": "delete", "remove_dir_all": "rdelete", "removeItem": "rdelete",
+            "deleteRecursively": "rdelete", "unlink": "delete", "delete_file": "delete",
             "rmdir": "rmdir", "remove": "delete", "delete": "delete"}
 """Any other language (julia, elixir, erlang, groovy/scala, octave, applescript ...):
 the common names of exec and delete calls (`os:cmd`, `System.cmd`, `run(`cmd`)`,
@@ -81,8 +83,14 @@ _TABLE["julia"] = {**_GENERIC, "rm": "rm", "mv": "move", "cp": "copy", "chmod": 
 _LISP_DELETE = re.compile(r'\((delete-directory|delete-file)\s+"((?:[^"\\]|\\.)*)"(\s+t\b)?')
 """elisp's deletes: `(delete-directory "DIR" t)` is recursive."""
 _LISP_RUN = re.compile(r'\((?:async-)?shell-command(?:-to-string)?\s+"((?:[^"\\]|\\.)*)"|'
-                       r'\((?:call|start)-process\s+((?:"(?:[^"\\]|\\.)*"\s*|nil\s*|t\s*)+)')
+                       r'\((?:uiop:)?run-program\s+"((?:[^"\\]|\\.)*\s(?:[^"\\]|\\.)*)"|'
+                       r'\((?:call|start)-process\s+((?:"(?:[^"\\]|\\.)*"\s*|nil\s*|t\s*)+)|'
+                       r'\((?:[\w.-]+[:/])*(?:run-program|sh|process-run|system\*|process\*)\s+'
+                       r'((?:(?:[\'`]|\(list\s+|\(|"(?:[^"\\]|\\.)*")\s*)+)')
 _BUILDER = re.compile(r'Command::new\(\s*"([^"]*)"\s*\)((?:\s*\.\s*args?\(\s*&?(?:\[[^\]]*\]|"[^"]*")\s*\))*)')
+_PROCESS_PROG = re.compile(r'(?:executableURL\s*=\s*URL\(\s*fileURLWithPath:\s*|launchPath\s*=\s*)"([^"]+)"')
+_PROCESS_ARGS = re.compile(r'\.arguments\s*=\s*\[([^\]]*)\]')
+"""swift/objc Foundation `Process`: a program path and an argument list set as properties."""
 _NODE_CP = {"exec": "shell", "execSync": "shell", "spawn": "argv", "spawnSync": "argv",
             "execFile": "argv", "execFileSync": "argv", "fork": "argv"}
 _NODE_FS = {"rmSync": "rm", "rm": "rm", "rmdirSync": "rm", "rmdir": "rm", "unlinkSync": "delete",
@@ -141,15 +149,21 @@ def script_actions(code: str, lang: str) -> list[Action]:
         for m in _BUILDER.finditer(code):  # rust Command::new("rm").args([...]) and friends
             fx.argv([m.group(1), *re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))], "Command::new")
         _generic(code, lang, fx)
+    elif lang not in _TABLE and _PROCESS_PROG.search(code):
+        args = _PROCESS_ARGS.search(code)
+        fx.argv([_PROCESS_PROG.search(code).group(1),  # type: ignore[union-attr]
+                 *re.findall(r'"((?:[^"\\]|\\.)*)"', args.group(1) if args else "")], "Process")
+        _generic(code, lang, fx)
     elif lang in ("lisp", "elisp", "scheme", "clojure"):
         for m in _LISP_DELETE.finditer(code):
             verb = "delete" if m.group(1) == "delete-file" else "rdelete" if m.group(3) else "rmdir"
             fx.path(verb, m.group(2), m.group(1))
         for m in _LISP_RUN.finditer(code):
-            if m.group(1) is not None:
-                fx.shell(m.group(1), "shell-command")
-            else:
-                fx.argv([w for w in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))], "call-process")
+            if m.group(1) is not None or m.group(2) is not None:
+                fx.shell(m.group(1) if m.group(1) is not None else m.group(2), "shell-command")
+            else:  # sbcl run-program, clojure.java.shell/sh, racket system*, emacs call-process: an argv
+                words = [w for w in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(3) or m.group(4))]
+                fx.argv(words or NONLIT, "run-program")
     elif lang == "awk":
         _awk(code, fx)
     else:
@@ -177,6 +191,8 @@ def _generic(code: str, lang: str, fx: Effects) -> None:
             table.update({"remove": "rm", "removeSync": "rm", "emptyDirSync": "rm"})
     if lang in _HOME_CALLS:
         code = _HOME_CALLS[lang].sub('"~"', code)
+    if lang not in _TABLE:  # elixir/crystal bang and predicate names (`File.rm_rf!(p)`) read as the plain name
+        code = re.sub(r"(\w)[!?](?=\s*\()", r"\1", code)
     if lang == "julia":  # keyword arguments after `;` (`rm(p; recursive=true)`) read as more arguments
         code = re.sub(r";\s*(?=\w+\s*=[^=])", ", ", code)
     if lang in ("php", "ruby", "node", "perl"):
