@@ -132,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     files = args.files or [*(SHARED / f for f in ("dcg.jsonl", "safety_net.jsonl", "redcode_bash.jsonl")
                              if (SHARED / f).exists()), *sorted(OWN.glob("adversarial_*.jsonl")),
                            *sorted(OWN.glob("workspace_*.jsonl")), *sorted(OWN.glob("management_*.jsonl")),
-                           *sorted(OWN.glob("secrets_escape*.jsonl")), *sorted(OWN.glob("host_*.jsonl"))]
+                           *sorted(OWN.glob("secrets_escape*.jsonl")), *sorted(OWN.glob("host_*.jsonl")),
+                           *sorted(OWN.glob("redteam_round5_*.jsonl"))]
     totals: dict[str, list[tuple[dict, str, list[str]]]] = {}
     summary: list[tuple[str, str, list[tuple[dict, str, list[str]]]]] = []
     for path in files:
