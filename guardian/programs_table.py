@@ -550,7 +550,7 @@ CODE_VARS: dict[str, str] = {
     "TAR_OPTIONS": "taropts", "SHELL": "shellpath", "TERMINAL": "shellpath", "DIFFPROG": "shell",
     # build tools and package managers: the program they run in place of the compiler or the script shell
     "RUSTC_WRAPPER": "shellpath", "RUSTC_WORKSPACE_WRAPPER": "shellpath", "CARGO_BUILD_RUSTC_WRAPPER": "shellpath",
-    "RUSTC": "shellpath", "RUSTDOC": "shellpath", "CC": "shellpath", "CXX": "shellpath",
+    "RUSTC": "shellpath", "RUSTDOC": "shellpath",
     "npm_config_script_shell": "shellpath", "NPM_CONFIG_SCRIPT_SHELL": "shellpath", "npm_config_shell": "shellpath",
     "YARN_SHELL": "shellpath", "PERL5OPT": "ask",
     # where a program loads its code or configuration from (loadpath: asks for an entry outside the workspace
