@@ -65,6 +65,7 @@ ALTERNATIVES: dict[str, str] = {
     "SHELL-006": "run the X program on the local display",
     "SHELL-007": "forward a local port only (`ssh -L`), to a host the person named",
     "SHELL-008": "use a pipe between two local programs, not a network connection",
+    "SHELL-009": "serve the terminal on 127.0.0.1 with its token kept, or do not serve it",
     # persistence and host execution later
     "PERSIST-001": "put the setting in a workspace script (`source ./env.sh`) the person can read",
     "PERSIST-002": "ask the person to add the key",
@@ -89,6 +90,7 @@ ALTERNATIVES: dict[str, str] = {
     "PROC-004": "stop the task's own process by pid",
     "RES-001": "run a bounded loop (`for i in $(seq 4)`)",
     "RES-002": "bound the size (`count=`, `head -c 64M`) and write inside the workspace",
+    "RES-003": "do not mine; run the project's own programs",
     "SYS-001": "write a copy in the workspace (`cp /etc/hosts ./hosts && edit ./hosts`)",
     "SYS-002": "read the value (`sysctl NAME`)",
     "SYS-003": "list the rules (`iptables -S`, read-only)",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import time
 
-from tether.guardian import downloads, exposure, host_escape, program_pass, secrets_flow
+from tether.guardian import downloads, exposure, host_escape, miners, program_pass, secrets_flow
 from tether.guardian.bashlex_load import bashlex
 from tether.guardian.decision import Hit, Limits, Result, Where, strictest
 from tether.guardian.decode import static_output
@@ -325,6 +325,7 @@ class Analyser:
         program_pass.on_invocation(self, inv, depth)
         secrets_flow.on_invocation(self, inv)
         host_escape.on_invocation(self, inv)
+        miners.on_invocation(self, inv)
 
     def _downloads(self, inv: Inv) -> None:
         args = inv.args

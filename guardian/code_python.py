@@ -41,7 +41,8 @@ _EXEC_V = {"os.execv": 1, "os.execve": 1, "os.execvp": 1, "os.execvpe": 1, "os.s
            "os.posix_spawnp": 1}
 _DELETE = {"shutil.rmtree": "rdelete", "os.remove": "delete", "os.unlink": "delete",
            "os.rmdir": "rmdir", "os.removedirs": "rmdir", "os.truncate": "write",
-           "os.mkfifo": "write", "os.mknod": "write"}
+           "os.mkfifo": "write", "os.mknod": "write", "distutils.dir_util.remove_tree": "rdelete",
+           "setuptools._distutils.dir_util.remove_tree": "rdelete"}
 _MOVE = {"os.rename": "move", "os.replace": "move", "os.renames": "move", "shutil.move": "move",
          "shutil.copy": "copy", "shutil.copy2": "copy", "shutil.copyfile": "copy",
          "shutil.copytree": "copy", "os.symlink": "copy", "os.link": "copy"}
@@ -49,6 +50,13 @@ _PATHLIB = {"unlink": "delete", "rmdir": "rmdir", "write_text": "write", "write_
             "touch": "write", "chmod": "chmod", "rename": "move", "replace": "move",
             "symlink_to": "write", "hardlink_to": "write", "open": "open"}
 _PATH_ONLY = frozenset({"unlink", "rmdir", "write_text", "write_bytes", "symlink_to", "hardlink_to"})
+_CODE_RUNNERS = {"timeit.timeit": 0, "timeit.repeat": 0, "timeit.Timer": 0, "pdb.run": 0, "pdb.runeval": 0,
+                 "cProfile.run": 0, "profile.run": 0, "trace.Trace.run": 0}
+"""Library calls that run a code string as Python (argument index of the code)."""
+_CODE_METHODS = frozenset({"runsource", "runcode", "push", "runctx"})
+"""Methods of code.InteractiveInterpreter/Console and profilers that run a code string."""
+_PAGERS = {"pydoc.pipepager": 1, "pydoc.tempfilepager": 1}
+"""pydoc pagers: the argument that is a shell command line."""
 _DYNAMIC = {"eval", "exec", "compile", "getattr", "__import__", "importlib.import_module",
             "marshal.loads", "pickle.loads"}
 
@@ -182,13 +190,25 @@ class _Reader(Values):
             return node.id
         if isinstance(node, ast.Attribute):
             base = self.name(node.value)
+            if node.attr in ("__call__", "__func__", "__dict__"):
+                return base
             return f"{base}.{node.attr}" if base else ""
+        if isinstance(node, ast.Subscript):
+            key = self.value(node.slice)
+            base = self.name(node.value)
+            if not (isinstance(key, str) and literal(key)):
+                return ""
+            if base == "sys.modules":
+                return key
+            return f"{base}.{key}" if base and base not in ("dict", "list") else ""
         if isinstance(node, ast.Call):
             fn = self.name(node.func)
             args = node.args
             if fn in ("__import__", "importlib.import_module") and args:
                 mod = self.value(args[0])
                 return mod if literal(mod) else ""
+            if fn in ("vars", "operator.attrgetter") and args:
+                return self.name(args[0])
             if fn == "getattr" and len(args) >= 2:
                 attr = self.value(args[1])
                 base = self.name(args[0])
@@ -205,6 +225,7 @@ class _Reader(Values):
                     self.fx.rule("RES-001", "os.fork() in a loop")
             if isinstance(node, ast.Call):
                 self._call(node)
+                self._references(node)
 
     def _call(self, node: ast.Call) -> None:
         fn = self.name(node.func)
@@ -243,6 +264,18 @@ class _Reader(Values):
             fx.rule("CODE-002", f"{fn or node.func.attr} calls native code")  # type: ignore[attr-defined]
             if isinstance(node.func, ast.Attribute) and node.func.attr == "system":
                 fx.shell(first, "system")
+        elif fn in _CODE_RUNNERS or (isinstance(node.func, ast.Attribute) and node.func.attr in _CODE_METHODS
+                                     and (fn.startswith(("code.", "cProfile.", "profile.")) or not fn)):
+            k = _CODE_RUNNERS.get(fn, 0)
+            code = self.value(args[k]) if len(args) > k else self.value(kw.get("stmt") or kw.get("source"))
+            if args or kw:
+                self._code(code, fn or node.func.attr, args[k] if len(args) > k else None)  # type: ignore[attr-defined]
+        elif fn in _PAGERS:
+            k = _PAGERS[fn]
+            fx.shell(self.value(args[k]) if len(args) > k else self.value(kw.get("cmd")), fn)
+        elif fn in ("runpy.run_path", "imp.load_source") and args:
+            path = self.value(args[-1] if fn == "imp.load_source" else args[0])
+            fx.argv(["python3", path] if literal(path) else NONLIT, fn)
         elif fn in ("os.chown", "os.lchown", "shutil.chown"):
             fx.path("chmod", first, fn, "644")
         elif fn in ("open", "io.open", "os.open", "codecs.open"):
@@ -256,6 +289,28 @@ class _Reader(Values):
         elif isinstance(node.func, ast.Attribute) and node.func.attr in _PATHLIB and (
                 node.func.attr in _PATH_ONLY or self._is_path(node.func.value)):
             self._pathlib(node, node.func.attr)
+
+    def _references(self, node: ast.Call) -> None:
+        """A command-running or deleting callable handed to another call (map, partial,
+        atexit.register, Thread/Process target=...) is judged as if it were called
+        with each literal string among that call's other arguments."""
+        refs = [a for a in [*node.args, *(k.value for k in node.keywords)]
+                if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript)) and self._dangerous(self.name(a))]
+        if not refs:
+            return
+        strings = [n.value for a in [*node.args, *(k.value for k in node.keywords)] if a not in refs
+                   for n in ast.walk(a) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        for ref in refs:
+            fn = self.name(ref)
+            for text in strings or [NONLIT]:
+                self._call(ast.Call(func=ref, args=[ast.Constant(text)], keywords=[]))
+            if fn not in _SHELL and not strings:
+                self.fx.rule("CODE-002", f"{fn} handed to another call")
+
+    @staticmethod
+    def _dangerous(fn: str) -> bool:
+        return bool(fn) and (fn in _SHELL or fn in _SUBPROCESS or fn in _EXEC_L or fn in _EXEC_V or
+                             fn in _DELETE or fn in ("pty.spawn", "exec", "eval", "builtins.exec"))
 
     def _program(self, args: list[ast.expr], k: int, fn: str) -> None:
         """The program path argument of exec*/spawn*: run it when it differs from argv[0]."""

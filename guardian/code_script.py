@@ -40,7 +40,8 @@ _EVAL = {"eval": "code", "instance_eval": "code", "class_eval": "code", "module_
 _FS_COMMON = {"unlink": "delete", "rmdir": "rmdir", "rename": "move", "chmod": "chmod", "kill": "kill",
               "symlink": "copy", "link": "copy"}
 _TABLE: dict[str, dict[str, str]] = {
-    "perl": {"system": "auto", "exec": "auto", "`": "shell", "open": "open", "rmtree": "rdelete",
+    "perl": {"system": "auto", "exec": "auto", "open3": "open3", "open2": "open2", "run3": "auto",
+             "`": "shell", "open": "open", "rmtree": "rdelete",
              "remove_tree": "rdelete", "copy": "copy", "move": "move", "symlink": "copy",
              **_FS_COMMON},
     "ruby": {"system": "auto", "exec": "auto", "spawn": "auto", "`": "shell", "popen": "auto",
@@ -71,7 +72,9 @@ _HOME_CALLS = {"julia": re.compile(r"\bhomedir\(\s*\)"), "R": re.compile(r"\bpat
 _GENERIC = {"`": "shell", "system": "auto", "exec": "auto", "execute": "shell", "popen": "shell", "spawn": "auto",
             "cmd": "auto", "Command": "auto", "shell": "shell", "script": "shell", "unix": "shell", "dos": "shell",
             "command": "shell", "ProcessBuilder": "auto", "run": "auto", "pipeline": "auto",
-            "rmtree": "rdelete", "rm_rf": "rdelete", "rm_r": "rdelete", "unlink": "delete",
+            "rmtree": "rdelete", "rm_rf": "rdelete", "rm_r": "rdelete", "rm_rf!": "rdelete", "rm_r!": "rdelete",
+            "rm!": "delete", "rm": "delete", "remove_dir_all": "rdelete", "removeItem": "rdelete",
+            "deleteRecursively": "rdelete", "unlink": "delete", "delete_file": "delete",
             "rmdir": "rmdir", "remove": "delete", "delete": "delete"}
 """Any other language (julia, elixir, erlang, groovy/scala, octave, applescript ...):
 the common names of exec and delete calls (`os:cmd`, `System.cmd`, `run(`cmd`)`,
@@ -80,8 +83,14 @@ _TABLE["julia"] = {**_GENERIC, "rm": "rm", "mv": "move", "cp": "copy", "chmod": 
 _LISP_DELETE = re.compile(r'\((delete-directory|delete-file)\s+"((?:[^"\\]|\\.)*)"(\s+t\b)?')
 """elisp's deletes: `(delete-directory "DIR" t)` is recursive."""
 _LISP_RUN = re.compile(r'\((?:async-)?shell-command(?:-to-string)?\s+"((?:[^"\\]|\\.)*)"|'
-                       r'\((?:call|start)-process\s+((?:"(?:[^"\\]|\\.)*"\s*|nil\s*|t\s*)+)')
+                       r'\((?:uiop:)?run-program\s+"((?:[^"\\]|\\.)*\s(?:[^"\\]|\\.)*)"|'
+                       r'\((?:call|start)-process\s+((?:"(?:[^"\\]|\\.)*"\s*|nil\s*|t\s*)+)|'
+                       r'\((?:[\w.-]+[:/])*(?:run-program|sh|process-run|system\*|process\*)\s+'
+                       r'((?:(?:[\'`]|\(list\s+|\(|"(?:[^"\\]|\\.)*")\s*)+)')
 _BUILDER = re.compile(r'Command::new\(\s*"([^"]*)"\s*\)((?:\s*\.\s*args?\(\s*&?(?:\[[^\]]*\]|"[^"]*")\s*\))*)')
+_PROCESS_PROG = re.compile(r'(?:executableURL\s*=\s*URL\(\s*fileURLWithPath:\s*|launchPath\s*=\s*)"([^"]+)"')
+_PROCESS_ARGS = re.compile(r'\.arguments\s*=\s*\[([^\]]*)\]')
+"""swift/objc Foundation `Process`: a program path and an argument list set as properties."""
 _NODE_CP = {"exec": "shell", "execSync": "shell", "spawn": "argv", "spawnSync": "argv",
             "execFile": "argv", "execFileSync": "argv", "fork": "argv"}
 _NODE_FS = {"rmSync": "rm", "rm": "rm", "rmdirSync": "rm", "rmdir": "rm", "unlinkSync": "delete",
@@ -91,6 +100,42 @@ _NODE_FS = {"rmSync": "rm", "rm": "rm", "rmdirSync": "rm", "rmdir": "rm", "unlin
             "renameSync": "move", "rename": "move", "chmodSync": "chmod", "chmod": "chmod",
             "symlinkSync": "copy", "truncateSync": "write", "openSync": "open", "open": "open",
             "readFileSync": "read", "readFile": "read", "createReadStream": "read"}
+_CONCAT = re.compile(r"""(["'])([^"'\\$#{}]*)\1\s*[.+]\s*(["'])([^"'\\$#{}]*)\3""")
+"""Two string literals joined (`"sys"."tem"`, `'exe'+'cSync'`): one literal."""
+_INDIRECT = [
+    # php: call_user_func("system", ...), array_map("system", [...]), ("system")(...)
+    (re.compile(r"""\b(?:call_user_func_array|array_map|array_walk)\(\s*(["'])(\w+)\1\s*,\s*\[([^\]]*)\]"""),
+     r"\2(\3"),
+    (re.compile(r"""\b(?:call_user_func|forward_static_call|register_shutdown_function|"""
+                r"""register_tick_function)\(\s*(["'])(\w+)\1\s*,\s*"""), r"\2("),
+    (re.compile(r"""\(\s*(["'])(\w+)\1\s*\)\s*\("""), r"\2("),
+    # ruby: Kernel.send(:system, ...), public_send, __send__, method(:system).call(...)
+    (re.compile(r"""(?:\b[A-Z]\w*\.|\bself\.)?\b(?:send|public_send|__send__)\(?\s*[:"'](\w+)["']?\s*,\s*"""),
+     r"\1("),
+    (re.compile(r"""\bmethod\(\s*[:"'](\w+)["']?\s*\)\s*(?:\.\s*(?:call|yield|===)\s*|\.|\[)\s*[(]?"""), r"\1("),
+    # node: cp['exec'+'Sync'](...) (after the literals are joined), cp["execSync"](...)
+    (re.compile(r"""\[\s*(["'`])(\w+)\1\s*\]\s*\("""), r".\2("),
+]
+"""Calls made through a callee's name as data, rewritten as the direct call they make."""
+_NAME_VAR = re.compile(r"""\$(\w+)\s*=\s*(["'])(\w+)\2\s*;""")
+"""php `$f = "system";`: a variable holding a function name, called later as `$f(...)`."""
+
+
+def _direct(code: str, lang: str) -> str:
+    """`code` with callees named by strings, symbols or joined literals written as direct calls."""
+    for _ in range(8):
+        joined = _CONCAT.sub(lambda m: m.group(1) + m.group(2) + m.group(4) + m.group(1), code)
+        if joined == code:
+            break
+        code = joined
+    for pattern, repl in _INDIRECT:
+        code = pattern.sub(repl, code)
+    if lang == "php":
+        for m in _NAME_VAR.finditer(code):
+            code = re.sub(rf"\${m.group(1)}\s*\(", m.group(3) + "(", code)
+    return code
+
+
 _R_CALLS = re.compile(r"\b(file\.remove|file\.rename|file\.copy|Sys\.chmod)\s*\(")
 _RECURSIVE = re.compile(r"recursive\s*[:=]\s*(?:true|TRUE|T)\b")
 
@@ -104,15 +149,21 @@ def script_actions(code: str, lang: str) -> list[Action]:
         for m in _BUILDER.finditer(code):  # rust Command::new("rm").args([...]) and friends
             fx.argv([m.group(1), *re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))], "Command::new")
         _generic(code, lang, fx)
+    elif lang not in _TABLE and _PROCESS_PROG.search(code):
+        args = _PROCESS_ARGS.search(code)
+        fx.argv([_PROCESS_PROG.search(code).group(1),  # type: ignore[union-attr]
+                 *re.findall(r'"((?:[^"\\]|\\.)*)"', args.group(1) if args else "")], "Process")
+        _generic(code, lang, fx)
     elif lang in ("lisp", "elisp", "scheme", "clojure"):
         for m in _LISP_DELETE.finditer(code):
             verb = "delete" if m.group(1) == "delete-file" else "rdelete" if m.group(3) else "rmdir"
             fx.path(verb, m.group(2), m.group(1))
         for m in _LISP_RUN.finditer(code):
-            if m.group(1) is not None:
-                fx.shell(m.group(1), "shell-command")
-            else:
-                fx.argv([w for w in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))], "call-process")
+            if m.group(1) is not None or m.group(2) is not None:
+                fx.shell(m.group(1) if m.group(1) is not None else m.group(2), "shell-command")
+            else:  # sbcl run-program, clojure.java.shell/sh, racket system*, emacs call-process: an argv
+                words = [w for w in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(3) or m.group(4))]
+                fx.argv(words or NONLIT, "run-program")
     elif lang == "awk":
         _awk(code, fx)
     else:
@@ -140,8 +191,12 @@ def _generic(code: str, lang: str, fx: Effects) -> None:
             table.update({"remove": "rm", "removeSync": "rm", "emptyDirSync": "rm"})
     if lang in _HOME_CALLS:
         code = _HOME_CALLS[lang].sub('"~"', code)
+    if lang not in _TABLE:  # elixir/crystal bang and predicate names (`File.rm_rf!(p)`) read as the plain name
+        code = re.sub(r"(\w)[!?](?=\s*\()", r"\1", code)
     if lang == "julia":  # keyword arguments after `;` (`rm(p; recursive=true)`) read as more arguments
         code = re.sub(r";\s*(?=\w+\s*=[^=])", ", ", code)
+    if lang in ("php", "ruby", "node", "perl"):
+        code = _direct(code, lang)
     code_r = _R_CALLS.sub(lambda m: m.group(1).replace(".", "_") + "(", code) if lang == "R" else code
     for call in calls(code_r, lang):
         name = call.short if lang != "R" else call.name.replace("_", ".")
@@ -162,6 +217,8 @@ def _judge(call: Call, kind: str, lang: str, code: str, fx: Effects) -> None:
         return
     if not args and kind in ("shell", "auto", "argv"):
         return  # `x.execute()` on a receiver: the receiver was judged as its own call
+    if kind in ("open3", "open2"):  # IPC::Open3 open3(IN, OUT, ERR, CMD...), IPC::Open2 open2(OUT, IN, CMD...)
+        args, kind = args[3 if kind == "open3" else 2 :] or [NONLIT], "auto"
     first = args[0] if args else NONLIT
     api = call.name
     if lang == "ruby" and kind == "auto" and first is NONLIT and len(args) > 1:
@@ -246,7 +303,9 @@ def _open(call: Call, lang: str, args: list[object], fx: Effects) -> None:
         return
     if lang == "perl" and len(args) >= 2:
         mode = args[0]
-        if mode in ("-|", "|-"):
+        if mode in ("-|", "|-") and len(args) == 2 and not isinstance(args[1], list):
+            fx.shell(args[1], "open |")  # one command string: perl runs it through the shell
+        elif mode in ("-|", "|-"):
             fx.argv([x for a in args[1:] for x in (a if isinstance(a, list) else [a])], "open |")
         elif isinstance(mode, str) and literal(mode) and ">" in mode:
             fx.path("write", args[1], "open >")

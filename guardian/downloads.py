@@ -48,6 +48,10 @@ _RUNNERS = SHELLS | {
     "java",
     "deno",
     "bun",
+    # other shells, macro processors and interpreters that run what they read
+    "xonsh", "elvish", "nu", "oksh", "loksh", "ion", "murex", "rc", "es", "sash", "m4", "gm4", "julia", "elixir",
+    "guile", "racket", "sbcl", "clisp", "csi", "gawk", "pypy3", "pypy", "jruby", "luajit", "wish", "tcsh", "csh",
+    "nodejs", "R", "crystal", "swift", "groovy", "jshell", "scala", "bb", "clojure", "php-cgi",
 }
 _DL_NAMES = ("curl|wget|fetch|aria2c|lwp-request|lwp-download|http|https|xh|nc|ncat|netcat|tftp|"
              "ftp|GET|socat|openssl|busybox\\s+wget")

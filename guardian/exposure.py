@@ -41,6 +41,9 @@ def check(an: Analyser, inv: Inv) -> None:
     """Sockets, served folders and sensitive destinations of one invocation."""
     if inv.prog in _NET_CLIENTS and _shell_upstream(inv.simple):
         an._hit("SHELL-008", inv.prog, "a shell's output is piped to a network connection")
+    why = _served_shell(inv)
+    if why:
+        an._hit("SHELL-009", inv.prog, why)
     served = _served_dir(inv)
     if served is not None and UNKNOWN not in served:
         path = normalise(served, inv.simple.cwd, an.home)
@@ -88,6 +91,36 @@ def _shell_upstream(s: object, depth: int = 0) -> bool:
         if name in ("tee", "cat", "stdbuf") and _shell_upstream(u, depth + 1):
             return True
     return False
+
+
+_SHELL_SERVERS = frozenset({"ttyd", "gotty", "tmate", "shellinaboxd", "shellinabox", "wetty", "wssh", "webssh",
+                            "butterfly.server.py", "butterfly", "sshwifty", "upterm", "tty-share", "teleconsole"})
+"""Programs whose job is a terminal served to a browser or a relay: a shell other hosts can type into."""
+_NOTEBOOKS = frozenset({"jupyter", "jupyter-notebook", "jupyter-lab", "jupyter-server", "code-server",
+                        "openvscode-server", "code", "voila", "marimo", "theia"})
+"""Servers that give their users a terminal and code execution, safe only with a token and a local bind."""
+_OPEN_BIND = re.compile(r"^--(?:ip|host|bind-addr|bind|NotebookApp\.ip|ServerApp\.ip|address)="
+                        r"(?:0\.0\.0\.0|\*|::|\[::\])(?::\d+)?$")
+_NO_AUTH = re.compile(r"^--(?:(?:NotebookApp|ServerApp|IdentityProvider)\.(?:token|password)=(?:''|\"\")?$|"
+                      r"auth=none$|without-connection-token$|no-token$|disable-auth$|token=$)")
+
+
+def _served_shell(inv: Inv) -> str:
+    """A terminal server (ttyd, gotty, tmate...), or a notebook/IDE server bound to every
+    address with its token or password turned off: SHELL-009."""
+    name = inv.argv[0].rsplit("/", 1)[-1] if inv.argv else ""
+    if name in _SHELL_SERVERS or inv.prog in _SHELL_SERVERS:
+        return f"{name} serves a terminal to other hosts"
+    if name not in _NOTEBOOKS and inv.prog not in _NOTEBOOKS:
+        return ""
+    args, joined = inv.args, []
+    for i, a in enumerate(args):  # `--ip 0.0.0.0` as one word `--ip=0.0.0.0`
+        nxt = args[i + 1] if i + 1 < len(args) else ""
+        joined.append(f"{a}={nxt}" if a.startswith("--") and "=" not in a and nxt and not nxt.startswith("-")
+                      and a[2:] in ("ip", "host", "bind-addr", "bind", "auth", "address") else a)
+    if any(_OPEN_BIND.match(a) for a in joined) and any(_NO_AUTH.match(a) for a in joined):
+        return f"{name} serves code execution on every address without a token"
+    return ""
 
 
 def _served_dir(inv: Inv) -> str | None:

@@ -31,6 +31,9 @@ def emit(kind: str, value: str, argv: list[str]) -> list[Act]:
         return [replace(a, remote=True, detail="host") for a in emit("shell", value, argv)]
     if kind == "shellpath":
         return _shellpath(value)
+    if kind == "loadpath":  # PYTHONPATH=a:b, GIT_CONFIG_GLOBAL=f: a folder or file code is loaded from
+        return [Act("file", p, lang="shell", how="outside") for p in value.split(":")
+                if p and p != "/dev/null" and not p.startswith(_SYSTEM_LOAD)]
     if kind in ("script", "extfile", "sshconfig"):
         lang = "sshconfig" if kind == "sshconfig" else "shell"
         return [] if value in ("-", "/dev/stdin") else [
@@ -121,6 +124,10 @@ def _gitconfig(argv: list[str]):  # type: ignore[no-untyped-def]
         return []
 
     return one
+
+
+_SYSTEM_LOAD = ("/usr/", "/lib", "/opt/", "/nix/", "/etc/", "/snap/", "/gnu/")
+"""Load-path entries owned by the system's package manager, not writable by the agent."""
 
 
 def _shellpath(value: str) -> list[Act]:

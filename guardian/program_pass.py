@@ -47,6 +47,8 @@ def table_names() -> list[str]:
     return sorted(programs.ENTRIES)
 
 
+_CARGO_RUNNER = re.compile(r"^CARGO_TARGET_[A-Z0-9_]+_(?:RUNNER|LINKER)$")
+"""cargo's per-target runner and linker variables: a program cargo runs."""
 _DECLARES = frozenset({"export", "declare", "typeset", "readonly", "local", "setenv"})
 
 
@@ -65,6 +67,19 @@ def on_simple(an: Analyser, s: object, depth: int) -> None:
             continue
         an.seen_vars.add((name, value))
         for act in programs.env_actions(name, value):
+            _do(an, act, None, s, depth)
+    for name, value in env.items():  # names that are patterns: GIT_CONFIG_KEY_<n>, CARGO_TARGET_<triple>_RUNNER
+        if not value or (name, value) in an.seen_vars or value == an.env.get(name):
+            continue
+        if name.startswith("GIT_CONFIG_KEY_"):
+            setting = f"{value}={env.get('GIT_CONFIG_VALUE_' + name[15:], '')}"
+            acts = escapes.config_value("gitcfg", setting)
+        elif _CARGO_RUNNER.match(name):
+            acts = programs.env_actions("RUSTC_WRAPPER", value)
+        else:
+            continue
+        an.seen_vars.add((name, value))
+        for act in acts:
             _do(an, act, None, s, depth)
 
 

@@ -17,6 +17,7 @@ yield no actions here.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from tether.common.record import replace
@@ -95,8 +96,11 @@ def env_actions(name: str, value: str) -> list[Act]:
     kind = CODE_VARS.get(name)
     if kind is None or not value:
         return []
-    if kind == "taropts":
-        return actions(["tar", *value.split()])[0]
+    if kind == "taropts":  # a command option's value runs whole (`--to-command=rm -rf ~`): tar's split is lax
+        run = re.search(r"(?:--to-command|--use-compress-program|--info-script|--new-volume-script|"
+                        r"--rsh-command|--rmt-command|--checkpoint-action=exec)=(.+)$", value)
+        whole = emit("shell", run.group(1).replace("\\ ", " "), []) if run else []
+        return whole + actions(["tar", *value.split()])[0]
     if kind == "nodeopts":
         words = value.split()
         return [Act("file", words[i + 1], lang="code:node") for i, w in enumerate(words[:-1])

@@ -34,7 +34,8 @@ counts), extfile (asks only outside the workspace), ask, none, gitcfg,
 aptcfg, sshcfg, hgcfg, sshconfig, alias, tex, m4, sed, rpmeval, makefile,
 makefile_file, crontab, bindx, socat, url (git `ext::` URLs), dir (hook or
 script directory: asks outside the workspace), shellpath (a program path,
-a bare shell is fine), gccwrapper, cargocfg, prompt, taropts, nodeopts.
+a bare shell is fine), gccwrapper, cargocfg, prompt, taropts, nodeopts,
+loadpath (colon-separated folders or a file code is loaded from: asks outside the workspace and system folders).
 The `r` prefix (rshell, rargv) and `lshell1` mean "runs elsewhere or later".
 """
 
@@ -85,6 +86,10 @@ PROGRAMS: dict[str, dict] = {
         "-L": "file:julia"}, "rest": "script1"},
     "elixir": {"fam": "interpreter", "aka": "iex", "opts": {"-e": "code:elixir", "--eval": "code:elixir", "-r": "file"},
         "rest": "script1"},
+    "clojure": {"fam": "interpreter", "aka": "clj bb babashka",
+        "opts": {"-e": "code:clojure", "--eval": "code:clojure"}, "rest": "script1"},
+    "crystal": {"fam": "interpreter", "sub": {"eval": {"rest": "code:crystal"}, "run": {"rest": "script1"}}},
+    "swift": {"fam": "interpreter", "opts": {"-e": "code:swift"}},
     "erl": {"fam": "interpreter", "opts": {"-eval": "code:erlang", "-s": "ask", "-run": "ask"}},
     "escript": {"fam": "interpreter", "rest": "script1"},
     "scala": {"fam": "interpreter", "aka": "groovy kotlin kotlinc", "opts": {"-e": "code:jvm"}, "rest": "script1"},
@@ -545,6 +550,16 @@ CODE_VARS: dict[str, str] = {
     "LD_AUDIT": "extfile", "PYTHONSTARTUP": "extfile", "PERL5DB": "code:perl", "NODE_OPTIONS": "nodeopts",
     "GIT_CONFIG_PARAMETERS": "ask", "GIT_EXEC_PATH": "dir", "GIT_TEMPLATE_DIR": "dir",
     "TAR_OPTIONS": "taropts", "SHELL": "shellpath", "TERMINAL": "shellpath", "DIFFPROG": "shell",
+    # build tools and package managers: the program they run in place of the compiler or the script shell
+    "RUSTC_WRAPPER": "shellpath", "RUSTC_WORKSPACE_WRAPPER": "shellpath", "CARGO_BUILD_RUSTC_WRAPPER": "shellpath",
+    "RUSTC": "shellpath", "RUSTDOC": "shellpath",
+    "npm_config_script_shell": "shellpath", "NPM_CONFIG_SCRIPT_SHELL": "shellpath", "npm_config_shell": "shellpath",
+    "YARN_SHELL": "shellpath", "PERL5OPT": "ask",
+    # where a program loads its code or configuration from (loadpath: asks for an entry outside the workspace
+    # and the system's own folders)
+    "GIT_CONFIG_GLOBAL": "loadpath", "GIT_CONFIG_SYSTEM": "loadpath", "PYTHONPATH": "loadpath",
+    "PERL5LIB": "loadpath", "PERLLIB": "loadpath", "RUBYLIB": "loadpath", "NODE_PATH": "loadpath",
+    "LD_LIBRARY_PATH": "loadpath",
 }
 
 SHELLS: frozenset[str] = frozenset(

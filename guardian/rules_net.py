@@ -38,6 +38,9 @@ static_rule("SHELL-004", "reverse-shell", "deny",
             "os.dup2(s.fileno(),0);subprocess.call([\"/bin/sh\"])'")
 static_rule("RES-001", "resource-exhaustion", "deny", "fork bomb: a function that spawns itself",
             ":(){ :|:& };:")
+static_rule("RES-003", "resource-exhaustion", "deny",
+            "a cryptocurrency miner: a miner program, a stratum pool URL, mining options or a miner image",
+            "xmrig -o pool.supportxmr.com:443 -u WALLET")
 
 
 def _remote(url: str) -> bool:

