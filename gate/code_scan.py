@@ -53,16 +53,52 @@ PROCESS_MODULES = frozenset({"os", "posix", "nt", "sys", "signal", "subprocess",
 """Modules whose callables, registered to run at exit or reached by a computed name, can end or replace the process."""
 REPLACING = re.compile(r"^(_exit|exit|abort|kill|killpg|quit|exec[lv]p?e?|spawn\w*|posix_spawnp?|fork\w*|dup2?|close)$")
 """Process-level callables that end or replace the interpreter (so the runner's report and exit status are not its)."""
+IMPORTERS = frozenset({"__import__", "importlib.import_module", "import_module", "builtins.__import__"})
+"""Calls that load a module by its name as a string."""
+HARNESS_NAMES = frozenset({
+    "setup_module", "teardown_module", "setUpModule", "tearDownModule", "setup_function", "teardown_function",
+    "load_tests", "setup_package", "teardown_package", "setUpClass", "tearDownClass", "setup_method",
+    "teardown_method", "setup_class", "teardown_class", "conftest", "pytest_plugins", "pytestmark",
+    "__unittest", "failureException",
+})
+"""Names the test frameworks look up in a test module: defined by implementation, a `from impl import *` in the
+test hands them to the framework, which runs them with the tests (unittest, pytest, nose)."""
+VALUE_TYPES = frozenset({"int", "float", "complex", "str", "bytes", "bytearray", "bool", "tuple", "list", "dict",
+                         "set", "frozenset", "Decimal", "Fraction", "decimal.Decimal", "fractions.Fraction",
+                         "numbers.Number", "UserString", "UserList", "UserDict", "collections.UserString",
+                         "collections.UserList", "collections.UserDict", "IntEnum", "enum.IntEnum", "StrEnum",
+                         "enum.StrEnum"})
+"""Builtin value types: a subclass that redefines comparing passes for the value a test expects."""
+COMPARING = frozenset({"__eq__", "__ne__", "__hash__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__"})
+"""What a test's assertion asks of a value: redefined on a value type, the answer is the run's, not the value's."""
+HANDLER_REGISTERS = {"signal.signal": 1, "threading.Thread": None, "Thread": None, "threading.Timer": 1,
+                     "Timer": 1, "sys.set_asyncgen_hooks": None}
+"""Calls that run a callable later on the process's own terms (a signal, a thread past the main one), and where the
+callable sits (None: the `target` keyword)."""
 EXIT_REGISTERS = {"atexit.register": 0, "weakref.finalize": 1, "finalize": 1, "register": 0}
 """Calls that register a callable to run at shutdown, and the position of that callable."""
 
 
 def _dotted(node: ast.AST) -> str:
-    """`a.b.c` for a Name/Attribute chain, else ''."""
+    """`a.b.c` for a Name/Attribute chain, else ''. A module or member reached by a constant name through
+    `__import__("os")`, `importlib.import_module("os")` or `getattr(os, "_exit")` reads as the plain name
+    (`'o' 's'` is one constant to the parser), so `getattr(__import__('os'), '_exit')` is `os._exit`."""
     parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif (isinstance(node, ast.Call) and _dotted(node.func) in ("getattr", "builtins.getattr")
+              and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+              and isinstance(node.args[1].value, str)):
+            parts.append(node.args[1].value)
+            node = node.args[0]
+        else:
+            break
+    if isinstance(node, ast.Call) and _dotted(node.func) in IMPORTERS and node.args and isinstance(
+            node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        parts.append(node.args[0].value)
+        return ".".join(reversed(parts))
     if isinstance(node, ast.Name):
         parts.append(node.id)
         return ".".join(reversed(parts))
@@ -133,6 +169,32 @@ class _Scan:
             return f"`{name}`"
         return ""
 
+    def _ends_in(self, target: ast.AST) -> bool:
+        """A callable (a name of this file, a lambda) whose body ends or replaces the process."""
+        if isinstance(target, ast.Lambda):
+            return any(isinstance(c, ast.Call) and self._ends_process(c.func) for c in ast.walk(target.body))
+        name = _dotted(target)
+        return bool(name) and (name.rsplit(".", 1)[-1] in self.exiting or self._ends_process(target))
+
+    def _value_class(self, node: ast.ClassDef) -> None:
+        """A class derived from a builtin value type that redefines what comparing it answers, or any `__eq__`
+        whose answer does not read the object itself."""
+        value_base = next((_dotted(b) for b in node.bases if _dotted(b) in VALUE_TYPES), "")
+        for fn in node.body:
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if value_base and fn.name in COMPARING and not self.test:
+                self.add(fn, f"implementation code redefines {fn.name} on a subclass of {value_base} (the value "
+                             "answers comparisons on its own terms)")
+            elif fn.name in ("__eq__", "__ne__") and fn.args.args:
+                me = fn.args.args[0].arg
+                if not any(isinstance(n, ast.Name) and n.id == me for s in fn.body for n in ast.walk(s)):
+                    self.add(fn, f"{fn.name} never reads `{me}`: its answer does not depend on the object")
+        for t in node.body:
+            if value_base and not self.test and isinstance(t, ast.Assign) and any(
+                    isinstance(x, ast.Name) and x.id in COMPARING for x in t.targets):
+                self.add(t, f"implementation code redefines comparing on a subclass of {value_base}")
+
     def add(self, node: ast.AST, what: str) -> None:
         self.out.append(f"{self.rel}:{getattr(node, 'lineno', 0)}: {what}")
 
@@ -147,6 +209,7 @@ class _Scan:
             self._defs(node)
         for node in _module_level(self.tree):
             self._import_time(node)
+        self._harness()
         return self.out
 
     def _imports(self, node: ast.AST) -> None:
@@ -176,6 +239,15 @@ class _Scan:
                 self.add(node, f"implementation imports the test framework `{args[0].value}`")
             if isinstance(args[0], ast.Constant) and str(args[0].value).split(".")[0] in NATIVE and not self.test:
                 self.add(node, f"implementation loads native code through `{args[0].value}`")
+        if func in IMPORTERS and args and not isinstance(args[0], ast.Constant) and not self.test:
+            self.add(node, "implementation imports a module by a name built at run time (what it reaches is unseen)")
+        if func in HANDLER_REGISTERS:
+            position = HANDLER_REGISTERS[func]
+            target = (args[position] if position is not None and len(args) > position
+                      else next((k.value for k in node.keywords if k.arg in ("target", "handler")), None))
+            if target is not None and self._ends_in(target):
+                self.add(node, f"{func} runs a callable that ends the process (it sets the process's exit status "
+                               "on its own terms)")
         if func in TRACERS:
             self.add(node, f"calls {func} (hooks every call the process makes, the tests' included)")
         root = func.split(".")[0]
@@ -219,7 +291,12 @@ class _Scan:
                 self.add(node, "looks up the test framework in sys.modules (behaves differently under test)")
 
     def _defs(self, node: ast.AST) -> None:
+        if isinstance(node, ast.ClassDef):
+            self._value_class(node)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if node.name == "__del__" and any(isinstance(c, ast.Call) and self._ends_process(c.func)
+                                              for c in ast.walk(node)):
+                self.add(node, "__del__ ends the process (it sets the process's exit status on its own terms)")
             body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
             ret = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
             if node.name == "__eq__" and _const_true(ret) or node.name == "__ne__" and _const_false(ret):
@@ -245,6 +322,18 @@ class _Scan:
                     self.add(node, f"assigns `{name}` on the test framework")
                 if root in ("builtins", "__builtins__") and "." in name:
                     self.add(node, f"replaces the builtin `{name}`")
+
+    def _harness(self) -> None:
+        """Implementation that defines the names a test framework looks up in a test module."""
+        if self.test:
+            return
+        for node in self.tree.body:
+            names = ([node.name] if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else
+                     [t.id for t in node.targets if isinstance(t, ast.Name)] if isinstance(node, ast.Assign) else [])
+            for name in names:
+                if name in HARNESS_NAMES:
+                    self.add(node, f"implementation defines `{name}`, which the test framework runs in a test module "
+                                   "that imports it (`from ... import *`)")
 
     def _import_time(self, node: ast.AST) -> None:
         if not isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):

@@ -7,9 +7,14 @@ test: handlers on the process's exit and error events (`process.on('exit')`,
 `process.exitCode`, `process.reallyExit`/`process.kill(process.pid)`,
 patches of the module loader (`require('module')`, `Module._load`,
 `Module.prototype.require`, `_resolveFilename`) and of node's `assert`.
-Each is a reason for a person's review with file and line. What it cannot
-see: the same spelled through computed names (`process['on']`), eval of a
-built string, or code outside the files the run wrote.
+Also: `Object.defineProperty`/`Object.assign`/`Reflect.set` on `assert`,
+`process`, `console` or the loader, writes to `require('assert').x`, edits
+of `require.cache`, globals reached by a computed name (`globalThis[k]`),
+members reached by a name built from string pieces (`p['o' + 'n']`), and
+the exit machinery named as a string. Each is a reason for a person's
+review with file and line. What it cannot see: a name built by other means
+(`String.fromCharCode`, `atob`, a table), eval of a built string, or code
+outside the files the run wrote.
 """
 
 from __future__ import annotations
@@ -38,6 +43,22 @@ PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(assert|console)\s*(\.\s*\w+)+\s*=(?!=)|"
                 r"\bprocess\s*\.\s*(exit|emit|on|stdout|stderr|reallyExit|binding)(\s*\.\s*\w+)*\s*=(?!=)"),
      "replaces a member of assert, process or console"),
+    (re.compile(r"\brequire\s*\(\s*['\"`](node:)?assert(/strict)?['\"`]\s*\)\s*(\.\s*\w+)+\s*=(?!=)"),
+     "replaces a member of assert"),
+    (re.compile(r"\b(Object|Reflect)\s*\.\s*(defineProperty|defineProperties|assign|setPrototypeOf|set|"
+                r"deleteProperty|__defineGetter__)\s*\(\s*(require\s*\(\s*['\"`](node:)?(assert|assert/strict|module|"
+                r"test|process|console)['\"`]\s*\)|(assert|process|console|Module|globalThis|global|require)\b)"),
+     "redefines members of assert, process, console or the module loader"),
+    (re.compile(r"\brequire\s*\.\s*(cache|extensions|main)\b\s*(\[|=(?!=)|\.)|\bdelete\s+require\s*\.\s*cache"),
+     "edits node's require cache (changes what the tests load)"),
+    (re.compile(r"\b(globalThis|global|self|window)\s*\[\s*[^\]'\"`\s]|"
+                r"\b(globalThis|global)\s*\[\s*['\"`][^'\"`]*['\"`]\s*\+"),
+     "reaches a global by a name computed at run time (what it reaches is unseen)"),
+    (re.compile(r"\[\s*(['\"`][^'\"`\]]*['\"`]\s*\+\s*)+['\"`][^'\"`\]]*['\"`]\s*\]|\[\s*`[^`\]]*\$\{"),
+     "reaches a member by a name built from pieces (hides which member, e.g. process['really' + 'Exit'])"),
+    (re.compile(r"\b(global|globalThis)\s*\.\s*process\b|['\"`](really|reallyE|exitC)['\"`]|"
+                r"['\"`](reallyExit|exitCode|uncaughtException|unhandledRejection|beforeExit)['\"`]\s*[\]),]"),
+     "names the process's exit machinery as a string (process.reallyExit, exitCode, exit events)"),
 )
 
 

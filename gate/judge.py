@@ -36,6 +36,7 @@ from tether.gate.collect import Sources, collect
 from tether.gate.copies import AFTER_DIR, BEFORE_DIR, build_after, build_before
 from tether.gate.copies import remove as remove_copies
 from tether.gate.evidence import preserving, real_changes
+from tether.gate.exit_status import passed_over_uncaught
 from tether.gate.git_index import untracked_tests
 from tether.gate.goal import asks_for_tests, named_identifiers
 from tether.gate.ignored import hidden_by_ignores
@@ -283,7 +284,7 @@ def judge(state: dict[str, Any], events: Sequence[Event], ctx: GateContext) -> G
     if any(runs_python(c.command) for c in plan.checks) or any(s.kind == "python" for s in plan.suites):
         ev.shadowing = shadowing(ctx.start, sources.end)
     ev.checks = checks
-    ev.review += disagreements(checks, ev.project)
+    ev.review += disagreements(checks, ev.project) + passed_over_uncaught(checks)
     ev.preserving, ev.tests_goal = preserving(ev.goal), asks_for_tests(ev.goal)
     ev.missing_code = missing_names(ev.goal, [ev.rel(a) for a in ev.artifacts], ctx.start, sources.end, ws)
     ev.review += untouched_targets(ev.goal, [ev.rel(a) for a in ev.artifacts], ctx.start, sources.end)

@@ -15,7 +15,7 @@ from typing import Literal
 
 from tether.gate.checks import COUNTING
 from tether.gate.evidence import CheckRun, Evidence
-from tether.gate.hollow_tests import hollow, is_python_test
+from tether.gate.hollow_tests import hollow, is_written_test
 
 Source = Literal["person", "project", "run", "none"]
 SOURCES: dict[str, str] = {
@@ -31,10 +31,10 @@ def _eligible(c: CheckRun) -> bool:
 
 
 def tests_written(ev: Evidence) -> tuple[int | None, list[str]]:
-    """How many of the Python tests the run wrote can fail (None: it wrote none the gate can read), and why the
+    """How many of the tests the run wrote (Python, shell) can fail (None: it wrote none the gate can read), and why the
     others cannot (gate.hollow_tests)."""
     texts = {r: t for r, t in ev.changed_texts.items() if r in ev.diff_added or r in ev.diff_modified}
-    if not any(is_python_test(r) for r in texts):
+    if not any(is_written_test(r) for r in texts):
         return None, []
     return hollow(texts)
 
