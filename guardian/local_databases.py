@@ -139,6 +139,13 @@ def database_file(inv: Inv) -> str:
     return ""
 
 
+def workspace_file_db(inv: Inv) -> str:
+    """The database file a wiping statement only writes (judged by the path policy), unless its name says production
+    (`prod.duckdb`: a copy of production data is asked about like the server)."""
+    path = database_file(inv)
+    return "" if path and _PROD.search(path.rsplit("/", 1)[-1]) else path
+
+
 def local_test_sql(inv: Inv, texts: list[str], destructive: re.Pattern[str]) -> bool:
     """psql/mysql/mariadb on this machine whose destructive SQL only touches test databases: each
     `DROP DATABASE x` names one, and any other wiping statement runs in a connected test database."""

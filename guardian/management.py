@@ -353,7 +353,7 @@ def _sql(inv: Inv, fed: str | None = None) -> Finding | None:
         return None
     from tether.guardian import local_databases
 
-    if local_databases.database_file(inv) or local_databases.local_test_sql(inv, [fed or ""], SQL_DESTRUCTIVE):
+    if local_databases.workspace_file_db(inv) or local_databases.local_test_sql(inv, [fed or ""], SQL_DESTRUCTIVE):
         return None  # a database file (the path policy judges the write), a test database on this machine
     return Finding("ask", "data", "drops or truncates: SQL read from stdin or a file")
 

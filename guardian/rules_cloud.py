@@ -141,7 +141,7 @@ def _sql(inv: Inv) -> bool:
         return any(a.lower() in ("flushall", "flushdb") for a in inv.args)
     if not any(SQL_DESTRUCTIVE.search(t) for t in texts):
         return False
-    if local_databases.database_file(inv):
+    if local_databases.workspace_file_db(inv):
         return False  # a database file: a write the path policy judges (`targets.write_targets`)
     return not local_databases.local_test_sql(inv, texts, SQL_DESTRUCTIVE)
 

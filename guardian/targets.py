@@ -585,7 +585,7 @@ def _database_file_wipe(inv: Inv) -> list[tuple[str, Verb]]:
     """`sqlite3 test.db 'DELETE FROM t'`: wiping SQL on a database file writes that file."""
     from tether.guardian.rules_cloud import SQL_DESTRUCTIVE
 
-    path = local_databases.database_file(inv)
+    path = local_databases.workspace_file_db(inv)
     texts = [*inv.args, *([inv.simple.stdin] if inv.simple.stdin else [])]
     return [(path, "write")] if path and any(SQL_DESTRUCTIVE.search(t) for t in texts) else []
 

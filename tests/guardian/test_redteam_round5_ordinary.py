@@ -67,7 +67,7 @@ NEIGHBOURS = [
     # rsync: option values are no operands, --exclude keeps its match out, a scratch mirror is fine
     ("/w/p", "rsync -a --exclude .git ./ build/stage/", "allow"), ("/w/p", "rsync -av --delete src/ /tmp/bk/", "allow"),
     ("/w/p", "rsync -a --exclude=.git .git build/stage/", "allow"), ("/w/p", "rsync -a .git build/stage/", "ask"),
-    ("/w/p", "rsync -a --delete src/ /tmp/", "ask"), ("/w/p", "rsync -a --delete src/ /tmp/../etc/", "deny"),
+    ("/w/p", "rsync -a --delete src/ /tmp/", "deny"), ("/w/p", "rsync -a --delete src/ /tmp/../etc/", "deny"),
     ("/w/p", "rsync -a --delete src/ host:/srv/x", "ask"), ("/w/p", "rsync -a hooks .git/", "ask"),
     # local databases
     ("/repo", "sqlite3 test.db 'DELETE FROM sessions;'", "allow"),
