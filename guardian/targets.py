@@ -193,15 +193,7 @@ def _patch(inv: Inv) -> list[tuple[str, Verb]]:
     out = _valued(("-o", "--output"))(inv)
     if out:
         return out
-    valued = {"-p", "-i", "-d", "-D", "-F", "-r", "-V", "-B", "-Y", "-z", "-g"}
-    pos, skip = [], False
-    for a in inv.args:
-        if skip:
-            skip = False
-        elif a in valued:
-            skip = True
-        elif not a.startswith("-"):
-            pos.append(a)
+    pos = [a for a in _operands(inv, {"-p", "-i", "-d", "-D", "-F", "-r", "-V", "-B", "-Y", "-z", "-g"}) if a != "-"]
     return [(pos[0], "write")] if pos else []
 
 
