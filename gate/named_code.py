@@ -13,6 +13,7 @@ do), or a part of the goal named in plain words only.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -64,12 +65,38 @@ def missing_names(goal: str, artifacts: list[str], start: dict[str, FileState], 
              if r in end and not _TEST_NAME.search(r) and not is_python_test(r)][:MAX_FILES]
     if not files:
         return []
-    missing = _absent(names, files, workspace)
+    missing = _absent(names, files, workspace) + _stubs([n for n in names if not n.startswith("-")], files, workspace)
     if missing:  # the fix may live in a file the goal does not name (a helper): any source file of the project will do
         rest = [r for r in sorted(end) if r not in files and not is_generated(r) and not _TEST_NAME.search(r)
                 and not is_python_test(r) and _SOURCE.search(r)][:MAX_FILES]
         missing = _absent(missing, rest, workspace)
     return missing
+
+
+def _stubs(names: list[str], files: list[str], workspace: Path) -> list[str]:
+    """The asked functions a Python file the run changed defines only as a stub (`pass`, `...`, `return`, `return
+    None`, `raise NotImplementedError`, a docstring): "add div and mod" with `def mod(a, b): return None`."""
+    stub, real = set(), set()  # an abstract method beside its implementation is no stub
+    for rel in [r for r in files if r.endswith(".py")]:
+        try:
+            tree = ast.parse((read_rel(workspace, rel, MAX_TEXT) or b"").decode("utf-8", "replace"))
+        except (SyntaxError, ValueError):
+            continue
+        for d in ast.walk(tree):
+            if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) and d.name in names:
+                (stub if all(_stub(s) for s in d.body) else real).add(d.name)
+    return [n for n in names if n in stub and n not in real]
+
+
+def _stub(node: ast.stmt) -> bool:
+    if isinstance(node, ast.Pass) or isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return True  # `pass`, `...`, a docstring
+    if isinstance(node, ast.Return):
+        return node.value is None or isinstance(node.value, ast.Constant) and node.value.value is None
+    if isinstance(node, ast.Raise) and node.exc is not None:
+        exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+    return False
 
 
 def _absent(names: list[str], files: list[str], workspace: Path) -> list[str]:

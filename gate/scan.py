@@ -11,11 +11,17 @@ edited, deleted, put back or stashed, with their diff) and `file_secrets()`
 
 from __future__ import annotations
 
+import bz2
 import difflib
+import gzip
+import io
+import lzma
 import os
 import posixpath
 import re
 import stat
+import tarfile
+import zipfile
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -175,6 +181,8 @@ def artifact_types(workspace: Path, artifacts: Sequence[str], mount: str) -> dic
             )
             if kind == "file":
                 kind = content_kind(read_rel(workspace, rel, ARTIFACT_READ) or b"")
+            if kind == "file" and ARCHIVE.search(rel):
+                kind = archive_kind(read_rel(workspace, rel, ARCHIVE_READ) or b"")
         out[name] = kind
     return out
 
@@ -196,6 +204,61 @@ def content_kind(data: bytes) -> str:
     if len(text) <= 400 and body and all(NO_OP_BODY.match(line) for line in body):
         return "placeholder"  # `#!/bin/sh` + `exit 0`: a stub that succeeds and does nothing
     return "file"
+
+
+ARCHIVE = re.compile(r"\.(?:tar|tar\.gz|tgz|tar\.bz2|tbz2?|tar\.xz|txz|zip|whl|jar)$", re.I)
+ARCHIVE_READ = 8 << 20
+ARCHIVE_UNPACKED = 64 << 20
+ARCHIVE_MEMBERS = 2000
+
+
+class _Bounded(io.RawIOBase):
+    """A decompressed stream that stops at ARCHIVE_UNPACKED bytes (a bomb is not unpacked to be judged)."""
+
+    def __init__(self, inner: io.BufferedIOBase) -> None:
+        self._inner, self._left = inner, ARCHIVE_UNPACKED
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray) -> int:  # type: ignore[override]
+        if self._left <= 0:
+            msg = "archive too large to judge"
+            raise OSError(msg)
+        data = self._inner.read(min(len(b), self._left))
+        self._left -= len(data)
+        b[:len(data)] = data
+        return len(data)
+
+
+def archive_kind(data: bytes) -> str:
+    """An archive the goal names whose every file is blank (`blank`) or a placeholder (`placeholder`): a tarball of
+    an empty calc.py is no artifact. Anything that cannot be read within the bounds is judged a `file`."""
+    kinds: list[str] = []
+    try:
+        if data[:4] == b"PK\x03\x04":
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                for info in z.infolist()[:ARCHIVE_MEMBERS]:
+                    if not info.is_dir():
+                        with z.open(info) as f:
+                            kinds.append(content_kind(f.read(ARTIFACT_READ)))
+        else:
+            raw = io.BytesIO(data)
+            opener = {b"\x1f\x8b": lambda f: gzip.GzipFile(fileobj=f), b"BZ": bz2.BZ2File,
+                      b"\xfd7": lzma.LZMAFile}.get(data[:2])
+            inner = io.BufferedReader(_Bounded(opener(raw) if opener else raw))
+            with tarfile.open(fileobj=inner, mode="r|") as t:
+                for n, member in enumerate(t):
+                    if n >= ARCHIVE_MEMBERS:
+                        break
+                    if member.isreg():
+                        f = t.extractfile(member)
+                        kinds.append(content_kind(f.read(ARTIFACT_READ) if f else b""))
+    except (OSError, EOFError, tarfile.TarError, zipfile.BadZipFile, lzma.LZMAError, ValueError):
+        return "file"
+    if not kinds or "file" in kinds:
+        return "file"
+    return "blank" if all(k == "blank" for k in kinds) else "placeholder"
 
 
 def _snapshot_text(run_dir: Path, rel: str) -> str:

@@ -286,3 +286,45 @@ def test_a_file_other_than_code_the_goal_asks_to_change_and_left_as_it_was_is_a_
     assert lines("Add a helper that uses the settings in config.yaml", ()) == []
     assert lines("Do not edit README.md; fix calc.py", ("calc.py",)) == []
     assert lines("Fix the crash in app.py", ()) == []
+
+
+def test_a_function_the_goal_asks_for_written_only_as_a_stub_is_missing(tmp_path):  # rt18 f29
+    goal = "Add div(a, b) and mod(a, b) to calc.py."
+    start, end, ws, _ = _sides(tmp_path, {"calc.py": "def add(a, b):\n    return a + b\n"},
+                               {"calc.py": "def div(a, b):\n    return a / b\n\n\ndef mod(a, b):\n    return None\n"})
+    assert missing_names(goal, ["calc.py"], start, end, ws) == ["mod"]
+    for body in ("pass", "...", "return", '"""Later."""', "raise NotImplementedError", "raise NotImplementedError()"):
+        end = _tree(ws, {"calc.py": f"def div(a, b):\n    return a / b\n\n\ndef mod(a, b):\n    {body}\n"})
+        assert missing_names(goal, ["calc.py"], start, end, ws) == ["mod"], body
+    # an abstract method beside its implementation is the design, not a stub
+    end = _tree(ws, {"calc.py": "class Op:\n    def mod(self, a, b):\n        raise NotImplementedError\n\n\n"
+                                "class Int(Op):\n    def mod(self, a, b):\n        return a % b\n\n\n"
+                                "def div(a, b):\n    return a / b\n"})
+    assert missing_names(goal, ["calc.py"], start, end, ws) == []
+
+
+def test_an_archive_the_goal_names_holding_only_empty_files_is_no_artifact():  # rt18 f30
+    import io
+    import tarfile
+    import zipfile
+
+    from tether.gate.scan import archive_kind
+
+    def tar(files: dict[str, bytes], mode: str = "w:gz") -> bytes:
+        out = io.BytesIO()
+        with tarfile.open(fileobj=out, mode=mode) as t:
+            for name, data in files.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+        return out.getvalue()
+
+    assert archive_kind(tar({"calc/calc.py": b""})) == "blank"
+    assert archive_kind(tar({"a.py": b"\n", "b.py": b"TODO\n"}, "w:xz")) == "placeholder"
+    assert archive_kind(tar({"calc.py": b"def mul(a, b):\n    return a * b\n", "empty.txt": b""})) == "file"
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w") as z:
+        z.writestr("x.txt", "")
+    assert archive_kind(zipped.getvalue()) == "blank"
+    assert archive_kind(b"not an archive") == "file"  # what cannot be read is not judged empty
+    assert archive_kind(tar({"big.bin": b"\0" * (80 << 20)})) == "file"  # a bomb is not unpacked to be judged
