@@ -87,10 +87,9 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
 
     The sandbox starts in the background (runtime.run.starting): its first
     use raises SandboxNotStarted when it could not start. The gate's two
-    fresh sandboxes start once it is up (gate.warm: ready when the gate begins,
-    however soon the model finishes; started after the run's own so the three
-    container starts do not slow the first command), and R14's scan of the
-    start files runs meanwhile.
+    fresh sandboxes start beside it (gate.warm: ready when the gate begins,
+    however soon the model finishes), and R14's scan of the start files runs
+    meanwhile.
 
     The sandbox works in the run's work folder (a shadow run's copy, else the
     workspace). What the person must hear about the take-down (a late
@@ -119,7 +118,6 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
 
     def ready(box: Sandbox) -> None:  # in the start's thread: the processes at its start, for R15
         baseline.append(list_processes(box))
-        _start_warm(warm)  # the gate's sandboxes once the run's is up: they do not slow the first command
 
     listener: Callable[[Event], None] | None = None
     watch: WorkspaceWatch | None = None
@@ -127,6 +125,7 @@ def run_parts(config: TetherConfig, meta: dict[str, Any], journal: Journal, hook
     # first: the sandbox starts while the model, the watch and the graph are built and the graph plans
     sandbox = StartingSandbox(workspace, run_box, ready)
     try:
+        _start_warm(warm)  # the gate's own sandboxes, beside the run's: ready however soon the model finishes
         model = model if model is not None else model_for_run(config, meta)
         start = start_manifest(run_dir)
         warm.scan(start)  # R14's scan of the files at the start, while the run works
