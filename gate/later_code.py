@@ -68,14 +68,30 @@ ENV_LINE = re.compile(r"^\s*(?:#.*|(?:export\s+)?[A-Za-z_][A-Za-z0-9_.-]*\s*=.*|
 def later_code(written: Iterable[str], workspace: Path, snapshot: Path | None, home: Path | None = None) -> list[str]:
     """Review lines for what the run added to files the person's tools run later (`written`: files it changed)."""
     context = CheckContext(workspace=workspace, home=home or Path.home())
+    backend = _backend_modules(workspace)
+    included = _make_includes(written, workspace)
     out: list[str] = []
     for rel in sorted(written):
         new = _text(workspace, rel)
         if new is None:
             continue
         old = _text(snapshot, rel) if snapshot is not None else None
-        out += _judge(rel, old or "", new, context)
+        out += _judge(rel, old or "", new, context, backend, included)
     return out
+
+
+def _make_includes(written: Iterable[str], workspace: Path) -> frozenset[str]:
+    """Files a written makefile reads as makefile text (`include build.conf`, `-include .deps`): their recipes run on
+    `make` as the makefile's own do, whatever they are named."""
+    out: set[str] = set()
+    for rel in written:
+        if not MAKE_FILE.search(rel):
+            continue
+        folder = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
+        for line in (_text(workspace, rel) or "").splitlines():
+            if m := re.match(r"^\s*[-s]?include\s+(.+)$", line):
+                out.update(folder + w.removeprefix("./") for w in m.group(1).split() if "$" not in w)
+    return frozenset(out)
 
 
 def _text(root: Path | None, rel: str) -> str | None:
@@ -83,8 +99,9 @@ def _text(root: Path | None, rel: str) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")
 
 
-def _judge(rel: str, old: str, new: str, context: CheckContext) -> list[str]:
-    if MAKE_FILE.search(rel):
+def _judge(rel: str, old: str, new: str, context: CheckContext, backend: frozenset[str],
+           included: frozenset[str]) -> list[str]:
+    if MAKE_FILE.search(rel) or rel in included:
         return _shell(rel, "`make` on your machine", _added(_recipes(old), _recipes(new)), context)
     if JUST_FILE.search(rel):
         return _shell(rel, "`just` on your machine", _added(_indented(old), _indented(new)), context)
@@ -100,7 +117,7 @@ def _judge(rel: str, old: str, new: str, context: CheckContext) -> list[str]:
     if COMPOSE_FILE.search(rel):
         return [f"{PREFIX}{rel} gives a container the host (`{line.strip()[:120]}`), on `docker compose up`"
                 for line in _added(old.splitlines(), new.splitlines()) if COMPOSE_HOST.search(line)][:5]
-    if PY_TOOL_FILE.search(rel) or _backend_module(rel, context):
+    if PY_TOOL_FILE.search(rel) or rel in backend:
         return [f"{PREFIX}{rel} gained `{line.strip()[:120]}`, which runs when a tool imports it (pip, pytest, nox, "
                 "sphinx, invoke, ...)" for line in _added(old.splitlines(), new.splitlines()) if PY_RUNS.search(line)
                 ][:5]
@@ -232,19 +249,19 @@ def _pyproject(rel: str, old: str, new: str) -> list[str]:
     return []
 
 
-def _backend_module(rel: str, context: CheckContext) -> bool:
-    """A module an in-tree build backend names (pyproject's backend-path `.` and build-backend `calc_build`)."""
-    data = read_rel(context.workspace, "pyproject.toml", READ_CAP)
-    if data is None or not rel.endswith(".py"):
-        return False
+def _backend_modules(workspace: Path) -> frozenset[str]:
+    """The files of the module an in-tree build backend names (pyproject's backend-path `.` and build-backend
+    `calc_build`: calc_build.py or calc_build/__init__.py), read once per gate."""
+    data = read_rel(workspace, "pyproject.toml", READ_CAP)
+    if data is None:
+        return frozenset()
     try:
         system = tomllib.loads(data.decode("utf-8", "replace")).get("build-system") or {}
     except tomllib.TOMLDecodeError:
-        return False
+        return frozenset()
     paths, name = system.get("backend-path") or [], str(system.get("build-backend") or "").split(":")[0]
     if not name or not isinstance(paths, list):
-        return False
+        return frozenset()
     module = name.replace(".", "/")
-    return any(rel in (f"{p.strip('./') + '/' if p.strip('./') else ''}{module}.py",
-                       f"{p.strip('./') + '/' if p.strip('./') else ''}{module}/__init__.py") for p in paths
-               if isinstance(p, str))
+    folders = [p.strip("./") for p in paths if isinstance(p, str)]
+    return frozenset(f"{f + '/' if f else ''}{module}{tail}" for f in folders for tail in (".py", "/__init__.py"))
