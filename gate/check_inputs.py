@@ -16,6 +16,7 @@ function or alias named like a shell builtin or common command
 from __future__ import annotations
 
 import ast
+import bisect
 import fnmatch
 import json
 import posixpath
@@ -85,24 +86,46 @@ TEMPLATE = re.compile(r"[\w./${}%-]*(?:\$\{?\w+\}?|\{\w*\}|%[sd])[\w./${}%-]*")
 """A path with a part filled in at run time: shell's `data/$f.txt`, `${dir}/expected.out`, Python's f"data/{n}.txt",
 `"cases/%s.json"`."""
 MARK = re.compile(r"\$\{?\w+\}?|\{\w*\}|%[sd]")
+MAX_TEMPLATES = 40
+"""Paths built at run time judged per file read (each is matched against every pre-run file)."""
+
+
+_ORDERED: list[tuple[set[str], int, list[str]]] = []
+
+
+def _ordered(files: set[str]) -> list[str]:
+    """`files` sorted, for prefix ranges; kept for the set the gate passes call after call (the pre-run files, built
+    once and not changed after): the same object (held here, so its id is not reused) of the same size."""
+    last = _ORDERED[0] if _ORDERED else None
+    if last is not None and last[0] is files and last[1] == len(files):
+        return last[2]
+    ordered = sorted(files)
+    _ORDERED[:] = [(files, len(files), ordered)]
+    return ordered
 
 
 def _templated(text: str, base: str, files: set[str]) -> set[str]:
     """The files a path built at run time can name (`data/$f.txt`: every `data/*.txt`), where what is fixed in it
     says something: a folder and an extension, or a fixed name part beside the extension (`$f.expected`)."""
     out: set[str] = set()
-    for token in set(TEMPLATE.findall(text[:200_000])):
+    for token in sorted(set(TEMPLATE.findall(text[:200_000])))[:MAX_TEMPLATES]:
         token = token.strip("./")
         fixed = MARK.sub("", token)
         if "/" not in fixed.strip("/") and not re.search(r"\w\.\w+$", fixed) or len(fixed) < 4:
             continue
         if not re.search(r"\.\w+$", token) or token.startswith(("$", "{")) and "/" not in token:
             continue
-        parts = [re.escape(p) for p in MARK.split(token)]
-        pattern = re.compile("[^/]*".join(parts) + "$")
+        pieces = MARK.split(token)
+        pattern = re.compile("[^/]*".join(re.escape(p) for p in pieces) + "$")
+        ordered = _ordered(files)
         for folder in (base, ""):
-            prefix = f"{folder}/" if folder else ""
-            out |= {f for f in files if f.startswith(prefix) and pattern.match(f[len(prefix):])}
+            head = (f"{folder}/" if folder else "") + pieces[0]  # fixed text before the first filled-in part
+            at = bisect.bisect_left(ordered, head)
+            while at < len(ordered) and ordered[at].startswith(head):
+                f = ordered[at]
+                if f.endswith(pieces[-1]) and pattern.match(f[len(head) - len(pieces[0]):]):
+                    out.add(f)
+                at += 1
         if len(out) > 200:
             break
     return out
