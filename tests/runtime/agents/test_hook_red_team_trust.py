@@ -86,8 +86,8 @@ def test_promoting_a_narrow_kind_never_allows_a_wider_one(tmp_path: Path, taught
 
 @pytest.mark.parametrize("command", ["rm -rf ~/Documents", "rm -r ../old", "git push --force", "git push -f origin x",
                                      "git push origin +main", "git reset --hard", "git clean -fd", "rm ../*.log",
-                                     "rm $X", "chmod -R 777 ../shared", "kubectl delete deployment x", "git branch -D x",
-                                     "git stash drop"])
+                                     "rm $X", "chmod -R 777 ../shared", "kubectl delete deployment x",
+                                     "git branch -D x", "git stash drop"])
 def test_destructive_kinds_never_promote(command: str) -> None:
     found = kinds(command)
     assert found and all(destructive(k, DESTRUCTIVE_CATEGORIES) for k in found), found
